@@ -1,0 +1,197 @@
+//! The one definition of every flag: names, value, negation and help text.
+//!
+//! The parser, `--help`, the man page and the shell completions are all built from [`FLAGS`], so
+//! they cannot disagree. This module only describes flags; turning values into a `Config` is
+//! `cli::parse`'s job.
+
+/// Flags in one family override each other: the last one given wins (`-k -u` is `-u`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Family {
+    None,
+    /// `-k`, `--buffered`, `-u`, `-o`.
+    Order,
+    /// `-z`, `-d`.
+    Delimiter,
+    /// `-l`, `-L`.
+    Batch,
+}
+
+/// One command-line flag.
+pub struct FlagDef {
+    /// Stable identifier (also the clap id).
+    pub id: &'static str,
+    pub short: Option<char>,
+    pub short_aliases: &'static [char],
+    pub long: &'static str,
+    pub long_aliases: &'static [&'static str],
+    /// Name of the value, or `None` for a switch.
+    pub value: Option<&'static str>,
+    /// `+X` (and the hidden `--no-LONG`) undo this flag.
+    pub negatable: bool,
+    pub family: Family,
+    /// One line for `--help`.
+    pub help: &'static str,
+    /// More text for `--help` and the man page (may be empty).
+    pub long_help: &'static str,
+}
+
+const fn flag(id: &'static str, short: Option<char>, long: &'static str) -> FlagDef {
+    FlagDef {
+        id,
+        short,
+        short_aliases: &[],
+        long,
+        long_aliases: &[],
+        value: None,
+        negatable: true,
+        family: Family::None,
+        help: "",
+        long_help: "",
+    }
+}
+
+/// Every flag frun accepts, in `--help` order.
+pub const FLAGS: &[FlagDef] = &[
+    FlagDef {
+        short_aliases: &['P'],
+        value: Some("W"),
+        help: "Number of workers: N, or INIT:MAX (default 1:<usable CPUs>; 0 or auto = default)",
+        long_help: "Workers start at INIT and are added up to MAX while every worker is busy. \
+                    Usable CPUs honour the affinity mask and the cgroup CPU quota. In a range, \
+                    an empty part or 0 means the default and -1 the number of usable CPUs.",
+        ..flag("workers", Some('j'), "workers")
+    },
+    FlagDef {
+        value: Some("L"),
+        family: Family::Batch,
+        help: "Records per batch: N fixed, or INIT:MAX adaptive (default 1:-1)",
+        long_help: "The adaptive default starts at one record and doubles while input is \
+                    plentiful and every worker is busy, up to 65536 records and never past \
+                    ARG_MAX; it halves again when workers starve. In a range, an empty part or 0 \
+                    means the default and -1 the hard maximum (65536).",
+        ..flag("lines", Some('l'), "lines")
+    },
+    FlagDef {
+        value: Some("N"),
+        family: Family::Batch,
+        help: "Exactly N records per batch (the last batch may be short)",
+        long_help: "Unlike -l, a batch is never cut early by a timeout. A batch whose arguments \
+                    would not fit in ARG_MAX is not run and counts as a failure.",
+        ..flag("exact-lines", Some('L'), "exact-lines")
+    },
+    FlagDef {
+        long_aliases: &["ordered"],
+        family: Family::Order,
+        help: "Output in input order (whole batches)",
+        ..flag("keep-order", Some('k'), "keep-order")
+    },
+    FlagDef {
+        long_aliases: &["atomic"],
+        family: Family::Order,
+        negatable: false,
+        help: "Each batch's output whole, in completion order (the default)",
+        ..flag("buffered", None, "buffered")
+    },
+    FlagDef {
+        long_aliases: &["realtime"],
+        family: Family::Order,
+        help: "Commands write straight to stdout (output of batches may interleave)",
+        ..flag("unbuffered", Some('u'), "unbuffered")
+    },
+    FlagDef {
+        value: Some("MODE"),
+        family: Family::Order,
+        help: "Output mode: buffered (atomic), ordered, or unbuffered (realtime)",
+        ..flag("order", Some('o'), "order")
+    },
+    FlagDef {
+        help: "Replace {} in any word with the batch's records (one word per record)",
+        long_help: "A word holding {} (even mid-word, e.g. x{}.txt) is repeated once per record. \
+                    When no word holds {}, the records are appended as usual.",
+        ..flag("insert", Some('i'), "insert")
+    },
+    FlagDef {
+        help: "Replace {ID} in any word with a unique batch id NODE.WORKER.BATCH",
+        long_help: "Records are still appended. The id never repeats within a run.",
+        ..flag("insert-id", Some('I'), "insert-id")
+    },
+    FlagDef {
+        value: Some("N"),
+        help: "Stop after N records (units allowed: 1k = 1000, 1Ki = 1024)",
+        ..flag("limit", Some('n'), "limit")
+    },
+    FlagDef {
+        value: Some("US"),
+        help: "Flush a partial batch after US microseconds without new input",
+        ..flag("timeout", Some('t'), "timeout")
+    },
+    FlagDef {
+        short_aliases: &['0'],
+        family: Family::Delimiter,
+        help: "Records end with NUL instead of newline",
+        ..flag("null", Some('z'), "null")
+    },
+    FlagDef {
+        value: Some("C"),
+        family: Family::Delimiter,
+        help: "Records end with byte C ('' = NUL; escapes like \\t, \\x1f, \\0 accepted)",
+        ..flag("delimiter", Some('d'), "delimiter")
+    },
+    FlagDef {
+        value: Some("FILE"),
+        help: "Read records from FILE instead of stdin (commands then keep frun's stdin)",
+        ..flag("arg-file", Some('a'), "arg-file")
+    },
+    FlagDef {
+        help: "Word-split and glob-expand records (runs each batch through bash)",
+        ..flag("unsafe", Some('U'), "unsafe")
+    },
+    FlagDef {
+        help: "Prefer a binary on disk over a same-named shell function or builtin",
+        long_help: "The frun binary always runs binaries from disk; this matters for frun.bash.",
+        ..flag("external", Some('X'), "external")
+    },
+    FlagDef {
+        help: "Print each invocation, shell-quoted, instead of running it",
+        ..flag("dry-run", Some('N'), "dry-run")
+    },
+    FlagDef {
+        help: "Print a summary on stderr at the end: batches, records, workers, CPU use",
+        ..flag("stats", Some('v'), "stats")
+    },
+    FlagDef {
+        negatable: false,
+        help: "Print version information and exit",
+        ..flag("version", Some('V'), "version")
+    },
+    FlagDef {
+        negatable: false,
+        help: "Print this help and exit",
+        ..flag("help", Some('h'), "help")
+    },
+];
+
+impl FlagDef {
+    /// The id of the hidden argument that `+X` turns into.
+    pub fn negation_id(&self) -> String {
+        format!("no-{}", self.id)
+    }
+
+    pub fn takes_value(&self) -> bool {
+        self.value.is_some()
+    }
+}
+
+/// Looks a flag up by its short name (or short alias).
+pub fn by_short(c: char) -> Option<&'static FlagDef> {
+    FLAGS
+        .iter()
+        .find(|f| f.short == Some(c) || f.short_aliases.contains(&c))
+}
+
+/// Looks a flag up by its long name (or long alias), without the leading `--`.
+pub fn by_long(name: &str) -> Option<&'static FlagDef> {
+    FLAGS
+        .iter()
+        .find(|f| f.long == name || f.long_aliases.contains(&name))
+}

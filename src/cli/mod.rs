@@ -1,0 +1,496 @@
+//! Turns the command line into a validated [`Config`]: what the user asked for, nothing derived.
+//!
+//! Flags are defined once in [`flags`]; the clap command, `--help`, the man page and the shell
+//! completions are generated from those definitions. This module opens no file and spawns
+//! nothing: resolving the command, counting CPUs and sizing batches is `plan`'s job.
+
+pub mod flags;
+pub mod units;
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+
+use flags::{FLAGS, Family, FlagDef};
+use units::{Range, parse_delimiter, parse_number, parse_range};
+
+/// How batch output reaches stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderMode {
+    /// Each batch's output whole, in completion order.
+    Buffered,
+    /// Each batch's output whole, in input order.
+    Ordered,
+    /// Commands write straight to stdout.
+    Unbuffered,
+}
+
+/// How records are grouped into batches, as asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchSpec {
+    /// `-l INIT:MAX` (a single `N` is `N:N`).
+    Lines(Range),
+    /// `-L N`.
+    Exact(u64),
+}
+
+/// Where records come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputSpec {
+    Stdin,
+    File(PathBuf),
+}
+
+/// Everything the user asked for, validated.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub workers: Range,
+    pub batch: BatchSpec,
+    pub order: OrderMode,
+    pub insert: bool,
+    pub insert_id: bool,
+    pub limit: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub delimiter: u8,
+    pub input: InputSpec,
+    pub unsafe_words: bool,
+    pub external: bool,
+    pub dry_run: bool,
+    pub stats: bool,
+    /// The command and its fixed arguments; never empty (default `echo`).
+    pub command: Vec<OsString>,
+}
+
+/// What the command line asks frun to do.
+pub enum Invocation {
+    Run(Box<Config>),
+    /// Print this text to stdout and exit 0 (`--help`, `--version`, `--generate`).
+    Print(Vec<u8>),
+}
+
+/// A usage error: one line, exit status 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+const GENERATE_KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "complete-fish"];
+
+fn long_version() -> String {
+    format!(
+        "{} (commit {}, target {})",
+        env!("CARGO_PKG_VERSION"),
+        env!("FRUN_GIT_COMMIT"),
+        env!("FRUN_TARGET")
+    )
+}
+
+/// Builds the clap command from [`FLAGS`].
+pub fn command() -> Command {
+    let mut cmd = Command::new("frun")
+        .version(env!("CARGO_PKG_VERSION"))
+        .long_version(long_version())
+        .about("Run a command over every record of its input, in parallel")
+        .long_about(
+            "Run a command over every record of its input, in parallel.\n\n\
+             Records (lines by default) are grouped into batches; each batch is one invocation \
+             CMD ARGS rec1 ... recN, spawned directly (no shell). stdout of each batch is \
+             emitted whole; stderr passes straight through.",
+        )
+        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]")
+        .after_help(
+            "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
+             126/127 CMD not executable/not found; 2 usage error; 128+N stopped by signal N.\n\
+             Numbers take units: 1k = 1000, 1Ki = 1024. +X undoes -X (e.g. +k).",
+        )
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .args_override_self(true)
+        .dont_collapse_args_in_usage(true);
+    for f in FLAGS {
+        let mut arg = Arg::new(f.id).long(f.long).help(f.help);
+        if !f.long_help.is_empty() {
+            arg = arg.long_help(format!("{} {}", f.help, f.long_help));
+        }
+        if let Some(s) = f.short {
+            arg = arg.short(s);
+        }
+        for &a in f.short_aliases {
+            arg = arg.visible_short_alias(a);
+        }
+        for &a in f.long_aliases {
+            arg = arg.visible_alias(a);
+        }
+        arg = match (f.id, f.value) {
+            ("help", _) => arg.action(ArgAction::Help),
+            ("version", _) => arg.action(ArgAction::Version),
+            (_, Some(v)) => arg
+                .value_name(v)
+                .action(ArgAction::Set)
+                .allow_hyphen_values(true)
+                .value_parser(clap::value_parser!(OsString)),
+            (_, None) => arg.action(ArgAction::SetTrue),
+        };
+        if f.id == "order" {
+            arg = arg.value_parser(["buffered", "atomic", "ordered", "unbuffered", "realtime"]);
+        }
+        let mut overrides: Vec<String> = Vec::new();
+        if f.negatable {
+            overrides.push(f.negation_id());
+        }
+        if f.family != Family::None {
+            for g in FLAGS
+                .iter()
+                .filter(|g| g.family == f.family && g.id != f.id)
+            {
+                overrides.push(g.id.to_string());
+                if g.negatable {
+                    overrides.push(g.negation_id());
+                }
+            }
+        }
+        cmd = cmd.arg(arg.overrides_with_all(overrides.clone()));
+        if f.negatable {
+            let mut neg_over = overrides;
+            neg_over.retain(|o| *o != f.negation_id());
+            neg_over.push(f.id.to_string());
+            cmd = cmd.arg(
+                Arg::new(f.negation_id())
+                    .long(f.negation_id())
+                    .action(ArgAction::SetTrue)
+                    .hide(true)
+                    .overrides_with_all(neg_over),
+            );
+        }
+    }
+    cmd.arg(
+        Arg::new("generate")
+            .long("generate")
+            .value_name("KIND")
+            .hide(true)
+            .value_parser(GENERATE_KINDS.to_vec()),
+    )
+    .arg(
+        Arg::new("command")
+            .value_name("CMD")
+            .help("Command to run, with fixed arguments (default: echo)")
+            .num_args(1..)
+            .trailing_var_arg(true)
+            .value_parser(clap::value_parser!(OsString)),
+    )
+}
+
+/// Rewrites `+X` undo forms (before the command) into the hidden `--no-…` flags.
+fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_bytes();
+        i += 1;
+        if a == b"--" {
+            out.push(args[i - 1].clone());
+            out.extend_from_slice(&args[i..]);
+            return Ok(out);
+        }
+        if let Some(long) = a.strip_prefix(b"--") {
+            out.push(args[i - 1].clone());
+            let name = long.split(|&b| b == b'=').next().unwrap_or(long);
+            let takes = std::str::from_utf8(name)
+                .ok()
+                .and_then(flags::by_long)
+                .is_some_and(FlagDef::takes_value)
+                || name == b"generate";
+            if takes && !long.contains(&b'=') && i < args.len() {
+                out.push(args[i].clone());
+                i += 1;
+            }
+            continue;
+        }
+        if a.len() > 1 && a[0] == b'-' {
+            out.push(args[i - 1].clone());
+            // A cluster of short flags; a value flag takes the rest or the next word.
+            let s = String::from_utf8_lossy(&a[1..]);
+            for (pos, c) in s.char_indices() {
+                if flags::by_short(c).is_some_and(FlagDef::takes_value) {
+                    if pos + c.len_utf8() == s.len() && i < args.len() {
+                        out.push(args[i].clone());
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        if a.len() > 1 && a[0] == b'+' {
+            for c in String::from_utf8_lossy(&a[1..]).chars() {
+                match flags::by_short(c) {
+                    Some(f) if f.negatable => {
+                        out.push(format!("--{}", f.negation_id()).into());
+                    }
+                    _ => return Err(UsageError(format!("unknown flag '+{c}'"))),
+                }
+            }
+            continue;
+        }
+        // The command: everything from here on is its words.
+        out.extend_from_slice(&args[i - 1..]);
+        return Ok(out);
+    }
+    Ok(out)
+}
+
+fn clap_error_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let first = rendered
+        .lines()
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
+fn value<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a OsStr> {
+    m.get_one::<OsString>(id).map(|s| s.as_os_str())
+}
+
+fn text_value(m: &ArgMatches, id: &str) -> Result<Option<String>, UsageError> {
+    let Some(v) = value(m, id) else {
+        return Ok(None);
+    };
+    let flag = FLAGS.iter().find(|f| f.id == id).expect("known flag id");
+    v.to_str().map(|s| Some(s.to_string())).ok_or_else(|| {
+        UsageError(format!(
+            "invalid value for '--{}': not valid UTF-8",
+            flag.long
+        ))
+    })
+}
+
+fn invalid(id: &str, msg: String) -> UsageError {
+    let flag = FLAGS.iter().find(|f| f.id == id).expect("known flag id");
+    UsageError(format!("invalid value for '--{}': {msg}", flag.long))
+}
+
+/// Parses the whole command line (including `argv[0]`).
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, UsageError> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let expanded = expand_undo_forms(args.get(1..).unwrap_or(&[]))?;
+    let matches =
+        command().try_get_matches_from(std::iter::once(OsString::from("frun")).chain(expanded));
+    let m = match matches {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    Ok(Invocation::Print(e.render().to_string().into_bytes()))
+                }
+                _ => Err(UsageError(clap_error_line(&e))),
+            };
+        }
+    };
+    if let Some(kind) = m.get_one::<String>("generate") {
+        return Ok(Invocation::Print(generate(kind)));
+    }
+
+    let workers = match text_value(&m, "workers")? {
+        None => Range {
+            init: units::Bound::Default,
+            max: units::Bound::Default,
+        },
+        Some(s) => parse_range(&s).map_err(|e| invalid("workers", e))?,
+    };
+    let batch = if let Some(s) = text_value(&m, "exact-lines")? {
+        let n = parse_number(&s).map_err(|e| invalid("exact-lines", e))?;
+        if n == 0 {
+            return Err(invalid("exact-lines", "must be at least 1".into()));
+        }
+        BatchSpec::Exact(n)
+    } else if let Some(s) = text_value(&m, "lines")? {
+        BatchSpec::Lines(parse_range(&s).map_err(|e| invalid("lines", e))?)
+    } else {
+        BatchSpec::Lines(Range {
+            init: units::Bound::Default,
+            max: units::Bound::Default,
+        })
+    };
+    let order = if m.get_flag("keep-order") {
+        OrderMode::Ordered
+    } else if m.get_flag("unbuffered") {
+        OrderMode::Unbuffered
+    } else if let Some(mode) = m.get_one::<String>("order") {
+        match mode.as_str() {
+            "ordered" => OrderMode::Ordered,
+            "unbuffered" | "realtime" => OrderMode::Unbuffered,
+            _ => OrderMode::Buffered,
+        }
+    } else {
+        OrderMode::Buffered
+    };
+    let limit = text_value(&m, "limit")?
+        .map(|s| parse_number(&s).map_err(|e| invalid("limit", e)))
+        .transpose()?;
+    let timeout = text_value(&m, "timeout")?
+        .map(|s| parse_number(&s).map_err(|e| invalid("timeout", e)))
+        .transpose()?
+        .map(Duration::from_micros);
+    let delimiter = if m.get_flag("null") {
+        0
+    } else if let Some(v) = value(&m, "delimiter") {
+        match v.to_str() {
+            Some(s) => parse_delimiter(s).map_err(|e| invalid("delimiter", e))?,
+            None if v.len() == 1 => v.as_bytes()[0],
+            None => return Err(invalid("delimiter", "not one byte".into())),
+        }
+    } else {
+        b'\n'
+    };
+    let input = match value(&m, "arg-file") {
+        None => InputSpec::Stdin,
+        Some(p) if p == "-" => InputSpec::Stdin,
+        Some(p) if p.is_empty() => return Err(invalid("arg-file", "empty file name".into())),
+        Some(p) => InputSpec::File(PathBuf::from(p)),
+    };
+    let mut command: Vec<OsString> = m
+        .get_many::<OsString>("command")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    if command.is_empty() {
+        command.push("echo".into());
+    }
+    if command[0].is_empty() {
+        return Err(UsageError("the command name is empty".into()));
+    }
+    Ok(Invocation::Run(Box::new(Config {
+        workers,
+        batch,
+        order,
+        insert: m.get_flag("insert"),
+        insert_id: m.get_flag("insert-id"),
+        limit,
+        timeout,
+        delimiter,
+        input,
+        unsafe_words: m.get_flag("unsafe"),
+        external: m.get_flag("external"),
+        dry_run: m.get_flag("dry-run"),
+        stats: m.get_flag("stats"),
+        command,
+    })))
+}
+
+/// Renders the man page or a shell completion script from the same definitions.
+fn generate(kind: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut cmd = command();
+    match kind {
+        "man" => clap_mangen::Man::new(cmd)
+            .render(&mut out)
+            .expect("rendering to memory cannot fail"),
+        "complete-bash" => {
+            clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "frun", &mut out)
+        }
+        "complete-zsh" => {
+            clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "frun", &mut out)
+        }
+        _ => clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, "frun", &mut out),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(args: &[&str]) -> Config {
+        let argv = std::iter::once("frun")
+            .chain(args.iter().copied())
+            .map(OsString::from);
+        match parse(argv) {
+            Ok(Invocation::Run(c)) => *c,
+            Ok(Invocation::Print(_)) => panic!("printed instead of running"),
+            Err(e) => panic!("usage error: {}", e.0),
+        }
+    }
+
+    fn err(args: &[&str]) -> String {
+        let argv = std::iter::once("frun")
+            .chain(args.iter().copied())
+            .map(OsString::from);
+        match parse(argv) {
+            Err(e) => e.0,
+            Ok(_) => panic!("accepted {args:?}"),
+        }
+    }
+
+    #[test]
+    fn value_forms_agree() {
+        for form in [
+            &["-l5"][..],
+            &["-l", "5"],
+            &["-l=5"],
+            &["--lines", "5"],
+            &["--lines=5"],
+        ] {
+            let c = cfg(form);
+            assert_eq!(
+                c.batch,
+                BatchSpec::Lines(Range {
+                    init: units::Bound::Value(5),
+                    max: units::Bound::Value(5)
+                }),
+                "{form:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn last_setting_wins_and_plus_undoes() {
+        assert_eq!(cfg(&["-k", "-u"]).order, OrderMode::Unbuffered);
+        assert_eq!(cfg(&["-u", "-k"]).order, OrderMode::Ordered);
+        assert_eq!(cfg(&["-k", "+k"]).order, OrderMode::Buffered);
+        assert_eq!(cfg(&["-k", "--buffered"]).order, OrderMode::Buffered);
+        assert_eq!(cfg(&["-k", "-o", "realtime"]).order, OrderMode::Unbuffered);
+        assert_eq!(cfg(&["-z", "-d", ","]).delimiter, b',');
+        assert_eq!(cfg(&["-d", ",", "-0"]).delimiter, 0);
+        assert_eq!(cfg(&["-z", "+z"]).delimiter, b'\n');
+        assert_eq!(cfg(&["-L", "3", "-l", "2"]).batch, cfg(&["-l2"]).batch);
+        assert_eq!(cfg(&["-l", "2", "-L", "3"]).batch, BatchSpec::Exact(3));
+        assert_eq!(cfg(&["-n", "5", "+n"]).limit, None);
+        assert!(cfg(&["-kv"]).stats);
+        assert!(!cfg(&["-v", "+kv"]).stats);
+    }
+
+    #[test]
+    fn command_words_are_literal() {
+        let c = cfg(&["-k", "grep", "-v", "+x", "--", "-l"]);
+        let words: Vec<_> = c.command.iter().map(|s| s.to_str().unwrap()).collect();
+        assert_eq!(words, ["grep", "-v", "+x", "--", "-l"]);
+        assert_eq!(cfg(&[]).command, [OsString::from("echo")]);
+        assert_eq!(cfg(&["-d", "+", "cat"]).delimiter, b'+');
+        assert_eq!(cfg(&["--", "-weird"]).command, [OsString::from("-weird")]);
+    }
+
+    #[test]
+    fn bad_flags_name_themselves() {
+        assert!(err(&["--frobnicate"]).contains("--frobnicate"));
+        assert!(err(&["-x"]).contains("-x"));
+        assert!(err(&["+q"]).contains("+q"));
+        assert!(err(&["-l", "abc"]).contains("--lines"));
+        assert!(err(&["-n", "-3"]).contains("--limit"));
+        assert!(err(&["-d", "ab"]).contains("--delimiter"));
+        assert!(err(&["-o", "sideways"]).contains("sideways"));
+        assert!(err(&["-L", "0"]).contains("--exact-lines"));
+        for e in [err(&["--frobnicate"]), err(&["-l"])] {
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+
+    #[test]
+    fn units_reach_the_config() {
+        assert_eq!(cfg(&["-n", "1k"]).limit, Some(1000));
+        assert_eq!(cfg(&["-n", "1Ki"]).limit, Some(1024));
+        assert_eq!(cfg(&["-t", "2k"]).timeout, Some(Duration::from_millis(2)));
+    }
+}

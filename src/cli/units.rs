@@ -1,0 +1,236 @@
+//! Numbers with units (`1k` = 1000, `1Ki` = 1024) and `INIT:MAX` ranges, as flag values use them.
+//!
+//! Pure parsing: no knowledge of which flag a value belongs to or what its default is.
+
+/// One end of a range as the user wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Empty, `0` or `auto`: the flag's default.
+    Default,
+    /// `-1`: the flag's hard maximum.
+    HardMax,
+    Value(u64),
+}
+
+/// `INIT:MAX`, or a single value `N` meaning `N:N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub init: Bound,
+    pub max: Bound,
+}
+
+/// Parses a non-negative number with an optional unit suffix: `k m g t p e` (powers of 1000,
+/// either case) or `Ki Mi Gi Ti Pi Ei` (powers of 1024). A fraction is allowed before a unit
+/// (`1.5k`) when the result is whole.
+pub fn parse_number(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err(format!("'{s}' is not a number"));
+    }
+    let mult: u64 = match unit {
+        "" => 1,
+        "k" | "K" => 1_000,
+        "m" | "M" => 1_000_000,
+        "g" | "G" => 1_000_000_000,
+        "t" | "T" => 1_000_000_000_000,
+        "p" | "P" => 1_000_000_000_000_000,
+        "e" | "E" => 1_000_000_000_000_000_000,
+        "Ki" | "ki" | "KI" => 1 << 10,
+        "Mi" | "mi" | "MI" => 1 << 20,
+        "Gi" | "gi" | "GI" => 1 << 30,
+        "Ti" | "ti" | "TI" => 1 << 40,
+        "Pi" | "pi" | "PI" => 1 << 50,
+        "Ei" | "ei" | "EI" => 1 << 60,
+        _ => return Err(format!("'{s}' has an unknown unit '{unit}'")),
+    };
+    if let Some((whole, frac)) = num.split_once('.') {
+        if frac.contains('.') || (whole.is_empty() && frac.is_empty()) {
+            return Err(format!("'{s}' is not a number"));
+        }
+        let scale = 10u64
+            .checked_pow(frac.len() as u32)
+            .ok_or_else(|| format!("'{s}' has too many digits"))?;
+        let w: u64 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().map_err(|_| format!("'{s}' is too large"))?
+        };
+        let f: u64 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse().map_err(|_| format!("'{s}' is too large"))?
+        };
+        let total = (w as u128 * scale as u128 + f as u128) * mult as u128;
+        if !total.is_multiple_of(scale as u128) {
+            return Err(format!("'{s}' is not a whole number"));
+        }
+        return u64::try_from(total / scale as u128).map_err(|_| format!("'{s}' is too large"));
+    }
+    let n: u64 = num.parse().map_err(|_| format!("'{s}' is too large"))?;
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+fn parse_bound(s: &str) -> Result<Bound, String> {
+    match s.trim() {
+        "" | "auto" => Ok(Bound::Default),
+        "-1" => Ok(Bound::HardMax),
+        t if t.starts_with('-') => Err(format!("'{s}' is negative (only -1 is allowed)")),
+        t => match parse_number(t)? {
+            0 => Ok(Bound::Default),
+            n => Ok(Bound::Value(n)),
+        },
+    }
+}
+
+/// Parses `N` (= `N:N`) or `INIT:MAX`.
+pub fn parse_range(s: &str) -> Result<Range, String> {
+    match s.split_once(':') {
+        None => {
+            let b = parse_bound(s)?;
+            Ok(Range { init: b, max: b })
+        }
+        Some((a, b)) => Ok(Range {
+            init: parse_bound(a)?,
+            max: parse_bound(b)?,
+        }),
+    }
+}
+
+/// Parses a delimiter: one byte, `''` (NUL), or an escape (`\n`, `\t`, `\0`, `\\`, `\xHH`,
+/// `\NNN` octal).
+pub fn parse_delimiter(s: &str) -> Result<u8, String> {
+    let b = s.as_bytes();
+    match b {
+        [] => Ok(0),
+        [c] => Ok(*c),
+        [b'\\', rest @ ..] => {
+            let simple = match rest {
+                b"n" => Some(b'\n'),
+                b"t" => Some(b'\t'),
+                b"r" => Some(b'\r'),
+                b"0" => Some(0),
+                b"\\" => Some(b'\\'),
+                b"a" => Some(7),
+                b"b" => Some(8),
+                b"f" => Some(12),
+                b"v" => Some(11),
+                _ => None,
+            };
+            if let Some(c) = simple {
+                return Ok(c);
+            }
+            let text = &s[1..];
+            if let Some(hex) = text.strip_prefix('x') {
+                if let (1..=2, Ok(v)) = (hex.len(), u8::from_str_radix(hex, 16)) {
+                    return Ok(v);
+                }
+            } else if let (1..=3, Ok(v)) = (text.len(), u8::from_str_radix(text, 8)) {
+                return Ok(v);
+            }
+            Err(format!(
+                "'{s}' is not a one-byte delimiter or a known escape"
+            ))
+        }
+        _ => Err(format!(
+            "'{s}' is not one byte (a delimiter is a single byte)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(parse_number("0"), Ok(0));
+        assert_eq!(parse_number("17"), Ok(17));
+        assert_eq!(parse_number("1k"), Ok(1000));
+        assert_eq!(parse_number("1K"), Ok(1000));
+        assert_eq!(parse_number("1Ki"), Ok(1024));
+        assert_eq!(parse_number("3Mi"), Ok(3 << 20));
+        assert_eq!(parse_number("2g"), Ok(2_000_000_000));
+        assert_eq!(parse_number("1.5k"), Ok(1500));
+        assert_eq!(parse_number("1e"), Ok(1_000_000_000_000_000_000));
+        assert!(parse_number("1.5").is_err());
+        assert!(parse_number("x").is_err());
+        assert!(parse_number("1q").is_err());
+        assert!(parse_number("").is_err());
+        assert!(parse_number("99999999999999999999").is_err());
+        assert!(parse_number("20e").is_err());
+    }
+
+    #[test]
+    fn ranges() {
+        use Bound::*;
+        let r = |s| parse_range(s).unwrap();
+        assert_eq!(
+            r("5"),
+            Range {
+                init: Value(5),
+                max: Value(5)
+            }
+        );
+        assert_eq!(
+            r("1:-1"),
+            Range {
+                init: Value(1),
+                max: HardMax
+            }
+        );
+        assert_eq!(
+            r("0"),
+            Range {
+                init: Default,
+                max: Default
+            }
+        );
+        assert_eq!(
+            r("auto"),
+            Range {
+                init: Default,
+                max: Default
+            }
+        );
+        assert_eq!(
+            r(":8"),
+            Range {
+                init: Default,
+                max: Value(8)
+            }
+        );
+        assert_eq!(
+            r("2:"),
+            Range {
+                init: Value(2),
+                max: Default
+            }
+        );
+        assert_eq!(
+            r("1k:4Ki"),
+            Range {
+                init: Value(1000),
+                max: Value(4096)
+            }
+        );
+        assert!(parse_range("-2").is_err());
+        assert!(parse_range("a:b").is_err());
+    }
+
+    #[test]
+    fn delimiters() {
+        assert_eq!(parse_delimiter(""), Ok(0));
+        assert_eq!(parse_delimiter(","), Ok(b','));
+        assert_eq!(parse_delimiter("\\t"), Ok(b'\t'));
+        assert_eq!(parse_delimiter("\\0"), Ok(0));
+        assert_eq!(parse_delimiter("\\x1f"), Ok(0x1f));
+        assert_eq!(parse_delimiter("\\101"), Ok(b'A'));
+        assert!(parse_delimiter("ab").is_err());
+        assert!(parse_delimiter("\\q").is_err());
+    }
+}

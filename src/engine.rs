@@ -1,0 +1,385 @@
+//! The engine: wires spool → scan → ring → workers → output for one run, supervises it (signals,
+//! a vanished stdout reader, end of work) and turns the result into an exit status.
+//!
+//! It owns the threads and the shared state; the stages themselves live in their own modules and
+//! only meet here. Threads: this one supervises, one scans, one per worker.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::exec::argv::ArgvTemplate;
+use crate::ledger::Ledger;
+use crate::output::Output;
+use crate::plan::{Backend, Plan};
+use crate::ring::Ring;
+use crate::scan::{ArgSpace, ScanEvents, ScanTotals, Scanner};
+use crate::spool::{self, Spool};
+use crate::stats::Stats;
+use crate::stop::{Stop, StopReason};
+
+/// Slots in the ring: enough that the scanner runs well ahead of the workers.
+const RING_SLOTS: usize = 1024;
+/// How long children get between SIGTERM and SIGKILL when a run stops.
+const KILL_GRACE: Duration = Duration::from_millis(1500);
+
+/// The signals that stop a run (exit 128 + n).
+pub const STOP_SIGNALS: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// State every thread of the run shares.
+pub struct Shared {
+    pub spool: Spool,
+    pub ring: Ring,
+    pub output: Output,
+    pub ledger: Ledger,
+    pub stop: Stop,
+    pub template: ArgvTemplate,
+    pub backend: Backend,
+    /// The running child of each worker (0 = none).
+    pub children: Vec<AtomicI32>,
+    pub sigmask: libc::sigset_t,
+    devnull: Option<OwnedFd>,
+    workers_max: usize,
+    workers_started: AtomicUsize,
+    workers_live: AtomicUsize,
+    scan_done: AtomicBool,
+    scan_totals: Mutex<Option<std::io::Result<ScanTotals>>>,
+    /// Written when a worker or the scanner finishes, to wake the supervisor.
+    done_fd: OwnedFd,
+    arg_max_record: u64,
+}
+
+// SAFETY: sigset_t is plain data only read after construction; every other field is Sync.
+unsafe impl Sync for Shared {}
+// SAFETY: as above.
+unsafe impl Send for Shared {}
+
+impl Shared {
+    /// The fd children get as stdin (None: they keep frun's).
+    pub fn child_stdin(&self) -> Option<RawFd> {
+        self.devnull.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    fn notify_done(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our eventfd.
+        unsafe { libc::write(self.done_fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+    }
+
+    /// Starts one more worker unless the maximum is reached; returns whether it did.
+    fn add_worker(self: &Arc<Self>) -> bool {
+        let index = self.workers_started.fetch_add(1, Ordering::AcqRel);
+        if index >= self.workers_max {
+            self.workers_started.fetch_sub(1, Ordering::AcqRel);
+            return false;
+        }
+        self.workers_live.fetch_add(1, Ordering::AcqRel);
+        let me = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name(format!("frun-worker-{index}"))
+            .stack_size(256 << 10)
+            .spawn(move || {
+                crate::worker::run(&me, index);
+                me.workers_live.fetch_sub(1, Ordering::AcqRel);
+                me.notify_done();
+            });
+        if let Err(e) = spawned {
+            self.workers_live.fetch_sub(1, Ordering::AcqRel);
+            if index == 0 {
+                self.stop.request(StopReason::Fatal(format!(
+                    "cannot start a worker thread: {e}"
+                )));
+            }
+            return false;
+        }
+        true
+    }
+
+    fn kill_children(&self, sig: i32) {
+        for c in &self.children {
+            let pid = c.load(Ordering::SeqCst);
+            if pid > 0 {
+                // SAFETY: the slot only holds pids of our unreaped children (see worker.rs).
+                unsafe { libc::kill(pid, sig) };
+            }
+        }
+    }
+}
+
+/// The scanner's view of the engine: grows the worker pool while work piles up.
+struct Events<'a> {
+    shared: &'a Arc<Shared>,
+}
+
+impl ScanEvents for Events<'_> {
+    fn published(&self, ring: &Ring) {
+        let s = self.shared;
+        if ring.backlog() > 0
+            && !ring.starving()
+            && s.workers_started.load(Ordering::Acquire) < s.workers_max
+        {
+            s.add_worker();
+        }
+    }
+
+    fn oversized(&self, offset: u64, len: u64) {
+        self.shared
+            .ledger
+            .oversized(offset, len, self.shared.arg_max_record);
+    }
+
+    fn stopped(&self) -> bool {
+        self.shared.stop.is_stopped()
+    }
+}
+
+fn eventfd() -> std::io::Result<OwnedFd> {
+    // SAFETY: creates a fresh eventfd; checked below.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is fresh and owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn drain(fd: RawFd) {
+    let mut v: u64 = 0;
+    // SAFETY: reads 8 bytes into a live u64 from a non-blocking eventfd.
+    unsafe { libc::read(fd, (&mut v as *mut u64).cast(), 8) };
+}
+
+/// A signalfd for [`STOP_SIGNALS`], which the caller has blocked in every thread.
+fn stop_signalfd() -> std::io::Result<OwnedFd> {
+    // SAFETY: builds a sigset and a signalfd from it; result checked.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in STOP_SIGNALS {
+            libc::sigaddset(&mut set, s);
+        }
+        let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(OwnedFd::from_raw_fd(fd))
+    }
+}
+
+fn read_signal(fd: RawFd) -> Option<i32> {
+    // SAFETY: zeroed signalfd_siginfo is valid storage; read fills at most its size.
+    unsafe {
+        let mut info: libc::signalfd_siginfo = std::mem::zeroed();
+        let n = libc::read(
+            fd,
+            (&mut info as *mut libc::signalfd_siginfo).cast(),
+            std::mem::size_of::<libc::signalfd_siginfo>(),
+        );
+        (n == std::mem::size_of::<libc::signalfd_siginfo>() as isize)
+            .then_some(info.ssi_signo as i32)
+    }
+}
+
+/// Runs the plan to the end; returns frun's exit status. `sigmask` is the mask children get.
+pub fn run(plan: Plan, sigmask: libc::sigset_t) -> i32 {
+    match try_run(plan, sigmask) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("frun: {}", crate::errors::os_message(&e));
+            1
+        }
+    }
+}
+
+fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
+    let started = Instant::now();
+    let (spool, mut ingest) = spool::open(plan.input)?;
+    let devnull = if plan.children_keep_stdin {
+        None
+    } else {
+        Some(OwnedFd::from(
+            std::fs::OpenOptions::new().read(true).open("/dev/null")?,
+        ))
+    };
+    let arg_space: ArgSpace = plan.arg_space;
+    let shared = Arc::new(Shared {
+        spool,
+        ring: Ring::new(RING_SLOTS)?,
+        output: Output::new(plan.order, 1),
+        ledger: Ledger::default(),
+        stop: Stop::new()?,
+        template: plan.template,
+        backend: plan.backend,
+        children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
+        sigmask,
+        devnull,
+        workers_max: plan.workers_max,
+        workers_started: AtomicUsize::new(0),
+        workers_live: AtomicUsize::new(0),
+        scan_done: AtomicBool::new(false),
+        scan_totals: Mutex::new(None),
+        done_fd: eventfd()?,
+        arg_max_record: arg_space.max_record_len,
+    });
+    let signals = stop_signalfd()?;
+    let hunger = eventfd()?;
+
+    for _ in 0..plan.workers_init {
+        shared.add_worker();
+    }
+    {
+        let shared = Arc::clone(&shared);
+        let hunger_fd = hunger.as_raw_fd();
+        let (sizing, delimiter, limit, timeout) =
+            (plan.sizing, plan.delimiter, plan.limit, plan.timeout);
+        std::thread::Builder::new()
+            .name("frun-scan".into())
+            .spawn(move || {
+                let scanner = Scanner {
+                    spool: &shared.spool,
+                    ring: &shared.ring,
+                    delimiter,
+                    sizing,
+                    limit,
+                    timeout,
+                    arg_space: Some(arg_space),
+                    stop_fd: shared.stop.fd(),
+                    hunger_fd,
+                };
+                let result = scanner.run(&mut ingest, &Events { shared: &shared });
+                drop(ingest);
+                *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                shared.scan_done.store(true, Ordering::Release);
+                shared.notify_done();
+                // Keep the hunger eventfd alive as long as the scanner could be woken by it.
+                drop(hunger);
+            })?;
+    }
+
+    supervise(&shared, signals.as_raw_fd());
+
+    let stop = shared.stop.reason();
+    let scan_error = match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(Err(e)) => Some(crate::errors::os_message(e)),
+        _ => None,
+    };
+    if plan.stats {
+        let stats = Stats::measure(
+            started.elapsed(),
+            shared.ledger.batches(),
+            shared.ledger.records(),
+            shared.workers_started.load(Ordering::Acquire),
+            plan.workers_max,
+            plan.usable_cpus,
+        );
+        eprintln!("{}", stats.line());
+    }
+    let code = match stop {
+        Some(StopReason::ReaderGone) => 0,
+        Some(StopReason::Signal(n)) => {
+            if let Some(s) = shared.ledger.summary() {
+                eprintln!("frun: {s}");
+            }
+            128 + n
+        }
+        Some(StopReason::Fatal(msg)) => {
+            eprintln!("frun: {msg}");
+            1
+        }
+        None if scan_error.is_some() => {
+            eprintln!(
+                "frun: cannot read input: {}",
+                scan_error.unwrap_or_default()
+            );
+            1
+        }
+        None => match shared.ledger.summary() {
+            Some(s) => {
+                eprintln!("frun: {s}");
+                123
+            }
+            None => 0,
+        },
+    };
+    Ok(code)
+}
+
+/// Waits for the end of the run, handling signals and a vanished stdout reader.
+fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
+    let watch_stdout = crate::output::is_pipe_like(1);
+    let mut fds = [
+        libc::pollfd {
+            fd: signal_fd,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: shared.done_fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: if watch_stdout { 1 } else { -1 },
+            events: 0,
+            revents: 0,
+        },
+    ];
+    let finished = || {
+        shared.scan_done.load(Ordering::Acquire) && shared.workers_live.load(Ordering::Acquire) == 0
+    };
+    loop {
+        if shared.stop.is_stopped() {
+            break;
+        }
+        if finished() {
+            return;
+        }
+        // SAFETY: polls a live array of pollfd.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if n <= 0 {
+            continue;
+        }
+        if fds[0].revents & libc::POLLIN != 0
+            && let Some(sig) = read_signal(signal_fd)
+        {
+            shared.stop.request(StopReason::Signal(sig));
+        }
+        if fds[1].revents & libc::POLLIN != 0 {
+            drain(shared.done_fd.as_raw_fd());
+        }
+        if fds[2].revents & libc::POLLERR != 0 {
+            shared.stop.request(StopReason::ReaderGone);
+            fds[2].fd = -1;
+        }
+    }
+
+    // Stopping: no new batches, running commands end (TERM, then KILL after a grace period).
+    shared.ring.abort();
+    shared.kill_children(libc::SIGTERM);
+    if !wait_workers(shared, Instant::now() + KILL_GRACE) {
+        shared.kill_children(libc::SIGKILL);
+        wait_workers(shared, Instant::now() + KILL_GRACE);
+    }
+}
+
+/// Waits until every worker has returned or `deadline` passes; true if they all returned.
+fn wait_workers(shared: &Shared, deadline: Instant) -> bool {
+    loop {
+        if shared.workers_live.load(Ordering::Acquire) == 0 {
+            return true;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let mut p = libc::pollfd {
+            fd: shared.done_fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: polls one live pollfd.
+        unsafe { libc::poll(&mut p, 1, left.as_millis().clamp(1, 100) as i32) };
+        drain(shared.done_fd.as_raw_fd());
+    }
+}

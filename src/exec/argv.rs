@@ -1,0 +1,332 @@
+//! Builds a batch's argument vector: `CMD FIXED… rec1 … recN`, or the `{}` / `{ID}` templates of
+//! `-i` / `-I`, into buffers the worker reuses (no allocation per record once warm).
+//!
+//! It also says how much argument space a record costs, so the scanner can keep every batch
+//! under ARG_MAX. It does not spawn anything.
+
+use std::ffi::{CString, OsString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+
+use crate::scan::ArgSpace;
+
+/// The kernel's limit on one argument string, including its NUL (MAX_ARG_STRLEN).
+pub const MAX_ARG_STRLEN: u64 = 32 * 4096;
+/// Bytes of ARG_MAX kept free for the kernel's own bookkeeping (argv[0] path copy, alignment).
+const ARG_HEADROOM: u64 = 4096;
+const PTR: u64 = std::mem::size_of::<usize>() as u64;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seg {
+    Lit(Vec<u8>),
+    Record,
+    Id,
+}
+
+/// One argument word, split around its placeholders.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Word {
+    segs: Vec<Seg>,
+}
+
+impl Word {
+    fn parse(word: &[u8], insert: bool, insert_id: bool) -> Word {
+        let mut segs = Vec::new();
+        let mut lit = Vec::new();
+        let mut i = 0;
+        while i < word.len() {
+            if insert_id && word[i..].starts_with(b"{ID}") {
+                segs.extend((!lit.is_empty()).then(|| Seg::Lit(std::mem::take(&mut lit))));
+                segs.push(Seg::Id);
+                i += 4;
+            } else if insert && word[i..].starts_with(b"{}") {
+                segs.extend((!lit.is_empty()).then(|| Seg::Lit(std::mem::take(&mut lit))));
+                segs.push(Seg::Record);
+                i += 2;
+            } else {
+                lit.push(word[i]);
+                i += 1;
+            }
+        }
+        if !lit.is_empty() || segs.is_empty() {
+            segs.push(Seg::Lit(lit));
+        }
+        Word { segs }
+    }
+
+    fn record_slots(&self) -> u64 {
+        self.segs.iter().filter(|s| **s == Seg::Record).count() as u64
+    }
+
+    fn literal_len(&self) -> u64 {
+        self.segs
+            .iter()
+            .map(|s| match s {
+                Seg::Lit(l) => l.len() as u64,
+                Seg::Record => 0,
+                // NODE.WORKER.BATCH: at most 3 u64 and two dots.
+                Seg::Id => 62,
+            })
+            .sum()
+    }
+}
+
+/// A batch's identity for `{ID}`: `NODE.WORKER.BATCH`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchId {
+    pub node: u32,
+    pub worker: u32,
+    pub batch: u64,
+}
+
+/// The command template, resolved once per run.
+#[derive(Clone, Debug)]
+pub struct ArgvTemplate {
+    path: CString,
+    argv0: Vec<u8>,
+    words: Vec<Word>,
+    /// No word holds `{}`: records are appended after the words.
+    append: bool,
+    delimiter: u8,
+}
+
+/// Reusable storage for one argv.
+#[derive(Default)]
+pub struct Argv {
+    bytes: Vec<u8>,
+    offsets: Vec<usize>,
+    ptrs: Vec<*const libc::c_char>,
+    records: Vec<(usize, usize)>,
+}
+
+// SAFETY: the raw pointers only ever point into `bytes` of the same Argv.
+unsafe impl Send for Argv {}
+
+impl ArgvTemplate {
+    /// `path`: the resolved program; `words[0]` is the command as the user wrote it (argv[0]),
+    /// the rest its fixed arguments.
+    pub fn new(
+        path: &std::path::Path,
+        words: &[OsString],
+        insert: bool,
+        insert_id: bool,
+        delimiter: u8,
+    ) -> ArgvTemplate {
+        let parsed: Vec<Word> = words[1..]
+            .iter()
+            .map(|w| Word::parse(w.as_bytes(), insert, insert_id))
+            .collect();
+        let append = !parsed.iter().any(|w| w.record_slots() > 0);
+        ArgvTemplate {
+            path: CString::new(path.as_os_str().as_bytes()).expect("paths hold no NUL"),
+            argv0: words[0].as_bytes().to_vec(),
+            words: parsed,
+            append,
+            delimiter,
+        }
+    }
+
+    pub fn path(&self) -> &CString {
+        &self.path
+    }
+
+    /// The argument space a batch may use and what each record costs, for an ARG_MAX of
+    /// `arg_max` and an environment of `env_bytes` (strings and pointers).
+    pub fn arg_space(&self, arg_max: u64, env_bytes: u64) -> ArgSpace {
+        let mut fixed = self.argv0.len() as u64 + 1 + PTR * 2;
+        let mut per_byte = 0;
+        let mut per_record = 0;
+        let mut max_record_len = MAX_ARG_STRLEN - 1;
+        for w in &self.words {
+            let k = w.record_slots();
+            let lit = w.literal_len();
+            if k == 0 {
+                fixed += lit + 1 + PTR;
+            } else {
+                per_byte += k;
+                per_record += lit + 1 + PTR;
+                max_record_len = max_record_len.min((MAX_ARG_STRLEN - 1).saturating_sub(lit) / k);
+            }
+        }
+        if self.append {
+            per_byte += 1;
+            per_record += 1 + PTR;
+        }
+        ArgSpace {
+            per_byte,
+            per_record,
+            budget: arg_max.saturating_sub(fixed + env_bytes + ARG_HEADROOM),
+            max_record_len,
+        }
+    }
+
+    /// Fills `argv` for the records in `batch` (records end with the delimiter; the last may
+    /// lack it).
+    pub fn build(&self, batch: &[u8], id: BatchId, argv: &mut Argv) {
+        argv.bytes.clear();
+        argv.offsets.clear();
+        argv.records.clear();
+        let mut start = 0;
+        for i in memchr::memchr_iter(self.delimiter, batch) {
+            argv.records.push((start, i));
+            start = i + 1;
+        }
+        if start < batch.len() {
+            argv.records.push((start, batch.len()));
+        }
+
+        argv.offsets.push(0);
+        argv.bytes.extend_from_slice(&self.argv0);
+        argv.bytes.push(0);
+        for w in &self.words {
+            if w.record_slots() == 0 {
+                argv.offsets.push(argv.bytes.len());
+                push_word(&mut argv.bytes, w, b"", id);
+            } else {
+                for r in 0..argv.records.len() {
+                    let (s, e) = argv.records[r];
+                    argv.offsets.push(argv.bytes.len());
+                    push_word(&mut argv.bytes, w, &batch[s..e], id);
+                }
+            }
+        }
+        if self.append {
+            for &(s, e) in &argv.records {
+                argv.offsets.push(argv.bytes.len());
+                argv.bytes.extend_from_slice(&batch[s..e]);
+                argv.bytes.push(0);
+            }
+        }
+        argv.ptrs.clear();
+        let base = argv.bytes.as_ptr();
+        // SAFETY: every offset is the start of a NUL-terminated word inside `bytes`, which is not
+        // modified again until the next build.
+        argv.ptrs.extend(
+            argv.offsets
+                .iter()
+                .map(|&o| unsafe { base.add(o) }.cast::<libc::c_char>()),
+        );
+        argv.ptrs.push(std::ptr::null());
+    }
+}
+
+fn push_word(out: &mut Vec<u8>, w: &Word, record: &[u8], id: BatchId) {
+    for s in &w.segs {
+        match s {
+            Seg::Lit(l) => out.extend_from_slice(l),
+            Seg::Record => out.extend_from_slice(record),
+            Seg::Id => {
+                let _ = write!(out, "{}.{}.{}", id.node, id.worker, id.batch);
+            }
+        }
+    }
+    out.push(0);
+}
+
+impl Argv {
+    /// The NULL-terminated pointer array for `posix_spawn`.
+    pub fn pointers(&self) -> &[*const libc::c_char] {
+        &self.ptrs
+    }
+
+    /// The words (without NULs), for `--dry-run`.
+    pub fn words(&self) -> impl Iterator<Item = &[u8]> {
+        self.offsets.iter().map(move |&o| {
+            let end = o + memchr::memchr(0, &self.bytes[o..]).expect("words end with NUL");
+            &self.bytes[o..end]
+        })
+    }
+}
+
+/// Appends `word` shell-quoted (single quotes unless every byte is safe as is).
+pub fn shell_quote(word: &[u8], out: &mut Vec<u8>) {
+    let safe = |b: u8| b.is_ascii_alphanumeric() || b"@%_+=:,./-".contains(&b);
+    if !word.is_empty() && word.iter().all(|&b| safe(b)) {
+        out.extend_from_slice(word);
+        return;
+    }
+    out.push(b'\'');
+    for &b in word {
+        if b == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(b);
+        }
+    }
+    out.push(b'\'');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(t: &ArgvTemplate, batch: &[u8]) -> Vec<String> {
+        let mut a = Argv::default();
+        t.build(
+            batch,
+            BatchId {
+                node: 0,
+                worker: 3,
+                batch: 9,
+            },
+            &mut a,
+        );
+        a.words()
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect()
+    }
+
+    fn tmpl(ws: &[&str], i: bool, id: bool) -> ArgvTemplate {
+        let ws: Vec<OsString> = ws.iter().map(OsString::from).collect();
+        ArgvTemplate::new(std::path::Path::new("/bin/x"), &ws, i, id, b'\n')
+    }
+
+    #[test]
+    fn appends_records_keeping_empty_ones() {
+        let t = tmpl(&["echo", "-n"], false, false);
+        assert_eq!(
+            words(&t, b"a\n\nb c\nlast"),
+            ["echo", "-n", "a", "", "b c", "last"]
+        );
+        assert_eq!(words(&t, b"a\n"), ["echo", "-n", "a"]);
+    }
+
+    #[test]
+    fn insert_repeats_each_templated_word() {
+        let t = tmpl(&["cp", "{}", "x{}.{}.bak"], true, false);
+        assert_eq!(
+            words(&t, b"a\nb\n"),
+            ["cp", "a", "b", "xa.a.bak", "xb.b.bak"]
+        );
+        let none = tmpl(&["echo", "lit"], true, false);
+        assert_eq!(words(&none, b"a\nb\n"), ["echo", "lit", "a", "b"]);
+        let id = tmpl(&["echo", "<{ID}>", "{}"], false, true);
+        assert_eq!(words(&id, b"r\n"), ["echo", "<0.3.9>", "{}", "r"]);
+    }
+
+    #[test]
+    fn arg_space_counts_templates() {
+        let t = tmpl(&["echo"], false, false);
+        let s = t.arg_space(2 << 20, 1000);
+        assert_eq!((s.per_byte, s.per_record), (1, 9));
+        assert_eq!(s.max_record_len, MAX_ARG_STRLEN - 1);
+        let t = tmpl(&["cp", "{}", "{}{}.bak"], true, false);
+        let s = t.arg_space(2 << 20, 1000);
+        assert_eq!((s.per_byte, s.per_record), (3, 1 + 8 + 4 + 1 + 8));
+        assert_eq!(s.max_record_len, (MAX_ARG_STRLEN - 1 - 4) / 2);
+    }
+
+    #[test]
+    fn quoting() {
+        let q = |w: &[u8]| {
+            let mut o = Vec::new();
+            shell_quote(w, &mut o);
+            String::from_utf8(o).unwrap()
+        };
+        assert_eq!(q(b"plain/path-1.txt"), "plain/path-1.txt");
+        assert_eq!(q(b""), "''");
+        assert_eq!(q(b"a b"), "'a b'");
+        assert_eq!(q(b"it's"), "'it'\\''s'");
+        assert_eq!(q(b"$HOME*"), "'$HOME*'");
+    }
+}

@@ -1,0 +1,71 @@
+//! frun runs a command over every record of its input, in parallel.
+//!
+//! The pipeline, one module per stage: [`spool`] (input bytes) → [`scan`] (records, batches) →
+//! [`ring`] (slots claimed lock-free) → [`worker`] (runs [`exec`] backends) → [`output`]
+//! (captured stdout, emitted whole or in order), with the [`ledger`] keeping outcomes.
+//! [`cli`] turns flags into a `Config`, [`plan`] derives the run from it, [`engine`] wires the
+//! stages and supervises the run.
+
+pub mod cli;
+pub mod engine;
+pub mod errors;
+pub mod exec;
+pub mod ledger;
+pub mod output;
+pub mod plan;
+pub mod ring;
+pub mod scan;
+pub mod spool;
+pub mod stats;
+pub mod stop;
+pub mod worker;
+
+use std::io::Write;
+
+/// Runs frun with this process's arguments; returns the exit status.
+pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let cfg = match cli::parse(args) {
+        Ok(cli::Invocation::Run(cfg)) => cfg,
+        Ok(cli::Invocation::Print(text)) => {
+            let mut out = std::io::stdout().lock();
+            return match out.write_all(&text).and_then(|()| out.flush()) {
+                Ok(()) => 0,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+                Err(e) => {
+                    eprintln!("frun: {}", errors::os_message(&e));
+                    1
+                }
+            };
+        }
+        Err(cli::UsageError(msg)) => {
+            eprintln!("frun: {msg} (see frun --help)");
+            return 2;
+        }
+    };
+    let plan = match plan::Plan::new(&cfg) {
+        Ok(p) => p,
+        Err(plan::PlanError::Usage(msg)) => {
+            eprintln!("frun: {msg}");
+            return 2;
+        }
+        Err(plan::PlanError::Command(e)) => {
+            eprintln!("frun: {}", e.message());
+            return e.status();
+        }
+    };
+    // Block the stop signals in every thread (the supervisor reads them from a signalfd);
+    // children get the original mask back.
+    // SAFETY: sigset manipulation on local storage; pthread_sigmask on the calling thread before
+    // any other thread exists.
+    let original = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in engine::STOP_SIGNALS {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+        old
+    };
+    engine::run(plan, original)
+}

@@ -1,0 +1,282 @@
+//! Output: each batch's stdout is captured in its worker's memory file and emitted whole, in
+//! completion order (buffered) or input order (`-k`), with kernel-side copies (`sendfile`) to
+//! frun's stdout. `-u` bypasses capture entirely.
+//!
+//! This module moves bytes from capture files to stdout and nothing else: it does not know what
+//! a record is, and it never decides whether a batch succeeded.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::cli::OrderMode;
+
+/// One worker's capture file: children write their stdout here, batch after batch.
+pub struct Capture {
+    fd: OwnedFd,
+    /// Batches written here whose bytes were not emitted yet.
+    held: AtomicU64,
+}
+
+/// A finished batch's output: `[off, off + len)` of a capture file.
+pub struct Piece {
+    pub capture: Arc<Capture>,
+    pub off: u64,
+    pub len: u64,
+}
+
+/// Why emitting stopped.
+#[derive(Debug)]
+pub enum EmitError {
+    /// The reader of stdout went away (EPIPE).
+    Closed,
+    Io(io::Error),
+}
+
+impl Capture {
+    pub fn new() -> io::Result<Arc<Capture>> {
+        // SAFETY: valid C string and flags.
+        let fd = unsafe { libc::memfd_create(c"frun-out".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Arc::new(Capture {
+            // SAFETY: fd was just created and has no other owner.
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            held: AtomicU64::new(0),
+        }))
+    }
+
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Bytes written so far (the end of the last batch's output).
+    pub fn size(&self) -> io::Result<u64> {
+        // SAFETY: fstat on a valid fd into zeroed storage.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(self.fd(), &mut st) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(st.st_size as u64)
+        }
+    }
+
+    /// Empties the file when nothing in it waits for emission; returns true if it did.
+    ///
+    /// Truncating to zero drops whole pages only, so bytes a pipe still references stay intact.
+    pub fn reset_if_drained(&self) -> io::Result<bool> {
+        if self.held.load(Ordering::Acquire) != 0 {
+            return Ok(false);
+        }
+        // SAFETY: ftruncate/lseek on our own memfd; no child is running on it now.
+        unsafe {
+            if libc::ftruncate(self.fd(), 0) != 0 || libc::lseek(self.fd(), 0, libc::SEEK_SET) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(true)
+    }
+
+    /// Appends bytes (used by `--dry-run`, which writes instead of a child).
+    pub fn append(&self, data: &[u8]) -> io::Result<()> {
+        write_all(self.fd(), data)
+    }
+}
+
+/// Writes all of `data` to `fd`.
+pub fn write_all(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        // SAFETY: writes from a live slice.
+        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        data = &data[n as usize..];
+    }
+    Ok(())
+}
+
+fn classify(e: io::Error) -> EmitError {
+    if e.raw_os_error() == Some(libc::EPIPE) {
+        EmitError::Closed
+    } else {
+        EmitError::Io(e)
+    }
+}
+
+/// Copies `[off, off + len)` of `from` to `to`, kernel-side where the kernel allows it.
+fn copy_range(to: RawFd, from: RawFd, mut off: u64, len: u64) -> Result<(), EmitError> {
+    let end = off + len;
+    while off < end {
+        let mut o = off as libc::off_t;
+        let want = (end - off).min(1 << 30) as usize;
+        // SAFETY: sendfile between two valid fds with a live offset pointer.
+        let n = unsafe { libc::sendfile(to, from, &mut o, want) };
+        if n > 0 {
+            off = o as u64;
+            continue;
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            // Destinations sendfile cannot write to (O_APPEND files, some terminals).
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) if n < 0 => {
+                return copy_range_slow(to, from, off, end);
+            }
+            _ if n == 0 => return Err(EmitError::Io(io::Error::other("capture file shrank"))),
+            _ => return Err(classify(e)),
+        }
+    }
+    Ok(())
+}
+
+fn copy_range_slow(to: RawFd, from: RawFd, mut off: u64, end: u64) -> Result<(), EmitError> {
+    let mut buf = vec![0u8; 256 << 10];
+    while off < end {
+        let want = ((end - off) as usize).min(buf.len());
+        // SAFETY: reads into a live buffer of at least `want` bytes.
+        let n = unsafe { libc::pread(from, buf.as_mut_ptr().cast(), want, off as libc::off_t) };
+        if n <= 0 {
+            let e = io::Error::last_os_error();
+            if n < 0 && e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(EmitError::Io(e));
+        }
+        write_all(to, &buf[..n as usize]).map_err(classify)?;
+        off += n as u64;
+    }
+    Ok(())
+}
+
+struct Reorder {
+    next: u64,
+    held: BTreeMap<u64, Option<Piece>>,
+}
+
+/// The emitter shared by all workers.
+pub struct Output {
+    mode: OrderMode,
+    stdout: RawFd,
+    state: Mutex<Reorder>,
+    emitted: AtomicU64,
+}
+
+impl Output {
+    pub fn new(mode: OrderMode, stdout: RawFd) -> Output {
+        Output {
+            mode,
+            stdout,
+            state: Mutex::new(Reorder {
+                next: 0,
+                held: BTreeMap::new(),
+            }),
+            emitted: AtomicU64::new(0),
+        }
+    }
+
+    /// True when children should write to a capture file (not `-u`).
+    pub fn captures(&self) -> bool {
+        self.mode != OrderMode::Unbuffered
+    }
+
+    /// Bytes written to stdout so far.
+    pub fn emitted_bytes(&self) -> u64 {
+        self.emitted.load(Ordering::Relaxed)
+    }
+
+    fn emit(&self, piece: &Piece) -> Result<(), EmitError> {
+        if piece.len > 0 {
+            copy_range(self.stdout, piece.capture.fd(), piece.off, piece.len)?;
+            self.emitted.fetch_add(piece.len, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Hands over batch `seq`'s output (None: the batch produced none, or it was skipped).
+    /// Emits it now (buffered) or once every earlier batch is out (`-k`).
+    pub fn complete(&self, seq: u64, piece: Option<Piece>) -> Result<(), EmitError> {
+        match self.mode {
+            OrderMode::Unbuffered => Ok(()),
+            OrderMode::Buffered => {
+                let Some(p) = piece else { return Ok(()) };
+                let _whole = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                self.emit(&p)
+            }
+            OrderMode::Ordered => {
+                if let Some(p) = &piece {
+                    p.capture.held.fetch_add(1, Ordering::AcqRel);
+                }
+                let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                st.held.insert(seq, piece);
+                loop {
+                    let next = st.next;
+                    let Some(p) = st.held.remove(&next) else {
+                        break;
+                    };
+                    st.next += 1;
+                    if let Some(p) = p {
+                        let r = self.emit(&p);
+                        release(&p);
+                        r?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Frees an emitted piece's whole pages and lets its worker reuse the capture file.
+///
+/// Only whole pages are punched: `sendfile` into a pipe may pass page references rather than
+/// copies, and punching part of a page zeroes it in place, under the reader's feet. Dropping a
+/// whole page from the file leaves the pipe's reference intact.
+fn release(p: &Piece) {
+    const PAGE: u64 = 4096;
+    let first = p.off.div_ceil(PAGE) * PAGE;
+    let last = (p.off + p.len) / PAGE * PAGE;
+    if last > first {
+        // SAFETY: punches whole pages of our own memfd that were already emitted; KEEP_SIZE
+        // leaves later offsets valid. Failure only means the memory is freed later.
+        unsafe {
+            libc::fallocate(
+                p.capture.fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                first as libc::off_t,
+                (last - first) as libc::off_t,
+            );
+        }
+    }
+    p.capture.held.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// True when `fd` is a pipe or socket whose reader has gone away.
+pub fn reader_gone(fd: RawFd) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: polls one live pollfd without waiting.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n > 0 && p.revents & libc::POLLERR != 0
+}
+
+/// True when `fd` is a pipe or socket (where a reader can go away).
+pub fn is_pipe_like(fd: RawFd) -> bool {
+    // SAFETY: fstat on fd into zeroed storage.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        libc::fstat(fd, &mut st) == 0
+            && matches!(st.st_mode & libc::S_IFMT, libc::S_IFIFO | libc::S_IFSOCK)
+    }
+}

@@ -1,0 +1,191 @@
+//! The run plan: everything derived from a [`Config`] once, before any work — worker counts,
+//! batch sizing, the resolved command and its argument-space budget, the input file.
+//!
+//! Errors here are the user's (exit 2) or a missing command (126/127). Nothing is spawned and no
+//! thread is started.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::cli::units::{Bound, Range};
+use crate::cli::{BatchSpec, Config, InputSpec, OrderMode};
+use crate::exec::argv::ArgvTemplate;
+use crate::exec::resolve::{ResolveError, resolve};
+use crate::exec::spawn::environment_bytes;
+use crate::scan::{ArgSpace, HARD_MAX_RECORDS, Sizing};
+
+/// How a batch is run.
+pub enum Backend {
+    /// Spawn the command with the records as arguments.
+    Argv,
+    /// Print the command line instead of running it (`-N`).
+    DryRun,
+}
+
+/// The resolved run.
+pub struct Plan {
+    pub workers_init: usize,
+    pub workers_max: usize,
+    pub sizing: Sizing,
+    pub order: OrderMode,
+    pub limit: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub delimiter: u8,
+    pub input: File,
+    /// Children keep frun's stdin (input came from `-a FILE`); otherwise they get /dev/null.
+    pub children_keep_stdin: bool,
+    pub backend: Backend,
+    pub template: ArgvTemplate,
+    pub arg_space: ArgSpace,
+    pub stats: bool,
+    pub usable_cpus: usize,
+}
+
+/// Why a plan could not be made.
+pub enum PlanError {
+    /// A usage error (exit 2).
+    Usage(String),
+    /// The command cannot be run (126/127).
+    Command(ResolveError),
+}
+
+/// Usable CPUs: the affinity mask and the cgroup CPU quota (std accounts for both).
+pub fn usable_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn resolve_range(
+    r: Range,
+    default_init: u64,
+    default_max: u64,
+    hard_max: u64,
+    what: &str,
+) -> Result<(u64, u64), PlanError> {
+    let pick = |b: Bound, default: u64| match b {
+        Bound::Default => default,
+        Bound::HardMax => hard_max,
+        Bound::Value(v) => v,
+    };
+    let init = pick(r.init, default_init);
+    let max = pick(r.max, default_max).max(if r.max == Bound::Default { init } else { 0 });
+    if init > max {
+        return Err(PlanError::Usage(format!(
+            "{what}: the initial value {init} is larger than the maximum {max}"
+        )));
+    }
+    Ok((init, max))
+}
+
+/// The script that word-splits and glob-expands everything after the literal words (`-U`):
+/// `$1` is how many leading words stay literal.
+const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
+
+impl Plan {
+    pub fn new(cfg: &Config) -> Result<Plan, PlanError> {
+        let cpus = usable_cpus();
+        let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
+        let sizing = match cfg.batch {
+            BatchSpec::Exact(n) => Sizing::Exact(n),
+            BatchSpec::Lines(r) => {
+                let (init, max) =
+                    resolve_range(r, 1, HARD_MAX_RECORDS, HARD_MAX_RECORDS, "--lines")?;
+                Sizing::Adaptive { init, max }
+            }
+        };
+        let (input, children_keep_stdin) = match &cfg.input {
+            InputSpec::Stdin => {
+                // SAFETY: dup of fd 0 gives a descriptor we own; failure is checked.
+                let dup = unsafe { libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3) };
+                if dup < 0 {
+                    return Err(PlanError::Usage("cannot read standard input".into()));
+                }
+                // SAFETY: dup is a fresh descriptor owned by nobody else.
+                (
+                    unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(dup) },
+                    false,
+                )
+            }
+            InputSpec::File(p) => match File::open(p) {
+                Ok(f) => (f, true),
+                Err(e) => {
+                    return Err(PlanError::Usage(format!(
+                        "cannot open {}: {}",
+                        p.display(),
+                        crate::errors::os_message(&e)
+                    )));
+                }
+            },
+        };
+        if input.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(PlanError::Usage("the input is a directory".into()));
+        }
+
+        let dry_run = cfg.dry_run;
+        let path_env = std::env::var_os("PATH");
+        let (path, words): (PathBuf, Vec<OsString>) = if dry_run {
+            (PathBuf::from(&cfg.command[0]), cfg.command.clone())
+        } else {
+            let path = resolve(&cfg.command[0], path_env.as_deref()).map_err(PlanError::Command)?;
+            if cfg.unsafe_words {
+                let bash =
+                    resolve("bash".as_ref(), path_env.as_deref()).map_err(PlanError::Command)?;
+                let literal = if cfg.insert {
+                    1 + cfg.command[1..]
+                        .iter()
+                        .take_while(|w| !w.as_encoded_bytes().windows(2).any(|p| p == b"{}"))
+                        .count()
+                } else {
+                    cfg.command.len()
+                };
+                let mut words: Vec<OsString> = vec![
+                    "bash".into(),
+                    "-c".into(),
+                    UNSAFE_SCRIPT.into(),
+                    "frun".into(),
+                    literal.to_string().into(),
+                    path.clone().into_os_string(),
+                ];
+                words.extend(cfg.command[1..].iter().cloned());
+                (bash, words)
+            } else {
+                (path, cfg.command.clone())
+            }
+        };
+        let template = ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter);
+        // SAFETY: sysconf has no memory effects.
+        let arg_max = unsafe { libc::sysconf(libc::_SC_ARG_MAX) };
+        let arg_max = if arg_max > 0 {
+            arg_max as u64
+        } else {
+            128 << 10
+        };
+        let arg_space = template.arg_space(arg_max, environment_bytes());
+        if arg_space.budget < arg_space.per_record + arg_space.per_byte {
+            return Err(PlanError::Usage(
+                "the command and environment leave no room for arguments (ARG_MAX)".into(),
+            ));
+        }
+        Ok(Plan {
+            workers_init: wi as usize,
+            workers_max: wm as usize,
+            sizing,
+            order: cfg.order,
+            limit: cfg.limit,
+            timeout: cfg.timeout,
+            delimiter: cfg.delimiter,
+            input,
+            children_keep_stdin,
+            backend: if dry_run {
+                Backend::DryRun
+            } else {
+                Backend::Argv
+            },
+            template,
+            arg_space,
+            stats: cfg.stats,
+            usable_cpus: cpus,
+        })
+    }
+}

@@ -1,0 +1,359 @@
+//! The ring: a fixed array of batch slots in a `MAP_SHARED` mapping, filled by one producer (the
+//! scanner) and claimed by any number of workers, threads or forked processes alike.
+//!
+//! A worker claims with one `fetch_add` on the read ticket: no lock, no CAS loop. Each slot's
+//! `turn` word says whose lap it is, so a ticket is published before it can be taken
+//! (release/acquire) and taken at most once. Futex wake-ups are advisory: every wait re-checks
+//! the slot. The ring knows batches only as offsets; it never touches input bytes.
+
+use std::io;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
+
+/// A batch as the ring carries it: a byte range of the spool holding `records` records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Batch {
+    /// Position of the batch in input order (0, 1, 2, …).
+    pub seq: u64,
+    /// First byte, as an input offset.
+    pub start: u64,
+    /// One past the last byte (after the last delimiter, or end of input).
+    pub end: u64,
+    pub records: u64,
+}
+
+#[repr(C, align(64))]
+struct Slot {
+    /// `2*lap` = empty for that lap, `2*lap + 1` = full for that lap.
+    turn: AtomicU64,
+    start: AtomicU64,
+    end: AtomicU64,
+    records: AtomicU64,
+}
+
+#[repr(C, align(64))]
+struct Padded<T>(T);
+
+#[repr(C)]
+struct Header {
+    /// Tickets published so far (the producer's next ticket).
+    write: Padded<AtomicU64>,
+    /// Next ticket to claim; runs ahead of `write` while workers wait.
+    read: Padded<AtomicU64>,
+    /// 1 once the producer published its last batch, 2 when the run is aborted.
+    closed: AtomicU32,
+    /// Bumped on every publish and close; workers futex-wait on it.
+    published: AtomicU32,
+    sleeping_workers: AtomicU32,
+    /// Bumped when a slot is freed; the producer futex-waits on it when the ring is full.
+    released: AtomicU32,
+    producer_sleeping: AtomicU32,
+    /// When 1, the next worker that goes to sleep writes to `hunger_fd` (an eventfd).
+    hunger_armed: AtomicU32,
+    hunger_fd: AtomicI32,
+}
+
+/// What a claim gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Claim {
+    Batch(Batch),
+    /// The producer closed the ring and every batch is taken, or the run was aborted.
+    Done,
+}
+
+/// The shared slot array. Cloning the handle is not needed: threads share `&Ring`, forked
+/// processes inherit the mapping.
+pub struct Ring {
+    map: NonNull<u8>,
+    map_len: usize,
+    slots: usize,
+}
+
+// SAFETY: all shared state inside the mapping is accessed through atomics only.
+unsafe impl Send for Ring {}
+// SAFETY: as above; `&Ring` methods never hand out non-atomic references into the mapping.
+unsafe impl Sync for Ring {}
+
+const SPIN: u32 = 64;
+
+fn futex_wait(word: &AtomicU32, expected: u32) {
+    // SAFETY: the address is a live, aligned u32 inside our mapping; FUTEX_WAIT only reads it.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            std::ptr::null::<libc::timespec>(),
+        );
+    }
+}
+
+fn futex_wake_all(word: &AtomicU32) {
+    // SAFETY: as in `futex_wait`; FUTEX_WAKE does not access memory.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
+    }
+}
+
+impl Ring {
+    /// Maps a ring of `slots` slots (rounded up to a power of two) in shared memory.
+    pub fn new(slots: usize) -> io::Result<Ring> {
+        let slots = slots.max(2).next_power_of_two();
+        let map_len = std::mem::size_of::<Header>() + slots * std::mem::size_of::<Slot>();
+        // SAFETY: anonymous shared mapping, no address hint; result checked below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // The mapping is zero-filled: every slot starts empty for lap 0, every counter at 0.
+        let ring = Ring {
+            map: NonNull::new(p.cast()).expect("mmap returned null"),
+            map_len,
+            slots,
+        };
+        ring.header().hunger_fd.store(-1, Ordering::Relaxed);
+        Ok(ring)
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping starts with a zero-initialised Header (all-atomic, valid at zero)
+        // and lives as long as `self`; mmap returns page-aligned memory.
+        unsafe { &*self.map.as_ptr().cast::<Header>() }
+    }
+
+    fn slot(&self, ticket: u64) -> &Slot {
+        let i = (ticket as usize) & (self.slots - 1);
+        // SAFETY: slots follow the header inside the mapping; `i < self.slots`; Header's size is a
+        // multiple of 64 so every Slot is aligned; all fields are atomics valid at zero.
+        unsafe {
+            &*self
+                .map
+                .as_ptr()
+                .add(std::mem::size_of::<Header>())
+                .cast::<Slot>()
+                .add(i)
+        }
+    }
+
+    fn lap(&self, ticket: u64) -> u64 {
+        ticket / self.slots as u64
+    }
+
+    /// Publishes the next batch (producer only). Returns its sequence number, or `None` when the
+    /// ring was aborted while waiting for a free slot.
+    pub fn publish(&self, start: u64, end: u64, records: u64) -> Option<u64> {
+        let h = self.header();
+        let t = h.write.0.load(Ordering::Relaxed);
+        let slot = self.slot(t);
+        let empty = 2 * self.lap(t);
+        let mut spins = 0;
+        while slot.turn.load(Ordering::Acquire) != empty {
+            if h.closed.load(Ordering::Acquire) == 2 {
+                return None;
+            }
+            if spins < SPIN {
+                spins += 1;
+                std::hint::spin_loop();
+                continue;
+            }
+            h.producer_sleeping.store(1, Ordering::SeqCst);
+            let seen = h.released.load(Ordering::SeqCst);
+            if slot.turn.load(Ordering::Acquire) != empty && h.closed.load(Ordering::Acquire) != 2 {
+                futex_wait(&h.released, seen);
+            }
+            h.producer_sleeping.store(0, Ordering::SeqCst);
+        }
+        slot.start.store(start, Ordering::Relaxed);
+        slot.end.store(end, Ordering::Relaxed);
+        slot.records.store(records, Ordering::Relaxed);
+        slot.turn.store(empty + 1, Ordering::Release);
+        h.write.0.store(t + 1, Ordering::Release);
+        self.wake_workers();
+        Some(t)
+    }
+
+    fn wake_workers(&self) {
+        let h = self.header();
+        h.published.fetch_add(1, Ordering::SeqCst);
+        if h.sleeping_workers.load(Ordering::SeqCst) > 0 {
+            futex_wake_all(&h.published);
+        }
+    }
+
+    /// Marks the end of input (producer only): claims past the last batch return `Done`.
+    pub fn close(&self) {
+        let _ = self
+            .header()
+            .closed
+            .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire);
+        self.wake_workers();
+    }
+
+    /// Stops the run: every waiting or future claim returns `Done`, a waiting producer returns.
+    pub fn abort(&self) {
+        let h = self.header();
+        h.closed.store(2, Ordering::SeqCst);
+        self.wake_workers();
+        h.released.fetch_add(1, Ordering::SeqCst);
+        futex_wake_all(&h.released);
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        self.header().closed.load(Ordering::Acquire) == 2
+    }
+
+    /// Takes the next batch, waiting for the producer if needed. Lock-free: one `fetch_add`.
+    pub fn claim(&self) -> Claim {
+        let h = self.header();
+        if h.closed.load(Ordering::Acquire) == 2 {
+            return Claim::Done;
+        }
+        let t = h.read.0.fetch_add(1, Ordering::SeqCst);
+        let slot = self.slot(t);
+        let full = 2 * self.lap(t) + 1;
+        let mut spins = 0;
+        loop {
+            if slot.turn.load(Ordering::Acquire) == full {
+                let batch = Batch {
+                    seq: t,
+                    start: slot.start.load(Ordering::Relaxed),
+                    end: slot.end.load(Ordering::Relaxed),
+                    records: slot.records.load(Ordering::Relaxed),
+                };
+                slot.turn.store(full + 1, Ordering::Release);
+                h.released.fetch_add(1, Ordering::SeqCst);
+                if h.producer_sleeping.load(Ordering::SeqCst) != 0 {
+                    futex_wake_all(&h.released);
+                }
+                return Claim::Batch(batch);
+            }
+            match h.closed.load(Ordering::Acquire) {
+                2 => return Claim::Done,
+                1 if t >= h.write.0.load(Ordering::Acquire) => return Claim::Done,
+                _ => {}
+            }
+            if spins < SPIN {
+                spins += 1;
+                std::hint::spin_loop();
+                continue;
+            }
+            h.sleeping_workers.fetch_add(1, Ordering::SeqCst);
+            let seen = h.published.load(Ordering::SeqCst);
+            let ready =
+                slot.turn.load(Ordering::Acquire) == full || h.closed.load(Ordering::Acquire) != 0;
+            if !ready {
+                if h.hunger_armed.swap(0, Ordering::SeqCst) == 1 {
+                    let fd = h.hunger_fd.load(Ordering::Relaxed);
+                    let one: u64 = 1;
+                    // SAFETY: writes 8 bytes from a live u64 to the eventfd; errors are harmless
+                    // (the wake-up is advisory).
+                    unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+                }
+                futex_wait(&h.published, seen);
+            }
+            h.sleeping_workers.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Published batches nobody has claimed yet.
+    pub fn backlog(&self) -> u64 {
+        let h = self.header();
+        let w = h.write.0.load(Ordering::Acquire);
+        let r = h.read.0.load(Ordering::Acquire);
+        w.saturating_sub(r)
+    }
+
+    /// True when some worker holds a ticket that has no batch yet (it waits for input).
+    pub fn starving(&self) -> bool {
+        let h = self.header();
+        h.read.0.load(Ordering::SeqCst) > h.write.0.load(Ordering::SeqCst)
+    }
+
+    /// Asks the next worker that runs dry to write to eventfd `fd` (once).
+    pub fn arm_hunger(&self, fd: i32) {
+        let h = self.header();
+        h.hunger_fd.store(fd, Ordering::Relaxed);
+        h.hunger_armed.store(1, Ordering::SeqCst);
+    }
+
+    pub fn disarm_hunger(&self) {
+        self.header().hunger_armed.store(0, Ordering::Release);
+    }
+
+    /// Batches published so far.
+    pub fn published(&self) -> u64 {
+        self.header().write.0.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping created in `new`; no references outlive `self`.
+        unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn every_batch_claimed_exactly_once_across_laps() {
+        let ring = Ring::new(8).unwrap();
+        let seen = Mutex::new(Vec::new());
+        const N: u64 = 20_000;
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Claim::Batch(b) = ring.claim() {
+                        assert_eq!(b.start, b.seq * 10);
+                        assert_eq!(b.end, b.seq * 10 + 7);
+                        assert_eq!(b.records, b.seq % 5);
+                        mine.push(b.seq);
+                    }
+                    seen.lock().unwrap().extend(mine);
+                });
+            }
+            for i in 0..N {
+                assert_eq!(ring.publish(i * 10, i * 10 + 7, i % 5), Some(i));
+            }
+            ring.close();
+        });
+        let mut all = seen.into_inner().unwrap();
+        all.sort_unstable();
+        assert_eq!(all, (0..N).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn abort_releases_waiting_workers_and_producer() {
+        let ring = Ring::new(2).unwrap();
+        std::thread::scope(|s| {
+            let w = s.spawn(|| ring.claim());
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(ring.starving());
+            ring.abort();
+            assert_eq!(w.join().unwrap(), Claim::Done);
+        });
+        let full = Ring::new(2).unwrap();
+        full.publish(0, 1, 1);
+        full.publish(1, 2, 1);
+        std::thread::scope(|s| {
+            let p = s.spawn(|| full.publish(2, 3, 1));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            full.abort();
+            assert_eq!(p.join().unwrap(), None);
+        });
+    }
+}

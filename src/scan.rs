@@ -1,0 +1,233 @@
+//! The scanner: finds record boundaries in the spool and cuts them into batches for the ring.
+//!
+//! It owns the batch-size policy: small while workers starve or input trickles (latency),
+//! doubling while work is plentiful (throughput), never past the argument-space budget of the
+//! argv backend. It reads input only through [`Ingest`] and hands batches on only through
+//! [`Ring::publish`]; it never runs commands and never looks at output.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+use crate::ring::Ring;
+use crate::spool::{Fill, Ingest, Spool};
+
+/// The hard maximum batch size, in records.
+pub const HARD_MAX_RECORDS: u64 = 65_536;
+
+/// How much argument space a batch may use when its records become argv words.
+///
+/// A record of `len` bytes costs `per_byte * len + per_record` bytes of the `budget`; a record
+/// longer than `max_record_len` cannot be passed at all (the kernel's per-argument limit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgSpace {
+    pub per_byte: u64,
+    pub per_record: u64,
+    pub budget: u64,
+    pub max_record_len: u64,
+}
+
+/// Batch sizes, as the plan resolved them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sizing {
+    /// Start at `init`, adapt within `[init, max]` (fixed when `init == max`).
+    Adaptive { init: u64, max: u64 },
+    /// Exactly `n` records per batch; never cut early.
+    Exact(u64),
+}
+
+/// What the scanner tells the rest of the engine while it runs.
+pub trait ScanEvents {
+    /// Called after each publish (the engine may add a worker).
+    fn published(&self, ring: &Ring);
+    /// A record too long to pass as an argument was skipped.
+    fn oversized(&self, offset: u64, len: u64);
+    /// True once the run is stopping.
+    fn stopped(&self) -> bool;
+}
+
+/// Totals of one scan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScanTotals {
+    pub records: u64,
+    pub batches: u64,
+}
+
+/// The scanner's settings.
+pub struct Scanner<'a> {
+    pub spool: &'a Spool,
+    pub ring: &'a Ring,
+    pub delimiter: u8,
+    pub sizing: Sizing,
+    pub limit: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub arg_space: Option<ArgSpace>,
+    /// Readable when the run stops (an eventfd).
+    pub stop_fd: RawFd,
+    /// An eventfd workers write when they run dry while a partial batch waits.
+    pub hunger_fd: RawFd,
+}
+
+/// The batch being built: records `[start, cursor)`.
+struct Pending {
+    start: u64,
+    cursor: u64,
+    records: u64,
+    cost: u64,
+    /// Where the search for the next delimiter resumes (`>= cursor`).
+    search: u64,
+}
+
+impl Scanner<'_> {
+    /// Scans until end of input, the record limit, or a stop; closes the ring at the end.
+    pub fn run(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
+        let result = self.scan(ingest, events);
+        self.ring.close();
+        result
+    }
+
+    fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
+        let (init, max, adaptive, exact) = match self.sizing {
+            Sizing::Adaptive { init, max } => (init, max, init < max, false),
+            Sizing::Exact(n) => (n, n, false, true),
+        };
+        let mut target = init;
+        let mut p = Pending {
+            start: 0,
+            cursor: 0,
+            records: 0,
+            cost: 0,
+            search: 0,
+        };
+        let mut totals = ScanTotals::default();
+        let mut last_input = Instant::now();
+        let limit = self.limit.unwrap_or(u64::MAX);
+
+        // Publishes the pending batch; false when the run was aborted.
+        let cut = |p: &mut Pending, totals: &mut ScanTotals| -> bool {
+            if p.records == 0 {
+                return true;
+            }
+            if self.ring.publish(p.start, p.cursor, p.records).is_none() {
+                return false;
+            }
+            totals.batches += 1;
+            events.published(self.ring);
+            p.start = p.cursor;
+            p.records = 0;
+            p.cost = 0;
+            true
+        };
+
+        loop {
+            if events.stopped() {
+                return Ok(totals);
+            }
+            if p.records >= target {
+                if !cut(&mut p, &mut totals) {
+                    return Ok(totals);
+                }
+                if adaptive && self.ring.backlog() >= 1 && !self.ring.starving() {
+                    target = (target * 2).min(max);
+                }
+                continue;
+            }
+            if totals.records >= limit {
+                cut(&mut p, &mut totals);
+                return Ok(totals);
+            }
+            let filled = self.spool.filled();
+            let unscanned = self.spool.bytes(p.search, filled);
+            let rec_end = match memchr::memchr(self.delimiter, unscanned) {
+                Some(i) => Some((p.search + i as u64, p.search + i as u64 + 1)),
+                None if ingest.at_eof() => (p.cursor < filled).then_some((filled, filled)),
+                None => {
+                    p.search = filled;
+                    None
+                }
+            };
+            if let Some((end, next)) = rec_end {
+                let len = end - p.cursor;
+                if let Some(space) = self.arg_space {
+                    if len > space.max_record_len {
+                        if !cut(&mut p, &mut totals) {
+                            return Ok(totals);
+                        }
+                        events.oversized(p.cursor, len);
+                        totals.records += 1;
+                        p.cursor = next;
+                        p.search = next;
+                        p.start = next;
+                        continue;
+                    }
+                    let cost = space.per_byte * len + space.per_record;
+                    if !exact
+                        && p.records > 0
+                        && p.cost + cost > space.budget
+                        && !cut(&mut p, &mut totals)
+                    {
+                        return Ok(totals);
+                    }
+                    p.cost += cost;
+                }
+                p.records += 1;
+                totals.records += 1;
+                p.cursor = next;
+                p.search = next;
+                continue;
+            }
+            if ingest.at_eof() {
+                cut(&mut p, &mut totals);
+                return Ok(totals);
+            }
+
+            // An incomplete record (or nothing) is left: flush early or wait for input.
+            let partial = p.records > 0 && !exact;
+            if partial && adaptive && self.ring.starving() && !ingest.ready_now() {
+                if !cut(&mut p, &mut totals) {
+                    return Ok(totals);
+                }
+                target = (target / 2).max(init);
+                continue;
+            }
+            let mut watch = [self.stop_fd, self.hunger_fd];
+            let watched = if partial && adaptive {
+                self.ring.arm_hunger(self.hunger_fd);
+                if self.ring.starving() {
+                    self.ring.disarm_hunger();
+                    continue;
+                }
+                &mut watch[..]
+            } else {
+                &mut watch[..1]
+            };
+            let timeout = match self.timeout {
+                Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
+                _ => None,
+            };
+            let fill = ingest.fill(self.spool, watched, timeout);
+            self.ring.disarm_hunger();
+            match fill? {
+                Fill::Data => last_input = Instant::now(),
+                Fill::Eof => {}
+                Fill::Timeout => {
+                    if !cut(&mut p, &mut totals) {
+                        return Ok(totals);
+                    }
+                    if adaptive {
+                        target = (target / 2).max(init);
+                    }
+                    last_input = Instant::now();
+                }
+                Fill::Woken(0) => {}
+                Fill::Woken(_) => drain_eventfd(self.hunger_fd),
+            }
+        }
+    }
+}
+
+fn drain_eventfd(fd: RawFd) {
+    let mut v: u64 = 0;
+    // SAFETY: reads 8 bytes into a live u64; the eventfd is non-blocking, errors are harmless.
+    unsafe { libc::read(fd, (&mut v as *mut u64).cast(), 8) };
+}

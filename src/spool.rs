@@ -1,0 +1,300 @@
+//! The spool: every input byte, once, at a fixed address for the whole run.
+//!
+//! A regular file is mapped in place (no copy). Anything else (a pipe, a terminal, a socket) is
+//! read into an anonymous memory file (memfd) mapped `MAP_SHARED`, so forked workers see the same
+//! bytes. Offsets are input offsets. The spool never looks for records: that is `scan`'s job.
+//! Only the [`Ingest`] half writes; readers only look at ranges that were already filled.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Address space reserved for a streamed input; tried in this order until the kernel agrees.
+const STREAM_RESERVE: [u64; 4] = [1 << 40, 1 << 36, 1 << 32, 1 << 30];
+/// The memfd grows in steps of this size (one `ftruncate` per step, not per read).
+const GROW_STEP: u64 = 64 << 20;
+/// Largest single `read` from a stream.
+const READ_CHUNK: usize = 4 << 20;
+
+/// The shared, read-only view of the input bytes.
+pub struct Spool {
+    map: NonNull<u8>,
+    map_len: usize,
+    /// Where the input starts inside the mapping (a partly read stdin file).
+    offset: usize,
+    /// Bytes of input available at `base` (grows while a stream is read).
+    filled: AtomicU64,
+}
+
+// SAFETY: readers only access ranges below `filled`, which the single writer never touches again;
+// `filled` is published with release/acquire ordering.
+unsafe impl Send for Spool {}
+// SAFETY: see above.
+unsafe impl Sync for Spool {}
+
+/// Where the input bytes come from, and the writer half of the spool.
+pub struct Ingest {
+    source: Option<File>,
+    memfd: Option<OwnedFd>,
+    sized: u64,
+    capacity: u64,
+    eof: bool,
+}
+
+/// Result of waiting for input.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// New bytes arrived.
+    Data,
+    /// The input ended.
+    Eof,
+    /// Nothing arrived before the deadline.
+    Timeout,
+    /// Another watched descriptor became ready.
+    Woken(usize),
+}
+
+fn map(len: usize, prot: i32, flags: i32, fd: RawFd) -> io::Result<NonNull<u8>> {
+    // SAFETY: no address hint; the kernel validates fd, length and flags; result checked.
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0) };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(NonNull::new(p.cast()).expect("mmap returned null"))
+}
+
+/// Opens the spool over `input`: a regular file is mapped in place, anything else is streamed.
+pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
+    let meta = input.metadata()?;
+    if meta.file_type().is_file() && meta.len() > 0 {
+        let size = meta.len();
+        // SAFETY: lseek on a valid fd; reports where reading would start (a shared stdin may
+        // already have been partly consumed).
+        let pos = unsafe { libc::lseek(input.as_raw_fd(), 0, libc::SEEK_CUR) };
+        let pos = (pos.max(0) as u64).min(size);
+        let map_base = map(
+            size as usize,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            input.as_raw_fd(),
+        )?;
+        // SAFETY: advisory hint on our own mapping.
+        unsafe {
+            libc::madvise(
+                map_base.as_ptr().cast(),
+                size as usize,
+                libc::MADV_SEQUENTIAL,
+            )
+        };
+        // Consume the input like a reader would, so a caller sharing this stdin sees it read.
+        // SAFETY: lseek on a valid fd.
+        unsafe { libc::lseek(input.as_raw_fd(), size as i64, libc::SEEK_SET) };
+        let spool = Spool {
+            map: map_base,
+            map_len: size as usize,
+            offset: pos as usize,
+            filled: AtomicU64::new(size - pos),
+        };
+        let ingest = Ingest {
+            source: None,
+            memfd: None,
+            sized: 0,
+            capacity: size - pos,
+            eof: true,
+        };
+        return Ok((spool, ingest));
+    }
+
+    let name = c"frun-spool";
+    // SAFETY: valid C string, valid flags.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd was just created and is owned by nobody else.
+    let memfd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut last_err = None;
+    for reserve in STREAM_RESERVE {
+        match map(
+            reserve as usize,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_NORESERVE,
+            memfd.as_raw_fd(),
+        ) {
+            Ok(base) => {
+                // A bigger pipe buffer means fewer reads; refusal is harmless.
+                // SAFETY: fcntl on a valid fd.
+                unsafe { libc::fcntl(input.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+                let spool = Spool {
+                    map: base,
+                    map_len: reserve as usize,
+                    offset: 0,
+                    filled: AtomicU64::new(0),
+                };
+                let ingest = Ingest {
+                    source: Some(input),
+                    memfd: Some(memfd),
+                    sized: 0,
+                    capacity: reserve,
+                    eof: false,
+                };
+                return Ok((spool, ingest));
+            }
+            Err(e) => last_err = Some(e),
+        }
+    }
+    Err(last_err.expect("at least one reservation was tried"))
+}
+
+impl Spool {
+    /// Bytes available so far.
+    pub fn filled(&self) -> u64 {
+        self.filled.load(Ordering::Acquire)
+    }
+
+    /// The input bytes `[start, end)`; `end` must not exceed [`Spool::filled`].
+    pub fn bytes(&self, start: u64, end: u64) -> &[u8] {
+        assert!(
+            start <= end && end <= self.filled(),
+            "range beyond filled input"
+        );
+        // SAFETY: [start, end) lies inside the filled part of the mapping, which is never written
+        // again and lives as long as `self`.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.map.as_ptr().add(self.offset + start as usize),
+                (end - start) as usize,
+            )
+        }
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `open`; slices borrowed from `self` are gone.
+        unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
+    }
+}
+
+impl Ingest {
+    pub fn at_eof(&self) -> bool {
+        self.eof
+    }
+
+    /// The input descriptor, for readiness checks (None once everything is in memory).
+    pub fn fd(&self) -> Option<RawFd> {
+        self.source.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    /// True when a read would not block right now.
+    pub fn ready_now(&self) -> bool {
+        match self.fd() {
+            None => true,
+            Some(fd) => poll_in(&[fd], Some(0)).is_some(),
+        }
+    }
+
+    /// Waits until input arrives, one of `extra` fds is readable, or `timeout` passes; then
+    /// reads what is there into the spool.
+    pub fn fill(
+        &mut self,
+        spool: &Spool,
+        extra: &[RawFd],
+        timeout: Option<std::time::Duration>,
+    ) -> io::Result<Fill> {
+        let Some(fd) = self.fd() else {
+            return Ok(Fill::Eof);
+        };
+        if !extra.is_empty() || timeout.is_some() {
+            let mut fds = Vec::with_capacity(extra.len() + 1);
+            fds.push(fd);
+            fds.extend_from_slice(extra);
+            match poll_in(
+                &fds,
+                timeout.map(|t| t.as_millis().min(i32::MAX as u128) as i32),
+            ) {
+                None => return Ok(Fill::Timeout),
+                Some(0) => {}
+                Some(i) => return Ok(Fill::Woken(i - 1)),
+            }
+        }
+        let filled = spool.filled();
+        if filled == self.capacity {
+            return Err(io::Error::other(format!(
+                "input larger than the {} GiB spool reservation",
+                self.capacity >> 30
+            )));
+        }
+        let want = (self.capacity - filled).min(READ_CHUNK as u64);
+        if filled + want > self.sized {
+            let memfd = self.memfd.as_ref().expect("streams have a memfd");
+            let new_size = (filled + want)
+                .max(self.sized + GROW_STEP)
+                .min(self.capacity);
+            // SAFETY: ftruncate on our own memfd.
+            if unsafe { libc::ftruncate(memfd.as_raw_fd(), new_size as i64) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            self.sized = new_size;
+        }
+        loop {
+            // SAFETY: the destination [filled, filled + want) lies inside the mapping and the
+            // sized part of the memfd; no reader looks past `filled`.
+            let n = unsafe {
+                libc::read(
+                    fd,
+                    spool.map.as_ptr().add(filled as usize).cast(),
+                    want as usize,
+                )
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if n == 0 {
+                self.eof = true;
+                self.source = None;
+                return Ok(Fill::Eof);
+            }
+            spool.filled.store(filled + n as u64, Ordering::Release);
+            return Ok(Fill::Data);
+        }
+    }
+}
+
+/// Polls `fds` for readability; returns the index of the first ready one, or None on timeout.
+pub fn poll_in(fds: &[RawFd], timeout_ms: Option<i32>) -> Option<usize> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    loop {
+        // SAFETY: pfds is a live array of pollfd of the given length.
+        let n = unsafe {
+            libc::poll(
+                pfds.as_mut_ptr(),
+                pfds.len() as libc::nfds_t,
+                timeout_ms.unwrap_or(-1),
+            )
+        };
+        if n < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Some(0);
+        }
+        if n == 0 {
+            return None;
+        }
+        return pfds.iter().position(|p| p.revents != 0);
+    }
+}
