@@ -39,6 +39,9 @@ pub struct Shared {
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
     pub sigmask: libc::sigset_t,
+    /// Each child leads its own process group (stopping it reaches its descendants). Off only
+    /// when children share frun's terminal as stdin and must stay in the foreground group.
+    pub children_own_group: bool,
     devnull: Option<OwnedFd>,
     workers_max: usize,
     workers_started: AtomicUsize,
@@ -96,12 +99,20 @@ impl Shared {
         true
     }
 
+    /// Sends `sig` to a running child (and its process group when it leads one). `pid` must be
+    /// an unreaped child, so it cannot have been reused.
+    pub fn signal_child(&self, pid: libc::pid_t, sig: i32) {
+        let target = if self.children_own_group { -pid } else { pid };
+        // SAFETY: kill has no memory effects; the target is our own unreaped child's group.
+        unsafe { libc::kill(target, sig) };
+    }
+
     fn kill_children(&self, sig: i32) {
         for c in &self.children {
             let pid = c.load(Ordering::SeqCst);
             if pid > 0 {
-                // SAFETY: the slot only holds pids of our unreaped children (see worker.rs).
-                unsafe { libc::kill(pid, sig) };
+                // The slot only holds pids of unreaped children (see worker.rs).
+                self.signal_child(pid, sig);
             }
         }
     }
@@ -213,6 +224,8 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         backend: plan.backend,
         children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
         sigmask,
+        // SAFETY: isatty has no memory effects.
+        children_own_group: !(plan.children_keep_stdin && unsafe { libc::isatty(0) } == 1),
         devnull,
         workers_max: plan.workers_max,
         workers_started: AtomicUsize::new(0),

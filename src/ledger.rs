@@ -138,12 +138,22 @@ impl Ledger {
         if spawn > 0 {
             parts.push(format!("{spawn} could not start"));
         }
-        let mut s = format!("{failed} of {} batches failed", self.batches());
-        if !parts.is_empty() {
-            s += &format!(" ({})", parts.join(", "));
+        let mut s = String::new();
+        if failed > 0 {
+            s = format!(
+                "{failed} of {} batches failed ({})",
+                self.batches(),
+                parts.join(", ")
+            );
         }
         if oversized > 0 {
-            s += &format!("; {oversized} records too long to pass were skipped");
+            if !s.is_empty() {
+                s += "; ";
+            }
+            s += &match oversized {
+                1 => "1 record too long to pass as an argument was skipped".to_string(),
+                n => format!("{n} records too long to pass as an argument were skipped"),
+            };
         }
         let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &first.text {

@@ -123,30 +123,32 @@ impl Scanner<'_> {
             if events.stopped() {
                 return Ok(totals);
             }
-            if p.records >= target {
-                if !cut(&mut p, &mut totals) {
+            // Take every complete record already in the spool; per record only a memchr and a
+            // little arithmetic.
+            let filled = self.spool.filled();
+            let data = self.spool.bytes(0, filled);
+            loop {
+                if p.records >= target {
+                    if !cut(&mut p, &mut totals) || events.stopped() {
+                        return Ok(totals);
+                    }
+                    if adaptive && self.ring.backlog() >= 1 && !self.ring.starving() {
+                        target = (target * 2).min(max);
+                    }
+                    continue;
+                }
+                if totals.records >= limit {
+                    cut(&mut p, &mut totals);
                     return Ok(totals);
                 }
-                if adaptive && self.ring.backlog() >= 1 && !self.ring.starving() {
-                    target = (target * 2).min(max);
-                }
-                continue;
-            }
-            if totals.records >= limit {
-                cut(&mut p, &mut totals);
-                return Ok(totals);
-            }
-            let filled = self.spool.filled();
-            let unscanned = self.spool.bytes(p.search, filled);
-            let rec_end = match memchr::memchr(self.delimiter, unscanned) {
-                Some(i) => Some((p.search + i as u64, p.search + i as u64 + 1)),
-                None if ingest.at_eof() => (p.cursor < filled).then_some((filled, filled)),
-                None => {
-                    p.search = filled;
-                    None
-                }
-            };
-            if let Some((end, next)) = rec_end {
+                let (end, next) = match memchr::memchr(self.delimiter, &data[p.search as usize..]) {
+                    Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
+                    None if ingest.at_eof() && p.cursor < filled => (filled, filled),
+                    None => {
+                        p.search = filled;
+                        break;
+                    }
+                };
                 let len = end - p.cursor;
                 if let Some(space) = self.arg_space {
                     if len > space.max_record_len {
@@ -174,7 +176,6 @@ impl Scanner<'_> {
                 totals.records += 1;
                 p.cursor = next;
                 p.search = next;
-                continue;
             }
             if ingest.at_eof() {
                 cut(&mut p, &mut totals);

@@ -34,6 +34,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         capture.as_ref().map(|c| c.fd()),
         shared.child_stdin(),
         &shared.sigmask,
+        shared.children_own_group,
     )?;
     let pid_slot = &shared.children[index];
     let mut argv = Argv::default();
@@ -82,8 +83,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 Ok(pid) => {
                     pid_slot.store(pid, Ordering::SeqCst);
                     if shared.stop.is_stopped() {
-                        // SAFETY: pid is our unreaped child, so it cannot have been reused.
-                        unsafe { libc::kill(pid, libc::SIGTERM) };
+                        shared.signal_child(pid, libc::SIGTERM);
                     }
                     let end = wait_exit(pid);
                     // The child is a zombie until reaped: its pid cannot be reused while the

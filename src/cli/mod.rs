@@ -111,7 +111,7 @@ pub fn command() -> Command {
     for f in FLAGS {
         let mut arg = Arg::new(f.id).long(f.long).help(f.help);
         if !f.long_help.is_empty() {
-            arg = arg.long_help(format!("{} {}", f.help, f.long_help));
+            arg = arg.long_help(format!("{}. {}", f.help, f.long_help));
         }
         if let Some(s) = f.short {
             arg = arg.short(s);

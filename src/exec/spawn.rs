@@ -40,10 +40,13 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 impl Spawner {
     /// `stdout`/`stdin`: descriptors to put on the child's fd 1/0 (None = inherit).
     /// `sigmask`: the signal mask the child starts with (frun's mask before it blocked signals).
+    /// `own_group`: the child leads a new process group, so stopping it reaches everything it
+    /// started (`kill(-pid)`).
     pub fn new(
         stdout: Option<RawFd>,
         stdin: Option<RawFd>,
         sigmask: &libc::sigset_t,
+        own_group: bool,
     ) -> io::Result<Spawner> {
         // SAFETY: zeroed storage is a valid argument for the *_init functions, which fully
         // initialise the objects; every call's result is checked.
@@ -56,9 +59,14 @@ impl Spawner {
             libc::sigaddset(&mut def, libc::SIGPIPE);
             check(libc::posix_spawnattr_setsigdefault(&mut *attr, &def))?;
             check(libc::posix_spawnattr_setsigmask(&mut *attr, sigmask))?;
+            let mut flags = libc::POSIX_SPAWN_SETSIGDEF | libc::POSIX_SPAWN_SETSIGMASK;
+            if own_group {
+                check(libc::posix_spawnattr_setpgroup(&mut *attr, 0))?;
+                flags |= libc::POSIX_SPAWN_SETPGROUP;
+            }
             check(libc::posix_spawnattr_setflags(
                 &mut *attr,
-                (libc::POSIX_SPAWN_SETSIGDEF | libc::POSIX_SPAWN_SETSIGMASK) as libc::c_short,
+                flags as libc::c_short,
             ))?;
             let mut actions: Box<libc::posix_spawn_file_actions_t> = Box::new(std::mem::zeroed());
             check(libc::posix_spawn_file_actions_init(&mut *actions))?;
