@@ -67,5 +67,9 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
         old
     };
+    // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
+    // their status.
+    // SAFETY: restores the default disposition of one signal; no handler is installed.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
     engine::run(plan, original)
 }

@@ -232,3 +232,157 @@ fn drain_eventfd(fd: RawFd) {
     // SAFETY: reads 8 bytes into a live u64; the eventfd is non-blocking, errors are harmless.
     unsafe { libc::read(fd, (&mut v as *mut u64).cast(), 8) };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ring::Claim;
+    use proptest::prelude::*;
+    use std::io::{Seek, Write};
+    use std::sync::Mutex;
+
+    struct Recorder {
+        oversized: Mutex<Vec<(u64, u64)>>,
+    }
+
+    impl ScanEvents for Recorder {
+        fn published(&self, _: &Ring) {}
+        fn oversized(&self, offset: u64, len: u64) {
+            self.oversized.lock().unwrap().push((offset, len));
+        }
+        fn stopped(&self) -> bool {
+            false
+        }
+    }
+
+    /// Scans `input` (as a regular file) and returns the batches and the skipped records.
+    fn scan(
+        input: &[u8],
+        sizing: Sizing,
+        limit: Option<u64>,
+        space: Option<ArgSpace>,
+    ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(input).unwrap();
+        f.seek(std::io::SeekFrom::Start(0)).unwrap();
+        let (spool, mut ingest) = crate::spool::open(f).unwrap();
+        let ring = Ring::new(4).unwrap();
+        let rec = Recorder {
+            oversized: Mutex::new(Vec::new()),
+        };
+        let batches = std::thread::scope(|s| {
+            let consumer = s.spawn(|| {
+                let mut out = Vec::new();
+                while let Claim::Batch(b) = ring.claim() {
+                    out.push(b);
+                }
+                out
+            });
+            let scanner = Scanner {
+                spool: &spool,
+                ring: &ring,
+                delimiter: b'\n',
+                sizing,
+                limit,
+                timeout: None,
+                arg_space: space,
+                stop_fd: -1,
+                hunger_fd: -1,
+            };
+            scanner.run(&mut ingest, &rec).unwrap();
+            consumer.join().unwrap()
+        });
+        (batches, rec.oversized.into_inner().unwrap())
+    }
+
+    fn count_records(bytes: &[u8]) -> u64 {
+        let n = memchr::memchr_iter(b'\n', bytes).count() as u64;
+        n + u64::from(!bytes.is_empty() && *bytes.last().unwrap() != b'\n')
+    }
+
+    #[test]
+    fn exact_batches_and_a_final_record_without_newline() {
+        let (b, _) = scan(b"1\n2\n3\n4\n5", Sizing::Exact(2), None, None);
+        let shape: Vec<_> = b.iter().map(|b| (b.start, b.end, b.records)).collect();
+        assert_eq!(shape, [(0, 4, 2), (4, 8, 2), (8, 9, 1)]);
+    }
+
+    #[test]
+    fn limit_stops_mid_batch() {
+        let (b, _) = scan(b"a\nb\nc\nd\n", Sizing::Exact(3), Some(2), None);
+        assert_eq!(b.len(), 1);
+        assert_eq!((b[0].start, b[0].end, b[0].records), (0, 4, 2));
+    }
+
+    #[test]
+    fn oversized_records_are_skipped_and_reported() {
+        let space = ArgSpace {
+            per_byte: 1,
+            per_record: 9,
+            budget: 1 << 20,
+            max_record_len: 3,
+        };
+        let (b, over) = scan(b"ab\nlong!\ncd\n", Sizing::Exact(10), None, Some(space));
+        assert_eq!(over, [(3, 5)]);
+        let shape: Vec<_> = b.iter().map(|b| (b.start, b.end, b.records)).collect();
+        assert_eq!(shape, [(0, 3, 1), (9, 12, 1)]);
+    }
+
+    #[test]
+    fn budget_cuts_batches() {
+        let space = ArgSpace {
+            per_byte: 1,
+            per_record: 9,
+            budget: 30,
+            max_record_len: 100,
+        };
+        // Each 1-byte record costs 10: three fit in 30.
+        let (b, _) = scan(
+            b"a\nb\nc\nd\ne\n",
+            Sizing::Adaptive {
+                init: 100,
+                max: 100,
+            },
+            None,
+            Some(space),
+        );
+        let counts: Vec<_> = b.iter().map(|b| b.records).collect();
+        assert_eq!(counts, [3, 2]);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Invariant 1: batches tile the input in order; every record is in exactly one batch.
+        #[test]
+        fn batches_tile_the_input(
+            lines in proptest::collection::vec("[a-z ]{0,12}", 0..200),
+            trailing in any::<bool>(),
+            init in 1u64..8,
+            extra in 0u64..64,
+            exact in any::<bool>(),
+        ) {
+            let mut input = lines.join("\n").into_bytes();
+            if trailing && !input.is_empty() {
+                input.push(b'\n');
+            }
+            let sizing = if exact { Sizing::Exact(init) } else { Sizing::Adaptive { init, max: init + extra } };
+            let (batches, _) = scan(&input, sizing, None, None);
+            let mut at = 0;
+            let mut records = 0;
+            for (i, b) in batches.iter().enumerate() {
+                prop_assert_eq!(b.seq, i as u64);
+                prop_assert_eq!(b.start, at);
+                prop_assert!(b.records >= 1);
+                prop_assert_eq!(b.records, count_records(&input[b.start as usize..b.end as usize]));
+                if exact && i + 1 < batches.len() {
+                    prop_assert_eq!(b.records, init);
+                }
+                prop_assert!(b.records <= init + extra);
+                at = b.end;
+                records += b.records;
+            }
+            prop_assert_eq!(at, input.len() as u64);
+            prop_assert_eq!(records, count_records(&input));
+        }
+    }
+}
