@@ -244,8 +244,13 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
     {
         let shared = Arc::clone(&shared);
         let hunger_fd = hunger.as_raw_fd();
-        let (sizing, delimiter, limit, timeout) =
-            (plan.sizing, plan.delimiter, plan.limit, plan.timeout);
+        let (sizing, delimiter, limit, timeout, workers_max) = (
+            plan.sizing,
+            plan.delimiter,
+            plan.limit,
+            plan.timeout,
+            plan.workers_max,
+        );
         std::thread::Builder::new()
             .name("frun-scan".into())
             .spawn(move || {
@@ -259,6 +264,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
                     arg_space: Some(arg_space),
                     stop_fd: shared.stop.fd(),
                     hunger_fd,
+                    workers: workers_max as u64,
                 };
                 let result = scanner.run(&mut ingest, &Events { shared: &shared });
                 drop(ingest);

@@ -66,6 +66,8 @@ pub struct Scanner<'a> {
     pub stop_fd: RawFd,
     /// An eventfd workers write when they run dry while a partial batch waits.
     pub hunger_fd: RawFd,
+    /// How many workers may share the work (for balancing the last batches).
+    pub workers: u64,
 }
 
 /// The batch being built: records `[start, cursor)`.
@@ -84,6 +86,27 @@ impl Scanner<'_> {
         let result = self.scan(ingest, events);
         self.ring.close();
         result
+    }
+
+    /// Near the end of an input whose size is known (`at_end`), batches shrink so the last ones
+    /// are shared out evenly ("guided" scheduling): at most the remaining records (estimated
+    /// from the average record so far) over twice the workers, never below `init`.
+    fn balanced(
+        &self,
+        target: u64,
+        init: u64,
+        at_end: bool,
+        p: &Pending,
+        totals: ScanTotals,
+        filled: u64,
+    ) -> u64 {
+        if !at_end || totals.records == 0 || p.cursor == 0 {
+            return target;
+        }
+        let remaining_bytes = filled - p.cursor;
+        let remaining =
+            (remaining_bytes as u128 * totals.records as u128 / p.cursor as u128) as u64;
+        target.min((remaining / (2 * self.workers.max(1))).max(init))
     }
 
     fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
@@ -127,14 +150,31 @@ impl Scanner<'_> {
             // little arithmetic.
             let filled = self.spool.filled();
             let data = self.spool.bytes(0, filled);
+            // The batch size in force: `target`, or less near the end of a known input.
+            let mut size = self.balanced(
+                target,
+                init,
+                adaptive && ingest.at_eof(),
+                &p,
+                totals,
+                filled,
+            );
             loop {
-                if p.records >= target {
+                if p.records >= size {
                     if !cut(&mut p, &mut totals) || events.stopped() {
                         return Ok(totals);
                     }
                     if adaptive && self.ring.backlog() >= 1 && !self.ring.starving() {
                         target = (target * 2).min(max);
                     }
+                    size = self.balanced(
+                        target,
+                        init,
+                        adaptive && ingest.at_eof(),
+                        &p,
+                        totals,
+                        filled,
+                    );
                     continue;
                 }
                 if totals.records >= limit {
@@ -184,23 +224,25 @@ impl Scanner<'_> {
 
             // An incomplete record (or nothing) is left: flush early or wait for input.
             let partial = p.records > 0 && !exact;
-            if partial && adaptive && self.ring.starving() && !ingest.ready_now() {
-                if !cut(&mut p, &mut totals) {
-                    return Ok(totals);
-                }
-                target = (target / 2).max(init);
-                continue;
-            }
-            let mut watch = [self.stop_fd, self.hunger_fd];
-            let watched = if partial && adaptive {
+            let flush_when_hungry = partial && adaptive;
+            if flush_when_hungry {
+                // Arm first, then look: a worker that runs dry after the look writes the eventfd.
+                // Input that is ready (data or end of input) is read before anything is flushed.
                 self.ring.arm_hunger(self.hunger_fd);
-                if self.ring.starving() {
+                if self.ring.starving() && !ingest.ready_now() {
                     self.ring.disarm_hunger();
+                    if !cut(&mut p, &mut totals) {
+                        return Ok(totals);
+                    }
+                    target = (target / 2).max(init);
                     continue;
                 }
-                &mut watch[..]
+            }
+            let watch = [self.stop_fd, self.hunger_fd];
+            let watched = if flush_when_hungry {
+                &watch[..]
             } else {
-                &mut watch[..1]
+                &watch[..1]
             };
             let timeout = match self.timeout {
                 Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
@@ -288,6 +330,7 @@ mod tests {
                 arg_space: space,
                 stop_fd: -1,
                 hunger_fd: -1,
+                workers: 2,
             };
             scanner.run(&mut ingest, &rec).unwrap();
             consumer.join().unwrap()
