@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 use crate::ring::Ring;
 use crate::spool::{Fill, Ingest, Spool};
 
+/// Bytes the fast path counts at a time.
+const BLOCK: usize = 16 << 10;
+
 /// The hard maximum batch size, in records.
 pub const HARD_MAX_RECORDS: u64 = 65_536;
 
@@ -109,6 +112,57 @@ impl Scanner<'_> {
         target.min((remaining / (2 * self.workers.max(1))).max(init))
     }
 
+    /// The fast path: takes whole blocks of records at once (one SIMD count per block instead of
+    /// one search per record) while the block cannot complete the batch, reach the limit, break
+    /// the argument budget or hold a record over the per-argument limit. What is left goes
+    /// record by record.
+    fn skip_whole_blocks(
+        &self,
+        data: &[u8],
+        p: &mut Pending,
+        totals: &mut ScanTotals,
+        size: u64,
+        limit: u64,
+        exact: bool,
+    ) {
+        if self
+            .arg_space
+            .is_some_and(|s| s.max_record_len < BLOCK as u64)
+        {
+            return;
+        }
+        loop {
+            let from = p.search as usize;
+            let chunk = &data[from..data.len().min(from + BLOCK)];
+            let Some(last) = memchr::memrchr(self.delimiter, chunk) else {
+                return;
+            };
+            let region = &chunk[..=last];
+            let n = bytecount::count(region, self.delimiter) as u64;
+            if p.records + n >= size || totals.records + n >= limit {
+                return;
+            }
+            let end = p.search + last as u64 + 1;
+            let mut cost = p.cost;
+            if let Some(space) = self.arg_space {
+                let first = memchr::memchr(self.delimiter, region).unwrap_or(last) as u64;
+                if p.search + first - p.cursor > space.max_record_len {
+                    return;
+                }
+                // Record bytes without delimiters, from the current record's start.
+                cost += space.per_byte * (end - p.cursor - n) + space.per_record * n;
+                if !exact && cost > space.budget {
+                    return;
+                }
+            }
+            p.cost = cost;
+            p.records += n;
+            totals.records += n;
+            p.cursor = end;
+            p.search = end;
+        }
+    }
+
     fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
         let (init, max, adaptive, exact) = match self.sizing {
             Sizing::Adaptive { init, max } => (init, max, init < max, false),
@@ -181,6 +235,7 @@ impl Scanner<'_> {
                     cut(&mut p, &mut totals);
                     return Ok(totals);
                 }
+                self.skip_whole_blocks(data, &mut p, &mut totals, size, limit, exact);
                 let (end, next) = match memchr::memchr(self.delimiter, &data[p.search as usize..]) {
                     Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
                     None if ingest.at_eof() && p.cursor < filled => (filled, filled),
@@ -426,6 +481,43 @@ mod tests {
             }
             prop_assert_eq!(at, input.len() as u64);
             prop_assert_eq!(records, count_records(&input));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// The block fast path keeps every rule of the record-by-record path: batches tile the
+        /// input and never pass the size, the argument budget or the record limit.
+        #[test]
+        fn fast_path_keeps_every_limit(
+            lens in proptest::collection::vec(0usize..40, 1..6000),
+            size in 1u64..5000,
+            budget in 200u64..200_000,
+            limit in proptest::option::of(1u64..7000),
+        ) {
+            let mut input = Vec::new();
+            for (i, l) in lens.iter().enumerate() {
+                input.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *l));
+                input.push(b'\n');
+            }
+            let space = ArgSpace { per_byte: 1, per_record: 9, budget, max_record_len: 1 << 17 };
+            let sizing = Sizing::Adaptive { init: size, max: size };
+            let (batches, _) = scan(&input, sizing, limit, Some(space));
+            let want = limit.map_or(lens.len() as u64, |l| l.min(lens.len() as u64));
+            let mut at = 0u64;
+            let mut total = 0u64;
+            for b in &batches {
+                prop_assert_eq!(b.start, at);
+                prop_assert!(b.records <= size);
+                let bytes = &input[b.start as usize..b.end as usize];
+                let n = count_records(bytes);
+                prop_assert_eq!(n, b.records);
+                let cost = (bytes.len() as u64 - n) + 9 * n;
+                prop_assert!(cost <= budget || n == 1, "cost {} over {}", cost, budget);
+                at = b.end;
+                total += b.records;
+            }
+            prop_assert_eq!(total, want);
         }
     }
 }

@@ -166,13 +166,15 @@ impl ArgvTemplate {
         argv.bytes.clear();
         argv.offsets.clear();
         argv.records.clear();
-        let mut start = 0;
-        for i in memchr::memchr_iter(self.delimiter, batch) {
-            argv.records.push((start, i));
-            start = i + 1;
-        }
-        if start < batch.len() {
-            argv.records.push((start, batch.len()));
+        if !self.append {
+            let mut start = 0;
+            for i in memchr::memchr_iter(self.delimiter, batch) {
+                argv.records.push((start, i));
+                start = i + 1;
+            }
+            if start < batch.len() {
+                argv.records.push((start, batch.len()));
+            }
         }
 
         argv.offsets.push(0);
@@ -190,11 +192,26 @@ impl ArgvTemplate {
                 }
             }
         }
-        if self.append {
-            for &(s, e) in &argv.records {
-                argv.offsets.push(argv.bytes.len());
-                argv.bytes.extend_from_slice(&batch[s..e]);
-                argv.bytes.push(0);
+        if self.append && !batch.is_empty() {
+            // One copy of the whole batch, then each delimiter becomes the NUL ending a word.
+            let base = argv.bytes.len();
+            argv.bytes.extend_from_slice(batch);
+            if batch.last() != Some(&self.delimiter) {
+                argv.bytes.push(self.delimiter);
+            }
+            let first = argv.offsets.len();
+            let mut start = base;
+            for i in memchr::memchr_iter(self.delimiter, &argv.bytes[base..]) {
+                argv.offsets.push(start);
+                start = base + i + 1;
+            }
+            // Each record's delimiter is the byte before the next record; the last ends `bytes`.
+            for k in first + 1..argv.offsets.len() {
+                let o = argv.offsets[k];
+                argv.bytes[o - 1] = 0;
+            }
+            if let Some(b) = argv.bytes.last_mut() {
+                *b = 0;
             }
         }
         argv.ptrs.clear();
