@@ -83,7 +83,13 @@ impl Shared {
             .name(format!("frun-worker-{index}"))
             .stack_size(256 << 10)
             .spawn(move || {
-                crate::worker::run(&me, index);
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::worker::run(&me, index)
+                }));
+                if ran.is_err() {
+                    me.stop
+                        .request(StopReason::Fatal(format!("worker {index} failed (a bug)")));
+                }
                 me.workers_live.fetch_sub(1, Ordering::AcqRel);
                 me.notify_done();
             });
@@ -266,7 +272,14 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
                     hunger_fd,
                     workers: workers_max as u64,
                 };
-                let result = scanner.run(&mut ingest, &Events { shared: &shared });
+                let events = Events { shared: &shared };
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    scanner.run(&mut ingest, &events)
+                }))
+                .unwrap_or_else(|_| {
+                    shared.ring.abort();
+                    Err(std::io::Error::other("the scanner failed (a bug)"))
+                });
                 drop(ingest);
                 *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                 shared.scan_done.store(true, Ordering::Release);

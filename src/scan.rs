@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 use crate::ring::Ring;
 use crate::spool::{Fill, Ingest, Spool};
 
+/// The smallest batch the end-of-input balancing cuts to (unless `-l` starts higher).
+const TAIL_FLOOR: u64 = 16;
+
 /// Bytes the fast path counts at a time.
 const BLOCK: usize = 16 << 10;
 
@@ -93,7 +96,8 @@ impl Scanner<'_> {
 
     /// Near the end of an input whose size is known (`at_end`), batches shrink so the last ones
     /// are shared out evenly ("guided" scheduling): at most the remaining records (estimated
-    /// from the average record so far) over twice the workers, never below `init`.
+    /// from the average record so far) over twice the workers, never below `init` nor below
+    /// [`TAIL_FLOOR`] records (so the tail is not spent starting processes for single records).
     fn balanced(
         &self,
         target: u64,
@@ -109,7 +113,8 @@ impl Scanner<'_> {
         let remaining_bytes = filled - p.cursor;
         let remaining =
             (remaining_bytes as u128 * totals.records as u128 / p.cursor as u128) as u64;
-        target.min((remaining / (2 * self.workers.max(1))).max(init))
+        let floor = init.max(TAIL_FLOOR);
+        target.min((remaining / (2 * self.workers.max(1))).max(floor))
     }
 
     /// The fast path: takes whole blocks of records at once (one SIMD count per block instead of

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Turns the hyperfine JSON files of one benches/run.sh run into a Markdown report.
+
+Standard library only. run.sh hands over four files:
+  --manifest  TSV, one row per benchmarked command:
+              id workload tool count unit kind runs ref limit command note json log
+              kind: hf (hyperfine median), self (median of the tool's own timing lines in
+              `log`, as spawnloop prints them), fail, skip
+  --checks    TSV: name status detail (the untimed correctness checks)
+  --machine   TSV: key value (machine details, versions, settings)
+  --notes     plain lines (tools skipped, runs that failed)
+The report goes to --out; the tables are also printed on stdout.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+MANIFEST_FIELDS = [
+    "id", "workload", "tool", "count", "unit", "kind", "runs", "ref", "limit",
+    "command", "note", "json", "log",
+]
+
+
+def read_tsv(path, fields):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            parts = line.split("\t")
+            parts += [""] * (len(fields) - len(parts))
+            rows.append(dict(zip(fields, parts)))
+    return rows
+
+
+def times_of(row):
+    """Wall seconds of each timed run of a row (empty when there are none)."""
+    if row["kind"] == "hf":
+        with open(row["json"], encoding="utf-8") as f:
+            data = json.load(f)
+        return [float(t) for t in data["results"][0]["times"]]
+    if row["kind"] == "self":
+        secs = []
+        with open(row["log"], encoding="utf-8") as f:
+            for line in f:
+                m = re.search(r"seconds=([0-9.]+)", line)
+                if m:
+                    secs.append(float(m.group(1)))
+        runs = int(row["runs"] or 0)
+        if runs > 0:
+            secs = secs[-runs:]  # the earlier lines are hyperfine's warm-up runs
+        return secs
+    return []
+
+
+def fmt_secs(s):
+    if s is None:
+        return "—"
+    if s < 1:
+        return f"{s * 1000:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def fmt_count(n, unit):
+    if unit == "-":
+        return "1 line"
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        text = f"{n // 1_000_000}M"
+    elif n >= 1000 and n % 1000 == 0:
+        text = f"{n // 1000}k"
+    else:
+        text = str(n)
+    return f"{text} {unit}"
+
+
+def fmt_rate(r, unit):
+    if r is None or unit == "-":
+        return "—"
+    if r >= 1e6:
+        return f"{r / 1e6:.2f}M {unit}/s"
+    if r >= 1e3:
+        return f"{r / 1e3:.1f}k {unit}/s"
+    return f"{r:.0f} {unit}/s"
+
+
+def md_escape(text):
+    return text.replace("|", "\\|")
+
+
+def build(args):
+    rows = read_tsv(args.manifest, MANIFEST_FIELDS)
+    by_id = {}
+    for r in rows:
+        r["count"] = int(r["count"] or 0)
+        times = times_of(r)
+        r["median"] = statistics.median(times) if times else None
+        r["spread"] = (
+            f"{fmt_secs(min(times))} – {fmt_secs(max(times))}" if len(times) > 1 else "—"
+        )
+        r["rate"] = (
+            r["count"] / r["median"]
+            if r["median"] and r["unit"] != "-"
+            else None
+        )
+        # time per record; for the 1-line start-up rows simply the wall time
+        r["per"] = r["median"] / max(r["count"], 1) if r["median"] else None
+        by_id[r["id"]] = r
+
+    def vs_frun(r):
+        ref = by_id.get(r["ref"])
+        if not ref or not r["per"] or not ref["per"]:
+            return "—"
+        return f"{r['per'] / ref['per']:.2f}×"
+
+    def vs_limit(r):
+        lim = by_id.get(r["limit"])
+        if not lim or not r["rate"] or not lim["rate"]:
+            return "—"
+        return f"{100 * r['rate'] / lim['rate']:.0f}%"
+
+    table = [
+        "| workload | tool | input | median wall | min – max | rate | time/record vs frun "
+        "| of spawn limit | note |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        if r["kind"] == "skip":
+            wall = spread = rate = ratio = limit = "—"
+            note = "skipped: " + r["note"]
+        elif r["kind"] == "fail":
+            wall = spread = rate = ratio = limit = "—"
+            note = r["note"]
+        else:
+            wall = fmt_secs(r["median"])
+            spread = r["spread"]
+            rate = fmt_rate(r["rate"], r["unit"])
+            ratio = vs_frun(r)
+            limit = vs_limit(r)
+            note = r["note"]
+        table.append(
+            "| " + " | ".join(md_escape(x) for x in [
+                r["workload"], r["tool"], fmt_count(r["count"], r["unit"]),
+                wall, spread, rate, ratio, limit, note,
+            ]) + " |"
+        )
+
+    # targets
+    def get(i, key):
+        r = by_id.get(i)
+        return r[key] if r and r.get(key) else None
+
+    def target(name, value, goal, ok_if, fmt):
+        if value is None:
+            return f"| {md_escape(name)} | n/a | {goal} | n/a |"
+        return f"| {md_escape(name)} | {fmt(value)} | {goal} | {'PASS' if ok_if(value) else 'FAIL'} |"
+
+    def div(a, b):
+        return a / b if a is not None and b else None
+
+    times = "{:.2f}×".format
+    pct = lambda v: f"{100 * v:.0f}%"  # noqa: E731
+    targets = [
+        "| target | measured | goal | result |",
+        "|---|---:|---:|---|",
+        target("start-up: frun echo / xargs echo (wall)",
+               div(get("startup-frun", "median"), get("startup-xargs", "median")),
+               "≤ 1.50×", lambda v: v <= 1.5, times),
+        target("/bin/true default: frun rate / spawn-loop limit (batch max)",
+               div(get("true-frun", "rate"), get("true-spawnloop-max", "rate")),
+               "≥ 85%", lambda v: v >= 0.85, pct),
+        target("/bin/true default: frun rate / xargs -P$(nproc) -n1000 rate",
+               div(get("true-frun", "rate"), get("true-xargs-n1000", "rate")),
+               "≥ 4.00×", lambda v: v >= 4, times),
+        target("echo: frun echo rate / frun true rate",
+               div(get("echo-frun", "rate"), get("true-frun", "rate")),
+               "≥ 75%", lambda v: v >= 0.75, pct),
+        target("-k cost: frun -k echo / frun echo (wall)",
+               div(get("echo-frun-k", "median"), get("echo-frun", "median")),
+               "≤ 1.10×", lambda v: v <= 1.10, times),
+        target("-k cost: frun -k printf / frun printf (wall)",
+               div(get("printf-frun-k", "median"), get("printf-frun", "median")),
+               "≤ 1.10×", lambda v: v <= 1.10, times),
+        target("sha256sum: frun / serial xargs (wall)",
+               div(get("sha-frun", "median"), get("sha-xargs-serial", "median")),
+               "≤ 0.55×", lambda v: v <= 0.55, times),
+    ]
+
+    checks = read_tsv(args.checks, ["name", "status", "detail"])
+    check_lines = ["| check | result | detail |", "|---|---|---|"]
+    for c in checks:
+        check_lines.append(
+            f"| {md_escape(c['name'])} | {c['status']} | {md_escape(c['detail'])} |"
+        )
+    bad = [c for c in checks if c["status"] != "ok"]
+
+    machine = read_tsv(args.machine, ["key", "value"])
+    notes = []
+    if args.notes and os.path.exists(args.notes):
+        with open(args.notes, encoding="utf-8") as f:
+            notes = [line.strip() for line in f if line.strip()]
+
+    head = [f"**{n}**\n" for n in notes if n.startswith("WARNING")]
+    if bad:
+        head.append(
+            "**A correctness check failed: frun's numbers in this run are not valid.**\n"
+        )
+    head += ["## Results", ""] + table + [""]
+    head += [
+        "median wall: hyperfine's median; for the spawn loop the median of its own loop timing "
+        "(building the argv arrays is not counted). rate: input records per second of wall "
+        "time. time/record vs frun: this row's wall time per record divided by that of the "
+        "workload's frun row (1.00×); above 1 means slower than frun. of spawn limit: "
+        "rate as a share of the C spawn loop with the largest batch that fits ARG_MAX.",
+        "",
+        "## Targets",
+        "",
+    ] + targets + ["", "## Correctness (untimed)", ""] + check_lines + [""]
+    if notes:
+        head += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    printed = "\n".join(head)
+
+    tail = ["## Machine", ""]
+    tail += ["| | |", "|---|---|"]
+    tail += [f"| {md_escape(m['key'])} | {md_escape(m['value'])} |" for m in machine]
+    tail += ["", "## Commands", ""]
+    tail += [
+        "Run from a scratch directory holding the inputs listed under Machine, with frun and "
+        "spawnloop on PATH; the start-up commands ran without a shell (hyperfine -N), the "
+        "rest through hyperfine's default shell. Raw hyperfine JSON (and the spawn loop's own "
+        "timings) are in raw/, named after this file plus the id.",
+        "",
+        "| id | runs | command |",
+        "|---|---:|---|",
+    ]
+    for r in rows:
+        if r["kind"] == "skip":
+            continue
+        tail.append(f"| {r['id']} | {r['runs']} | `{md_escape(r['command'])}` |")
+    tail.append("")
+
+    doc = "\n".join(["# frun benchmarks", ""] + head + tail) + "\n"
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(doc)
+    sys.stdout.write(printed + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--manifest", required=True)
+    p.add_argument("--checks", required=True)
+    p.add_argument("--machine", required=True)
+    p.add_argument("--notes")
+    p.add_argument("--out", required=True)
+    build(p.parse_args())
+
+
+if __name__ == "__main__":
+    main()

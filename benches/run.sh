@@ -1,0 +1,424 @@
+#!/usr/bin/env bash
+# frun benchmark suite: frun against xargs, GNU Parallel, rust-parallel and a C spawn loop
+# (the physical limit), all on the same inputs in one run. See benches/README.md.
+#
+# Knobs (environment):
+#   LINES=10000000      lines for the fast tools (seq LINES)
+#   SMALL_LINES=200000  lines for GNU Parallel (its lines/s is taken from this)
+#   TINY_LINES=5000     lines for rust-parallel (one process per line, ~1k lines/s)
+#   FILES=2000          files for the sha256sum workload, FILE_BYTES=131072 random bytes each (CPU-bound hashing)
+#   RUNS=3              hyperfine runs per command (at least 1)
+#   STARTUP_RUNS=30     runs for the start-up and sha256sum workloads (cheap, noisy)
+#   ECHO_OUTPUT=null    where echo/printf output goes: null (/dev/null) or pipe
+#   QUICK=1             smoke run: small inputs, 1 run, no warm-up; results go to results/quick/
+#   OUT_DIR=...         where the .md and raw/ JSON go (default benches/results)
+#   CHECK_TIMEOUT=300   seconds before a correctness check counts as hung
+#   BENCH_TIMEOUT=900   seconds before one hyperfine call (all runs of a command) is cut
+#   FORCE=1             benchmark even when a correctness check failed
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+
+QUICK=${QUICK:-0}
+if [[ $QUICK == 1 ]]; then
+    LINES=${LINES:-200000}
+    SMALL_LINES=${SMALL_LINES:-20000}
+    TINY_LINES=${TINY_LINES:-500}
+    FILES=${FILES:-200}
+    RUNS=${RUNS:-1}
+    STARTUP_RUNS=${STARTUP_RUNS:-3}
+    WARMUP=0
+    OUT_DIR=${OUT_DIR:-$here/results/quick}
+else
+    LINES=${LINES:-10000000}
+    SMALL_LINES=${SMALL_LINES:-200000}
+    TINY_LINES=${TINY_LINES:-5000}
+    FILES=${FILES:-2000}
+    RUNS=${RUNS:-3}
+    STARTUP_RUNS=${STARTUP_RUNS:-30}
+    WARMUP=1
+    OUT_DIR=${OUT_DIR:-$here/results}
+fi
+FILE_BYTES=${FILE_BYTES:-131072}
+ECHO_OUTPUT=${ECHO_OUTPUT:-null}
+CHECK_TIMEOUT=${CHECK_TIMEOUT:-300}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-900}
+NPROC=$(nproc)
+SHA_RUNS=$((STARTUP_RUNS < 10 ? STARTUP_RUNS : 10))
+((SHA_RUNS >= RUNS)) || SHA_RUNS=$RUNS
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() {
+    log "error: $*"
+    exit 1
+}
+
+# Notes on skipped or degraded tools end up under the table.
+notes=()
+note() {
+    log "note: $*"
+    notes+=("$*")
+}
+
+# ---------------------------------------------------------------- tools
+as_root() {
+    if [[ $(id -u) == 0 ]]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        sudo -n "$@"
+    else
+        return 1
+    fi
+}
+
+apt_install() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    log "apt-get install $*"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2 && return 0
+    as_root apt-get update -q >&2 || return 1
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+export PATH="$HOME/.cargo/bin:$PATH"
+
+have cargo || die "cargo is needed to build frun"
+have python3 || apt_install python3 || die "python3 is needed for the report"
+have hyperfine || apt_install hyperfine || cargo install hyperfine --locked >&2 ||
+    die "hyperfine is missing and could not be installed"
+have xargs || apt_install findutils || die "xargs is missing"
+
+use_parallel=1
+if ! have parallel; then
+    apt_install parallel || true
+fi
+if ! have parallel; then
+    use_parallel=0
+    note "GNU Parallel not installed and not installable: its rows are skipped"
+elif ! parallel --version 2>/dev/null | grep -q 'GNU parallel'; then
+    use_parallel=0
+    note "'parallel' on PATH is not GNU Parallel (moreutils?): its rows are skipped"
+fi
+
+use_rp=1
+if ! have rust-parallel; then
+    log "cargo install rust-parallel --locked"
+    cargo install rust-parallel --locked >&2 || true
+fi
+if ! have rust-parallel; then
+    use_rp=0
+    note "rust-parallel not installed and not installable: its rows are skipped"
+fi
+
+use_spawnloop=1
+if ! have cc; then
+    apt_install gcc || true
+fi
+have cc || {
+    use_spawnloop=0
+    note "no C compiler: spawn-loop limit rows are skipped"
+}
+
+# ---------------------------------------------------------------- build
+work=$(mktemp -d "${TMPDIR:-/tmp}/frun-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+
+log "building frun (release)"
+(cd "$root" && cargo build --release --quiet) >&2
+frun_bin=${CARGO_TARGET_DIR:-$root/target}/release/frun
+[[ -x $frun_bin ]] || die "no frun binary at $frun_bin"
+# A copy, so a rebuild while the benchmark runs cannot swap the binary under it.
+cp "$frun_bin" "$work/bin/frun"
+
+if ((use_spawnloop)); then
+    log "building spawnloop"
+    if ! cc -O2 -pthread -o "$work/bin/spawnloop" "$here/spawnloop.c" >&2; then
+        use_spawnloop=0
+        note "spawnloop.c did not compile: spawn-loop limit rows are skipped"
+    fi
+fi
+export PATH="$work/bin:$PATH"
+
+# ---------------------------------------------------------------- inputs
+cd "$work"
+log "generating inputs in $work"
+seq "$LINES" >lines.txt
+seq "$SMALL_LINES" >small.txt
+seq "$TINY_LINES" >tiny.txt
+seq 1 >one.txt
+mkdir files
+head -c "$((FILES * FILE_BYTES))" /dev/urandom | split -b "$FILE_BYTES" -a 6 -d - files/f
+find files -type f | LC_ALL=C sort >files.txt
+
+stamp="$(date +%F)-$(hostname -s 2>/dev/null || hostname)"
+raw_dir="$OUT_DIR/raw"
+mkdir -p "$raw_dir"
+manifest="$work/manifest.tsv"
+checks="$work/checks.tsv"
+: >"$manifest"
+: >"$checks"
+
+# ---------------------------------------------------------------- correctness (not timed)
+# check NAME EXPECTED ACTUAL [DETAIL]
+check() {
+    local status=FAIL
+    [[ $2 == "$3" ]] && status=ok
+    printf '%s\t%s\t%s\n' "$1" "$status" "${4:-}" >>"$checks"
+    log "check $status: $1"
+}
+
+sum_of() { cksum | cut -d' ' -f1,2; }
+lines_sorted=$(LC_ALL=C sort -S 25% lines.txt | sum_of)
+
+log "correctness checks (frun output against seq)"
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun echo <lines.txt | tr ' ' '\n' | LC_ALL=C sort -S 25% | sum_of) || got=error
+check "frun echo < lines.txt: words sorted = seq $LINES sorted" "$lines_sorted" "$got"
+
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k echo <lines.txt | tr ' ' '\n' | sum_of) || got=error
+check "frun -k echo < lines.txt: words in order = seq $LINES" "$(sum_of <lines.txt)" "$got"
+
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k printf '%s\n' <lines.txt | sum_of) || got=error
+check "frun -k printf '%s\\n' < lines.txt = seq $LINES byte for byte" "$(sum_of <lines.txt)" "$got"
+
+# shellcheck disable=SC2016 # $# is for the child sh
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun sh -c 'echo $#' sh <lines.txt | awk '{ s += $1 } END { print s + 0 }') || got=error
+check "frun sh -c 'echo \$#' sh < lines.txt: arguments passed add up to $LINES" "$LINES" "$got"
+
+stats=$(timeout -k 10 "$CHECK_TIMEOUT" frun -v true <lines.txt 2>&1 >/dev/null) || stats="exit $?: $stats"
+got=$(grep -o 'records=[0-9]*' <<<"$stats" || true)
+check "frun -v true < lines.txt: stats say records=$LINES" "records=$LINES" "$got" "$stats"
+
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun echo <one.txt) || got=error
+check "frun echo < one.txt prints 1" "1" "$got"
+
+want=$(xargs sha256sum <files.txt | LC_ALL=C sort | sum_of)
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun sha256sum <files.txt | LC_ALL=C sort | sum_of) || got=error
+check "frun sha256sum < files.txt = xargs sha256sum (sorted)" "$want" "$got"
+
+if ((use_parallel)); then
+    got=$(timeout -k 10 "$CHECK_TIMEOUT" parallel --will-cite -q -k -X printf '%s\n' <tiny.txt | sum_of) || got=error
+    check "peer command line: parallel -q -k -X printf '%s\\n' < tiny.txt = seq $TINY_LINES" \
+        "$(sum_of <tiny.txt)" "$got"
+fi
+
+# ---------------------------------------------------------------- benchmarks
+hf_extra=()
+# row ID WORKLOAD TOOL COUNT UNIT KIND RUNS REF LIMIT COMMAND NOTE JSON LOG
+row() {
+    local IFS=$'\t'
+    printf '%s\n' "$*" >>"$manifest"
+}
+
+# bench ID WORKLOAD TOOL COUNT UNIT WARMUP RUNS REF LIMIT COMMAND [NOTE]
+# One hyperfine call per command, so warm-up and run counts can differ per tool.
+bench() {
+    local id=$1 workload=$2 tool=$3 count=$4 unit=$5 warmup=$6 runs=$7 ref=$8 limit=$9
+    local cmd=${10} note=${11:-}
+    local json="$raw_dir/$stamp-$id.json"
+    log "[$workload] $cmd"
+    # timeout signals hyperfine's whole process group, so a hung command goes too.
+    if timeout -k 10 "$BENCH_TIMEOUT" hyperfine --style basic "${hf_extra[@]}" --warmup "$warmup" \
+        --runs "$runs" --export-json "$json" "$cmd" >&2; then
+        row "$id" "$workload" "$tool" "$count" "$unit" hf "$runs" "$ref" "$limit" "$cmd" "$note" "$json" ""
+    else
+        rm -f "$json"
+        row "$id" "$workload" "$tool" "$count" "$unit" fail "$runs" "$ref" "$limit" "$cmd" \
+            "failed (non-zero exit, hyperfine error or over ${BENCH_TIMEOUT} s)${note:+; $note}" "" ""
+        notes+=("$id failed: $cmd")
+    fi
+}
+
+# spawnloop times only its spawn loop (setting up 10M argv strings takes longer than spawning);
+# hyperfine still drives it and each run appends its own timing to a log.
+bench_spawnloop() {
+    local id=$1 workload=$2 batch=$3 warmup=$4 runs=$5 ref=$6
+    local logf="$raw_dir/$stamp-$id.log"
+    local cmd="spawnloop $NPROC $batch $LINES"
+    : >"$logf"
+    log "[$workload] $cmd"
+    if timeout -k 10 "$BENCH_TIMEOUT" hyperfine --style basic --warmup "$warmup" --runs "$runs" \
+        --export-json "$raw_dir/$stamp-$id.json" "$cmd >> $logf" >&2; then
+        row "$id" "$workload" "spawn loop, batch $batch" "$LINES" lines self "$runs" "$ref" true-spawnloop-max "$cmd" \
+            "loop time only, argv set-up excluded" "$raw_dir/$stamp-$id.json" "$logf"
+    else
+        row "$id" "$workload" "spawn loop, batch $batch" "$LINES" lines fail "$runs" "$ref" "" "$cmd" \
+            "failed" "" ""
+    fi
+}
+
+skip() { # ID WORKLOAD TOOL COUNT UNIT WHY
+    row "$1" "$2" "$3" "$4" "$5" skip 0 "" "" "" "$6" "" ""
+}
+
+# How idle the CPUs are over 2 s (percent): a benchmark on a busy machine is noise.
+cpu_idle_pct() {
+    local a b i total=0 idle
+    read -r -a a < <(head -n1 /proc/stat)
+    sleep 2
+    read -r -a b < <(head -n1 /proc/stat)
+    for i in 1 2 3 4 5 6 7 8; do total=$((total + ${b[i]:-0} - ${a[i]:-0})); done
+    idle=$((b[4] - a[4] + b[5] - a[5]))
+    echo $((total > 0 ? 100 * idle / total : 100))
+}
+busy_check() { # WHEN
+    local idle load
+    idle=$(cpu_idle_pct)
+    load=$(cut -d' ' -f1-3 /proc/loadavg)
+    idle_log+="$1: ${idle}% idle, load $load; "
+    if ((idle < 90)); then
+        note "WARNING: the machine was busy $1 (${idle}% idle over 2 s, load $load): other processes skew these numbers; rerun on a quiet machine"
+    fi
+}
+idle_log=""
+
+run_benchmarks() {
+    busy_check "before the benchmarks"
+
+    P=$NPROC
+    W=$WARMUP
+
+    # start-up: no shell in between (hyperfine -N), input named with each tool's file option
+    wl="start-up, 1-line input"
+    hf_extra=(-N)
+    bench startup-frun "$wl" frun 1 - 3 "$STARTUP_RUNS" startup-frun "" "frun -a one.txt echo"
+    bench startup-xargs "$wl" xargs 1 - 3 "$STARTUP_RUNS" startup-frun "" "xargs -a one.txt echo"
+    if ((use_parallel)); then
+        bench startup-parallel "$wl" "GNU Parallel" 1 - 1 "$STARTUP_RUNS" startup-frun "" \
+            "parallel --will-cite -a one.txt echo"
+    else skip startup-parallel "$wl" "GNU Parallel" 1 - "not installed"; fi
+    if ((use_rp)); then
+        bench startup-rust-parallel "$wl" rust-parallel 1 - 3 "$STARTUP_RUNS" startup-frun "" \
+            "rust-parallel -i one.txt echo"
+    else skip startup-rust-parallel "$wl" rust-parallel 1 - "not installed"; fi
+    hf_extra=()
+
+    wl="/bin/true, default flags"
+    lim=""
+    ((use_spawnloop)) && lim=true-spawnloop-max
+    bench true-frun "$wl" frun "$LINES" lines "$W" "$RUNS" true-frun "$lim" "frun true < lines.txt"
+    bench true-xargs-n1000 "$wl" "xargs -P$P -n1000" "$LINES" lines 0 "$RUNS" true-frun "$lim" \
+        "xargs -P$P -n1000 true < lines.txt"
+    bench true-xargs-max "$wl" "xargs -P$P (default max args)" "$LINES" lines 0 "$RUNS" true-frun "$lim" \
+        "xargs -P$P true < lines.txt"
+    if ((use_spawnloop)); then
+        bench_spawnloop true-spawnloop-max "$wl" max "$W" "$RUNS" true-frun
+        bench_spawnloop true-spawnloop-4096 "$wl" 4096 0 "$RUNS" true-frun
+    else
+        skip true-spawnloop-max "$wl" "spawn loop" "$LINES" lines "no C compiler"
+    fi
+    if ((use_parallel)); then
+        bench true-parallel "$wl" "GNU Parallel -X" "$SMALL_LINES" lines 0 "$RUNS" true-frun "$lim" \
+            "parallel --will-cite -X true < small.txt"
+    else skip true-parallel "$wl" "GNU Parallel -X" "$SMALL_LINES" lines "not installed"; fi
+    if ((use_rp)); then
+        bench true-rust-parallel "$wl" rust-parallel "$TINY_LINES" lines 0 "$RUNS" true-frun "$lim" \
+            "rust-parallel true < tiny.txt" "one process per line"
+    else skip true-rust-parallel "$wl" rust-parallel "$TINY_LINES" lines "not installed"; fi
+
+    wl="/bin/true, -l 1:-1"
+    bench true-frun-l "$wl" "frun -l 1:-1" "$LINES" lines "$W" "$RUNS" true-frun "$lim" \
+        "frun -l 1:-1 true < lines.txt"
+
+    wl="echo, output heavy"
+    hf_extra=(--output "$ECHO_OUTPUT")
+    bench echo-frun "$wl" frun "$LINES" lines "$W" "$RUNS" echo-frun "" "frun echo < lines.txt"
+    bench echo-frun-k "$wl" "frun -k" "$LINES" lines "$W" "$RUNS" echo-frun "" "frun -k echo < lines.txt"
+    bench echo-xargs-n1000 "$wl" "xargs -P$P -n1000" "$LINES" lines 0 "$RUNS" echo-frun "" \
+        "xargs -P$P -n1000 echo < lines.txt"
+
+    wl="printf '%s\\n', ordered"
+    bench printf-frun-k "$wl" "frun -k" "$LINES" lines "$W" "$RUNS" printf-frun-k "" \
+        "frun -k printf '%s\\n' < lines.txt"
+    bench printf-frun "$wl" "frun (unordered)" "$LINES" lines "$W" "$RUNS" printf-frun-k "" \
+        "frun printf '%s\\n' < lines.txt"
+    bench printf-xargs-n1000 "$wl" "xargs -P$P -n1000 (unordered)" "$LINES" lines 0 "$RUNS" printf-frun-k "" \
+        "xargs -P$P -n1000 printf '%s\\n' < lines.txt"
+    if ((use_parallel)); then
+        bench printf-parallel-k "$wl" "GNU Parallel -k -X" "$SMALL_LINES" lines 0 "$RUNS" printf-frun-k "" \
+            "parallel --will-cite -q -k -X printf '%s\\n' < small.txt"
+    else skip printf-parallel-k "$wl" "GNU Parallel -k -X" "$SMALL_LINES" lines "not installed"; fi
+    hf_extra=()
+
+    wl="--pipe wc -l (reference)"
+    skip pipe-frun "$wl" "frun -s" "$LINES" lines "stdin mode (-s) not implemented yet"
+    if ((use_parallel)); then
+        bench pipe-parallel "$wl" "GNU Parallel --pipe --block 1M" "$LINES" lines "$W" "$RUNS" "" "" \
+            "parallel --will-cite --pipe --block 1M wc -l < lines.txt" "reference only"
+    else skip pipe-parallel "$wl" "GNU Parallel --pipe" "$LINES" lines "not installed"; fi
+
+    wl="sha256sum, $FILES files of $FILE_BYTES B"
+    bench sha-frun "$wl" frun "$FILES" files "$W" "$SHA_RUNS" sha-frun "" "frun sha256sum < files.txt"
+    bench sha-xargs-serial "$wl" "xargs (serial)" "$FILES" files "$W" "$SHA_RUNS" sha-frun "" \
+        "xargs sha256sum < files.txt"
+    bench sha-xargs-p "$wl" "xargs -P$P -n50" "$FILES" files "$W" "$SHA_RUNS" sha-frun "" \
+        "xargs -P$P -n50 sha256sum < files.txt"
+    if ((use_parallel)); then
+        bench sha-parallel "$wl" "GNU Parallel -X" "$FILES" files "$W" "$SHA_RUNS" sha-frun "" \
+            "parallel --will-cite -X sha256sum < files.txt"
+    else skip sha-parallel "$wl" "GNU Parallel -X" "$FILES" files "not installed"; fi
+    if ((use_rp)); then
+        bench sha-rust-parallel "$wl" rust-parallel "$FILES" files 0 "$SHA_RUNS" sha-frun "" \
+            "rust-parallel sha256sum < files.txt" "one process per file"
+    else skip sha-rust-parallel "$wl" rust-parallel "$FILES" files "not installed"; fi
+
+    busy_check "after the benchmarks"
+}
+
+if grep -q $'\tFAIL\t' "$checks" && [[ ${FORCE:-0} != 1 ]]; then
+    note "a correctness check failed: benchmarks not run (FORCE=1 runs them anyway)"
+else
+    run_benchmarks
+fi
+
+# ---------------------------------------------------------------- machine and report
+version() { # first line of `$@`, or "not installed"
+    if have "$1"; then
+        "$@" 2>&1 | head -n1 || true
+    else
+        echo "not installed"
+    fi
+}
+cpu_model=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
+mem_total=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
+# shellcheck source=/dev/null
+distro=$( (. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}") || echo unknown)
+machine="$work/machine.tsv"
+{
+    printf 'date\t%s\n' "$(date -u '+%F %T UTC')"
+    printf 'host\t%s\n' "$(hostname)"
+    printf 'nproc\t%s\n' "$NPROC"
+    printf 'CPU\t%s\n' "${cpu_model:-unknown}"
+    printf 'memory\t%s\n' "${mem_total:-unknown}"
+    printf 'kernel\t%s\n' "$(uname -r)"
+    printf 'distro\t%s\n' "$distro"
+    printf 'ARG_MAX\t%s\n' "$(getconf ARG_MAX)"
+    printf 'CPU idle\t%s\n' "${idle_log%; }"
+    printf 'frun\t%s\n' "$(frun --version 2>&1 | head -n1)"
+    printf 'xargs\t%s\n' "$(version xargs --version)"
+    printf 'GNU Parallel\t%s\n' "$(version parallel --version)"
+    printf 'rust-parallel\t%s\n' "$(version rust-parallel --version)"
+    printf 'hyperfine\t%s\n' "$(version hyperfine --version)"
+    printf 'rustc\t%s\n' "$(version rustc --version)"
+    printf 'cc\t%s\n' "$(version cc --version)"
+    printf 'settings\tLINES=%s SMALL_LINES=%s TINY_LINES=%s FILES=%s FILE_BYTES=%s RUNS=%s STARTUP_RUNS=%s SHA_RUNS=%s ECHO_OUTPUT=%s QUICK=%s\n' \
+        "$LINES" "$SMALL_LINES" "$TINY_LINES" "$FILES" "$FILE_BYTES" "$RUNS" "$STARTUP_RUNS" "$SHA_RUNS" \
+        "$ECHO_OUTPUT" "$QUICK"
+    printf 'inputs\tlines.txt = seq %s; small.txt = seq %s; tiny.txt = seq %s; one.txt = seq 1; files.txt = %s paths of files with %s random bytes each\n' \
+        "$LINES" "$SMALL_LINES" "$TINY_LINES" "$FILES" "$FILE_BYTES"
+} >"$machine"
+
+notes_file="$work/notes.txt"
+: >"$notes_file"
+for n in ${notes[@]+"${notes[@]}"}; do printf '%s\n' "$n" >>"$notes_file"; done
+
+out="$OUT_DIR/$stamp.md"
+python3 "$here/report.py" --manifest "$manifest" --checks "$checks" --machine "$machine" \
+    --notes "$notes_file" --out "$out"
+log "wrote $out and $raw_dir/$stamp-*.json"
+
+if grep -q $'\tFAIL\t' "$checks"; then
+    die "a correctness check failed (see the table): frun's numbers above are not valid"
+fi
