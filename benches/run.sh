@@ -342,11 +342,18 @@ run_benchmarks() {
     else skip printf-parallel-k "$wl" "GNU Parallel -k -X" "$SMALL_LINES" lines "not installed"; fi
     hf_extra=()
 
-    wl="--pipe wc -l (reference)"
-    skip pipe-frun "$wl" "frun -s" "$LINES" lines "stdin mode (-s) not implemented yet"
+    wl="stdin mode: wc -l"
+    bench pipe-frun "$wl" "frun -s" "$LINES" lines "$W" "$RUNS" pipe-frun "" "frun -s wc -l < lines.txt"
+    bench pipe-frun-pipe "$wl" "frun -s (input from a pipe)" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+        "cat lines.txt | frun -s wc -l"
+    bench pipe-frun-b "$wl" "frun -b 512k wc -c" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+        "frun -b 512k wc -c < lines.txt"
+    bench pipe-wc "$wl" "wc -l alone (the limit)" "$LINES" lines "$W" "$RUNS" pipe-frun "" "wc -l < lines.txt"
     if ((use_parallel)); then
-        bench pipe-parallel "$wl" "GNU Parallel --pipe --block 1M" "$LINES" lines "$W" "$RUNS" "" "" \
-            "parallel --will-cite --pipe --block 1M wc -l < lines.txt" "reference only"
+        bench pipe-parallel "$wl" "GNU Parallel --pipe --block 1M" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+            "parallel --will-cite --pipe --block 1M wc -l < lines.txt"
+        bench pipe-parallel-part "$wl" "GNU Parallel --pipepart --block 1M" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+            "parallel --will-cite --pipepart -a lines.txt --block 1M wc -l"
     else skip pipe-parallel "$wl" "GNU Parallel --pipe" "$LINES" lines "not installed"; fi
 
     wl="sha256sum, $FILES files of $FILE_BYTES B"

@@ -219,7 +219,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
             std::fs::OpenOptions::new().read(true).open("/dev/null")?,
         ))
     };
-    let arg_space: ArgSpace = plan.arg_space;
+    let arg_space: Option<ArgSpace> = plan.arg_space;
     let shared = Arc::new(Shared {
         spool,
         ring: Ring::new(RING_SLOTS)?,
@@ -239,7 +239,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         scan_done: AtomicBool::new(false),
         scan_totals: Mutex::new(None),
         done_fd: eventfd()?,
-        arg_max_record: arg_space.max_record_len,
+        arg_max_record: arg_space.map_or(u64::MAX, |s| s.max_record_len),
     });
     let signals = stop_signalfd()?;
     let hunger = eventfd()?;
@@ -267,7 +267,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
                     sizing,
                     limit,
                     timeout,
-                    arg_space: Some(arg_space),
+                    arg_space,
                     stop_fd: shared.stop.fd(),
                     hunger_fd,
                     workers: workers_max as u64,

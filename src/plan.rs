@@ -11,15 +11,19 @@ use std::time::Duration;
 
 use crate::cli::units::{Bound, Range};
 use crate::cli::{BatchSpec, Config, InputSpec, OrderMode};
-use crate::exec::argv::ArgvTemplate;
+use crate::exec::argv::{ArgvTemplate, MAX_ARG_STRLEN};
 use crate::exec::resolve::{ResolveError, resolve};
 use crate::exec::spawn::environment_bytes;
-use crate::scan::{ArgSpace, HARD_MAX_RECORDS, Sizing};
+use crate::scan::{
+    ArgSpace, HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing,
+};
 
 /// How a batch is run.
 pub enum Backend {
     /// Spawn the command with the records as arguments.
     Argv,
+    /// Spawn the command with the batch's bytes on its stdin (`-s`, `-b`, `--block`).
+    Stdin,
     /// Print the command line instead of running it (`-N`).
     DryRun,
 }
@@ -38,7 +42,8 @@ pub struct Plan {
     pub children_keep_stdin: bool,
     pub backend: Backend,
     pub template: ArgvTemplate,
-    pub arg_space: ArgSpace,
+    /// The argument budget, when records become arguments.
+    pub arg_space: Option<ArgSpace>,
     pub stats: bool,
     pub usable_cpus: usize,
 }
@@ -86,11 +91,38 @@ impl Plan {
     pub fn new(cfg: &Config) -> Result<Plan, PlanError> {
         let cpus = usable_cpus();
         let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
+        let chunked = matches!(cfg.batch, BatchSpec::Bytes(_) | BatchSpec::Block(_));
+        if chunked && cfg.limit.is_some() {
+            return Err(PlanError::Usage(
+                "-n counts records; it cannot be combined with -b or --block".into(),
+            ));
+        }
+        if cfg.stdin && cfg.insert {
+            return Err(PlanError::Usage(
+                "-i puts records into arguments; it cannot be combined with -s, -b or --block"
+                    .into(),
+            ));
+        }
+        // Without ARG_MAX in the way, stdin mode grows batches further (bytes bound them too).
+        let hard_max = if cfg.stdin {
+            HARD_MAX_STDIN_RECORDS
+        } else {
+            HARD_MAX_RECORDS
+        };
         let sizing = match cfg.batch {
+            BatchSpec::Bytes(n) => {
+                if !cfg.stdin && n > MAX_ARG_STRLEN - 1 {
+                    return Err(PlanError::Usage(format!(
+                        "-b {n} with +s passes each chunk as one argument: at most {} bytes",
+                        MAX_ARG_STRLEN - 1
+                    )));
+                }
+                Sizing::Bytes(n)
+            }
+            BatchSpec::Block(n) => Sizing::Block(n),
             BatchSpec::Exact(n) => Sizing::Exact(n),
             BatchSpec::Lines(r) => {
-                let (init, max) =
-                    resolve_range(r, 1, HARD_MAX_RECORDS, HARD_MAX_RECORDS, "--lines")?;
+                let (init, max) = resolve_range(r, 1, hard_max, hard_max, "--lines")?;
                 Sizing::Adaptive { init, max }
             }
         };
@@ -153,7 +185,11 @@ impl Plan {
                 (path, cfg.command.clone())
             }
         };
-        let template = ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter);
+        let mut template =
+            ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter);
+        if matches!(cfg.batch, BatchSpec::Bytes(_)) && !cfg.stdin {
+            template = template.whole_batch();
+        }
         // SAFETY: sysconf has no memory effects.
         let arg_max = unsafe { libc::sysconf(libc::_SC_ARG_MAX) };
         let arg_max = if arg_max > 0 {
@@ -161,12 +197,23 @@ impl Plan {
         } else {
             128 << 10
         };
-        let arg_space = template.arg_space(arg_max, environment_bytes());
-        if arg_space.budget < arg_space.per_record + arg_space.per_byte {
+        let space = template.arg_space(arg_max, environment_bytes());
+        if space.budget < space.per_record + space.per_byte {
             return Err(PlanError::Usage(
                 "the command and environment leave no room for arguments (ARG_MAX)".into(),
             ));
         }
+        // In stdin mode the same budget bounds a batch's bytes instead of its arguments.
+        let arg_space = Some(if cfg.stdin {
+            ArgSpace {
+                per_byte: 1,
+                per_record: 1,
+                budget: HARD_MAX_STDIN_BYTES,
+                max_record_len: u64::MAX,
+            }
+        } else {
+            space
+        });
         Ok(Plan {
             workers_init: wi as usize,
             workers_max: wm as usize,
@@ -177,10 +224,10 @@ impl Plan {
             delimiter: cfg.delimiter,
             input,
             children_keep_stdin,
-            backend: if dry_run {
-                Backend::DryRun
-            } else {
-                Backend::Argv
+            backend: match (dry_run, cfg.stdin) {
+                (true, _) => Backend::DryRun,
+                (false, true) => Backend::Stdin,
+                (false, false) => Backend::Argv,
             },
             template,
             arg_space,

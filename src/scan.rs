@@ -21,6 +21,10 @@ const BLOCK: usize = 16 << 10;
 /// The hard maximum batch size, in records.
 pub const HARD_MAX_RECORDS: u64 = 65_536;
 
+/// The hard maximum batch size in stdin mode, where ARG_MAX does not apply: records and bytes.
+pub const HARD_MAX_STDIN_RECORDS: u64 = 1 << 20;
+pub const HARD_MAX_STDIN_BYTES: u64 = 16 << 20;
+
 /// How much argument space a batch may use when its records become argv words.
 ///
 /// A record of `len` bytes costs `per_byte * len + per_record` bytes of the `budget`; a record
@@ -40,6 +44,10 @@ pub enum Sizing {
     Adaptive { init: u64, max: u64 },
     /// Exactly `n` records per batch; never cut early.
     Exact(u64),
+    /// Raw `n`-byte chunks, records ignored (`-b`).
+    Bytes(u64),
+    /// About `n` bytes per chunk, cut at the last record boundary (`--block`).
+    Block(u64),
 }
 
 /// What the scanner tells the rest of the engine while it runs.
@@ -168,10 +176,99 @@ impl Scanner<'_> {
         }
     }
 
+    /// Cuts byte chunks (`-b`, `--block`): no per-record work at all for `-b`, one backward
+    /// search per chunk for `--block`.
+    fn scan_chunks(
+        &self,
+        ingest: &mut Ingest,
+        events: &dyn ScanEvents,
+        size: u64,
+        at_records: bool,
+    ) -> io::Result<ScanTotals> {
+        let mut totals = ScanTotals::default();
+        let mut start = 0u64;
+        let mut last_input = Instant::now();
+        let publish = |start: u64, end: u64, totals: &mut ScanTotals| -> bool {
+            let records = if at_records {
+                let bytes = self.spool.bytes(start, end);
+                let n = bytecount::count(bytes, self.delimiter) as u64;
+                n + u64::from(bytes.last() != Some(&self.delimiter))
+            } else {
+                1
+            };
+            if self.ring.publish(start, end, records).is_none() {
+                return false;
+            }
+            totals.batches += 1;
+            totals.records += records;
+            events.published(self.ring);
+            true
+        };
+        loop {
+            if events.stopped() {
+                return Ok(totals);
+            }
+            let filled = self.spool.filled();
+            let eof = ingest.at_eof();
+            while filled - start >= size || (eof && filled > start) {
+                let end = if !at_records || filled - start < size {
+                    (start + size).min(filled)
+                } else {
+                    let window = self.spool.bytes(start, start + size);
+                    match memchr::memrchr(self.delimiter, window) {
+                        Some(i) => start + i as u64 + 1,
+                        // A record longer than the chunk is a chunk of its own.
+                        None => match memchr::memchr(
+                            self.delimiter,
+                            self.spool.bytes(start + size, filled),
+                        ) {
+                            Some(j) => start + size + j as u64 + 1,
+                            None if eof => filled,
+                            None => break,
+                        },
+                    }
+                };
+                if !publish(start, end, &mut totals) || events.stopped() {
+                    return Ok(totals);
+                }
+                start = end;
+            }
+            if eof {
+                return Ok(totals);
+            }
+            let partial = filled > start;
+            let timeout = match self.timeout {
+                Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
+                _ => None,
+            };
+            match ingest.fill(self.spool, &[self.stop_fd], timeout)? {
+                Fill::Data => last_input = Instant::now(),
+                Fill::Timeout => {
+                    let end = if at_records {
+                        let window = self.spool.bytes(start, filled);
+                        memchr::memrchr(self.delimiter, window).map(|i| start + i as u64 + 1)
+                    } else {
+                        Some(filled)
+                    };
+                    if let Some(end) = end {
+                        if !publish(start, end, &mut totals) {
+                            return Ok(totals);
+                        }
+                        start = end;
+                    }
+                    last_input = Instant::now();
+                }
+                Fill::Eof | Fill::Woken(_) => {}
+            }
+        }
+    }
+
     fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
         let (init, max, adaptive, exact) = match self.sizing {
             Sizing::Adaptive { init, max } => (init, max, init < max, false),
             Sizing::Exact(n) => (n, n, false, true),
+            Sizing::Bytes(n) => return self.scan_chunks(ingest, events, n, false),
+            Sizing::Block(n) => return self.scan_chunks(ingest, events, n, true),
         };
         let mut target = init;
         let mut p = Pending {

@@ -24,6 +24,8 @@ pub struct Spool {
     map_len: usize,
     /// Where the input starts inside the mapping (a partly read stdin file).
     offset: usize,
+    /// The mapped file (the input file, or the memfd of a stream), for kernel-side copies.
+    file: OwnedFd,
     /// Bytes of input available at `base` (grows while a stream is read).
     filled: AtomicU64,
 }
@@ -37,7 +39,8 @@ unsafe impl Sync for Spool {}
 /// Where the input bytes come from, and the writer half of the spool.
 pub struct Ingest {
     source: Option<File>,
-    memfd: Option<OwnedFd>,
+    /// The stream's memfd (also held by the Spool), for growing it.
+    memfd: Option<RawFd>,
     sized: u64,
     capacity: u64,
     eof: bool,
@@ -96,6 +99,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             map_len: size as usize,
             offset: pos as usize,
             filled: AtomicU64::new(size - pos),
+            file: OwnedFd::from(input),
         };
         let ingest = Ingest {
             source: None,
@@ -127,15 +131,17 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
                 // A bigger pipe buffer means fewer reads; refusal is harmless.
                 // SAFETY: fcntl on a valid fd.
                 unsafe { libc::fcntl(input.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+                let raw = memfd.as_raw_fd();
                 let spool = Spool {
                     map: base,
                     map_len: reserve as usize,
                     offset: 0,
                     filled: AtomicU64::new(0),
+                    file: memfd,
                 };
                 let ingest = Ingest {
                     source: Some(input),
-                    memfd: Some(memfd),
+                    memfd: Some(raw),
                     sized: 0,
                     capacity: reserve,
                     eof: false,
@@ -152,6 +158,12 @@ impl Spool {
     /// Bytes available so far.
     pub fn filled(&self) -> u64 {
         self.filled.load(Ordering::Acquire)
+    }
+
+    /// The file holding the input and the file offset of input offset `at`, for kernel-side
+    /// copies (`sendfile`) of filled ranges.
+    pub fn file_at(&self, at: u64) -> (RawFd, u64) {
+        (self.file.as_raw_fd(), self.offset as u64 + at)
     }
 
     /// The input bytes `[start, end)`; `end` must not exceed [`Spool::filled`].
@@ -229,12 +241,12 @@ impl Ingest {
         }
         let want = (self.capacity - filled).min(READ_CHUNK as u64);
         if filled + want > self.sized {
-            let memfd = self.memfd.as_ref().expect("streams have a memfd");
+            let memfd = self.memfd.expect("streams have a memfd");
             let new_size = (filled + want)
                 .max(self.sized + GROW_STEP)
                 .min(self.capacity);
-            // SAFETY: ftruncate on our own memfd.
-            if unsafe { libc::ftruncate(memfd.as_raw_fd(), new_size as i64) } != 0 {
+            // SAFETY: ftruncate on our own memfd (kept open by the Spool).
+            if unsafe { libc::ftruncate(memfd, new_size as i64) } != 0 {
                 return Err(io::Error::last_os_error());
             }
             self.sized = new_size;

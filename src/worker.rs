@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use crate::engine::Shared;
 use crate::exec::argv::{Argv, BatchId, shell_quote};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
+use crate::exec::stdin::StdinSlot;
 use crate::ledger::Outcome;
 use crate::output::{Capture, EmitError, Piece, write_all};
 use crate::plan::Backend;
@@ -30,9 +31,13 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     } else {
         None
     };
+    let stdin_slot = match shared.backend {
+        Backend::Stdin => Some(StdinSlot::new()?),
+        _ => None,
+    };
     let spawner = Spawner::new(
         capture.as_ref().map(|c| c.fd()),
-        shared.child_stdin(),
+        stdin_slot.as_ref().map(|s| s.fd()).or(shared.child_stdin()),
         &shared.sigmask,
         shared.children_own_group,
     )?;
@@ -53,7 +58,8 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             batch: attempts,
         };
         attempts += 1;
-        shared.template.build(bytes, id, &mut argv);
+        let arg_bytes = if stdin_slot.is_some() { &[][..] } else { bytes };
+        shared.template.build(arg_bytes, id, &mut argv);
 
         let outcome = match shared.backend {
             Backend::DryRun => {
@@ -78,25 +84,39 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                     Err(e) => return Err(e),
                 }
             }
-            Backend::Argv => match spawner.spawn(shared.template.path(), argv.pointers()) {
-                Err(e) => Outcome::SpawnFailed(e),
-                Ok(pid) => {
-                    pid_slot.store(pid, Ordering::SeqCst);
-                    if shared.stop.is_stopped() {
-                        shared.signal_child(pid, libc::SIGTERM);
-                    }
-                    let end = wait_exit(pid);
-                    // The child is a zombie until reaped: its pid cannot be reused while the
-                    // supervisor may still signal it through the slot.
-                    pid_slot.store(0, Ordering::SeqCst);
-                    wait_reap(pid);
-                    match end? {
-                        ChildEnd::Exited(0) => Outcome::Ok,
-                        ChildEnd::Exited(c) => Outcome::Exited(c),
-                        ChildEnd::Signaled(s) => Outcome::Signaled(s),
+            Backend::Argv | Backend::Stdin => {
+                let feed = match &stdin_slot {
+                    Some(slot) => Some(slot.open()?),
+                    None => None,
+                };
+                let spawned = spawner.spawn(shared.template.path(), argv.pointers());
+                if let Some(slot) = &stdin_slot {
+                    slot.release()?;
+                }
+                match spawned {
+                    Err(e) => Outcome::SpawnFailed(e),
+                    Ok(pid) => {
+                        pid_slot.store(pid, Ordering::SeqCst);
+                        if shared.stop.is_stopped() {
+                            shared.signal_child(pid, libc::SIGTERM);
+                        }
+                        if let Some(feed) = feed {
+                            let (file, off) = shared.spool.file_at(batch.start);
+                            feed.send(file, off, batch.end - batch.start)?;
+                        }
+                        let end = wait_exit(pid);
+                        // The child is a zombie until reaped: its pid cannot be reused while the
+                        // supervisor may still signal it through the slot.
+                        pid_slot.store(0, Ordering::SeqCst);
+                        wait_reap(pid);
+                        match end? {
+                            ChildEnd::Exited(0) => Outcome::Ok,
+                            ChildEnd::Exited(c) => Outcome::Exited(c),
+                            ChildEnd::Signaled(s) => Outcome::Signaled(s),
+                        }
                     }
                 }
-            },
+            }
         };
         if shared.stop.is_stopped() {
             break;

@@ -28,6 +28,9 @@ pub struct FlagDef {
     pub value: Option<&'static str>,
     /// `+X` (and the hidden `--no-LONG`) undo this flag.
     pub negatable: bool,
+    /// The value may be left out (`-b` alone): then the next word is the value only when it
+    /// is a number.
+    pub optional_value: bool,
     pub family: Family,
     /// One line for `--help`.
     pub help: &'static str,
@@ -44,6 +47,7 @@ const fn flag(id: &'static str, short: Option<char>, long: &'static str) -> Flag
         long_aliases: &[],
         value: None,
         negatable: true,
+        optional_value: false,
         family: Family::None,
         help: "",
         long_help: "",
@@ -78,6 +82,30 @@ pub const FLAGS: &[FlagDef] = &[
         long_help: "Unlike -l, a batch is never cut early by a timeout. A batch whose arguments \
                     would not fit in ARG_MAX is not run and counts as a failure.",
         ..flag("exact-lines", Some('L'), "exact-lines")
+    },
+    FlagDef {
+        help: "Send each batch's bytes (delimiters kept) to the command's stdin, not its arguments",
+        long_help: "The bytes are moved from the spool kernel-side. A command that exits without \
+                    reading its stdin is not an error.",
+        ..flag("stdin", Some('s'), "stdin")
+    },
+    FlagDef {
+        value: Some("N"),
+        optional_value: true,
+        family: Family::Batch,
+        help: "Byte mode: raw N-byte chunks, no record scan; implies -s (default N: 1Mi)",
+        long_help: "Chunks may cut records (and multi-byte characters) anywhere. With +s each \
+                    chunk is passed as one argument instead (N at most 131071).",
+        ..flag("bytes", Some('b'), "bytes")
+    },
+    FlagDef {
+        value: Some("N"),
+        family: Family::Batch,
+        negatable: false,
+        help: "Chunks of about N bytes cut at record boundaries, to stdin (implies -s)",
+        long_help: "Like GNU Parallel --pipe --block: a chunk ends at the last record boundary \
+                    within N bytes; a record longer than N is a chunk of its own.",
+        ..flag("block", None, "block")
     },
     FlagDef {
         long_aliases: &["ordered"],

@@ -35,7 +35,14 @@ pub enum BatchSpec {
     Lines(Range),
     /// `-L N`.
     Exact(u64),
+    /// `-b N`: raw N-byte chunks.
+    Bytes(u64),
+    /// `--block N`: about N bytes, cut at record boundaries.
+    Block(u64),
 }
+
+/// Default chunk size of `-b` given without a number.
+pub const DEFAULT_BYTES: u64 = 1 << 20;
 
 /// Where records come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +59,8 @@ pub struct Config {
     pub order: OrderMode,
     pub insert: bool,
     pub insert_id: bool,
+    /// Batches go to the command's stdin (`-s`, implied by `-b`/`--block` unless `+s`).
+    pub stdin: bool,
     pub limit: Option<u64>,
     pub timeout: Option<Duration>,
     pub delimiter: u8,
@@ -193,33 +202,60 @@ fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
             out.extend_from_slice(&args[i..]);
             return Ok(out);
         }
+        // An optional value is taken from the next word only when that word is a number.
+        let next_is_value = |f: &FlagDef, i: usize| {
+            i < args.len()
+                && (!f.optional_value
+                    || args[i]
+                        .to_str()
+                        .is_some_and(|v| units::parse_number(v).is_ok()))
+        };
         if let Some(long) = a.strip_prefix(b"--") {
-            out.push(args[i - 1].clone());
             let name = long.split(|&b| b == b'=').next().unwrap_or(long);
-            let takes = std::str::from_utf8(name)
-                .ok()
-                .and_then(flags::by_long)
-                .is_some_and(FlagDef::takes_value)
-                || name == b"generate";
-            if takes && !long.contains(&b'=') && i < args.len() {
-                out.push(args[i].clone());
-                i += 1;
+            let flag = std::str::from_utf8(name).ok().and_then(flags::by_long);
+            let takes = flag.is_some_and(FlagDef::takes_value) || name == b"generate";
+            if takes && !long.contains(&b'=') {
+                match flag {
+                    Some(f) if !next_is_value(f, i) && f.optional_value => {
+                        out.push(format!("--{}=", f.long).into());
+                    }
+                    _ => {
+                        out.push(args[i - 1].clone());
+                        if i < args.len() {
+                            out.push(args[i].clone());
+                            i += 1;
+                        }
+                    }
+                }
+            } else {
+                out.push(args[i - 1].clone());
             }
             continue;
         }
         if a.len() > 1 && a[0] == b'-' {
-            out.push(args[i - 1].clone());
             // A cluster of short flags; a value flag takes the rest or the next word.
             let s = String::from_utf8_lossy(&a[1..]);
+            let mut word = args[i - 1].clone();
+            let mut value = None;
             for (pos, c) in s.char_indices() {
-                if flags::by_short(c).is_some_and(FlagDef::takes_value) {
-                    if pos + c.len_utf8() == s.len() && i < args.len() {
-                        out.push(args[i].clone());
+                let Some(f) = flags::by_short(c).filter(|f| f.takes_value()) else {
+                    continue;
+                };
+                if pos + c.len_utf8() == s.len() {
+                    if next_is_value(f, i) {
+                        value = Some(args[i].clone());
                         i += 1;
+                    } else if f.optional_value {
+                        word = format!("-{}", &s[..pos]).into();
+                        value = Some(format!("--{}=", f.long).into());
                     }
-                    break;
                 }
+                break;
             }
+            if word.len() > 1 {
+                out.push(word);
+            }
+            out.extend(value);
             continue;
         }
         if a.len() > 1 && a[0] == b'+' {
@@ -301,7 +337,21 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         },
         Some(s) => parse_range(&s).map_err(|e| invalid("workers", e))?,
     };
-    let batch = if let Some(s) = text_value(&m, "exact-lines")? {
+    let chunk_size = |id: &str| -> Result<Option<u64>, UsageError> {
+        match text_value(&m, id)? {
+            None => Ok(None),
+            Some(s) if s.is_empty() => Ok(Some(DEFAULT_BYTES)),
+            Some(s) => match parse_number(&s).map_err(|e| invalid(id, e))? {
+                0 => Err(invalid(id, "must be at least 1".into())),
+                n => Ok(Some(n)),
+            },
+        }
+    };
+    let batch = if let Some(n) = chunk_size("bytes")? {
+        BatchSpec::Bytes(n)
+    } else if let Some(n) = chunk_size("block")? {
+        BatchSpec::Block(n)
+    } else if let Some(s) = text_value(&m, "exact-lines")? {
         let n = parse_number(&s).map_err(|e| invalid("exact-lines", e))?;
         if n == 0 {
             return Err(invalid("exact-lines", "must be at least 1".into()));
@@ -315,6 +365,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             max: units::Bound::Default,
         })
     };
+    let chunked = matches!(batch, BatchSpec::Bytes(_) | BatchSpec::Block(_));
+    let stdin = m.get_flag("stdin") || (chunked && !m.get_flag("no-stdin"));
     let order = if m.get_flag("keep-order") {
         OrderMode::Ordered
     } else if m.get_flag("unbuffered") {
@@ -368,6 +420,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         order,
         insert: m.get_flag("insert"),
         insert_id: m.get_flag("insert-id"),
+        stdin,
         limit,
         timeout,
         delimiter,

@@ -87,6 +87,8 @@ pub struct ArgvTemplate {
     words: Vec<Word>,
     /// No word holds `{}`: records are appended after the words.
     append: bool,
+    /// The whole batch is one argument (`-b N +s`), whatever delimiters it holds.
+    whole: bool,
     delimiter: u8,
 }
 
@@ -122,8 +124,15 @@ impl ArgvTemplate {
             argv0: words[0].as_bytes().to_vec(),
             words: parsed,
             append,
+            whole: false,
             delimiter,
         }
+    }
+
+    /// Passes each batch as one argument instead of one per record.
+    pub fn whole_batch(mut self) -> ArgvTemplate {
+        self.whole = true;
+        self
     }
 
     pub fn path(&self) -> &CString {
@@ -192,7 +201,11 @@ impl ArgvTemplate {
                 }
             }
         }
-        if self.append && !batch.is_empty() {
+        if self.whole {
+            argv.offsets.push(argv.bytes.len());
+            argv.bytes.extend_from_slice(batch);
+            argv.bytes.push(0);
+        } else if self.append && !batch.is_empty() {
             // One copy of the whole batch, then each delimiter becomes the NUL ending a word.
             let base = argv.bytes.len();
             argv.bytes.extend_from_slice(batch);

@@ -5,3 +5,4 @@
 pub mod argv;
 pub mod resolve;
 pub mod spawn;
+pub mod stdin;

@@ -1,0 +1,224 @@
+//! Stdin modes: `-s` (a batch's bytes on the command's stdin), `-b N` (raw byte chunks) and
+//! `--block N` (about N bytes cut at record boundaries). Every check compares bytes with the
+//! input itself or with `wc -c`.
+
+mod common;
+
+use common::*;
+use std::time::{Duration, Instant};
+
+/// Deterministic bytes holding every byte value, with no trailing newline.
+fn binary_input(len: usize) -> Vec<u8> {
+    let mut rng = SeedRng::new(0x5eed);
+    let mut v: Vec<u8> = (0..=255u8).collect();
+    while v.len() < len {
+        // Plenty of newlines so record-based modes see many records.
+        let b = rng.below(300);
+        v.push(if b >= 256 { b'\n' } else { b as u8 });
+    }
+    v.truncate(len);
+    if v.last() == Some(&b'\n') {
+        v.pop();
+    }
+    v
+}
+
+fn with_file(data: &[u8]) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut f, data).unwrap();
+    f
+}
+
+#[test]
+fn stdin_mode_is_byte_exact_from_a_pipe_and_a_file() {
+    let big = binary_input(3_000_000);
+    // Small batches mean many processes: a smaller input keeps the test quick.
+    let small = binary_input(60_000);
+    for (args, data) in [
+        (&["-k", "-s", "cat"][..], &big),
+        (&["-k", "-s", "-l", "7", "cat"], &small),
+        (&["-k", "-s", "-j", "2", "-l", "1000", "cat"], &big),
+    ] {
+        let o = frun(args, data);
+        assert_code(&o, 0);
+        assert!(o.stdout == *data, "{args:?}: output differs from input");
+        let f = with_file(data);
+        let mut a = vec!["-a", f.path().to_str().unwrap()];
+        a.extend_from_slice(args);
+        let o = frun(&a, b"");
+        assert_code(&o, 0);
+        assert!(o.stdout == *data, "-a {args:?}: output differs from input");
+    }
+}
+
+#[test]
+fn stdin_mode_keeps_nul_delimiters() {
+    let mut data = Vec::new();
+    for i in 0..5000 {
+        data.extend_from_slice(format!("rec {i}\n with newline").as_bytes());
+        data.push(0);
+    }
+    let o = frun(&["-k", "-z", "-s", "-l", "13", "cat"], &data);
+    assert_code(&o, 0);
+    assert!(o.stdout == data);
+}
+
+#[test]
+fn byte_chunks_are_byte_exact_for_every_size() {
+    let data = binary_input(2_500_000);
+    // One process per chunk: small chunks get a small input.
+    for (n, len) in [
+        ("1", 3_000),
+        ("3", 9_000),
+        ("4096", data.len()),
+        ("1000000", data.len()),
+    ] {
+        let input = &data[..len];
+        let o = frun(&["-k", "-b", n, "cat"], input);
+        assert_code(&o, 0);
+        assert!(o.stdout == input, "-b {n}: output differs from input");
+    }
+}
+
+#[test]
+fn byte_chunks_have_the_asked_size() {
+    let data = binary_input(100_000);
+    let o = frun(&["-k", "-b", "512", "-s", "wc", "-c"], &data);
+    assert_code(&o, 0);
+    let sizes: Vec<u64> = text(&o.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(sizes.iter().sum::<u64>(), data.len() as u64);
+    assert!(
+        sizes[..sizes.len() - 1].iter().all(|&s| s == 512),
+        "{sizes:?}"
+    );
+    assert_eq!(sizes.len(), data.len().div_ceil(512));
+}
+
+#[test]
+fn byte_chunks_may_cut_multibyte_characters_and_still_add_up() {
+    let data = "ünïcödé — 日本語 ✓\n".repeat(40).into_bytes();
+    let o = frun(&["-b", "3", "wc", "-c"], &data);
+    assert_code(&o, 0);
+    let total: u64 = text(&o.stdout)
+        .lines()
+        .map(|l| l.trim().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, data.len() as u64);
+}
+
+#[test]
+fn byte_mode_without_a_number_uses_the_default_size() {
+    let data = binary_input(2_200_000);
+    let o = frun(&["-k", "-b", "wc", "-c"], &data);
+    assert_code(&o, 0);
+    let sizes: Vec<u64> = text(&o.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(sizes, [1 << 20, 1 << 20, data.len() as u64 - (2 << 20)]);
+}
+
+#[test]
+fn byte_chunks_as_one_argument_with_plus_s() {
+    let o = frun(&["-k", "-b", "2", "+s", "printf", "[%s]\\n"], b"abcde");
+    assert_code(&o, 0);
+    assert_eq!(out(&o), "[ab]\n[cd]\n[e]\n");
+    let o = frun(&["-b", "200000", "+s", "echo"], b"x");
+    assert_usage_error(&o, &["131071"]);
+}
+
+#[test]
+fn blocks_cut_at_record_boundaries() {
+    let data = seq_n(200_000);
+    let o = frun(&["-k", "--block", "10000", "cat"], &data);
+    assert_code(&o, 0);
+    assert!(o.stdout == data);
+    // Every chunk holds whole lines: at most 10000 bytes, and more than 10000 minus the
+    // longest line (7 bytes), except the last.
+    let o = frun(&["-k", "--block", "10000", "wc", "-c"], &data);
+    assert_code(&o, 0);
+    let sizes: Vec<u64> = text(&o.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(sizes.iter().sum::<u64>(), data.len() as u64);
+    let (last, full) = sizes.split_last().unwrap();
+    assert!(
+        full.iter().all(|&s| (9_994..=10_000).contains(&s)),
+        "{sizes:?}"
+    );
+    assert!(*last <= 10_000);
+    let o = frun(
+        &[
+            "-k",
+            "--block",
+            "10000",
+            "sh",
+            "-c",
+            "tail -c 1 | od -An -tx1",
+        ],
+        &data,
+    );
+    assert_code(&o, 0);
+    assert!(
+        text(&o.stdout).lines().all(|l| l.trim() == "0a"),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn a_record_longer_than_the_block_is_its_own_chunk() {
+    let mut data = b"a\nb\n".to_vec();
+    data.extend(std::iter::repeat_n(b'x', 5000));
+    data.extend_from_slice(b"\nc\n");
+    let o = frun(&["-k", "--block", "100", "wc", "-c"], &data);
+    assert_code(&o, 0);
+    assert_eq!(out(&o), "4\n5001\n2\n");
+}
+
+#[test]
+fn a_command_that_reads_nothing_is_not_an_error() {
+    let data = binary_input(3_000_000);
+    let o = frun(&["-s", "-l", "100000", "true"], &data);
+    assert_code(&o, 0);
+    assert_eq!(err(&o), "");
+    let o = frun(&["-b", "1Mi", "true"], &data);
+    assert_code(&o, 0);
+}
+
+#[test]
+fn a_failing_stdin_command_gives_123() {
+    let o = frun(
+        &["-s", "-l", "1", "sh", "-c", "cat >/dev/null; exit 3"],
+        b"a\nb\n",
+    );
+    assert_code(&o, 123);
+    assert!(err(&o).contains("2 of 2 batches failed"), "{}", err(&o));
+}
+
+#[test]
+fn trickling_input_is_flushed_by_the_timeout() {
+    let start = Instant::now();
+    let mut child = spawn_frun_fed(
+        &["-l", "100", "-t", "100000", "-k", "-s", "cat"],
+        vec![
+            (Duration::ZERO, b"first\n".to_vec()),
+            (Duration::from_secs(3), b"second\n".to_vec()),
+        ],
+    );
+    let lines = timed_lines(&mut child, start, Duration::from_secs(20));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0].0, "first");
+    assert!(lines[0].1 < Duration::from_secs(2), "{lines:?}");
+    assert_eq!(lines[1].0, "second");
+}
+
+#[test]
+fn stdin_modes_refuse_record_only_flags() {
+    assert_usage_error(&frun(&["-n", "5", "-b", "3", "cat"], b"x"), &["-n"]);
+    assert_usage_error(&frun(&["-i", "-s", "echo", "{}"], b"x"), &["-i"]);
+}
