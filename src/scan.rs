@@ -307,14 +307,11 @@ impl Scanner<'_> {
             let filled = self.spool.filled();
             let data = self.spool.bytes(0, filled);
             // The batch size in force: `target`, or less near the end of a known input.
-            let mut size = self.balanced(
-                target,
-                init,
-                adaptive && ingest.at_eof(),
-                &p,
-                totals,
-                filled,
-            );
+            let at_end = adaptive && ingest.at_eof();
+            let balance = |target: u64, p: &Pending, totals: ScanTotals| {
+                self.balanced(target, init, at_end, p, totals, filled)
+            };
+            let mut size = balance(target, &p, totals);
             loop {
                 if p.records >= size {
                     if !cut(&mut p, &mut totals) || events.stopped() {
@@ -323,14 +320,7 @@ impl Scanner<'_> {
                     if adaptive && self.ring.backlog() >= 1 && !self.ring.starving() {
                         target = (target * 2).min(max);
                     }
-                    size = self.balanced(
-                        target,
-                        init,
-                        adaptive && ingest.at_eof(),
-                        &p,
-                        totals,
-                        filled,
-                    );
+                    size = balance(target, &p, totals);
                     continue;
                 }
                 if totals.records >= limit {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests need (as root via apt, when
-# missing), then checks formatting and lints, runs unit and integration tests, and runs the
-# benchmark script in its quick smoke mode.
+# missing), then checks formatting and lints, runs the benchmark script in its quick smoke mode,
+# and runs the unit, integration, differential and property tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +22,8 @@ done
 
 cargo fmt --check
 cargo clippy --all-targets --release -- -D warnings
-cargo test --release
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   QUICK=1 bash benches/run.sh
 fi
+# Last, so the test summary closes the output.
+cargo test --release

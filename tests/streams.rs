@@ -23,6 +23,14 @@ fn binary_input(len: usize) -> Vec<u8> {
     v
 }
 
+/// One number per output line (as `wc -c` prints them).
+fn numbers(out: &[u8]) -> Vec<u64> {
+    text(out)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
 fn with_file(data: &[u8]) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     std::io::Write::write_all(&mut f, data).unwrap();
@@ -85,10 +93,7 @@ fn byte_chunks_have_the_asked_size() {
     let data = binary_input(100_000);
     let o = frun(&["-k", "-b", "512", "-s", "wc", "-c"], &data);
     assert_code(&o, 0);
-    let sizes: Vec<u64> = text(&o.stdout)
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect();
+    let sizes = numbers(&o.stdout);
     assert_eq!(sizes.iter().sum::<u64>(), data.len() as u64);
     assert!(
         sizes[..sizes.len() - 1].iter().all(|&s| s == 512),
@@ -102,10 +107,7 @@ fn byte_chunks_may_cut_multibyte_characters_and_still_add_up() {
     let data = "ünïcödé — 日本語 ✓\n".repeat(40).into_bytes();
     let o = frun(&["-b", "3", "wc", "-c"], &data);
     assert_code(&o, 0);
-    let total: u64 = text(&o.stdout)
-        .lines()
-        .map(|l| l.trim().parse::<u64>().unwrap())
-        .sum();
+    let total: u64 = numbers(&o.stdout).iter().sum();
     assert_eq!(total, data.len() as u64);
 }
 
@@ -114,10 +116,7 @@ fn byte_mode_without_a_number_uses_the_default_size() {
     let data = binary_input(2_200_000);
     let o = frun(&["-k", "-b", "wc", "-c"], &data);
     assert_code(&o, 0);
-    let sizes: Vec<u64> = text(&o.stdout)
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect();
+    let sizes = numbers(&o.stdout);
     assert_eq!(sizes, [1 << 20, 1 << 20, data.len() as u64 - (2 << 20)]);
 }
 
@@ -140,10 +139,7 @@ fn blocks_cut_at_record_boundaries() {
     // longest line (7 bytes), except the last.
     let o = frun(&["-k", "--block", "10000", "wc", "-c"], &data);
     assert_code(&o, 0);
-    let sizes: Vec<u64> = text(&o.stdout)
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect();
+    let sizes = numbers(&o.stdout);
     assert_eq!(sizes.iter().sum::<u64>(), data.len() as u64);
     let (last, full) = sizes.split_last().unwrap();
     assert!(
