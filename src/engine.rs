@@ -36,6 +36,8 @@ pub struct Shared {
     pub stop: Stop,
     pub template: ArgvTemplate,
     pub backend: Backend,
+    /// Batches go to stdin, so their records are not arguments.
+    pub records_on_stdin: bool,
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
     pub sigmask: libc::sigset_t,
@@ -228,6 +230,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         stop: Stop::new()?,
         template: plan.template,
         backend: plan.backend,
+        records_on_stdin: plan.records_on_stdin,
         children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
         sigmask,
         // SAFETY: isatty has no memory effects.

@@ -41,6 +41,8 @@ pub struct Plan {
     /// Children keep frun's stdin (input came from `-a FILE`); otherwise they get /dev/null.
     pub children_keep_stdin: bool,
     pub backend: Backend,
+    /// Batches go to stdin, not into arguments (also for `--dry-run`).
+    pub records_on_stdin: bool,
     pub template: ArgvTemplate,
     /// The argument budget, when records become arguments.
     pub arg_space: Option<ArgSpace>,
@@ -229,6 +231,7 @@ impl Plan {
                 (false, true) => Backend::Stdin,
                 (false, false) => Backend::Argv,
             },
+            records_on_stdin: cfg.stdin,
             template,
             arg_space,
             stats: cfg.stats,

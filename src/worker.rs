@@ -58,7 +58,11 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             batch: attempts,
         };
         attempts += 1;
-        let arg_bytes = if stdin_slot.is_some() { &[][..] } else { bytes };
+        let arg_bytes = if shared.records_on_stdin {
+            &[][..]
+        } else {
+            bytes
+        };
         shared.template.build(arg_bytes, id, &mut argv);
 
         let outcome = match shared.backend {

@@ -218,3 +218,12 @@ fn stdin_modes_refuse_record_only_flags() {
     assert_usage_error(&frun(&["-n", "5", "-b", "3", "cat"], b"x"), &["-n"]);
     assert_usage_error(&frun(&["-i", "-s", "echo", "{}"], b"x"), &["-i"]);
 }
+
+#[test]
+fn dry_run_in_stdin_mode_shows_the_command_without_records() {
+    let o = frun(&["-N", "-k", "-s", "-l", "2", "wc", "-l"], &seq_n(5));
+    assert_code(&o, 0);
+    assert_eq!(out(&o), "wc -l\nwc -l\nwc -l\n");
+    let o = frun(&["-N", "-k", "-b", "2", "+s", "echo"], b"abcde");
+    assert_eq!(out(&o), "echo ab\necho cd\necho e\n");
+}
