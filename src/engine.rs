@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::exec::argv::ArgvTemplate;
-use crate::ledger::Ledger;
+use crate::ledger::{InputRelease, Ledger};
 use crate::output::Output;
 use crate::plan::{Backend, Plan};
 use crate::ring::Ring;
@@ -33,6 +33,8 @@ pub struct Shared {
     pub ring: Ring,
     pub output: Output,
     pub ledger: Ledger,
+    /// Which batches no longer need their input (the spool frees behind them).
+    pub input_release: InputRelease,
     pub stop: Stop,
     pub template: ArgvTemplate,
     pub backend: Backend,
@@ -151,6 +153,18 @@ impl ScanEvents for Events<'_> {
     fn stopped(&self) -> bool {
         self.shared.stop.is_stopped()
     }
+
+    fn released(&self, seq: u64) -> bool {
+        self.shared.input_release.is_released(seq)
+    }
+
+    fn output_held(&self) -> u64 {
+        self.shared.output.held_bytes()
+    }
+
+    fn outstanding_limit(&self) -> u64 {
+        self.shared.input_release.capacity()
+    }
 }
 
 fn eventfd() -> std::io::Result<OwnedFd> {
@@ -227,6 +241,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         ring: Ring::new(RING_SLOTS)?,
         output: Output::new(plan.order, 1),
         ledger: Ledger::default(),
+        input_release: InputRelease::new(RING_SLOTS * 64),
         stop: Stop::new()?,
         template: plan.template,
         backend: plan.backend,

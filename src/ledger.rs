@@ -162,3 +162,39 @@ impl Ledger {
         Some(s)
     }
 }
+
+/// Which batches' input bytes are no longer needed (their argv is built, or their bytes were
+/// fed to the command), so the spool may free them. One slot per sequence number modulo the
+/// capacity; the scanner never lets more than `capacity` batches be outstanding, so slots are
+/// not reused while still meaningful.
+pub struct InputRelease {
+    slots: Box<[AtomicU64]>,
+}
+
+impl InputRelease {
+    pub fn new(capacity: usize) -> InputRelease {
+        InputRelease {
+            slots: (0..capacity.next_power_of_two())
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    /// How many batches may be outstanding at once.
+    pub fn capacity(&self) -> u64 {
+        self.slots.len() as u64
+    }
+
+    fn slot(&self, seq: u64) -> &AtomicU64 {
+        &self.slots[(seq as usize) & (self.slots.len() - 1)]
+    }
+
+    /// Batch `seq` no longer needs its input bytes.
+    pub fn release(&self, seq: u64) {
+        self.slot(seq).store(seq + 1, Ordering::Release);
+    }
+
+    pub fn is_released(&self, seq: u64) -> bool {
+        self.slot(seq).load(Ordering::Acquire) == seq + 1
+    }
+}

@@ -168,6 +168,8 @@ pub struct Output {
     stdout: RawFd,
     state: Mutex<Reorder>,
     emitted: AtomicU64,
+    /// Finished output waiting for an earlier batch (`-k`).
+    held: AtomicU64,
 }
 
 impl Output {
@@ -180,7 +182,13 @@ impl Output {
                 held: BTreeMap::new(),
             }),
             emitted: AtomicU64::new(0),
+            held: AtomicU64::new(0),
         }
+    }
+
+    /// Finished output held back behind an unfinished earlier batch (`-k`), in bytes.
+    pub fn held_bytes(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
     }
 
     /// True when children should write to a capture file (not `-u`).
@@ -214,6 +222,7 @@ impl Output {
             OrderMode::Ordered => {
                 if let Some(p) = &piece {
                     p.capture.held.fetch_add(1, Ordering::AcqRel);
+                    self.held.fetch_add(p.len, Ordering::Relaxed);
                 }
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 st.held.insert(seq, piece);
@@ -225,6 +234,7 @@ impl Output {
                     st.next += 1;
                     if let Some(p) = p {
                         let r = self.emit(&p);
+                        self.held.fetch_sub(p.len, Ordering::Relaxed);
                         release(&p);
                         r?;
                     }

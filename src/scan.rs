@@ -58,6 +58,31 @@ pub trait ScanEvents {
     fn oversized(&self, offset: u64, len: u64);
     /// True once the run is stopping.
     fn stopped(&self) -> bool;
+    /// True once batch `seq` no longer needs its input bytes.
+    fn released(&self, seq: u64) -> bool;
+    /// Finished output held back for `-k`, in bytes.
+    fn output_held(&self) -> u64;
+    /// How many published batches may still need their input at once.
+    fn outstanding_limit(&self) -> u64;
+}
+
+/// Unfinished input the spool may hold before ingest waits (plus the batch being built).
+pub const WINDOW_BYTES: u64 = 64 << 20;
+/// Finished `-k` output that may wait behind a slow batch before ingest waits.
+pub const HELD_OUTPUT_BYTES: u64 = 64 << 20;
+/// The spool is freed in steps of at least this much.
+const RECLAIM_STEP: u64 = 4 << 20;
+
+/// Published batches whose input is still needed, oldest first; what may be freed.
+#[derive(Default)]
+struct Window {
+    outstanding: std::collections::VecDeque<(u64, u64)>,
+    /// End of the last published batch.
+    published_end: u64,
+    /// Input below this offset is no longer needed.
+    low: u64,
+    /// The spool was freed below this offset.
+    freed: u64,
 }
 
 /// Totals of one scan.
@@ -100,6 +125,73 @@ impl Scanner<'_> {
         let result = self.scan(ingest, events);
         self.ring.close();
         result
+    }
+
+    /// Records a published batch, then waits while too much is unfinished; false when the run
+    /// stops meanwhile.
+    fn note_published(
+        &self,
+        w: &std::cell::RefCell<Window>,
+        seq: u64,
+        end: u64,
+        events: &dyn ScanEvents,
+    ) -> bool {
+        {
+            let mut w = w.borrow_mut();
+            w.outstanding.push_back((seq, end));
+            w.published_end = end;
+        }
+        self.throttle(w, None, events)
+    }
+
+    /// Frees what no batch needs any more, then waits while the unfinished window is too big
+    /// (`filled`: ingest wants to read past this), too many batches are outstanding, or too much
+    /// `-k` output is held back. False when the run stops meanwhile.
+    fn throttle(
+        &self,
+        w: &std::cell::RefCell<Window>,
+        filled: Option<u64>,
+        events: &dyn ScanEvents,
+    ) -> bool {
+        loop {
+            let over = {
+                let mut w = w.borrow_mut();
+                while let Some(&(seq, end)) = w.outstanding.front() {
+                    if !events.released(seq) {
+                        break;
+                    }
+                    w.outstanding.pop_front();
+                    w.low = end;
+                }
+                if w.outstanding.is_empty() {
+                    w.low = w.published_end;
+                }
+                if w.low >= w.freed + RECLAIM_STEP {
+                    w.freed = self.spool.release(w.freed, w.low);
+                }
+                let reach = filled.unwrap_or(w.published_end);
+                w.outstanding.len() as u64 + 1 >= events.outstanding_limit()
+                    || (w.low < w.published_end && reach - w.low > self.window_bytes())
+                    || events.output_held() > HELD_OUTPUT_BYTES
+            };
+            if !over {
+                return true;
+            }
+            if events.stopped() {
+                return false;
+            }
+            crate::spool::poll_in(&[self.stop_fd], Some(2));
+        }
+    }
+
+    /// The unfinished input the spool may hold: [`WINDOW_BYTES`], or room for a few of the
+    /// largest batches when those are bigger.
+    fn window_bytes(&self) -> u64 {
+        let batch = match self.sizing {
+            Sizing::Bytes(n) | Sizing::Block(n) => n,
+            _ => self.arg_space.map_or(0, |s| s.budget),
+        };
+        WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
     }
 
     /// Near the end of an input whose size is known (`at_end`), batches shrink so the last ones
@@ -188,6 +280,7 @@ impl Scanner<'_> {
         let mut totals = ScanTotals::default();
         let mut start = 0u64;
         let mut last_input = Instant::now();
+        let window = std::cell::RefCell::new(Window::default());
         let publish = |start: u64, end: u64, totals: &mut ScanTotals| -> bool {
             let records = if at_records {
                 let bytes = self.spool.bytes(start, end);
@@ -196,13 +289,13 @@ impl Scanner<'_> {
             } else {
                 1
             };
-            if self.ring.publish(start, end, records).is_none() {
+            let Some(seq) = self.ring.publish(start, end, records) else {
                 return false;
-            }
+            };
             totals.batches += 1;
             totals.records += records;
             events.published(self.ring);
-            true
+            self.note_published(&window, seq, end, events)
         };
         loop {
             if events.stopped() {
@@ -241,6 +334,9 @@ impl Scanner<'_> {
                 Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
                 _ => None,
             };
+            if !self.throttle(&window, Some(filled), events) {
+                return Ok(totals);
+            }
             match ingest.fill(self.spool, &[self.stop_fd], timeout)? {
                 Fill::Data => last_input = Instant::now(),
                 Fill::Timeout => {
@@ -283,19 +379,20 @@ impl Scanner<'_> {
         let limit = self.limit.unwrap_or(u64::MAX);
 
         // Publishes the pending batch; false when the run was aborted.
+        let window = std::cell::RefCell::new(Window::default());
         let cut = |p: &mut Pending, totals: &mut ScanTotals| -> bool {
             if p.records == 0 {
                 return true;
             }
-            if self.ring.publish(p.start, p.cursor, p.records).is_none() {
+            let Some(seq) = self.ring.publish(p.start, p.cursor, p.records) else {
                 return false;
-            }
+            };
             totals.batches += 1;
             events.published(self.ring);
             p.start = p.cursor;
             p.records = 0;
             p.cost = 0;
-            true
+            self.note_published(&window, seq, p.start, events)
         };
 
         loop {
@@ -395,6 +492,9 @@ impl Scanner<'_> {
                 Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
                 _ => None,
             };
+            if !self.throttle(&window, Some(self.spool.filled()), events) {
+                return Ok(totals);
+            }
             let fill = ingest.fill(self.spool, watched, timeout);
             self.ring.disarm_hunger();
             match fill? {
@@ -441,6 +541,15 @@ mod tests {
         }
         fn stopped(&self) -> bool {
             false
+        }
+        fn released(&self, _: u64) -> bool {
+            true
+        }
+        fn output_held(&self) -> u64 {
+            0
+        }
+        fn outstanding_limit(&self) -> u64 {
+            1 << 16
         }
     }
 

@@ -26,6 +26,8 @@ pub struct Spool {
     offset: usize,
     /// The mapped file (the input file, or the memfd of a stream), for kernel-side copies.
     file: OwnedFd,
+    /// The file is our memfd (freed by punching holes), not the user's file.
+    stream: bool,
     /// Bytes of input available at `base` (grows while a stream is read).
     filled: AtomicU64,
 }
@@ -100,6 +102,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             offset: pos as usize,
             filled: AtomicU64::new(size - pos),
             file: OwnedFd::from(input),
+            stream: false,
         };
         let ingest = Ingest {
             source: None,
@@ -138,6 +141,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
                     offset: 0,
                     filled: AtomicU64::new(0),
                     file: memfd,
+                    stream: true,
                 };
                 let ingest = Ingest {
                     source: Some(input),
@@ -164,6 +168,38 @@ impl Spool {
     /// copies (`sendfile`) of filled ranges.
     pub fn file_at(&self, at: u64) -> (RawFd, u64) {
         (self.file.as_raw_fd(), self.offset as u64 + at)
+    }
+
+    /// Frees the memory of input `[from, to)`, which no stage will read again; returns the
+    /// offset freed up to. Only whole pages are freed: a pipe may still reference a page that
+    /// `sendfile` handed it, and freeing part of a page would zero it under the reader.
+    pub fn release(&self, from: u64, to: u64) -> u64 {
+        const PAGE: u64 = 4096;
+        let base = self.offset as u64;
+        let start = (base + from).div_ceil(PAGE) * PAGE;
+        let end = (base + to) / PAGE * PAGE;
+        if end <= start {
+            return from;
+        }
+        // SAFETY: [start, end) lies inside our mapping and the file; nobody reads it again
+        // (the caller's contract), so dropping its pages cannot change what a reader sees.
+        unsafe {
+            if self.stream {
+                libc::fallocate(
+                    self.file.as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    start as libc::off_t,
+                    (end - start) as libc::off_t,
+                );
+            } else {
+                libc::madvise(
+                    self.map.as_ptr().add(start as usize).cast(),
+                    (end - start) as usize,
+                    libc::MADV_DONTNEED,
+                );
+            }
+        }
+        end - base
     }
 
     /// The input bytes `[start, end)`; `end` must not exceed [`Spool::filled`].

@@ -64,6 +64,12 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             bytes
         };
         shared.template.build(arg_bytes, id, &mut argv);
+        // Arguments are copies: the input bytes are not needed any more, unless they are fed
+        // to the command's stdin below.
+        let feeds = matches!(shared.backend, Backend::Stdin);
+        if !feeds {
+            shared.input_release.release(batch.seq);
+        }
 
         let outcome = match shared.backend {
             Backend::DryRun => {
@@ -97,6 +103,9 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 if let Some(slot) = &stdin_slot {
                     slot.release()?;
                 }
+                if spawned.is_err() && feeds {
+                    shared.input_release.release(batch.seq);
+                }
                 match spawned {
                     Err(e) => Outcome::SpawnFailed(e),
                     Ok(pid) => {
@@ -107,6 +116,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                         if let Some(feed) = feed {
                             let (file, off) = shared.spool.file_at(batch.start);
                             feed.send(file, off, batch.end - batch.start)?;
+                            shared.input_release.release(batch.seq);
                         }
                         let end = wait_exit(pid);
                         // The child is a zombie until reaped: its pid cannot be reused while the
