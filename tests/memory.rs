@@ -1,0 +1,167 @@
+//! Bounded memory on long streams: 4 GiB of lines from a pipe through `-s wc -l`, `/bin/true`,
+//! `-k -s cat`, and `-k -s cat` behind a deliberately slow first batch. Each run's peak memory —
+//! frun's peak RSS (which includes the mapped spool) plus the peak growth of the machine's shared
+//! memory (memfd pages: spool and captured output) — must stay within 256 MiB, and the output
+//! must be complete. One test, so the cases run one after another and the shared-memory figure
+//! is this run's alone.
+
+mod common;
+
+use common::*;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+use std::time::Duration;
+
+const GIB4: u64 = 4 << 30;
+const BOUND: u64 = 256 << 20;
+
+fn shmem_kib() -> u64 {
+    let m = std::fs::read_to_string("/proc/meminfo").unwrap();
+    m.lines()
+        .find_map(|l| l.strip_prefix("Shmem:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+struct Run {
+    stdout_bytes: u64,
+    stdout_head: Vec<u8>,
+    stderr: String,
+    code: i32,
+    peak: u64,
+}
+
+/// Runs `frun args` with stdin from `bash -c generator`; returns output size and peak memory.
+fn run(generator: &str, args: &[&str]) -> Run {
+    let mut gen_child = Command::new("bash")
+        .arg("-c")
+        .arg(generator)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let base = shmem_kib();
+    let peak_shmem = Arc::new(AtomicU64::new(base));
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let (peak, done) = (peak_shmem.clone(), done.clone());
+        thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                peak.fetch_max(shmem_kib(), Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(gen_child.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let reader = thread::spawn(move || {
+        let mut head = Vec::new();
+        let mut total = 0u64;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => return (total, head),
+                Ok(n) => {
+                    if head.len() < 65536 {
+                        head.extend_from_slice(&buf[..n.min(65536)]);
+                    }
+                    total += n as u64;
+                }
+            }
+        }
+    });
+    let stderr = drain(child.stderr.take().unwrap());
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: zeroed rusage is valid storage for wait4 to fill.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child with valid out-pointers; std does not reap it elsewhere.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid);
+    done.store(true, Ordering::Relaxed);
+    sampler.join().unwrap();
+    let _ = gen_child.wait();
+    let (stdout_bytes, stdout_head) = reader.join().unwrap();
+    let shmem_growth = peak_shmem.load(Ordering::Relaxed).saturating_sub(base) * 1024;
+    eprintln!(
+        "frun {args:?}: peak RSS {} MiB + shared-memory growth {} MiB",
+        ru.ru_maxrss >> 10,
+        shmem_growth >> 20
+    );
+    Run {
+        stdout_bytes,
+        stdout_head,
+        stderr: text(&stderr.join().unwrap()),
+        code: if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        },
+        peak: ru.ru_maxrss as u64 * 1024 + shmem_growth,
+    }
+}
+
+#[test]
+fn four_gib_streams_run_in_bounded_memory() {
+    let short_lines = format!("yes abcdefghij | head -c {GIB4}");
+    let long_lines = format!("yes \"$(printf 'x%.0s' $(seq 1000))\" | head -c {GIB4}");
+
+    // -s wc -l: the counts add up to the number of newlines.
+    let r = run(&short_lines, &["-s", "wc", "-l"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let counted: u64 = text(&r.stdout_head)
+        .lines()
+        .map(|l| l.trim().parse::<u64>().unwrap())
+        .sum();
+    assert!(r.stdout_bytes < 65536, "one small count per batch");
+    assert_eq!(counted, GIB4 / 11);
+    assert!(r.peak <= BOUND, "-s wc -l peaked at {} MiB", r.peak >> 20);
+
+    // /bin/true over argv batches: every record was passed (the stats count them).
+    let r = run(&long_lines, &["-v", "true"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let records = GIB4 / 1001 + u64::from(GIB4 % 1001 != 0);
+    assert!(
+        r.stderr.contains(&format!(" records={records} ")),
+        "{}",
+        r.stderr
+    );
+    assert!(r.peak <= BOUND, "/bin/true peaked at {} MiB", r.peak >> 20);
+
+    // Ordered output of everything: byte count exact.
+    let r = run(&short_lines, &["-k", "-s", "cat"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout_bytes, GIB4);
+    assert!(r.stdout_head.starts_with(b"abcdefghij\nabcdefghij\n"));
+    assert!(r.peak <= BOUND, "-k -s cat peaked at {} MiB", r.peak >> 20);
+
+    // The same with a first batch that takes 3 s: everything after it is held back, bounded.
+    let r = run(
+        &short_lines,
+        &[
+            "-k",
+            "-s",
+            "-I",
+            "sh",
+            "-c",
+            "case $1 in 0.0.0) sleep 3;; esac; exec cat",
+            "sh",
+            "{ID}",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout_bytes, GIB4);
+    assert!(
+        r.peak <= BOUND,
+        "slow first batch: peaked at {} MiB",
+        r.peak >> 20
+    );
+}
