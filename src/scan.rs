@@ -22,7 +22,7 @@ const BLOCK: usize = 16 << 10;
 pub const HARD_MAX_RECORDS: u64 = 65_536;
 
 /// The hard maximum batch size in stdin mode, where ARG_MAX does not apply: records and bytes.
-pub const HARD_MAX_STDIN_RECORDS: u64 = 1 << 20;
+pub const HARD_MAX_STDIN_RECORDS: u64 = 1 << 30;
 pub const HARD_MAX_STDIN_BYTES: u64 = 16 << 20;
 
 /// How much argument space a batch may use when its records become argv words.
