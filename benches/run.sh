@@ -355,6 +355,10 @@ run_benchmarks() {
         bench pipe-parallel-part "$wl" "GNU Parallel --pipepart --block 1M" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
             "parallel --will-cite --pipepart -a lines.txt --block 1M wc -l"
     else skip pipe-parallel "$wl" "GNU Parallel --pipe" "$LINES" lines "not installed"; fi
+    if ((use_rp)); then
+        bench pipe-rust-parallel "$wl" "rust-parallel --pipe" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+            "rust-parallel --pipe wc -l < lines.txt"
+    else skip pipe-rust-parallel "$wl" "rust-parallel --pipe" "$LINES" lines "not installed"; fi
 
     wl="sha256sum, $FILES files of $FILE_BYTES B"
     bench sha-frun "$wl" frun "$FILES" files "$W" "$SHA_RUNS" sha-frun "" "frun sha256sum < files.txt"
