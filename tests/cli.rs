@@ -145,38 +145,23 @@ fn double_dash_ends_flags() {
 }
 
 #[test]
-fn lines_value_forms() {
-    for args in [
-        &["-l3"][..],
-        &["-l", "3"],
-        &["-l=3"],
-        &["--lines", "3"],
-        &["--lines=3"],
-    ] {
-        let mut a: Vec<&str> = vec!["-k"];
-        a.extend_from_slice(args);
-        a.push("echo");
-        let o = frun(&a, &seq_n(10));
-        assert_clean(&o);
-        assert_eq!(out(&o), SEQ10_BY3, "args {args:?}");
-    }
-}
-
-#[test]
-fn exact_lines_value_forms() {
-    for args in [
-        &["-L3"][..],
-        &["-L", "3"],
-        &["-L=3"],
-        &["--exact-lines", "3"],
-        &["--exact-lines=3"],
-    ] {
-        let mut a: Vec<&str> = vec!["-k"];
-        a.extend_from_slice(args);
-        a.push("echo");
-        let o = frun(&a, &seq_n(10));
-        assert_clean(&o);
-        assert_eq!(out(&o), SEQ10_BY3, "args {args:?}");
+fn lines_and_exact_lines_value_forms() {
+    for (short, long) in [("-l", "--lines"), ("-L", "--exact-lines")] {
+        let forms: [Vec<String>; 5] = [
+            vec![format!("{short}3")],
+            vec![short.into(), "3".into()],
+            vec![format!("{short}=3")],
+            vec![long.into(), "3".into()],
+            vec![format!("{long}=3")],
+        ];
+        for args in forms {
+            let mut a: Vec<String> = vec!["-k".into()];
+            a.extend(args.iter().cloned());
+            a.push("echo".into());
+            let o = frun(&a, &seq_n(10));
+            assert_clean(&o);
+            assert_eq!(out(&o), SEQ10_BY3, "args {args:?}");
+        }
     }
 }
 
