@@ -65,26 +65,29 @@ impl Ledger {
     pub fn record(&self, batch: &Batch, outcome: &Outcome) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.records.fetch_add(batch.records, Ordering::Relaxed);
-        let place = format!(
-            "batch {} (input offset {}, {} records)",
-            batch.seq, batch.start, batch.records
-        );
+        let place = || {
+            format!(
+                "batch {} (input offset {}, {} records)",
+                batch.seq, batch.start, batch.records
+            )
+        };
         match outcome {
             Outcome::Ok => {}
             Outcome::Exited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
-                self.note_first(format!("{place}: exit status {code}"));
+                self.note_first(format!("{}: exit status {code}", place()));
             }
             Outcome::Signaled(sig) => {
                 self.signaled.fetch_add(1, Ordering::Relaxed);
-                let text = format!("{place}: killed by {}", signal_text(*sig));
+                let text = format!("{}: killed by {}", place(), signal_text(*sig));
                 eprintln!("frun: {text}");
                 self.note_first(text);
             }
             Outcome::SpawnFailed(e) => {
                 self.spawn_failed.fetch_add(1, Ordering::Relaxed);
                 let text = format!(
-                    "{place}: could not start the command: {}",
+                    "{}: could not start the command: {}",
+                    place(),
                     crate::errors::os_message(e)
                 );
                 eprintln!("frun: {text}");

@@ -167,7 +167,6 @@ pub struct Output {
     mode: OrderMode,
     stdout: RawFd,
     state: Mutex<Reorder>,
-    emitted: AtomicU64,
     /// Finished output waiting for an earlier batch (`-k`).
     held: AtomicU64,
 }
@@ -181,7 +180,6 @@ impl Output {
                 next: 0,
                 held: BTreeMap::new(),
             }),
-            emitted: AtomicU64::new(0),
             held: AtomicU64::new(0),
         }
     }
@@ -196,15 +194,9 @@ impl Output {
         self.mode != OrderMode::Unbuffered
     }
 
-    /// Bytes written to stdout so far.
-    pub fn emitted_bytes(&self) -> u64 {
-        self.emitted.load(Ordering::Relaxed)
-    }
-
     fn emit(&self, piece: &Piece) -> Result<(), EmitError> {
         if piece.len > 0 {
             copy_range(self.stdout, piece.capture.fd(), piece.off, piece.len)?;
-            self.emitted.fetch_add(piece.len, Ordering::Relaxed);
         }
         Ok(())
     }

@@ -208,10 +208,6 @@ impl Ring {
         futex_wake_all(&h.released);
     }
 
-    pub fn is_aborted(&self) -> bool {
-        self.header().closed.load(Ordering::Acquire) == 2
-    }
-
     /// Takes the next batch, waiting for the producer if needed. Lock-free: one `fetch_add`.
     pub fn claim(&self) -> Claim {
         let h = self.header();
@@ -288,11 +284,6 @@ impl Ring {
 
     pub fn disarm_hunger(&self) {
         self.header().hunger_armed.store(0, Ordering::Release);
-    }
-
-    /// Batches published so far.
-    pub fn published(&self) -> u64 {
-        self.header().write.0.load(Ordering::Acquire)
     }
 }
 

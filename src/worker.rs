@@ -66,8 +66,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         shared.template.build(arg_bytes, id, &mut argv);
         // Arguments are copies: the input bytes are not needed any more, unless they are fed
         // to the command's stdin below.
-        let feeds = matches!(shared.backend, Backend::Stdin);
-        if !feeds {
+        if stdin_slot.is_none() {
             shared.input_release.release(batch.seq);
         }
 
@@ -103,7 +102,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 if let Some(slot) = &stdin_slot {
                     slot.release()?;
                 }
-                if spawned.is_err() && feeds {
+                if spawned.is_err() && stdin_slot.is_some() {
                     shared.input_release.release(batch.seq);
                 }
                 match spawned {
