@@ -149,6 +149,9 @@ seq "$LINES" >lines.txt
 seq "$SMALL_LINES" >small.txt
 seq "$TINY_LINES" >tiny.txt
 seq 1 >one.txt
+# lines.txt pre-split into the 512 KiB chunks `frun -b 512k` cuts, one file each: running `wc -c`
+# on them measures process starts alone (wc -c takes a regular file's size without reading it).
+mkdir -p chunks && split -b 512k lines.txt chunks/c && ls "$PWD"/chunks/c* >chunks.txt
 mkdir files
 head -c "$((FILES * FILE_BYTES))" /dev/urandom | split -b "$FILE_BYTES" -a 6 -d - files/f
 find files -type f | LC_ALL=C sort >files.txt
@@ -349,6 +352,8 @@ run_benchmarks() {
     bench pipe-frun-b "$wl" "frun -b 512k wc -c" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
         "frun -b 512k wc -c < lines.txt"
     bench pipe-wc "$wl" "wc -l alone (the limit)" "$LINES" lines "$W" "$RUNS" pipe-frun "" "wc -l < lines.txt"
+    bench pipe-wc-starts "$wl" "xargs -P$P -n1 wc -c over the 512k chunks as files (process starts only)" \
+        "$LINES" lines "$W" "$RUNS" pipe-frun "" "xargs -P$P -n1 wc -c < chunks.txt"
     if ((use_parallel)); then
         bench pipe-parallel "$wl" "GNU Parallel --pipe --block 1M" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
             "parallel --will-cite --pipe --block 1M wc -l < lines.txt"

@@ -12,7 +12,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Address space reserved for a streamed input; tried in this order until the kernel agrees.
-const STREAM_RESERVE: [u64; 4] = [1 << 40, 1 << 36, 1 << 32, 1 << 30];
+const STREAM_RESERVE: [u64; 5] = [1 << 44, 1 << 40, 1 << 36, 1 << 32, 1 << 30];
 /// The memfd grows in steps of this size (one `ftruncate` per step, not per read).
 const GROW_STEP: u64 = 64 << 20;
 /// Largest single `read` from a stream.
@@ -191,13 +191,20 @@ impl Spool {
                     start as libc::off_t,
                     (end - start) as libc::off_t,
                 );
-            } else {
-                libc::madvise(
-                    self.map.as_ptr().add(start as usize).cast(),
-                    (end - start) as usize,
-                    libc::MADV_DONTNEED,
-                );
             }
+            // Drops the mapping's page-table entries too; kernels that reclaim empty page
+            // tables (6.14+) then free those the call covers whole, so a long stream does not
+            // keep 2 MiB of them per GiB. The call starts at the 2 MiB boundary below: what lies
+            // between was dropped before (or is not input), so dropping it again is harmless.
+            const TABLE_SPAN: usize = 2 << 20;
+            let first = self.map.as_ptr() as usize;
+            let from = (first + start as usize) / TABLE_SPAN * TABLE_SPAN;
+            let from = from.max(first);
+            libc::madvise(
+                from as *mut libc::c_void,
+                first + end as usize - from,
+                libc::MADV_DONTNEED,
+            );
         }
         end - base
     }

@@ -1,7 +1,9 @@
 //! Bounded memory on long streams: 4 GiB of lines from a pipe through `-s wc -l`, `/bin/true`,
 //! `-k -s cat`, and `-k -s cat` behind a deliberately slow first batch. Each run's peak memory —
 //! frun's peak RSS (which includes the mapped spool) plus the peak growth of the machine's shared
-//! memory (memfd pages: spool and captured output) — must stay within 256 MiB, and the output
+//! memory (memfd pages: spool and captured output) plus its peak page tables (`VmPTE`: 4 GiB of
+//! spool would need 8 MiB of them if the consumed part kept its) — must stay within 256 MiB, and
+//! the output
 //! must be complete. One test, so the cases run one after another and the shared-memory figure
 //! is this run's alone.
 
@@ -26,6 +28,18 @@ fn shmem_kib() -> u64 {
         .unwrap()
 }
 
+/// The page tables of process `pid` (`VmPTE`), in KiB; 0 once it is gone.
+fn page_tables_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("VmPTE:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 struct Run {
     stdout_bytes: u64,
     stdout_head: Vec<u8>,
@@ -45,17 +59,6 @@ fn run(generator: &str, args: &[&str]) -> Run {
         .spawn()
         .unwrap();
     let base = shmem_kib();
-    let peak_shmem = Arc::new(AtomicU64::new(base));
-    let done = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let (peak, done) = (peak_shmem.clone(), done.clone());
-        thread::spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(shmem_kib(), Ordering::Relaxed);
-                thread::sleep(Duration::from_millis(20));
-            }
-        })
-    };
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(gen_child.stdout.take().unwrap())
@@ -63,6 +66,20 @@ fn run(generator: &str, args: &[&str]) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let peak_shmem = Arc::new(AtomicU64::new(base));
+    let peak_pte = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let (peak, pte, done) = (peak_shmem.clone(), peak_pte.clone(), done.clone());
+        let pid = child.id();
+        thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                peak.fetch_max(shmem_kib(), Ordering::Relaxed);
+                pte.fetch_max(page_tables_kib(pid), Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
     let mut out = child.stdout.take().unwrap();
     let reader = thread::spawn(move || {
         let mut head = Vec::new();
@@ -93,10 +110,12 @@ fn run(generator: &str, args: &[&str]) -> Run {
     let _ = gen_child.wait();
     let (stdout_bytes, stdout_head) = reader.join().unwrap();
     let shmem_growth = peak_shmem.load(Ordering::Relaxed).saturating_sub(base) * 1024;
+    let page_tables = peak_pte.load(Ordering::Relaxed) * 1024;
     eprintln!(
-        "frun {args:?}: peak RSS {} MiB + shared-memory growth {} MiB",
+        "frun {args:?}: peak RSS {} MiB + shared-memory growth {} MiB + page tables {} KiB",
         ru.ru_maxrss >> 10,
-        shmem_growth >> 20
+        shmem_growth >> 20,
+        page_tables >> 10
     );
     Run {
         stdout_bytes,
@@ -107,7 +126,7 @@ fn run(generator: &str, args: &[&str]) -> Run {
         } else {
             -1
         },
-        peak: ru.ru_maxrss as u64 * 1024 + shmem_growth,
+        peak: ru.ru_maxrss as u64 * 1024 + shmem_growth + page_tables,
     }
 }
 
