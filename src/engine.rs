@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::cli::Halt;
 use crate::exec::argv::ArgvTemplate;
-use crate::ledger::{InputRelease, Ledger};
+use crate::journal::{InputId, Journal};
+use crate::ledger::{InputRelease, Ledger, RetryPolicy};
 use crate::output::Output;
 use crate::plan::{Backend, Plan};
 use crate::ring::Ring;
@@ -24,8 +26,22 @@ const RING_SLOTS: usize = 1024;
 /// How long children get between SIGTERM and SIGKILL when a run stops.
 const KILL_GRACE: Duration = Duration::from_millis(1500);
 
+/// How often the checkpoint journal is made durable while a run goes.
+const JOURNAL_SYNC: Duration = Duration::from_millis(200);
+
 /// The signals that stop a run (exit 128 + n).
 pub const STOP_SIGNALS: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+/// The signals that also stop it in preempt mode (a batch scheduler's warning).
+pub const PREEMPT_SIGNALS: [i32; 4] = [libc::SIGUSR1, libc::SIGUSR2, libc::SIGXCPU, libc::SIGXFSZ];
+
+/// The signals that stop a run with this plan.
+pub fn stop_signals(preempt: bool) -> Vec<i32> {
+    let mut v = STOP_SIGNALS.to_vec();
+    if preempt {
+        v.extend(PREEMPT_SIGNALS);
+    }
+    v
+}
 
 /// State every thread of the run shares.
 pub struct Shared {
@@ -40,6 +56,14 @@ pub struct Shared {
     pub backend: Backend,
     /// Batches go to stdin, so their records are not arguments.
     pub records_on_stdin: bool,
+    pub retry: RetryPolicy,
+    pub halt: Option<Halt>,
+    /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
+    pub splittable: bool,
+    pub delimiter: u8,
+    journal: Option<Arc<Journal>>,
+    /// The input identity a resumed checkpoint recorded.
+    resume_input: Option<InputId>,
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
     pub sigmask: libc::sigset_t,
@@ -165,6 +189,29 @@ impl ScanEvents for Events<'_> {
     fn outstanding_limit(&self) -> u64 {
         self.shared.input_release.capacity()
     }
+
+    fn input_head(&self, head: &[u8], size: Option<u64>) -> bool {
+        let s = self.shared;
+        if let Some(want) = &s.resume_input {
+            let len = (want.head_len as usize).min(head.len());
+            let now = InputId::of(&head[..len], size);
+            let same = now.head_len == want.head_len
+                && now.head_hash == want.head_hash
+                && (want.size.is_none() || size.is_none() || want.size == size);
+            if !same {
+                s.stop.request(StopReason::Refused(
+                    "--resume: the input is not the one the checkpoint was written for (its \
+                     first bytes or its size differ)"
+                        .into(),
+                ));
+            }
+            return same;
+        }
+        if let Some(j) = &s.journal {
+            j.input(&InputId::of(head, size));
+        }
+        true
+    }
 }
 
 fn eventfd() -> std::io::Result<OwnedFd> {
@@ -183,13 +230,13 @@ fn drain(fd: RawFd) {
     unsafe { libc::read(fd, (&mut v as *mut u64).cast(), 8) };
 }
 
-/// A signalfd for [`STOP_SIGNALS`], which the caller has blocked in every thread.
-fn stop_signalfd() -> std::io::Result<OwnedFd> {
+/// A signalfd for [`stop_signals`], which the caller has blocked in every thread.
+fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
     // SAFETY: builds a sigset and a signalfd from it; result checked.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for s in STOP_SIGNALS {
+        for s in stop_signals(preempt) {
             libc::sigaddset(&mut set, s);
         }
         let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
@@ -239,13 +286,19 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
     let shared = Arc::new(Shared {
         spool,
         ring: Ring::new(RING_SLOTS)?,
-        output: Output::new(plan.order, 1),
+        output: Output::new(plan.order, 1, plan.journal.clone(), plan.stdout_base),
         ledger: Ledger::default(),
         input_release: InputRelease::new(RING_SLOTS * 64),
         stop: Stop::new()?,
         template: plan.template,
         backend: plan.backend,
         records_on_stdin: plan.records_on_stdin,
+        retry: plan.retry,
+        halt: plan.halt,
+        splittable: matches!(plan.sizing, crate::scan::Sizing::Adaptive { .. }),
+        delimiter: plan.delimiter,
+        journal: plan.journal.clone(),
+        resume_input: plan.resume.as_ref().and_then(|cp| cp.input.clone()),
         children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
         sigmask,
         // SAFETY: isatty has no memory effects.
@@ -259,7 +312,17 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         done_fd: eventfd()?,
         arg_max_record: arg_space.map_or(u64::MAX, |s| s.max_record_len),
     });
-    let signals = stop_signalfd()?;
+    let signals = stop_signalfd(plan.preempt)?;
+    let skip: Vec<(u64, u64)> = plan
+        .resume
+        .as_ref()
+        .map(|cp| cp.intervals.clone())
+        .unwrap_or_default();
+    let resume_head = plan
+        .resume
+        .as_ref()
+        .and_then(|cp| cp.input.as_ref())
+        .map(|i| i.head_len);
     let hunger = eventfd()?;
 
     for _ in 0..plan.workers_init {
@@ -268,13 +331,15 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
     {
         let shared = Arc::clone(&shared);
         let hunger_fd = hunger.as_raw_fd();
-        let (sizing, delimiter, limit, timeout, workers_max) = (
+        let (sizing, delimiter, limit, timeout, workers_max, byte_guided) = (
             plan.sizing,
             plan.delimiter,
             plan.limit,
             plan.timeout,
             plan.workers_max,
+            plan.records_on_stdin,
         );
+        let count_records = plan.count_records;
         std::thread::Builder::new()
             .name("frun-scan".into())
             .spawn(move || {
@@ -289,6 +354,10 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
                     stop_fd: shared.stop.fd(),
                     hunger_fd,
                     workers: workers_max as u64,
+                    byte_guided,
+                    count_records,
+                    skip: &skip,
+                    resume_head,
                 };
                 let events = Events { shared: &shared };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -325,31 +394,88 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         );
         eprintln!("{}", stats.line());
     }
+    let journal = shared.journal.as_ref();
+    let keep_checkpoint = |why: &str| {
+        let Some(j) = journal else {
+            if let Some(m) = &plan.journal_missing {
+                eprintln!("frun: no checkpoint was kept ({m})");
+            }
+            return;
+        };
+        match j.close_stopped(why) {
+            Ok(()) => eprintln!(
+                "frun: checkpoint {} ({} batches done in this run); resume with: frun \
+                 --resume {} and the same arguments and input",
+                j.path().display(),
+                j.batches(),
+                j.path().display()
+            ),
+            Err(e) => eprintln!(
+                "frun: cannot write the checkpoint {}: {}",
+                j.path().display(),
+                crate::errors::os_message(&e)
+            ),
+        }
+    };
+    let drop_checkpoint = || {
+        if let Some(j) = journal {
+            let _ = j.remove();
+        }
+    };
     let code = match stop {
-        Some(StopReason::ReaderGone) => 0,
+        Some(StopReason::ReaderGone) => {
+            drop_checkpoint();
+            0
+        }
         Some(StopReason::Signal(n)) => {
             if let Some(s) = shared.ledger.summary() {
                 eprintln!("frun: {s}");
             }
+            keep_checkpoint(&format!("signal {n}"));
             128 + n
+        }
+        Some(StopReason::Halt { .. }) => {
+            if let Some(s) = shared.ledger.summary() {
+                eprintln!("frun: {s}");
+            }
+            eprintln!("frun: stopped: --halt reached");
+            keep_checkpoint("halt");
+            1
         }
         Some(StopReason::Fatal(msg)) => {
             eprintln!("frun: {msg}");
+            keep_checkpoint("fatal");
             1
+        }
+        Some(StopReason::Refused(msg)) => {
+            eprintln!("frun: {msg}");
+            // The checkpoint being resumed stays as it was (nothing was added).
+            2
         }
         None if scan_error.is_some() => {
             eprintln!(
                 "frun: cannot read input: {}",
                 scan_error.unwrap_or_default()
             );
+            keep_checkpoint("input error");
             1
         }
         None => match shared.ledger.summary() {
+            Some(s) if shared.ledger.given_up_batches() > 0 => {
+                eprintln!("frun: {s}");
+                // What was given up can be run again alone, by resuming.
+                keep_checkpoint("batches given up");
+                3
+            }
             Some(s) => {
                 eprintln!("frun: {s}");
+                drop_checkpoint();
                 123
             }
-            None => 0,
+            None => {
+                drop_checkpoint();
+                0
+            }
         },
     };
     Ok(code)
@@ -378,6 +504,26 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
     let finished = || {
         shared.scan_done.load(Ordering::Acquire) && shared.workers_live.load(Ordering::Acquire) == 0
     };
+    let timeout = if shared.journal.is_some() {
+        JOURNAL_SYNC.as_millis() as i32
+    } else {
+        -1
+    };
+    let mut synced = Instant::now();
+    let sync_journal = |synced: &mut Instant| {
+        if let Some(j) = &shared.journal
+            && synced.elapsed() >= JOURNAL_SYNC
+        {
+            if let Err(e) = j.flush() {
+                shared.stop.request(StopReason::Fatal(format!(
+                    "cannot write the checkpoint {}: {}",
+                    j.path().display(),
+                    crate::errors::os_message(&e)
+                )));
+            }
+            *synced = Instant::now();
+        }
+    };
     loop {
         if shared.stop.is_stopped() {
             break;
@@ -386,7 +532,8 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
             return;
         }
         // SAFETY: polls a live array of pollfd.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
+        sync_journal(&mut synced);
         if n <= 0 {
             continue;
         }
@@ -404,8 +551,19 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
         }
     }
 
-    // Stopping: no new batches, running commands end (TERM, then KILL after a grace period).
+    // Stopping: no new batches. `--halt soon` lets running commands finish (a signal still ends
+    // them); otherwise they end now (TERM, then KILL after a grace period).
     shared.ring.abort();
+    while shared.stop.drains() && shared.workers_live.load(Ordering::Acquire) > 0 {
+        let mut p = [fds[0], fds[1]];
+        // SAFETY: polls a live array of pollfd.
+        unsafe { libc::poll(p.as_mut_ptr(), 2, timeout) };
+        sync_journal(&mut synced);
+        if p[0].revents & libc::POLLIN != 0 && read_signal(signal_fd).is_some() {
+            break;
+        }
+        drain(shared.done_fd.as_raw_fd());
+    }
     shared.kill_children(libc::SIGTERM);
     if !wait_workers(shared, Instant::now() + KILL_GRACE) {
         shared.kill_children(libc::SIGKILL);

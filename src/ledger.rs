@@ -1,8 +1,7 @@
-//! The ledger: what happened to every batch — done, failed and how — and the failure summary
-//! that decides exit status 123.
+//! The ledger: what happened to every batch — done, failed, retried, given up — the retry
+//! policy that decides between those, and the summary that decides exit status 123 or 3.
 //!
-//! Workers and the scanner report here; nothing here runs commands or writes output. (Retries,
-//! poisoning and the checkpoint journal will live here too.)
+//! Workers and the scanner report here; nothing here runs commands or writes output.
 
 use std::io;
 use std::sync::Mutex;
@@ -22,6 +21,56 @@ pub enum Outcome {
     SpawnFailed(io::Error),
 }
 
+/// When a failed attempt is run again (SPEC: retries and poisoning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt; None = forever.
+    pub limit: Option<u64>,
+    /// Any non-zero exit is retried (`-E`), not only 137, 139, 200 and 254.
+    pub nonzero: bool,
+}
+
+/// What to do after an attempt.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The outcome stands (success, or a failure that is not retried).
+    Final,
+    /// Run the batch again.
+    Retry,
+    /// Give the batch up: retryable, but out of retries.
+    GiveUp,
+}
+
+impl RetryPolicy {
+    /// Whether this outcome is the kind that is retried.
+    pub fn retryable(&self, outcome: &Outcome) -> bool {
+        match outcome {
+            Outcome::Ok => false,
+            Outcome::Signaled(_) => true,
+            Outcome::Exited(137 | 139 | 200 | 254) => true,
+            Outcome::Exited(_) => self.nonzero,
+            // Too many arguments stays too many; anything else (EAGAIN, ENOMEM) may pass.
+            Outcome::SpawnFailed(e) => e.raw_os_error() != Some(libc::E2BIG),
+        }
+    }
+
+    /// The verdict after an attempt that had `retried` retries before it.
+    pub fn judge(&self, outcome: &Outcome, retried: u64) -> Verdict {
+        if !self.retryable(outcome) {
+            Verdict::Final
+        } else if self.limit.is_none_or(|l| retried < l) {
+            Verdict::Retry
+        } else {
+            Verdict::GiveUp
+        }
+    }
+
+    /// Whether a batch's input must stay until its outcome is final (it may be run again).
+    pub fn may_retry(&self) -> bool {
+        self.limit != Some(0)
+    }
+}
+
 #[derive(Default)]
 struct FirstFailure {
     text: Option<String>,
@@ -36,6 +85,8 @@ pub struct Ledger {
     signaled: AtomicU64,
     spawn_failed: AtomicU64,
     oversized: AtomicU64,
+    retried: AtomicU64,
+    given_up: AtomicU64,
     first: Mutex<FirstFailure>,
 }
 
@@ -65,11 +116,22 @@ impl Ledger {
     pub fn record(&self, batch: &Batch, outcome: &Outcome) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.records.fetch_add(batch.records, Ordering::Relaxed);
-        let place = || {
-            format!(
-                "batch {} (input offset {}, {} records)",
-                batch.seq, batch.start, batch.records
-            )
+        let place = || match batch.records {
+            // Batches cut by bytes alone were not counted.
+            0 => format!(
+                "batch {} (input offset {}, {} bytes)",
+                batch.seq,
+                batch.start,
+                batch.end - batch.start
+            ),
+            1 => format!(
+                "batch {} (input offset {}, 1 record)",
+                batch.seq, batch.start
+            ),
+            n => format!(
+                "batch {} (input offset {}, {n} records)",
+                batch.seq, batch.start
+            ),
         };
         match outcome {
             Outcome::Ok => {}
@@ -92,6 +154,64 @@ impl Ledger {
                 );
                 eprintln!("frun: {text}");
                 self.note_first(text);
+            }
+        }
+    }
+
+    /// Records a failed attempt that will be run again.
+    pub fn retried(&self) {
+        self.retried.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a batch given up after `attempts` attempts; its records were not processed.
+    pub fn given_up(&self, batch: &Batch, outcome: &Outcome, attempts: u64) {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.given_up.fetch_add(1, Ordering::Relaxed);
+        let what = match outcome {
+            Outcome::Ok => "succeeded".to_string(),
+            Outcome::Exited(c) => format!("exit status {c}"),
+            Outcome::Signaled(s) => format!("killed by {}", signal_text(*s)),
+            Outcome::SpawnFailed(e) => {
+                format!("could not start: {}", crate::errors::os_message(e))
+            }
+        };
+        let place = match batch.records {
+            0 => format!(
+                "input offset {}, {} bytes",
+                batch.start,
+                batch.end - batch.start
+            ),
+            1 => format!("input offset {}, 1 record", batch.start),
+            n => format!("input offset {}, {n} records", batch.start),
+        };
+        let attempts = match attempts {
+            1 => "1 attempt".to_string(),
+            n => format!("{n} attempts"),
+        };
+        let text = format!(
+            "batch {} ({place}) given up after {attempts}; last: {what}",
+            batch.seq
+        );
+        eprintln!("frun: {text}");
+        self.note_first(text);
+    }
+
+    pub fn given_up_batches(&self) -> u64 {
+        self.given_up.load(Ordering::Relaxed)
+    }
+
+    pub fn retries(&self) -> u64 {
+        self.retried.load(Ordering::Relaxed)
+    }
+
+    /// Whether `--halt` is reached: failed (or given-up) batches against its count.
+    pub fn halt_reached(&self, halt: crate::cli::Halt) -> bool {
+        let failed = self.failed_batches() + self.given_up_batches();
+        match halt.fail {
+            crate::cli::HaltCount::Batches(n) => failed >= n,
+            crate::cli::HaltCount::Percent(p) => {
+                let done = self.batches();
+                done >= 3 && failed * 100 >= p * done
             }
         }
     }
@@ -125,7 +245,8 @@ impl Ledger {
     pub fn summary(&self) -> Option<String> {
         let failed = self.failed_batches();
         let oversized = self.oversized.load(Ordering::Relaxed);
-        if failed == 0 && oversized == 0 {
+        let given_up = self.given_up_batches();
+        if failed == 0 && oversized == 0 && given_up == 0 {
             return None;
         }
         let mut parts = Vec::new();
@@ -142,8 +263,18 @@ impl Ledger {
             parts.push(format!("{spawn} could not start"));
         }
         let mut s = String::new();
-        if failed > 0 {
+        if given_up > 0 {
             s = format!(
+                "{given_up} of {} batches given up after their retries (their records were not \
+                 processed)",
+                self.batches()
+            );
+        }
+        if failed > 0 {
+            if !s.is_empty() {
+                s += "; ";
+            }
+            s += &format!(
                 "{failed} of {} batches failed ({})",
                 self.batches(),
                 parts.join(", ")

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod engine;
 pub mod errors;
 pub mod exec;
+pub mod journal;
 pub mod ledger;
 pub mod output;
 pub mod plan;
@@ -61,7 +62,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         let mut set: libc::sigset_t = std::mem::zeroed();
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for s in engine::STOP_SIGNALS {
+        for s in engine::stop_signals(plan.preempt) {
             libc::sigaddset(&mut set, s);
         }
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);

@@ -2,8 +2,9 @@
 //! completion order (buffered) or input order (`-k`), with kernel-side copies (`sendfile`) to
 //! frun's stdout. `-u` bypasses capture entirely.
 //!
-//! This module moves bytes from capture files to stdout and nothing else: it does not know what
-//! a record is, and it never decides whether a batch succeeded.
+//! Once a batch's output is out, it tells the checkpoint journal (emission order is only known
+//! here). This module moves bytes from capture files to stdout and nothing else: it does not know
+//! what a record is, and it never decides whether a batch succeeded.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -12,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::cli::OrderMode;
+use crate::journal::Journal;
 
 /// One worker's capture file: children write their stdout here, batch after batch.
 pub struct Capture {
@@ -79,6 +81,20 @@ impl Capture {
             }
         }
         Ok(true)
+    }
+
+    /// Drops everything written at or after `off` (a failed attempt's partial output) and puts
+    /// the write position back there. Bytes before `off` are not touched.
+    pub fn discard_from(&self, off: u64) -> io::Result<()> {
+        // SAFETY: ftruncate/lseek on our own memfd; no child is running on it now.
+        unsafe {
+            if libc::ftruncate(self.fd(), off as libc::off_t) != 0
+                || libc::lseek(self.fd(), off as libc::off_t, libc::SEEK_SET) < 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
     }
 
     /// Appends bytes (used by `--dry-run`, which writes instead of a child).
@@ -157,9 +173,37 @@ fn copy_range_slow(to: RawFd, from: RawFd, mut off: u64, end: u64) -> Result<(),
     Ok(())
 }
 
+/// The input intervals a finished batch completed: usually all of it; less when parts of it
+/// were given up (those are not recorded as done).
+pub enum DoneSet {
+    None,
+    One(u64, u64),
+    Many(Box<[(u64, u64)]>),
+}
+
+impl DoneSet {
+    pub fn of(parts: &[(u64, u64)]) -> DoneSet {
+        match parts {
+            [] => DoneSet::None,
+            [(s, e)] => DoneSet::One(*s, *e),
+            many => DoneSet::Many(many.into()),
+        }
+    }
+
+    fn each(&self, mut f: impl FnMut(u64, u64)) {
+        match self {
+            DoneSet::None => {}
+            DoneSet::One(s, e) => f(*s, *e),
+            DoneSet::Many(v) => v.iter().for_each(|&(s, e)| f(s, e)),
+        }
+    }
+}
+
 struct Reorder {
     next: u64,
-    held: BTreeMap<u64, Option<Piece>>,
+    held: BTreeMap<u64, (Option<Piece>, DoneSet)>,
+    /// Stdout's byte count after everything emitted so far.
+    written: u64,
 }
 
 /// The emitter shared by all workers.
@@ -169,18 +213,33 @@ pub struct Output {
     state: Mutex<Reorder>,
     /// Finished output waiting for an earlier batch (`-k`).
     held: AtomicU64,
+    journal: Option<Arc<Journal>>,
 }
 
 impl Output {
-    pub fn new(mode: OrderMode, stdout: RawFd) -> Output {
+    /// `stdout_base`: stdout's byte count before this run's output.
+    pub fn new(
+        mode: OrderMode,
+        stdout: RawFd,
+        journal: Option<Arc<Journal>>,
+        stdout_base: u64,
+    ) -> Output {
         Output {
             mode,
             stdout,
             state: Mutex::new(Reorder {
                 next: 0,
                 held: BTreeMap::new(),
+                written: stdout_base,
             }),
             held: AtomicU64::new(0),
+            journal,
+        }
+    }
+
+    fn record(&self, done: &DoneSet, written: Option<u64>) {
+        if let Some(j) = &self.journal {
+            done.each(|start, end| j.done(start, end, written));
         }
     }
 
@@ -201,15 +260,26 @@ impl Output {
         Ok(())
     }
 
-    /// Hands over batch `seq`'s output (None: the batch produced none, or it was skipped).
-    /// Emits it now (buffered) or once every earlier batch is out (`-k`).
-    pub fn complete(&self, seq: u64, piece: Option<Piece>) -> Result<(), EmitError> {
+    /// Hands over batch `seq`'s output (None: the batch produced none, or it was given up) and
+    /// the input it completed. Emits it now (buffered) or once every earlier batch is out
+    /// (`-k`); then the journal records it as done.
+    pub fn complete(&self, seq: u64, piece: Option<Piece>, done: DoneSet) -> Result<(), EmitError> {
         match self.mode {
-            OrderMode::Unbuffered => Ok(()),
+            OrderMode::Unbuffered => {
+                self.record(&done, None);
+                Ok(())
+            }
             OrderMode::Buffered => {
-                let Some(p) = piece else { return Ok(()) };
-                let _whole = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                self.emit(&p)
+                if piece.is_none() && (matches!(done, DoneSet::None) || self.journal.is_none()) {
+                    return Ok(());
+                }
+                let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(p) = piece {
+                    self.emit(&p)?;
+                    st.written += p.len;
+                }
+                self.record(&done, Some(st.written));
+                Ok(())
             }
             OrderMode::Ordered => {
                 if let Some(p) = &piece {
@@ -217,10 +287,10 @@ impl Output {
                     self.held.fetch_add(p.len, Ordering::Relaxed);
                 }
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                st.held.insert(seq, piece);
+                st.held.insert(seq, (piece, done));
                 loop {
                     let next = st.next;
-                    let Some(p) = st.held.remove(&next) else {
+                    let Some((p, done)) = st.held.remove(&next) else {
                         break;
                     };
                     st.next += 1;
@@ -229,7 +299,9 @@ impl Output {
                         self.held.fetch_sub(p.len, Ordering::Relaxed);
                         release(&p);
                         r?;
+                        st.written += p.len;
                     }
+                    self.record(&done, Some(st.written));
                 }
                 Ok(())
             }

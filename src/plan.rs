@@ -10,10 +10,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::units::{Bound, Range};
-use crate::cli::{BatchSpec, Config, InputSpec, OrderMode};
+use crate::cli::{BatchSpec, Config, Halt, InputSpec, OrderMode};
 use crate::exec::argv::{ArgvTemplate, MAX_ARG_STRLEN};
 use crate::exec::resolve::{ResolveError, resolve};
 use crate::exec::spawn::environment_bytes;
+use crate::journal::{Checkpoint, Journal};
+use crate::ledger::RetryPolicy;
 use crate::scan::{
     ArgSpace, HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing,
 };
@@ -47,7 +49,22 @@ pub struct Plan {
     /// The argument budget, when records become arguments.
     pub arg_space: Option<ArgSpace>,
     pub stats: bool,
+    /// The scanner must count records. Only stdin mode with default sizing, no `--limit` and no
+    /// `--stats` can do without: batches are then cut by bytes and never read through.
+    pub count_records: bool,
     pub usable_cpus: usize,
+    pub retry: RetryPolicy,
+    pub halt: Option<Halt>,
+    /// USR1, USR2, XCPU and XFSZ stop the run too (`FRUN_PREEMPT`).
+    pub preempt: bool,
+    /// The checkpoint journal this run keeps.
+    pub journal: Option<std::sync::Arc<Journal>>,
+    /// Why there is no journal, when there could have been one.
+    pub journal_missing: Option<String>,
+    /// The checkpoint being resumed (`--resume`).
+    pub resume: Option<Checkpoint>,
+    /// Stdout's byte count when this run's output starts.
+    pub stdout_base: u64,
 }
 
 /// Why a plan could not be made.
@@ -83,6 +100,68 @@ fn resolve_range(
         )));
     }
     Ok((init, max))
+}
+
+/// What a checkpoint must match to be resumed: the command and every option that shapes what a
+/// batch's command does or what the output looks like (not worker counts or batch sizes:
+/// resuming works at record granularity).
+fn run_identity(cfg: &Config) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut id = Vec::new();
+    for w in &cfg.command {
+        id.extend_from_slice(w.as_bytes());
+        id.push(0);
+    }
+    let chunks = match cfg.batch {
+        BatchSpec::Bytes(n) => format!("bytes {n}"),
+        BatchSpec::Block(n) => format!("block {n}"),
+        _ => "records".into(),
+    };
+    id.extend_from_slice(
+        format!(
+            "|{chunks}|delim {}|stdin {}|insert {}|id {}|unsafe {}|order {:?}",
+            cfg.delimiter, cfg.stdin, cfg.insert, cfg.insert_id, cfg.unsafe_words, cfg.order
+        )
+        .as_bytes(),
+    );
+    crate::journal::digest(&id)
+}
+
+/// `FRUN_RETRY_LIMIT` (or `FORKRUN_RETRY_LIMIT`): retries per batch; None = forever.
+fn retry_limit() -> Result<Option<u64>, PlanError> {
+    for name in ["FRUN_RETRY_LIMIT", "FORKRUN_RETRY_LIMIT"] {
+        let Some(v) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = v.to_string_lossy();
+        return match text.trim().parse::<i64>() {
+            Ok(n) if n < 0 => Ok(None),
+            Ok(n) => Ok(Some(n as u64)),
+            Err(_) => Err(PlanError::Usage(format!(
+                "{name}='{text}' is not a whole number (retries per batch; negative = forever)"
+            ))),
+        };
+    }
+    Ok(Some(3))
+}
+
+/// `FRUN_PREEMPT` (or `FORKRUN_PREEMPT_MODE`): auto (on under Slurm), 1/true/on, 0/false/off.
+fn preempt() -> Result<bool, PlanError> {
+    for name in ["FRUN_PREEMPT", "FORKRUN_PREEMPT_MODE"] {
+        let Some(v) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = v.to_string_lossy().trim().to_ascii_lowercase();
+        return match text.as_str() {
+            "" | "auto" => Ok(std::env::var_os("SLURM_JOB_ID").is_some()),
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(PlanError::Usage(format!(
+                "{name}='{text}' is not auto, 1, 0, true or false"
+            ))),
+        };
+    }
+    Ok(std::env::var_os("SLURM_JOB_ID").is_some())
 }
 
 /// The script that word-splits and glob-expands everything after the literal words (`-U`):
@@ -216,6 +295,22 @@ impl Plan {
         } else {
             space
         });
+        // Last, once everything else is known to be valid: the journal is a file frun creates.
+        let checkpoint = if dry_run {
+            crate::journal::Prepared {
+                journal: None,
+                resume: None,
+                stdout_base: 0,
+                missing: None,
+            }
+        } else {
+            crate::journal::prepare(
+                &run_identity(cfg),
+                cfg.checkpoint_file.as_deref(),
+                cfg.resume.as_deref(),
+            )
+            .map_err(PlanError::Usage)?
+        };
         Ok(Plan {
             workers_init: wi as usize,
             workers_max: wm as usize,
@@ -235,7 +330,26 @@ impl Plan {
             template,
             arg_space,
             stats: cfg.stats,
+            count_records: !(cfg.stdin
+                && !dry_run
+                && !cfg.stats
+                && cfg.limit.is_none()
+                && sizing
+                    == Sizing::Adaptive {
+                        init: 1,
+                        max: HARD_MAX_STDIN_RECORDS,
+                    }),
             usable_cpus: cpus,
+            retry: RetryPolicy {
+                limit: retry_limit()?,
+                nonzero: cfg.retry_failed,
+            },
+            halt: cfg.halt,
+            preempt: preempt()?,
+            journal: checkpoint.journal,
+            journal_missing: checkpoint.missing,
+            resume: checkpoint.resume,
+            stdout_base: checkpoint.stdout_base,
         })
     }
 }

@@ -15,6 +15,11 @@ use crate::spool::{Fill, Ingest, Spool};
 /// The smallest batch the end-of-input balancing cuts to (unless `-l` starts higher).
 const TAIL_FLOOR: u64 = 16;
 
+/// In stdin mode, the smallest batch the end-of-input balancing cuts to, in bytes: about this
+/// much costs as much to move as a process costs to start. A small input gets a smaller floor
+/// (an eighth of its share per worker), so that it is still spread over every worker.
+const TAIL_FLOOR_BYTES: u64 = 4 << 20;
+
 /// Bytes the fast path counts at a time.
 const BLOCK: usize = 16 << 10;
 
@@ -64,6 +69,10 @@ pub trait ScanEvents {
     fn output_held(&self) -> u64;
     /// How many published batches may still need their input at once.
     fn outstanding_limit(&self) -> u64;
+    /// The input's first bytes (up to [`HEAD_BYTES`](crate::journal::HEAD_BYTES)) and its size
+    /// when known, once, before anything is published. False stops the scan (the input is not
+    /// the one being resumed).
+    fn input_head(&self, head: &[u8], size: Option<u64>) -> bool;
 }
 
 /// Unfinished input the spool may hold before ingest waits (plus the batch being built).
@@ -107,6 +116,51 @@ pub struct Scanner<'a> {
     pub hunger_fd: RawFd,
     /// How many workers may share the work (for balancing the last batches).
     pub workers: u64,
+    /// Batches are measured in bytes (stdin mode): an input whose size is known is shared out
+    /// by bytes from its first batch on, instead of growing from one record.
+    pub byte_guided: bool,
+    /// Records must be counted. Without, a byte-guided batch of a known input is cut with one
+    /// backward search at its byte budget: the bytes in between are never read (its `records`
+    /// is then 0, "not counted").
+    pub count_records: bool,
+    /// Input intervals already done (a resumed run): sorted, disjoint, skipped.
+    pub skip: &'a [(u64, u64)],
+    /// Resuming: the input's head is checked before anything else, once this many bytes (or
+    /// the whole input) are in.
+    pub resume_head: Option<u64>,
+}
+
+/// Walks the skipped intervals along the input.
+struct Skips<'a> {
+    list: &'a [(u64, u64)],
+}
+
+impl Skips<'_> {
+    /// Where the next skipped interval at or after `at` starts (`u64::MAX`: none).
+    fn next_start(&mut self, at: u64) -> u64 {
+        while let Some(&(_, e)) = self.list.first() {
+            if e > at {
+                break;
+            }
+            self.list = &self.list[1..];
+        }
+        self.list.first().map_or(u64::MAX, |&(s, _)| s.max(at))
+    }
+
+    /// The end of the skipped interval holding `at`, if any.
+    fn jump(&mut self, at: u64) -> Option<u64> {
+        let s = self.next_start(at);
+        (s == at).then(|| self.list[0].1)
+    }
+}
+
+/// The size in force for the batch being built.
+#[derive(Clone, Copy)]
+struct Bound {
+    /// At most this many records.
+    records: u64,
+    /// At most this much argument space (bytes in stdin mode).
+    budget: u64,
 }
 
 /// The batch being built: records `[start, cursor)`.
@@ -125,6 +179,49 @@ impl Scanner<'_> {
         let result = self.scan(ingest, events);
         self.ring.close();
         result
+    }
+
+    /// Input up to `end` was skipped (done in an earlier run): nothing will release it, so the
+    /// window moves past it once the batches before it are released.
+    fn note_skipped(&self, w: &std::cell::RefCell<Window>, end: u64) {
+        let mut w = w.borrow_mut();
+        w.published_end = w.published_end.max(end);
+    }
+
+    /// Checks the input's head with the engine (once); false when the scan must stop.
+    fn check_head(
+        &self,
+        checked: &std::cell::Cell<bool>,
+        eof: bool,
+        events: &dyn ScanEvents,
+    ) -> bool {
+        if checked.replace(true) {
+            return true;
+        }
+        let filled = self.spool.filled();
+        let head = self
+            .spool
+            .bytes(0, filled.min(crate::journal::HEAD_BYTES as u64));
+        events.input_head(head, eof.then_some(filled))
+    }
+
+    /// Resuming: waits until the head to compare is in, then checks it.
+    fn resume_check(
+        &self,
+        ingest: &mut Ingest,
+        checked: &std::cell::Cell<bool>,
+        events: &dyn ScanEvents,
+    ) -> io::Result<bool> {
+        let Some(want) = self.resume_head else {
+            return Ok(true);
+        };
+        while self.spool.filled() < want && !ingest.at_eof() {
+            if events.stopped() {
+                return Ok(false);
+            }
+            ingest.fill(self.spool, &[self.stop_fd], None)?;
+        }
+        Ok(self.check_head(checked, ingest.at_eof(), events))
     }
 
     /// Records a published batch, then waits while too much is unfinished; false when the run
@@ -198,23 +295,42 @@ impl Scanner<'_> {
     /// are shared out evenly ("guided" scheduling): at most the remaining records (estimated
     /// from the average record so far) over twice the workers, never below `init` nor below
     /// [`TAIL_FLOOR`] records (so the tail is not spent starting processes for single records).
+    ///
+    /// With `byte_guided`, the same sharing is done in bytes and from the first batch on: the
+    /// record target is lifted to `max` and the byte budget becomes the remaining bytes over
+    /// twice the workers, within a floor (see [`TAIL_FLOOR_BYTES`]) and the full budget.
+    ///
+    #[allow(clippy::too_many_arguments)]
     fn balanced(
         &self,
         target: u64,
         init: u64,
+        max: u64,
         at_end: bool,
         p: &Pending,
         totals: ScanTotals,
         filled: u64,
-    ) -> u64 {
-        if !at_end || totals.records == 0 || p.cursor == 0 {
-            return target;
+    ) -> Bound {
+        let budget = self.arg_space.map_or(u64::MAX, |s| s.budget);
+        let bound = |records, budget| Bound { records, budget };
+        if !at_end {
+            return bound(target, budget);
+        }
+        let remaining_bytes = filled - p.start;
+        let share = 2 * self.workers.max(1);
+        if self.byte_guided {
+            let floor = (filled / (8 * self.workers.max(1))).min(TAIL_FLOOR_BYTES);
+            let bytes = (remaining_bytes / share).clamp(floor.min(budget), budget);
+            return bound(max, bytes.max(1));
+        }
+        if totals.records == 0 || p.cursor == 0 {
+            return bound(target, budget);
         }
         let remaining_bytes = filled - p.cursor;
         let remaining =
             (remaining_bytes as u128 * totals.records as u128 / p.cursor as u128) as u64;
         let floor = init.max(TAIL_FLOOR);
-        target.min((remaining / (2 * self.workers.max(1))).max(floor))
+        bound(target.min((remaining / share).max(floor)), budget)
     }
 
     /// The fast path: takes whole blocks of records at once (one SIMD count per block instead of
@@ -226,7 +342,7 @@ impl Scanner<'_> {
         data: &[u8],
         p: &mut Pending,
         totals: &mut ScanTotals,
-        size: u64,
+        size: Bound,
         limit: u64,
         exact: bool,
     ) {
@@ -244,7 +360,7 @@ impl Scanner<'_> {
             };
             let region = &chunk[..=last];
             let n = bytecount::count(region, self.delimiter) as u64;
-            if p.records + n >= size || totals.records + n >= limit {
+            if p.records + n >= size.records || totals.records + n >= limit {
                 return;
             }
             let end = p.search + last as u64 + 1;
@@ -256,7 +372,7 @@ impl Scanner<'_> {
                 }
                 // Record bytes without delimiters, from the current record's start.
                 cost += space.per_byte * (end - p.cursor - n) + space.per_record * n;
-                if !exact && cost > space.budget {
+                if !exact && cost > size.budget {
                     return;
                 }
             }
@@ -281,7 +397,16 @@ impl Scanner<'_> {
         let mut start = 0u64;
         let mut last_input = Instant::now();
         let window = std::cell::RefCell::new(Window::default());
+        let checked = std::cell::Cell::new(false);
+        let eof_seen = std::cell::Cell::new(false);
+        let mut skips = Skips { list: self.skip };
+        if !self.resume_check(ingest, &checked, events)? {
+            return Ok(totals);
+        }
         let publish = |start: u64, end: u64, totals: &mut ScanTotals| -> bool {
+            if !self.check_head(&checked, eof_seen.get(), events) {
+                return false;
+            }
             let records = if at_records {
                 let bytes = self.spool.bytes(start, end);
                 let n = bytecount::count(bytes, self.delimiter) as u64;
@@ -303,9 +428,24 @@ impl Scanner<'_> {
             }
             let filled = self.spool.filled();
             let eof = ingest.at_eof();
-            while filled - start >= size || (eof && filled > start) {
-                let end = if !at_records || filled - start < size {
-                    (start + size).min(filled)
+            eof_seen.set(eof);
+            loop {
+                if let Some(e) = skips.jump(start) {
+                    start = e;
+                    self.note_skipped(&window, e);
+                    continue;
+                }
+                // A chunk never runs into a skipped interval.
+                let bound = skips.next_start(start).min(filled);
+                if !(bound.saturating_sub(start) >= size
+                    || (eof || bound < filled) && bound > start)
+                {
+                    break;
+                }
+                let end = if bound - start < size {
+                    bound
+                } else if !at_records {
+                    start + size
                 } else {
                     let window = self.spool.bytes(start, start + size);
                     match memchr::memrchr(self.delimiter, window) {
@@ -313,10 +453,10 @@ impl Scanner<'_> {
                         // A record longer than the chunk is a chunk of its own.
                         None => match memchr::memchr(
                             self.delimiter,
-                            self.spool.bytes(start + size, filled),
+                            self.spool.bytes(start + size, bound),
                         ) {
                             Some(j) => start + size + j as u64 + 1,
-                            None if eof => filled,
+                            None if eof || bound < filled => bound,
                             None => break,
                         },
                     }
@@ -340,11 +480,12 @@ impl Scanner<'_> {
             match ingest.fill(self.spool, &[self.stop_fd], timeout)? {
                 Fill::Data => last_input = Instant::now(),
                 Fill::Timeout => {
+                    let bound = skips.next_start(start).min(filled);
                     let end = if at_records {
-                        let window = self.spool.bytes(start, filled);
+                        let window = self.spool.bytes(start, bound);
                         memchr::memrchr(self.delimiter, window).map(|i| start + i as u64 + 1)
                     } else {
-                        Some(filled)
+                        Some(bound)
                     };
                     if let Some(end) = end {
                         if !publish(start, end, &mut totals) {
@@ -378,11 +519,21 @@ impl Scanner<'_> {
         let mut last_input = Instant::now();
         let limit = self.limit.unwrap_or(u64::MAX);
 
+        let checked = std::cell::Cell::new(false);
+        let eof_seen = std::cell::Cell::new(false);
+        let mut skips = Skips { list: self.skip };
+        if !self.resume_check(ingest, &checked, events)? {
+            return Ok(totals);
+        }
+
         // Publishes the pending batch; false when the run was aborted.
         let window = std::cell::RefCell::new(Window::default());
         let cut = |p: &mut Pending, totals: &mut ScanTotals| -> bool {
-            if p.records == 0 {
+            if p.cursor == p.start {
                 return true;
+            }
+            if !self.check_head(&checked, eof_seen.get(), events) {
+                return false;
             }
             let Some(seq) = self.ring.publish(p.start, p.cursor, p.records) else {
                 return false;
@@ -403,14 +554,15 @@ impl Scanner<'_> {
             // little arithmetic.
             let filled = self.spool.filled();
             let data = self.spool.bytes(0, filled);
+            eof_seen.set(ingest.at_eof());
             // The batch size in force: `target`, or less near the end of a known input.
             let at_end = adaptive && ingest.at_eof();
             let balance = |target: u64, p: &Pending, totals: ScanTotals| {
-                self.balanced(target, init, at_end, p, totals, filled)
+                self.balanced(target, init, max, at_end, p, totals, filled)
             };
             let mut size = balance(target, &p, totals);
             loop {
-                if p.records >= size {
+                if p.records >= size.records {
                     if !cut(&mut p, &mut totals) || events.stopped() {
                         return Ok(totals);
                     }
@@ -424,10 +576,53 @@ impl Scanner<'_> {
                     cut(&mut p, &mut totals);
                     return Ok(totals);
                 }
-                self.skip_whole_blocks(data, &mut p, &mut totals, size, limit, exact);
-                let (end, next) = match memchr::memchr(self.delimiter, &data[p.search as usize..]) {
+                // Input done in an earlier run is skipped: the batch ends before it.
+                if let Some(e) = skips.jump(p.cursor) {
+                    if !cut(&mut p, &mut totals) {
+                        return Ok(totals);
+                    }
+                    (p.start, p.cursor, p.search) = (e, e, e);
+                    self.note_skipped(&window, e);
+                    size = balance(target, &p, totals);
+                    continue;
+                }
+                if p.search > filled {
+                    break;
+                }
+                // Records are looked for only up to the next skipped interval.
+                let view = &data[..skips.next_start(p.cursor).min(filled) as usize];
+                let bounded = (view.len() as u64) < filled;
+                if at_end
+                    && self.byte_guided
+                    && !self.count_records
+                    && p.cursor == p.start
+                    && p.start < filled
+                {
+                    // Cut by bytes without reading: the last delimiter within the budget, or
+                    // everything left. A record longer than the budget goes the slow way.
+                    let want = p.start.saturating_add(size.budget);
+                    let end = if want >= view.len() as u64 {
+                        Some(view.len() as u64)
+                    } else {
+                        memchr::memrchr(self.delimiter, &view[p.start as usize..want as usize])
+                            .map(|i| p.start + i as u64 + 1)
+                    };
+                    if let Some(end) = end {
+                        p.cursor = end;
+                        p.search = end;
+                        if !cut(&mut p, &mut totals) {
+                            return Ok(totals);
+                        }
+                        size = balance(target, &p, totals);
+                        continue;
+                    }
+                }
+                self.skip_whole_blocks(view, &mut p, &mut totals, size, limit, exact);
+                let (end, next) = match memchr::memchr(self.delimiter, &view[p.search as usize..]) {
                     Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
-                    None if ingest.at_eof() && p.cursor < filled => (filled, filled),
+                    None if (bounded || ingest.at_eof()) && p.cursor < view.len() as u64 => {
+                        (view.len() as u64, view.len() as u64)
+                    }
                     None => {
                         p.search = filled;
                         break;
@@ -447,12 +642,11 @@ impl Scanner<'_> {
                         continue;
                     }
                     let cost = space.per_byte * len + space.per_record;
-                    if !exact
-                        && p.records > 0
-                        && p.cost + cost > space.budget
-                        && !cut(&mut p, &mut totals)
-                    {
-                        return Ok(totals);
+                    if !exact && p.records > 0 && p.cost + cost > size.budget {
+                        if !cut(&mut p, &mut totals) {
+                            return Ok(totals);
+                        }
+                        size = balance(target, &p, totals);
                     }
                     p.cost += cost;
                 }
@@ -551,6 +745,9 @@ mod tests {
         fn outstanding_limit(&self) -> u64 {
             1 << 16
         }
+        fn input_head(&self, _: &[u8], _: Option<u64>) -> bool {
+            true
+        }
     }
 
     /// Scans `input` (as a regular file) and returns the batches and the skipped records.
@@ -559,6 +756,18 @@ mod tests {
         sizing: Sizing,
         limit: Option<u64>,
         space: Option<ArgSpace>,
+    ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
+        scan_as(input, sizing, limit, space, false, true)
+    }
+
+    /// [`scan`] with the stdin-mode switches.
+    fn scan_as(
+        input: &[u8],
+        sizing: Sizing,
+        limit: Option<u64>,
+        space: Option<ArgSpace>,
+        byte_guided: bool,
+        count_records: bool,
     ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(input).unwrap();
@@ -587,6 +796,10 @@ mod tests {
                 stop_fd: -1,
                 hunger_fd: -1,
                 workers: 2,
+                byte_guided,
+                count_records,
+                skip: &[],
+                resume_head: None,
             };
             scanner.run(&mut ingest, &rec).unwrap();
             consumer.join().unwrap()
@@ -719,6 +932,44 @@ mod tests {
                 total += b.records;
             }
             prop_assert_eq!(total, want);
+        }
+    }
+
+    proptest! {
+        /// Stdin mode on a known input: batches tile the input, end at a delimiter (or the end),
+        /// count every record when counting, and the input is shared out from the first batch
+        /// (no batch but a single long record is more than a quarter of the input plus a record).
+        #[test]
+        fn byte_guided_batches_tile_and_share(
+            lines in proptest::collection::vec(0usize..300, 0..400),
+            final_newline in any::<bool>(),
+            budget in 1u64..20_000,
+            count in any::<bool>(),
+        ) {
+            let mut input = Vec::new();
+            for (i, n) in lines.iter().enumerate() {
+                input.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *n));
+                input.push(b'\n');
+            }
+            if !final_newline {
+                input.pop();
+            }
+            let space = ArgSpace { per_byte: 1, per_record: 1, budget, max_record_len: u64::MAX };
+            let sizing = Sizing::Adaptive { init: 1, max: HARD_MAX_STDIN_RECORDS };
+            let (b, _) = scan_as(&input, sizing, None, Some(space), true, count);
+            let mut at = 0;
+            let longest = lines.iter().max().copied().unwrap_or(0) as u64 + 1;
+            for batch in &b {
+                prop_assert_eq!(batch.start, at);
+                prop_assert!(batch.end > batch.start);
+                prop_assert!(batch.end == input.len() as u64 || input[batch.end as usize - 1] == b'\n');
+                prop_assert!(batch.end - batch.start <= input.len() as u64 / 4 + longest);
+                at = batch.end;
+            }
+            prop_assert_eq!(at, input.len() as u64);
+            if count {
+                prop_assert_eq!(b.iter().map(|b| b.records).sum::<u64>(), count_records(&input));
+            }
         }
     }
 }

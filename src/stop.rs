@@ -14,6 +14,10 @@ pub enum StopReason {
     ReaderGone,
     /// An error frun cannot continue after (exit 1).
     Fatal(String),
+    /// `--halt` was reached (exit 1); `now` ends running commands, otherwise they finish.
+    Halt { now: bool },
+    /// The run cannot go on as asked, e.g. `--resume` with another input (exit 2).
+    Refused(String),
 }
 
 pub struct Stop {
@@ -52,6 +56,11 @@ impl Stop {
         // SAFETY: writes 8 bytes from a live u64 to our eventfd.
         unsafe { libc::write(self.fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
         true
+    }
+
+    /// True when running batches may finish (and count) although the run is stopping.
+    pub fn drains(&self) -> bool {
+        self.is_stopped() && self.reason() == Some(StopReason::Halt { now: false })
     }
 
     pub fn is_stopped(&self) -> bool {

@@ -10,10 +10,10 @@ use crate::engine::Shared;
 use crate::exec::argv::{Argv, BatchId, shell_quote};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 use crate::exec::stdin::StdinSlot;
-use crate::ledger::Outcome;
-use crate::output::{Capture, EmitError, Piece, write_all};
+use crate::ledger::{Outcome, Verdict};
+use crate::output::{Capture, DoneSet, EmitError, Piece, write_all};
 use crate::plan::Backend;
-use crate::ring::Claim;
+use crate::ring::{Batch, Claim};
 use crate::stop::StopReason;
 
 /// Runs worker `index` until there is no more work. Errors stop the whole run.
@@ -47,112 +47,167 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     let mut written = 0u64;
     let mut attempts = 0u64;
 
-    while let Claim::Batch(batch) = shared.ring.claim() {
+    // A batch that may be run again keeps its input until its outcome is final.
+    let keep_input = shared.retry.may_retry();
+    // Parts of the current batch still to run (a failed batch of several records is split in
+    // two, so one bad record cannot take the others down), and the parts that are done.
+    let mut parts: Vec<(u64, u64, u64)> = Vec::new();
+    let mut done: Vec<(u64, u64)> = Vec::new();
+    'batches: while let Claim::Batch(batch) = shared.ring.claim() {
         if shared.stop.is_stopped() {
             break;
         }
-        let bytes = shared.spool.bytes(batch.start, batch.end);
-        let id = BatchId {
-            node: 0,
-            worker: index as u32,
-            batch: attempts,
-        };
-        attempts += 1;
-        let arg_bytes = if shared.records_on_stdin {
-            &[][..]
-        } else {
-            bytes
-        };
-        shared.template.build(arg_bytes, id, &mut argv);
-        // Arguments are copies: the input bytes are not needed any more, unless they are fed
-        // to the command's stdin below.
-        if stdin_slot.is_none() {
-            shared.input_release.release(batch.seq);
-        }
-
-        let outcome = match shared.backend {
-            Backend::DryRun => {
-                text.clear();
-                for (i, w) in argv.words().enumerate() {
-                    if i > 0 {
-                        text.push(b' ');
-                    }
-                    shell_quote(w, &mut text);
-                }
-                text.push(b'\n');
-                let r = match &capture {
-                    Some(c) => c.append(&text),
-                    None => write_all(1, &text),
-                };
-                match r {
-                    Ok(()) => Outcome::Ok,
-                    Err(e) if e.raw_os_error() == Some(libc::EPIPE) => {
-                        shared.stop.request(StopReason::ReaderGone);
-                        break;
-                    }
-                    Err(e) => return Err(e),
-                }
+        parts.clear();
+        done.clear();
+        parts.push((batch.start, batch.end, 0));
+        // The capture holds this batch's kept output from `written` to `kept`.
+        let mut kept = written;
+        while let Some((start, end, retried)) = parts.pop() {
+            let part = Batch {
+                start,
+                end,
+                ..batch
+            };
+            let bytes = shared.spool.bytes(start, end);
+            let arg_bytes = if shared.records_on_stdin {
+                &[][..]
+            } else {
+                bytes
+            };
+            let id = BatchId {
+                node: 0,
+                worker: index as u32,
+                batch: attempts,
+            };
+            attempts += 1;
+            shared.template.build(arg_bytes, id, &mut argv);
+            // Arguments are copies: the input bytes are not needed any more, unless they are
+            // fed to the command's stdin below or the batch may have to run again.
+            if stdin_slot.is_none() && !keep_input {
+                shared.input_release.release(batch.seq);
             }
-            Backend::Argv | Backend::Stdin => {
-                let feed = match &stdin_slot {
-                    Some(slot) => Some(slot.open()?),
-                    None => None,
-                };
-                let spawned = spawner.spawn(shared.template.path(), argv.pointers());
-                if let Some(slot) = &stdin_slot {
-                    slot.release()?;
-                }
-                if spawned.is_err() && stdin_slot.is_some() {
-                    shared.input_release.release(batch.seq);
-                }
-                match spawned {
-                    Err(e) => Outcome::SpawnFailed(e),
-                    Ok(pid) => {
-                        pid_slot.store(pid, Ordering::SeqCst);
-                        if shared.stop.is_stopped() {
-                            shared.signal_child(pid, libc::SIGTERM);
+            let outcome = match shared.backend {
+                Backend::DryRun => {
+                    text.clear();
+                    for (i, w) in argv.words().enumerate() {
+                        if i > 0 {
+                            text.push(b' ');
                         }
-                        if let Some(feed) = feed {
-                            let (file, off) = shared.spool.file_at(batch.start);
-                            feed.send(file, off, batch.end - batch.start)?;
-                            shared.input_release.release(batch.seq);
+                        shell_quote(w, &mut text);
+                    }
+                    text.push(b'\n');
+                    let r = match &capture {
+                        Some(c) => c.append(&text),
+                        None => write_all(1, &text),
+                    };
+                    match r {
+                        Ok(()) => Outcome::Ok,
+                        Err(e) if e.raw_os_error() == Some(libc::EPIPE) => {
+                            shared.stop.request(StopReason::ReaderGone);
+                            break 'batches;
                         }
-                        let end = wait_exit(pid);
-                        // The child is a zombie until reaped: its pid cannot be reused while the
-                        // supervisor may still signal it through the slot.
-                        pid_slot.store(0, Ordering::SeqCst);
-                        wait_reap(pid);
-                        match end? {
-                            ChildEnd::Exited(0) => Outcome::Ok,
-                            ChildEnd::Exited(c) => Outcome::Exited(c),
-                            ChildEnd::Signaled(s) => Outcome::Signaled(s),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Backend::Argv | Backend::Stdin => {
+                    let feed = match &stdin_slot {
+                        Some(slot) => Some(slot.open()?),
+                        None => None,
+                    };
+                    let spawned = spawner.spawn(shared.template.path(), argv.pointers());
+                    if let Some(slot) = &stdin_slot {
+                        slot.release()?;
+                    }
+                    match spawned {
+                        Err(e) => Outcome::SpawnFailed(e),
+                        Ok(pid) => {
+                            pid_slot.store(pid, Ordering::SeqCst);
+                            if shared.stop.is_stopped() && !shared.stop.drains() {
+                                shared.signal_child(pid, libc::SIGTERM);
+                            }
+                            if let Some(feed) = feed {
+                                let (file, off) = shared.spool.file_at(start);
+                                feed.send(file, off, end - start)?;
+                                if !keep_input {
+                                    shared.input_release.release(batch.seq);
+                                }
+                            }
+                            let end = wait_exit(pid);
+                            // The child is a zombie until reaped: its pid cannot be reused while
+                            // the supervisor may still signal it through the slot.
+                            pid_slot.store(0, Ordering::SeqCst);
+                            wait_reap(pid);
+                            match end? {
+                                ChildEnd::Exited(0) => Outcome::Ok,
+                                ChildEnd::Exited(c) => Outcome::Exited(c),
+                                ChildEnd::Signaled(s) => Outcome::Signaled(s),
+                            }
                         }
                     }
                 }
+            };
+            // A run that is stopping discards the batch (it stays undone for a resume), unless
+            // it drains (`--halt soon`): then running batches count.
+            if shared.stop.is_stopped() && !shared.stop.drains() {
+                break 'batches;
             }
-        };
-        if shared.stop.is_stopped() {
-            break;
+            if matches!(outcome, Outcome::Signaled(libc::SIGPIPE)) && crate::output::reader_gone(1)
+            {
+                shared.stop.request(StopReason::ReaderGone);
+                break 'batches;
+            }
+            let verdict = shared.retry.judge(&outcome, retried);
+            if verdict == Verdict::Final {
+                if let Some(c) = &capture {
+                    kept = c.size()?;
+                }
+                done.push((start, end));
+                shared.ledger.record(&part, &outcome);
+                continue;
+            }
+            // A failed attempt's partial output never appears.
+            if let Some(c) = &capture {
+                c.discard_from(kept)?;
+            }
+            let split = if shared.splittable {
+                split_point(bytes, shared.delimiter)
+            } else {
+                None
+            };
+            if let Some(mid) = split {
+                // Left half first (it is popped first), so output keeps input order.
+                parts.push((start + mid, end, 0));
+                parts.push((start, start + mid, 0));
+                shared.ledger.retried();
+            } else if verdict == Verdict::Retry && !shared.stop.is_stopped() {
+                parts.push((start, end, retried + 1));
+                shared.ledger.retried();
+            } else {
+                let records = if batch.records == 0 {
+                    0
+                } else {
+                    count_records(bytes, shared.delimiter)
+                };
+                shared
+                    .ledger
+                    .given_up(&Batch { records, ..part }, &outcome, retried + 1);
+            }
         }
-        if matches!(outcome, Outcome::Signaled(libc::SIGPIPE)) && crate::output::reader_gone(1) {
-            shared.stop.request(StopReason::ReaderGone);
-            break;
-        }
+        shared.input_release.release(batch.seq);
 
         let piece = match &capture {
             Some(c) => {
-                let end = c.size()?;
                 let p = Piece {
                     capture: c.clone(),
                     off: written,
-                    len: end - written,
+                    len: kept - written,
                 };
-                written = end;
+                written = kept;
                 (p.len > 0).then_some(p)
             }
             None => None,
         };
-        match shared.output.complete(batch.seq, piece) {
+        match shared.output.complete(batch.seq, piece, DoneSet::of(&done)) {
             Ok(()) => {}
             Err(EmitError::Closed) => {
                 shared.stop.request(StopReason::ReaderGone);
@@ -166,7 +221,11 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 break;
             }
         }
-        shared.ledger.record(&batch, &outcome);
+        if let Some(h) = shared.halt
+            && shared.ledger.halt_reached(h)
+        {
+            shared.stop.request(StopReason::Halt { now: h.now });
+        }
         if let Some(c) = &capture
             && written > 0
             && c.reset_if_drained()?
@@ -175,4 +234,49 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Where to split a failed part of several records in two: the record boundary nearest its
+/// middle (an offset within `bytes`), or None for a single record.
+fn split_point(bytes: &[u8], delimiter: u8) -> Option<u64> {
+    // The last byte ends the last record; a boundary must have a record after it.
+    let body = bytes.get(..bytes.len().checked_sub(1)?)?;
+    let mid = body.len() / 2;
+    let after = memchr::memchr(delimiter, &body[mid..]).map(|i| mid + i + 1);
+    let before = memchr::memrchr(delimiter, &body[..mid]).map(|i| i + 1);
+    let at = match (before, after) {
+        (Some(b), Some(a)) => {
+            if mid - b < a - mid {
+                b
+            } else {
+                a
+            }
+        }
+        (b, a) => a.or(b)?,
+    };
+    Some(at as u64)
+}
+
+/// Records in `bytes` (a final record may lack its delimiter).
+fn count_records(bytes: &[u8], delimiter: u8) -> u64 {
+    let n = bytecount::count(bytes, delimiter) as u64;
+    n + u64::from(bytes.last().is_some_and(|&b| b != delimiter))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_points_are_record_boundaries_near_the_middle() {
+        assert_eq!(split_point(b"a\n", b'\n'), None);
+        assert_eq!(split_point(b"abc", b'\n'), None);
+        assert_eq!(split_point(b"", b'\n'), None);
+        assert_eq!(split_point(b"a\nb\n", b'\n'), Some(2));
+        assert_eq!(split_point(b"a\nb", b'\n'), Some(2));
+        assert_eq!(split_point(b"1\n2\n3\n4\n", b'\n'), Some(4));
+        assert_eq!(split_point(b"long record\nx\n", b'\n'), Some(12));
+        assert_eq!(count_records(b"a\nb", b'\n'), 2);
+        assert_eq!(count_records(b"a\nb\n", b'\n'), 2);
+    }
 }

@@ -59,6 +59,36 @@ fn stdin_mode_is_byte_exact_from_a_pipe_and_a_file() {
     }
 }
 
+/// A known input in stdin mode is cut by bytes from its first batch: a small file is still
+/// spread over both workers, a larger one goes in a few big batches, and with `--stats` (which
+/// counts records) the cuts and the counts are the same kind.
+#[test]
+fn stdin_mode_shares_a_file_out_by_bytes() {
+    for (n, most) in [(100u64, 40usize), (2_000_000, 40)] {
+        let f = with_file(&seq_n(n));
+        for stats in [false, true] {
+            let mut a = vec!["-a", f.path().to_str().unwrap(), "-j", "2", "-k"];
+            if stats {
+                a.push("--stats");
+            }
+            a.extend_from_slice(&["-s", "wc", "-l"]);
+            let o = frun(&a, b"");
+            assert_code(&o, 0);
+            let c = counts(&o.stdout);
+            assert_eq!(c.iter().sum::<usize>() as u64, n, "{a:?}");
+            assert!(
+                c.len() >= 2 && c.len() <= most,
+                "{a:?}: {} batches",
+                c.len()
+            );
+            assert!(c[0] as u64 <= n / 3, "{a:?}: first batch {} records", c[0]);
+            if stats {
+                assert!(err(&o).contains(&format!("records={n} ")), "{}", err(&o));
+            }
+        }
+    }
+}
+
 #[test]
 fn stdin_mode_keeps_nul_delimiters() {
     let mut data = Vec::new();

@@ -180,6 +180,42 @@ pub const FLAGS: &[FlagDef] = &[
         ..flag("external", Some('X'), "external")
     },
     FlagDef {
+        long_aliases: &["retry-nonzero-exit"],
+        help: "Retry a batch whose command exits non-zero (as one killed by a signal is)",
+        long_help: "Without it, only batches whose command dies by a signal or exits 137, 139, \
+                    200 or 254 are retried. A batch is retried FRUN_RETRY_LIMIT times \
+                    (default 3; 0 = never; negative = forever), then given up: skipped, named \
+                    on stderr, exit status 3. Partial output of a failed attempt is discarded.",
+        ..flag("retry-failed", Some('E'), "retry-failed")
+    },
+    FlagDef {
+        value: Some("SPEC"),
+        help: "Stop once batches fail: fail=N, fail=N%, now,fail=N or soon,fail=N",
+        long_help: "A failed batch is one whose command exited non-zero (and was not retried) \
+                    or one given up after its retries. now ends running commands at once; soon \
+                    (the default) lets them finish but starts no more. frun then exits 1 and \
+                    keeps the checkpoint. N% counts from the third finished batch on.",
+        ..flag("halt", None, "halt")
+    },
+    FlagDef {
+        value: Some("FILE"),
+        help: "Where the checkpoint journal goes (default ./.frun_resume)",
+        long_help: "The journal records every completed batch while the run goes; it is removed \
+                    when the run ends normally and kept when it is stopped (signal, --halt, \
+                    kill -9), or when batches were given up, for --resume. An unwritable \
+                    location given here is an error at start.",
+        ..flag("checkpoint-file", None, "checkpoint-file")
+    },
+    FlagDef {
+        value: Some("FILE"),
+        help: "Continue the run checkpointed in FILE: same command, same input",
+        long_help: "Records the checkpoint lists as done are skipped. When stdout is a regular \
+                    file opened for appending (>>), frun first truncates it to the output the \
+                    checkpoint recorded; otherwise it prints that byte count. A checkpoint for \
+                    another command or input is refused.",
+        ..flag("resume", None, "resume")
+    },
+    FlagDef {
         help: "Print each invocation, shell-quoted, instead of running it",
         ..flag("dry-run", Some('N'), "dry-run")
     },

@@ -69,8 +69,53 @@ pub struct Config {
     pub external: bool,
     pub dry_run: bool,
     pub stats: bool,
+    /// A non-zero exit retries the batch (`-E`).
+    pub retry_failed: bool,
+    pub halt: Option<Halt>,
+    pub checkpoint_file: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
     /// The command and its fixed arguments; never empty (default `echo`).
     pub command: Vec<OsString>,
+}
+
+/// `--halt`: stop once this many batches failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Halt {
+    /// End running commands at once (`now`) rather than letting them finish (`soon`).
+    pub now: bool,
+    pub fail: HaltCount,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HaltCount {
+    Batches(u64),
+    /// Percent of the finished batches (1 to 100).
+    Percent(u64),
+}
+
+/// Parses `fail=N`, `fail=N%`, `now,fail=N`, `soon,fail=N`.
+fn parse_halt(s: &str) -> Result<Halt, String> {
+    let (now, cond) = match s.split_once(',') {
+        Some(("now", c)) => (true, c),
+        Some(("soon", c)) => (false, c),
+        Some((w, _)) => return Err(format!("'{w}' is not now or soon")),
+        None => (false, s),
+    };
+    let Some(n) = cond.strip_prefix("fail=") else {
+        return Err("expected fail=N, fail=N%, now,fail=N or soon,fail=N".into());
+    };
+    let fail = match n.strip_suffix('%') {
+        Some(p) => match p.parse::<u64>() {
+            Ok(p @ 1..=100) => HaltCount::Percent(p),
+            _ => return Err(format!("'{n}' is not a percentage from 1% to 100%")),
+        },
+        None => match parse_number(n) {
+            Ok(0) => return Err("fail=0 would stop before anything ran".into()),
+            Ok(n) => HaltCount::Batches(n),
+            Err(e) => return Err(e),
+        },
+    };
+    Ok(Halt { now, fail })
 }
 
 /// What the command line asks frun to do.
@@ -404,6 +449,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some(p) if p.is_empty() => return Err(invalid("arg-file", "empty file name".into())),
         Some(p) => InputSpec::File(PathBuf::from(p)),
     };
+    let halt = text_value(&m, "halt")?
+        .map(|s| parse_halt(&s).map_err(|e| invalid("halt", e)))
+        .transpose()?;
+    let path_value = |id: &str| -> Result<Option<PathBuf>, UsageError> {
+        match value(&m, id) {
+            None => Ok(None),
+            Some(p) if p.is_empty() => Err(invalid(id, "empty file name".into())),
+            Some(p) => Ok(Some(PathBuf::from(p))),
+        }
+    };
+    let checkpoint_file = path_value("checkpoint-file")?;
+    let resume = path_value("resume")?;
     let mut command: Vec<OsString> = m
         .get_many::<OsString>("command")
         .map(|v| v.cloned().collect())
@@ -429,6 +486,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         external: m.get_flag("external"),
         dry_run: m.get_flag("dry-run"),
         stats: m.get_flag("stats"),
+        retry_failed: m.get_flag("retry-failed"),
+        halt,
+        checkpoint_file,
+        resume,
         command,
     })))
 }

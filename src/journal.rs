@@ -1,0 +1,552 @@
+//! The checkpoint journal: one versioned text file that records what a run has completed, kept
+//! up to date while the run goes, so a run stopped in any way — a signal, `--halt`, even
+//! `kill -9` of frun or a power loss — can be resumed exactly (`--resume`).
+//!
+//! It writes and reads that file and nothing else: it does not decide what is complete (the
+//! emitter reports a batch once its output is out) and it does not skip input (the scanner
+//! does, from [`Checkpoint::intervals`]).
+//!
+//! # Format (version 1)
+//!
+//! Text, one entry per line, fields separated by one space:
+//!
+//! ```text
+//! frun-checkpoint 1
+//! # resume: frun --resume FILE <the same arguments>   (comment lines start with '#')
+//! run <sha256 of the command and the options that shape its output, hex>
+//! stdout <byte count of stdout when the run began>
+//! input <head length> <sha256 of the input's first head-length bytes, hex> <size or ->
+//! done <start> <end> <stdout>
+//! stopped <reason>
+//! ```
+//!
+//! `done` says the input bytes `[start, end)` (whole records) were processed and their output
+//! written, after which stdout held `<stdout>` bytes (`-` with `-u`, where frun does not see the
+//! output). Entries are buffered and written in groups: stdout is synced first, then the
+//! entries are appended and the journal synced, so an entry never claims output that a crash
+//! could lose. A torn last line is ignored. A resumed run appends to the same file.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
+/// Where the journal goes unless `--checkpoint-file` says otherwise.
+pub const DEFAULT_PATH: &str = ".frun_resume";
+/// The first line of every version-1 journal.
+pub const MAGIC: &str = "frun-checkpoint 1";
+/// How many input bytes identify the input.
+pub const HEAD_BYTES: usize = 64 << 10;
+
+/// Hex SHA-256 of `data`.
+pub fn digest(data: &[u8]) -> String {
+    let d = Sha256::digest(data);
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What identifies the input: its first bytes and, when known, its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputId {
+    pub head_len: u64,
+    pub head_hash: String,
+    pub size: Option<u64>,
+}
+
+impl InputId {
+    pub fn of(head: &[u8], size: Option<u64>) -> InputId {
+        InputId {
+            head_len: head.len() as u64,
+            head_hash: digest(head),
+            size,
+        }
+    }
+}
+
+/// A journal read back for `--resume`.
+#[derive(Debug, Default)]
+pub struct Checkpoint {
+    pub run: String,
+    pub input: Option<InputId>,
+    /// Completed input intervals, sorted and merged.
+    pub intervals: Vec<(u64, u64)>,
+    /// Stdout's byte count after the last completed batch (None: not known, `-u`).
+    pub stdout: Option<u64>,
+    /// Completed batches recorded.
+    pub batches: u64,
+}
+
+/// Reads a journal; the error is a one-line explanation.
+pub fn read(path: &Path) -> Result<Checkpoint, String> {
+    let text = std::fs::read(path).map_err(|e| {
+        format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::errors::os_message(&e)
+        )
+    })?;
+    parse(&text).map_err(|e| format!("{} is not a usable checkpoint: {e}", path.display()))
+}
+
+fn parse(text: &[u8]) -> Result<Checkpoint, String> {
+    let mut cp = Checkpoint::default();
+    // A last line without its newline was torn by a crash: ignore it.
+    let complete = match text.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &text[..=i],
+        None => &[][..],
+    };
+    let mut lines = complete.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+    match lines.next() {
+        Some(l) if l == MAGIC.as_bytes() => {}
+        Some(l) if l.starts_with(b"frun-checkpoint ") => {
+            return Err(format!(
+                "written by another version ({})",
+                String::from_utf8_lossy(l)
+            ));
+        }
+        _ => return Err(format!("it does not start with '{MAGIC}'")),
+    }
+    let mut base = None;
+    let mut intervals = Vec::new();
+    for line in lines {
+        let line = std::str::from_utf8(line).map_err(|_| "a line is not text".to_string())?;
+        if line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(' ').collect();
+        let num = |s: &str| {
+            s.parse::<u64>()
+                .map_err(|_| format!("bad number in '{line}'"))
+        };
+        match f.as_slice() {
+            ["run", hash] => cp.run = hash.to_string(),
+            ["stdout", n] => {
+                if base.is_none() {
+                    base = Some(num(n)?);
+                }
+            }
+            ["input", len, hash, size] => {
+                cp.input = Some(InputId {
+                    head_len: num(len)?,
+                    head_hash: hash.to_string(),
+                    size: if *size == "-" { None } else { Some(num(size)?) },
+                })
+            }
+            ["done", start, end, out] => {
+                let (s, e) = (num(start)?, num(end)?);
+                if e < s {
+                    return Err(format!("bad interval in '{line}'"));
+                }
+                intervals.push((s, e));
+                cp.batches += 1;
+                cp.stdout = if *out == "-" { None } else { Some(num(out)?) };
+            }
+            ["stopped", ..] => {}
+            _ => return Err(format!("unknown entry '{line}'")),
+        }
+    }
+    if cp.run.is_empty() {
+        return Err("it names no command".into());
+    }
+    if cp.batches == 0 {
+        cp.stdout = base;
+    }
+    intervals.sort_unstable();
+    for (s, e) in intervals {
+        match cp.intervals.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => cp.intervals.push((s, e)),
+        }
+    }
+    Ok(cp)
+}
+
+/// The journal of a running run.
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+    /// Entries not yet written.
+    pending: Mutex<Vec<u8>>,
+    /// Stdout, synced before entries are written when it is a regular file.
+    stdout: Option<RawFd>,
+    batches: std::sync::atomic::AtomicU64,
+}
+
+/// Why a journal could not be opened.
+pub enum OpenError {
+    /// Another frun holds it.
+    Busy,
+    Io(io::Error),
+}
+
+impl Journal {
+    /// Starts a new journal at `path` (replacing an old one), or continues `resume`'s file.
+    /// `header` is the comment line for humans; `stdout_base` is stdout's byte count now.
+    pub fn open(
+        path: &Path,
+        run: &str,
+        header: &str,
+        stdout_base: Option<u64>,
+        resume: bool,
+        stdout: Option<RawFd>,
+    ) -> Result<Journal, OpenError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)
+            .map_err(OpenError::Io)?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = io::Error::last_os_error();
+            return Err(if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                OpenError::Busy
+            } else {
+                OpenError::Io(e)
+            });
+        }
+        let journal = Journal {
+            path: path.to_path_buf(),
+            file,
+            pending: Mutex::new(Vec::new()),
+            stdout,
+            batches: std::sync::atomic::AtomicU64::new(0),
+        };
+        if !resume {
+            journal.file.set_len(0).map_err(OpenError::Io)?;
+            let out = stdout_base.map_or("-".to_string(), |n| n.to_string());
+            let head = format!("{MAGIC}\n# {header}\nrun {run}\nstdout {out}\n");
+            (&journal.file)
+                .write_all(head.as_bytes())
+                .map_err(OpenError::Io)?;
+            journal.file.sync_data().map_err(OpenError::Io)?;
+        }
+        Ok(journal)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn push(&self, entry: std::fmt::Arguments) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = p.write_fmt(entry);
+    }
+
+    /// Records the input's identity (once, before the first batch is published).
+    pub fn input(&self, id: &InputId) {
+        let size = id.size.map_or("-".to_string(), |n| n.to_string());
+        self.push(format_args!(
+            "input {} {} {size}\n",
+            id.head_len, id.head_hash
+        ));
+    }
+
+    /// Records a completed batch: input `[start, end)`, stdout at `stdout` bytes after it.
+    pub fn done(&self, start: u64, end: u64, stdout: Option<u64>) {
+        self.batches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match stdout {
+            Some(n) => self.push(format_args!("done {start} {end} {n}\n")),
+            None => self.push(format_args!("done {start} {end} -\n")),
+        }
+    }
+
+    /// Batches recorded by this run.
+    pub fn batches(&self) -> u64 {
+        self.batches.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Makes the buffered entries durable: stdout first, then the entries, then the journal.
+    pub fn flush(&self) -> io::Result<()> {
+        let entries = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if entries.is_empty() {
+            return Ok(());
+        }
+        if let Some(fd) = self.stdout {
+            // SAFETY: fdatasync on a descriptor that stays open for the run; failure (a pipe,
+            // a terminal) only means there is nothing to sync.
+            unsafe { libc::fdatasync(fd) };
+        }
+        (&self.file).write_all(&entries)?;
+        self.file.sync_data()
+    }
+
+    /// Ends the journal of a stopped run: everything flushed, then a `stopped` line.
+    pub fn close_stopped(&self, reason: &str) -> io::Result<()> {
+        self.push(format_args!("stopped {reason}\n"));
+        self.flush()
+    }
+
+    /// Removes the journal of a run that needs no resuming.
+    pub fn remove(&self) -> io::Result<()> {
+        std::fs::remove_file(&self.path)
+    }
+}
+
+/// Stdout's identity for resuming: its byte count when it is a regular file.
+pub fn stdout_size(fd: RawFd) -> Option<u64> {
+    // SAFETY: fstat into zeroed storage.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG)
+            .then_some(st.st_size as u64)
+    }
+}
+
+/// The checkpoint side of a run, set up before any work.
+pub struct Prepared {
+    pub journal: Option<std::sync::Arc<Journal>>,
+    /// The checkpoint being resumed.
+    pub resume: Option<Checkpoint>,
+    /// Stdout's byte count when this run's output starts.
+    pub stdout_base: u64,
+    /// Why this run keeps no journal, when it could have.
+    pub missing: Option<String>,
+}
+
+/// Opens (or continues) the journal and, when resuming, brings stdout back to the recorded
+/// output. `run` identifies the command; `explicit` is `--checkpoint-file`. Errors are one line
+/// for the user (exit 2).
+pub fn prepare(
+    run: &str,
+    explicit: Option<&Path>,
+    resume_from: Option<&Path>,
+) -> Result<Prepared, String> {
+    let resume = match resume_from {
+        None => None,
+        Some(p) => {
+            let cp = read(p).map_err(|e| format!("--resume: {e}"))?;
+            if cp.run != run {
+                return Err(format!(
+                    "--resume: {} was written for another command (or other options that shape \
+                     its output); resume with the same arguments",
+                    p.display()
+                ));
+            }
+            Some((p, cp))
+        }
+    };
+    let chosen = explicit.or(resume_from);
+    let path = chosen.unwrap_or(Path::new(DEFAULT_PATH));
+    if let (Some((from, _)), Some(to)) = (&resume, explicit)
+        && !same_file(from, to)
+    {
+        std::fs::copy(from, to).map_err(|e| {
+            format!(
+                "cannot write the checkpoint {}: {}",
+                to.display(),
+                crate::errors::os_message(&e)
+            )
+        })?;
+    }
+
+    let stdout_regular = stdout_size(1).is_some();
+    let stdout_base = match &resume {
+        Some((from, cp)) => restore_stdout(from, cp)?,
+        None => stdout_position(1).unwrap_or(0),
+    };
+    let header = format!(
+        "resume: frun --resume {} <the same arguments, the same input>",
+        path.display()
+    );
+    let opened = Journal::open(
+        path,
+        run,
+        &header,
+        stdout_regular.then_some(stdout_base),
+        resume.is_some(),
+        stdout_regular.then_some(1),
+    );
+    let (journal, missing) = match opened {
+        Ok(j) => (Some(std::sync::Arc::new(j)), None),
+        Err(OpenError::Busy) if chosen.is_some() => {
+            return Err(format!(
+                "the checkpoint {} is in use by another frun",
+                path.display()
+            ));
+        }
+        Err(OpenError::Io(e)) if chosen.is_some() => {
+            return Err(format!(
+                "cannot write the checkpoint {}: {}",
+                path.display(),
+                crate::errors::os_message(&e)
+            ));
+        }
+        Err(OpenError::Busy) => (
+            None,
+            Some(format!("{} is in use by another frun", path.display())),
+        ),
+        Err(OpenError::Io(e)) => {
+            let why = format!(
+                "cannot write {}: {}",
+                path.display(),
+                crate::errors::os_message(&e)
+            );
+            eprintln!(
+                "frun: warning: {why}; this run cannot be resumed (choose a place with \
+                 --checkpoint-file)"
+            );
+            (None, Some(why))
+        }
+    };
+    Ok(Prepared {
+        journal,
+        resume: resume.map(|(_, cp)| cp),
+        stdout_base,
+        missing,
+    })
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// Where output written to `fd` lands next, for a regular file: its size when it appends,
+/// otherwise its offset.
+fn stdout_position(fd: RawFd) -> Option<u64> {
+    let size = stdout_size(fd)?;
+    // SAFETY: fcntl and lseek on a descriptor that is open.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 && flags & libc::O_APPEND != 0 {
+            return Some(size);
+        }
+        let at = libc::lseek(fd, 0, libc::SEEK_CUR);
+        (at >= 0).then_some(at as u64)
+    }
+}
+
+/// Cuts stdout back to the output the checkpoint recorded (a regular file), or says what to
+/// cut; returns the byte count output continues from.
+fn restore_stdout(from: &Path, cp: &Checkpoint) -> Result<u64, String> {
+    let done = match cp.batches {
+        1 => "1 batch".to_string(),
+        n => format!("{n} batches"),
+    };
+    let Some(want) = cp.stdout else {
+        eprintln!(
+            "frun: resuming {}: {done} already done; their output went straight to stdout (-u), \
+             so it cannot be matched up",
+            from.display()
+        );
+        return Ok(0);
+    };
+    let Some(size) = stdout_size(1) else {
+        eprintln!(
+            "frun: resuming {}: {done} already done; keep only the first {want} bytes of the \
+             earlier output (truncate -s {want} FILE)",
+            from.display()
+        );
+        return Ok(want);
+    };
+    if size < want {
+        return Err(format!(
+            "--resume: stdout holds {size} bytes, fewer than the {want} bytes of output {} \
+             recorded; append to the same output file (>>) when resuming",
+            from.display()
+        ));
+    }
+    // SAFETY: ftruncate, fcntl and lseek on stdout, a regular file.
+    unsafe {
+        if size > want && libc::ftruncate(1, want as libc::off_t) != 0 {
+            let e = io::Error::last_os_error();
+            return Err(format!(
+                "--resume: cannot truncate stdout to {want} bytes: {}",
+                crate::errors::os_message(&e)
+            ));
+        }
+        let flags = libc::fcntl(1, libc::F_GETFL);
+        if flags >= 0 && flags & libc::O_APPEND == 0 {
+            libc::lseek(1, want as libc::off_t, libc::SEEK_SET);
+        }
+    }
+    if size > want {
+        eprintln!(
+            "frun: resuming {}: {done} already done; truncated stdout from {size} to the {want} \
+             bytes they wrote",
+            from.display()
+        );
+    } else {
+        eprintln!(
+            "frun: resuming {}: {done} already done ({want} bytes of output)",
+            from.display()
+        );
+    }
+    Ok(want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_merges_intervals_and_ignores_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::open(&path, "abc", "resume: frun x", Some(5), false, None)
+            .ok()
+            .unwrap();
+        j.input(&InputId::of(b"hello", Some(10)));
+        j.done(4, 8, Some(20));
+        j.done(0, 4, Some(30));
+        j.done(10, 12, Some(41));
+        j.flush().unwrap();
+        drop(j);
+        // A crash in the middle of a write leaves a torn last line.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"done 12 1").unwrap();
+        let cp = read(&path).unwrap();
+        assert_eq!(cp.run, "abc");
+        assert_eq!(cp.intervals, [(0, 8), (10, 12)]);
+        assert_eq!(cp.stdout, Some(41));
+        assert_eq!(cp.batches, 3);
+        assert_eq!(cp.input, Some(InputId::of(b"hello", Some(10))));
+    }
+
+    #[test]
+    fn a_fresh_journal_resumes_at_its_stdout_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::open(&path, "r", "h", Some(7), false, None)
+            .ok()
+            .unwrap();
+        drop(j);
+        let cp = read(&path).unwrap();
+        assert_eq!((cp.stdout, cp.batches, cp.intervals.len()), (Some(7), 0, 0));
+    }
+
+    #[test]
+    fn foreign_files_are_refused() {
+        for text in [
+            &b""[..],
+            b"hello\n",
+            b"frun-checkpoint 2\nrun x\n",
+            b"frun-checkpoint 1\n",
+        ] {
+            assert!(parse(text).is_err(), "{:?}", String::from_utf8_lossy(text));
+        }
+    }
+
+    #[test]
+    fn a_held_journal_is_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let _j = Journal::open(&path, "r", "h", None, false, None)
+            .ok()
+            .unwrap();
+        assert!(matches!(
+            Journal::open(&path, "r", "h", None, false, None),
+            Err(OpenError::Busy)
+        ));
+    }
+}
