@@ -560,6 +560,30 @@ mod tests {
     }
 
     #[test]
+    fn halt_specs() {
+        let h = |now, fail| Ok(Halt { now, fail });
+        assert_eq!(parse_halt("fail=3"), h(false, HaltCount::Batches(3)));
+        assert_eq!(parse_halt("now,fail=1"), h(true, HaltCount::Batches(1)));
+        assert_eq!(
+            parse_halt("soon,fail=2k"),
+            h(false, HaltCount::Batches(2000))
+        );
+        assert_eq!(parse_halt("fail=50%"), h(false, HaltCount::Percent(50)));
+        for bad in [
+            "",
+            "fail=",
+            "fail=0",
+            "fail=0%",
+            "fail=101%",
+            "later,fail=1",
+            "now",
+            "x=1",
+        ] {
+            assert!(parse_halt(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
     fn last_setting_wins_and_plus_undoes() {
         assert_eq!(cfg(&["-k", "-u"]).order, OrderMode::Unbuffered);
         assert_eq!(cfg(&["-u", "-k"]).order, OrderMode::Ordered);
