@@ -64,6 +64,8 @@ pub struct Shared {
     journal: Option<Arc<Journal>>,
     /// The input identity a resumed checkpoint recorded.
     resume_input: Option<InputId>,
+    /// Resuming: what to do to stdout once the input is checked.
+    restore: Mutex<Option<crate::journal::Restore>>,
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
     pub sigmask: libc::sigset_t,
@@ -204,11 +206,17 @@ impl ScanEvents for Events<'_> {
                      first bytes or its size differ)"
                         .into(),
                 ));
+                return false;
             }
-            return same;
-        }
-        if let Some(j) = &s.journal {
+        } else if let Some(j) = &s.journal {
             j.input(&InputId::of(head, size));
+        }
+        let restore = s.restore.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(r) = restore
+            && let Err(msg) = r.apply()
+        {
+            s.stop.request(StopReason::Refused(msg));
+            return false;
         }
         true
     }
@@ -299,6 +307,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         delimiter: plan.delimiter,
         journal: plan.journal.clone(),
         resume_input: plan.resume.as_ref().and_then(|cp| cp.input.clone()),
+        restore: Mutex::new(plan.restore),
         children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
         sigmask,
         // SAFETY: isatty has no memory effects.
@@ -318,11 +327,12 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         .as_ref()
         .map(|cp| cp.intervals.clone())
         .unwrap_or_default();
-    let resume_head = plan
-        .resume
-        .as_ref()
-        .and_then(|cp| cp.input.as_ref())
-        .map(|i| i.head_len);
+    // Resuming, the input is checked (and stdout restored) before anything else.
+    let resume_head = plan.resume.as_ref().map(|cp| {
+        cp.input
+            .as_ref()
+            .map_or(crate::journal::HEAD_BYTES as u64, |i| i.head_len)
+    });
     let hunger = eventfd()?;
 
     for _ in 0..plan.workers_init {

@@ -201,13 +201,20 @@ impl Journal {
             .custom_flags(libc::O_CLOEXEC)
             .open(path)
             .map_err(OpenError::Io)?;
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        // A process-owned (POSIX) lock: it dies with frun, even while a child spawned a moment
+        // before still holds a copy of the descriptor (an `flock` would live on in it).
+        // SAFETY: fcntl on a descriptor we own, with a zeroed and filled-in flock record.
+        let locked = unsafe {
+            let mut lock: libc::flock = std::mem::zeroed();
+            lock.l_type = libc::F_WRLCK as libc::c_short;
+            lock.l_whence = libc::SEEK_SET as libc::c_short;
+            libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &lock)
+        };
+        if locked != 0 {
             let e = io::Error::last_os_error();
-            return Err(if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                OpenError::Busy
-            } else {
-                OpenError::Io(e)
+            return Err(match e.raw_os_error() {
+                Some(libc::EACCES | libc::EAGAIN) => OpenError::Busy,
+                _ => OpenError::Io(e),
             });
         }
         let journal = Journal {
@@ -221,10 +228,11 @@ impl Journal {
             journal.file.set_len(0).map_err(OpenError::Io)?;
             let out = stdout_base.map_or("-".to_string(), |n| n.to_string());
             let head = format!("{MAGIC}\n# {header}\nrun {run}\nstdout {out}\n");
+            // Synced with the first entries: a run that ends within one sync period never
+            // pays for an fsync.
             (&journal.file)
                 .write_all(head.as_bytes())
                 .map_err(OpenError::Io)?;
-            journal.file.sync_data().map_err(OpenError::Io)?;
         }
         Ok(journal)
     }
@@ -306,8 +314,19 @@ pub struct Prepared {
     pub resume: Option<Checkpoint>,
     /// Stdout's byte count when this run's output starts.
     pub stdout_base: u64,
+    /// What resuming does to stdout, once the input is known to be the same.
+    pub restore: Option<Restore>,
     /// Why this run keeps no journal, when it could have.
     pub missing: Option<String>,
+}
+
+/// Bringing stdout back to the output a checkpoint recorded: checked at start, done once the
+/// input is known to be the one the checkpoint was written for.
+pub struct Restore {
+    from: PathBuf,
+    batches: u64,
+    /// The recorded byte count (None: the output went straight to stdout, `-u`).
+    want: Option<u64>,
 }
 
 /// Opens (or continues) the journal and, when resuming, brings stdout back to the recorded
@@ -347,8 +366,12 @@ pub fn prepare(
     }
 
     let stdout_regular = stdout_size(1).is_some();
+    let restore = match &resume {
+        Some((from, cp)) => Some(Restore::check(from, cp)?),
+        None => None,
+    };
     let stdout_base = match &resume {
-        Some((from, cp)) => restore_stdout(from, cp)?,
+        Some((_, cp)) => cp.stdout.unwrap_or(0),
         None => stdout_position(1).unwrap_or(0),
     };
     let header = format!(
@@ -399,6 +422,7 @@ pub fn prepare(
         journal,
         resume: resume.map(|(_, cp)| cp),
         stdout_base,
+        restore,
         missing,
     })
 }
@@ -426,63 +450,71 @@ fn stdout_position(fd: RawFd) -> Option<u64> {
     }
 }
 
-/// Cuts stdout back to the output the checkpoint recorded (a regular file), or says what to
-/// cut; returns the byte count output continues from.
-fn restore_stdout(from: &Path, cp: &Checkpoint) -> Result<u64, String> {
-    let done = match cp.batches {
-        1 => "1 batch".to_string(),
-        n => format!("{n} batches"),
-    };
-    let Some(want) = cp.stdout else {
-        eprintln!(
-            "frun: resuming {}: {done} already done; their output went straight to stdout (-u), \
-             so it cannot be matched up",
-            from.display()
-        );
-        return Ok(0);
-    };
-    let Some(size) = stdout_size(1) else {
-        eprintln!(
-            "frun: resuming {}: {done} already done; keep only the first {want} bytes of the \
-             earlier output (truncate -s {want} FILE)",
-            from.display()
-        );
-        return Ok(want);
-    };
-    if size < want {
-        return Err(format!(
-            "--resume: stdout holds {size} bytes, fewer than the {want} bytes of output {} \
-             recorded; append to the same output file (>>) when resuming",
-            from.display()
-        ));
-    }
-    // SAFETY: ftruncate, fcntl and lseek on stdout, a regular file.
-    unsafe {
-        if size > want && libc::ftruncate(1, want as libc::off_t) != 0 {
-            let e = io::Error::last_os_error();
+impl Restore {
+    /// Refuses at start what cannot work: a regular stdout shorter than the recorded output.
+    fn check(from: &Path, cp: &Checkpoint) -> Result<Restore, String> {
+        if let (Some(want), Some(size)) = (cp.stdout, stdout_size(1))
+            && size < want
+        {
             return Err(format!(
-                "--resume: cannot truncate stdout to {want} bytes: {}",
-                crate::errors::os_message(&e)
+                "--resume: stdout holds {size} bytes, fewer than the {want} bytes of output {} \
+                 recorded; append to the same output file (>>) when resuming",
+                from.display()
             ));
         }
-        let flags = libc::fcntl(1, libc::F_GETFL);
-        if flags >= 0 && flags & libc::O_APPEND == 0 {
-            libc::lseek(1, want as libc::off_t, libc::SEEK_SET);
+        Ok(Restore {
+            from: from.to_path_buf(),
+            batches: cp.batches,
+            want: cp.stdout,
+        })
+    }
+
+    /// Cuts stdout back to the recorded output (a regular file), or says what to cut; one line
+    /// on stderr either way.
+    pub fn apply(&self) -> Result<(), String> {
+        let from = self.from.display();
+        let done = match self.batches {
+            1 => "1 batch".to_string(),
+            n => format!("{n} batches"),
+        };
+        let Some(want) = self.want else {
+            eprintln!(
+                "frun: resuming {from}: {done} already done; their output went straight to \
+                 stdout (-u), so it cannot be matched up"
+            );
+            return Ok(());
+        };
+        let Some(size) = stdout_size(1) else {
+            eprintln!(
+                "frun: resuming {from}: {done} already done; keep only the first {want} bytes of \
+                 the earlier output (truncate -s {want} FILE)"
+            );
+            return Ok(());
+        };
+        // SAFETY: ftruncate, fcntl and lseek on stdout, a regular file.
+        unsafe {
+            if size > want && libc::ftruncate(1, want as libc::off_t) != 0 {
+                let e = io::Error::last_os_error();
+                return Err(format!(
+                    "--resume: cannot truncate stdout to {want} bytes: {}",
+                    crate::errors::os_message(&e)
+                ));
+            }
+            let flags = libc::fcntl(1, libc::F_GETFL);
+            if flags >= 0 && flags & libc::O_APPEND == 0 {
+                libc::lseek(1, want as libc::off_t, libc::SEEK_SET);
+            }
         }
+        if size > want {
+            eprintln!(
+                "frun: resuming {from}: {done} already done; truncated stdout from {size} to the \
+                 {want} bytes they wrote"
+            );
+        } else {
+            eprintln!("frun: resuming {from}: {done} already done ({want} bytes of output)");
+        }
+        Ok(())
     }
-    if size > want {
-        eprintln!(
-            "frun: resuming {}: {done} already done; truncated stdout from {size} to the {want} \
-             bytes they wrote",
-            from.display()
-        );
-    } else {
-        eprintln!(
-            "frun: resuming {}: {done} already done ({want} bytes of output)",
-            from.display()
-        );
-    }
-    Ok(want)
 }
 
 #[cfg(test)]
@@ -538,15 +570,28 @@ mod tests {
     }
 
     #[test]
-    fn a_held_journal_is_busy() {
+    fn a_held_journal_is_busy_for_another_process() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp");
         let _j = Journal::open(&path, "r", "h", None, false, None)
             .ok()
             .unwrap();
-        assert!(matches!(
-            Journal::open(&path, "r", "h", None, false, None),
-            Err(OpenError::Busy)
-        ));
+        let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: the child only calls async-signal-safe functions (open, fcntl, _exit) before
+        // it exits; the parent waits for it.
+        let status = unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
+                let fd = libc::open(c_path.as_ptr(), libc::O_RDWR);
+                let mut lock: libc::flock = std::mem::zeroed();
+                lock.l_type = libc::F_WRLCK as libc::c_short;
+                let r = libc::fcntl(fd, libc::F_SETLK, &lock);
+                libc::_exit(if r == 0 { 0 } else { 7 });
+            }
+            let mut st = 0;
+            libc::waitpid(pid, &mut st, 0);
+            libc::WEXITSTATUS(st)
+        };
+        assert_eq!(status, 7, "another process could take the lock");
     }
 }

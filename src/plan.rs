@@ -65,6 +65,8 @@ pub struct Plan {
     pub resume: Option<Checkpoint>,
     /// Stdout's byte count when this run's output starts.
     pub stdout_base: u64,
+    /// What resuming does to stdout once the input is checked.
+    pub restore: Option<crate::journal::Restore>,
 }
 
 /// Why a plan could not be made.
@@ -301,6 +303,7 @@ impl Plan {
                 journal: None,
                 resume: None,
                 stdout_base: 0,
+                restore: None,
                 missing: None,
             }
         } else {
@@ -350,6 +353,7 @@ impl Plan {
             journal_missing: checkpoint.missing,
             resume: checkpoint.resume,
             stdout_base: checkpoint.stdout_base,
+            restore: checkpoint.restore,
         })
     }
 }

@@ -620,6 +620,9 @@ impl Scanner<'_> {
                 self.skip_whole_blocks(view, &mut p, &mut totals, size, limit, exact);
                 let (end, next) = match memchr::memchr(self.delimiter, &view[p.search as usize..]) {
                     Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
+                    // At a skipped interval (the block fast path may have run up to it): the
+                    // loop's top jumps over it.
+                    None if bounded && p.cursor == view.len() as u64 => continue,
                     None if (bounded || ingest.at_eof()) && p.cursor < view.len() as u64 => {
                         (view.len() as u64, view.len() as u64)
                     }
@@ -757,7 +760,7 @@ mod tests {
         limit: Option<u64>,
         space: Option<ArgSpace>,
     ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
-        scan_as(input, sizing, limit, space, false, true)
+        scan_as(input, sizing, limit, space, false, true, &[])
     }
 
     /// [`scan`] with the stdin-mode switches.
@@ -768,6 +771,7 @@ mod tests {
         space: Option<ArgSpace>,
         byte_guided: bool,
         count_records: bool,
+        skip: &[(u64, u64)],
     ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(input).unwrap();
@@ -798,7 +802,7 @@ mod tests {
                 workers: 2,
                 byte_guided,
                 count_records,
-                skip: &[],
+                skip,
                 resume_head: None,
             };
             scanner.run(&mut ingest, &rec).unwrap();
@@ -956,7 +960,7 @@ mod tests {
             }
             let space = ArgSpace { per_byte: 1, per_record: 1, budget, max_record_len: u64::MAX };
             let sizing = Sizing::Adaptive { init: 1, max: HARD_MAX_STDIN_RECORDS };
-            let (b, _) = scan_as(&input, sizing, None, Some(space), true, count);
+            let (b, _) = scan_as(&input, sizing, None, Some(space), true, count, &[]);
             let mut at = 0;
             let longest = lines.iter().max().copied().unwrap_or(0) as u64 + 1;
             for batch in &b {
@@ -969,6 +973,62 @@ mod tests {
             prop_assert_eq!(at, input.len() as u64);
             if count {
                 prop_assert_eq!(b.iter().map(|b| b.records).sum::<u64>(), count_records(&input));
+            }
+        }
+    }
+
+    proptest! {
+        /// Resuming: the batches cover exactly the input outside the done intervals, each byte
+        /// once, and never reach into one — in every sizing mode.
+        #[test]
+        fn skipped_intervals_are_never_batched(
+            lines in proptest::collection::vec(0usize..40, 1..300),
+            done in proptest::collection::vec((0usize..300, 1usize..40), 0..6),
+            mode in 0u8..5,
+        ) {
+            let mut input = Vec::new();
+            let mut bounds = vec![0u64];
+            for n in &lines {
+                input.extend(std::iter::repeat_n(b'x', *n));
+                input.push(b'\n');
+                bounds.push(input.len() as u64);
+            }
+            // Done intervals at record boundaries, merged like a checkpoint's.
+            let mut skip: Vec<(u64, u64)> = done
+                .iter()
+                .map(|&(at, len)| {
+                    let a = at.min(bounds.len() - 1);
+                    let b = (a + len).min(bounds.len() - 1);
+                    (bounds[a], bounds[b])
+                })
+                .filter(|(a, b)| a < b)
+                .collect();
+            skip.sort_unstable();
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for (a, b) in skip {
+                match merged.last_mut() {
+                    Some(m) if a <= m.1 => m.1 = m.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            let space = ArgSpace { per_byte: 1, per_record: 1, budget: 300, max_record_len: u64::MAX };
+            let (sizing, guided, count) = match mode {
+                0 => (Sizing::Adaptive { init: 1, max: 64 }, false, true),
+                1 => (Sizing::Exact(3), false, true),
+                2 => (Sizing::Adaptive { init: 1, max: HARD_MAX_STDIN_RECORDS }, true, false),
+                3 => (Sizing::Block(50), false, true),
+                _ => (Sizing::Bytes(7), false, true),
+            };
+            let (b, _) = scan_as(&input, sizing, None, Some(space), guided, count, &merged);
+            let mut covered = vec![0u8; input.len()];
+            for batch in &b {
+                for i in batch.start..batch.end {
+                    covered[i as usize] += 1;
+                }
+            }
+            for (i, c) in covered.iter().enumerate() {
+                let done = merged.iter().any(|&(a, e)| (a..e).contains(&(i as u64)));
+                prop_assert_eq!(*c, u8::from(!done), "byte {} (done: {}) in {:?}", i, done, merged);
             }
         }
     }

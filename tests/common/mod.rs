@@ -401,3 +401,94 @@ pub fn nasty_record(rng: &mut SeedRng, forbidden: u8) -> Vec<u8> {
     v.retain(|&b| b != forbidden && b != 0);
     v
 }
+
+/// Environment variables that change how frun retries and reacts to preemption signals. Tests
+/// that depend on them start frun without them (then set what they need), so the caller's
+/// environment cannot change a result.
+pub const RETRY_ENV: &[&str] = &[
+    "FRUN_RETRY_LIMIT",
+    "FORKRUN_RETRY_LIMIT",
+    "FRUN_PREEMPT",
+    "FORKRUN_PREEMPT_MODE",
+    "SLURM_JOB_ID",
+];
+
+/// A std `Command` for frun with its current directory set to `dir`, [`RETRY_ENV`] removed and
+/// then `envs` set.
+pub fn frun_command_in<S: AsRef<OsStr>>(
+    dir: &std::path::Path,
+    args: &[S],
+    envs: &[(&str, &str)],
+) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args).current_dir(dir);
+    for v in RETRY_ENV {
+        c.env_remove(v);
+    }
+    c.envs(envs.iter().copied());
+    c
+}
+
+/// Runs frun in `dir` (see [`frun_command_in`]) with `input` on stdin; killed after [`LIMIT`].
+pub fn frun_in<S: AsRef<OsStr>>(
+    dir: &std::path::Path,
+    args: &[S],
+    envs: &[(&str, &str)],
+    input: &[u8],
+) -> Output {
+    let mut c = assert_cmd::Command::from_std(frun_command_in(dir, args, envs));
+    c.write_stdin(input.to_vec()).timeout(LIMIT);
+    c.output().expect("spawn frun")
+}
+
+/// Spawns frun in `dir` (see [`frun_command_in`]) with the given stdin and stdout; stderr piped.
+pub fn spawn_frun_in<S: AsRef<OsStr>>(
+    dir: &std::path::Path,
+    args: &[S],
+    envs: &[(&str, &str)],
+    stdin: Stdio,
+    stdout: Stdio,
+) -> Child {
+    frun_command_in(dir, args, envs)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn frun")
+}
+
+/// Number of lines in a file (0 if it does not exist).
+pub fn file_lines(path: &std::path::Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+        .unwrap_or(0)
+}
+
+/// Polls `cond` every 20 ms until it holds; panics with `what` after `limit`.
+pub fn wait_until(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        if start.elapsed() > limit {
+            panic!("timed out after {limit:?} waiting for {what}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Exact bytes under `-k`; otherwise the same lines, each as often as in `want`.
+#[track_caller]
+pub fn assert_output(mode: &[&str], got: &[u8], want: &[u8], ctx: &str) {
+    if mode.contains(&"-k") {
+        assert!(
+            got == want,
+            "{ctx} {mode:?}: output differs from the expected bytes\ngot: {}",
+            text(got)
+        );
+    } else {
+        assert_eq!(
+            sorted_lines(got),
+            sorted_lines(want),
+            "{ctx} {mode:?}: output lines differ"
+        );
+    }
+}
