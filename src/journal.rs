@@ -12,7 +12,8 @@
 //!
 //! ```text
 //! frun-checkpoint 1
-//! # resume: frun --resume FILE <the same arguments>   (comment lines start with '#')
+//! # command: <the command words, shell-quoted>       (comment lines start with '#')
+//! # resume: frun --resume FILE <the same arguments>
 //! run <sha256 of the command and the options that shape its output, hex>
 //! stdout <byte count of stdout when the run began>
 //! input <head length> <sha256 of the input's first head-length bytes, hex> <size or ->
@@ -334,6 +335,7 @@ pub struct Restore {
 /// for the user (exit 2).
 pub fn prepare(
     run: &str,
+    command: &str,
     explicit: Option<&Path>,
     resume_from: Option<&Path>,
 ) -> Result<Prepared, String> {
@@ -375,7 +377,7 @@ pub fn prepare(
         None => stdout_position(1).unwrap_or(0),
     };
     let header = format!(
-        "resume: frun --resume {} <the same arguments, the same input>",
+        "command: {command}\n# resume: frun --resume {} <the same arguments, the same input>",
         path.display()
     );
     let opened = Journal::open(

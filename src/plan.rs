@@ -129,6 +129,20 @@ fn run_identity(cfg: &Config) -> String {
     crate::journal::digest(&id)
 }
 
+/// The command, shell-quoted, for people reading a checkpoint.
+fn shown_command(cfg: &Config) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    for (i, w) in cfg.command.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        crate::exec::argv::shell_quote(w.as_bytes(), &mut out);
+    }
+    // One line, whatever the words hold.
+    String::from_utf8_lossy(&out).replace('\n', "\\n")
+}
+
 /// `FRUN_RETRY_LIMIT` (or `FORKRUN_RETRY_LIMIT`): retries per batch; None = forever.
 fn retry_limit() -> Result<Option<u64>, PlanError> {
     for name in ["FRUN_RETRY_LIMIT", "FORKRUN_RETRY_LIMIT"] {
@@ -309,6 +323,7 @@ impl Plan {
         } else {
             crate::journal::prepare(
                 &run_identity(cfg),
+                &shown_command(cfg),
                 cfg.checkpoint_file.as_deref(),
                 cfg.resume.as_deref(),
             )
