@@ -1,0 +1,36 @@
+# frun with bash: the static binary plus frun.bash (the bash front end with the loadable builtin),
+# sourced by every bash in the image, interactive or not.
+#
+# NOTE: frun.bash does not exist yet (the bash builtin is a later issue); until packaging/build.sh
+# puts dist/frun.bash next to the binary this file cannot be built, and packaging/image-test.sh
+# skips it with a message.
+#
+# BASE is a Debian bookworm minbase image made without any registry:
+#   debootstrap --variant=minbase bookworm rootfs <debian mirror>
+#   tar -C rootfs -c . | podman import - localhost/debian-minbase:bookworm
+# (packaging/image-test.sh does exactly this). Then, from the repository root:
+#   buildah build --timestamp 0 --build-arg VERSION=0.1.0 --build-arg REVISION=<commit> \
+#     -f Containerfile.bash -t frun-bash:0.1.0 .
+ARG BASE=localhost/debian-minbase:bookworm
+FROM ${BASE}
+
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+# Set to the published repository.
+ARG SOURCE=https://github.com/OWNER/frun
+
+LABEL org.opencontainers.image.title="frun-bash" \
+      org.opencontainers.image.description="Fast parallel xargs replacement, with its bash front end" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.version="${VERSION}"
+
+COPY --chmod=0755 dist/frun-${VERSION}-x86_64-linux-musl /usr/local/bin/frun
+COPY --chmod=0644 dist/frun.bash /usr/local/share/frun/frun.bash
+
+# Interactive shells read /etc/bash.bashrc; non-interactive ones (bash -c, scripts) read $BASH_ENV.
+RUN printf '%s\n' '[ -r /usr/local/share/frun/frun.bash ] && . /usr/local/share/frun/frun.bash' \
+      >>/etc/bash.bashrc
+ENV BASH_ENV=/usr/local/share/frun/frun.bash
+
+CMD ["/bin/bash"]

@@ -1,0 +1,224 @@
+{
+  description = "frun: run a command over every record of its input, in parallel";
+
+  inputs = {
+    nixpkgs.url = "github:NixOS/nixpkgs/nixpkgs-unstable";
+    crane.url = "github:ipetkov/crane";
+    rust-overlay = {
+      url = "github:oxalica/rust-overlay";
+      inputs.nixpkgs.follows = "nixpkgs";
+    };
+    advisory-db = {
+      url = "github:rustsec/advisory-db";
+      flake = false;
+    };
+  };
+
+  outputs =
+    {
+      self,
+      nixpkgs,
+      crane,
+      rust-overlay,
+      advisory-db,
+    }:
+    let
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+      ];
+      forAllSystems = f: nixpkgs.lib.genAttrs systems f;
+
+      version = (builtins.fromTOML (builtins.readFile ./Cargo.toml)).package.version;
+      # `frun --version` shows 12 hex digits of the commit; a tree with uncommitted changes shows "dirty".
+      revision = self.rev or "dirty";
+      commit = builtins.substring 0 12 revision;
+      # Set to the published repository.
+      sourceUrl = "https://github.com/OWNER/frun";
+
+      perSystem =
+        system:
+        let
+          pkgs = import nixpkgs {
+            inherit system;
+            overlays = [ rust-overlay.overlays.default ];
+          };
+          inherit (pkgs) lib;
+
+          muslTarget = "${pkgs.stdenv.hostPlatform.parsed.cpu.name}-unknown-linux-musl";
+          # Same channel and components as rust-toolchain.toml, plus the static target.
+          toolchain = pkgs.rust-bin.stable.latest.default.override {
+            extensions = [
+              "clippy"
+              "rustfmt"
+            ];
+            targets = [ muslTarget ];
+          };
+          craneLib = (crane.mkLib pkgs).overrideToolchain (_: toolchain);
+
+          cargoFiles = lib.fileset.unions [
+            (craneLib.fileset.commonCargoSources ./.)
+            (lib.fileset.maybeMissing ./proptest-regressions)
+            (lib.fileset.fileFilter (f: f.hasExt "proptest-regressions") ./tests)
+          ];
+          src = lib.fileset.toSource {
+            root = ./.;
+            fileset = cargoFiles;
+          };
+
+          commonArgs = {
+            inherit src version;
+            pname = "frun";
+            strictDeps = true;
+            cargoExtraArgs = "--locked";
+            FRUN_GIT_COMMIT = commit;
+          };
+
+          # Host (glibc) dependencies for tests and clippy; crane builds with the release profile.
+          cargoArtifacts = craneLib.buildDepsOnly commonArgs;
+
+          muslArgs = commonArgs // {
+            CARGO_BUILD_TARGET = muslTarget;
+            CARGO_BUILD_RUSTFLAGS = "-C target-feature=+crt-static";
+          };
+
+          frun = craneLib.buildPackage (
+            muslArgs
+            // {
+              cargoArtifacts = craneLib.buildDepsOnly muslArgs;
+              nativeBuildInputs = [ pkgs.cargo-auditable ];
+              # Embeds the dependency list in the binary (`cargo audit bin`, `rust-audit-info`).
+              cargoBuildCommand = "cargo auditable build --release";
+              doCheck = false;
+              meta = {
+                description = "Fast parallel xargs replacement";
+                mainProgram = "frun";
+              };
+            }
+          );
+
+          # The bash loadable builtin (a cdylib) is not in the crate yet: this package builds once
+          # it lands. `packaging/build.sh --only-blobs` leaves one builtin per glibc floor
+          # (dist/*.so, linked with cargo-zigbuild) and the assembled dist/frun.bash.
+          frun-bash = craneLib.mkCargoDerivation (
+            commonArgs
+            // {
+              pname = "frun-bash";
+              src = lib.fileset.toSource {
+                root = ./.;
+                fileset = lib.fileset.unions [
+                  cargoFiles
+                  (lib.fileset.maybeMissing ./packaging)
+                ];
+              };
+              cargoArtifacts = null;
+              doInstallCargoArtifacts = false;
+              nativeBuildInputs = [
+                pkgs.cargo-auditable
+                pkgs.cargo-zigbuild
+                pkgs.zig
+              ];
+              buildPhaseCargoCommand = ''
+                export ZIG_GLOBAL_CACHE_DIR="$TMPDIR/zig-cache" ZIG_LOCAL_CACHE_DIR="$TMPDIR/zig-local"
+                bash packaging/build.sh --only-blobs
+              '';
+              installPhaseCommand = ''
+                mkdir -p "$out/lib/frun" "$out/bin"
+                cp dist/*.so "$out/lib/frun/"
+                install -m 0755 dist/frun.bash "$out/bin/frun.bash"
+              '';
+            }
+          );
+
+          # frun alone (/bin/frun) and an empty /tmp: a base to add tools to, or to copy frun from.
+          oci-image = pkgs.dockerTools.buildLayeredImage {
+            name = "frun";
+            tag = version;
+            contents = [ frun ];
+            extraCommands = "mkdir -m 1777 tmp";
+            config = {
+              Entrypoint = [ (lib.getExe frun) ];
+              Labels = {
+                "org.opencontainers.image.title" = "frun";
+                "org.opencontainers.image.source" = sourceUrl;
+                "org.opencontainers.image.revision" = revision;
+                "org.opencontainers.image.version" = version;
+              };
+            };
+          };
+        in
+        {
+          inherit
+            pkgs
+            craneLib
+            frun
+            frun-bash
+            oci-image
+            ;
+          checks = {
+            inherit frun;
+            frun-test = craneLib.cargoTest (
+              commonArgs
+              // {
+                inherit cargoArtifacts;
+                # Tools the integration tests start.
+                nativeBuildInputs = [
+                  pkgs.procps
+                  pkgs.getconf
+                ];
+              }
+            );
+            frun-clippy = craneLib.cargoClippy (
+              commonArgs
+              // {
+                inherit cargoArtifacts;
+                cargoClippyExtraArgs = "--all-targets -- -D warnings";
+              }
+            );
+            frun-fmt = craneLib.cargoFmt { inherit src; };
+            frun-audit = craneLib.cargoAudit { inherit src advisory-db; };
+          };
+        };
+
+      each = forAllSystems perSystem;
+    in
+    {
+      packages = forAllSystems (system: {
+        inherit (each.${system}) frun frun-bash oci-image;
+        default = each.${system}.frun;
+      });
+
+      apps = forAllSystems (system: {
+        default = {
+          type = "app";
+          program = nixpkgs.lib.getExe each.${system}.frun;
+        };
+      });
+
+      checks = forAllSystems (system: each.${system}.checks);
+
+      devShells = forAllSystems (
+        system:
+        let
+          inherit (each.${system}) pkgs craneLib;
+        in
+        {
+          default = craneLib.devShell {
+            checks = each.${system}.checks;
+            packages = [
+              pkgs.cargo-auditable
+              pkgs.cargo-audit
+              pkgs.cargo-cyclonedx
+              pkgs.cargo-zigbuild
+              pkgs.zig
+              pkgs.deadnix
+              pkgs.actionlint
+              pkgs.zizmor
+            ];
+          };
+        }
+      );
+
+      formatter = forAllSystems (system: each.${system}.pkgs.nixfmt);
+    };
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# Builds frun's release artifacts into dist/ (or --out DIR), reproducibly:
+#   frun-<version>-x86_64-linux-musl          static binary, dependency list embedded (cargo auditable)
+#   frun-<version>.cdx.json                   CycloneDX SBOM (JSON)
+#   frun-<version>.spdx.json                  SPDX 2.3 SBOM (JSON)
+#   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor  (only once the
+#   frun.bash                                 crate has a cdylib; skipped with a message until then)
+#   SHA256SUMS                                over all of the above
+# Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
+# See packaging/README.md for every setting and how to verify a build.
+set -euo pipefail
+shopt -s inherit_errexit
+
+usage() {
+  cat <<'EOF'
+usage: packaging/build.sh [--out DIR]
+
+  --out DIR   where the artifacts go (default: <repo>/dist); earlier artifacts there are replaced
+Environment:
+  SOURCE_DATE_EPOCH   timestamp used everywhere (default: time of the last commit, else 1700000000)
+  FRUN_GIT_COMMIT     commit embedded in the binary (default: git short hash, else "unknown")
+  FRUN_TOOLS_DIR      cache of the build tools (default: ${XDG_CACHE_HOME:-~/.cache}/frun-packaging)
+  FRUN_BUILD_DIR      cargo target dir for this build (default: <repo>/target/package)
+EOF
+}
+
+die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
+step() { printf '==> %s\n' "$*" >&2; }
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+out=$repo/dist
+while (($#)); do
+  case $1 in
+    --out) (($# >= 2)) || die "--out needs a directory"; out=$2; shift 2 ;;
+    --out=*) out=${1#--out=}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+case $out/ in
+  "$repo/src/"* | "$repo/tests/"* | "$repo/" ) die "refusing to use $out as the output directory" ;;
+esac
+
+started=$SECONDS
+musl=x86_64-unknown-linux-musl
+export LC_ALL=C TZ=UTC
+
+# --- pinned tools -----------------------------------------------------------------------------
+tools=${FRUN_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/frun-packaging}
+mkdir -p "$tools"
+tools=$(cd "$tools" && pwd -P)
+export PATH="$tools/cargo/bin:$PATH"
+
+# cargo_tool CRATE VERSION: `cargo install --locked` into the tool cache unless already there.
+# The tools only read metadata for a fraction of a second, so they are compiled without
+# optimisation or LTO: that takes well under half the time of their own release profiles.
+cargo_tool() {
+  local crate=$1 version=$2
+  if [[ -f $tools/cargo/.crates2.json ]] && grep -q "\"$crate $version " "$tools/cargo/.crates2.json"; then
+    return
+  fi
+  step "installing $crate $version into the tool cache"
+  (
+    cd "$tools"
+    export CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=false \
+      CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 CARGO_PROFILE_RELEASE_DEBUG=0
+    cargo install --quiet --locked --root "$tools/cargo" "$crate@$version"
+  )
+}
+
+# python_tool REQUIREMENT...: pip install into the tool cache's virtualenv, unless that exact
+# requirement was installed there before (recorded in the venv's .installed).
+python_tool() {
+  local venv=$tools/venv req missing=()
+  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
+  for req in "$@"; do
+    grep -qxF -- "$req" "$venv/.installed" 2>/dev/null || missing+=("$req")
+  done
+  ((${#missing[@]})) || return 0
+  step "installing ${missing[*]} into the tool cache"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
+  printf '%s\n' "${missing[@]}" >>"$venv/.installed"
+}
+
+command -v cargo >/dev/null || die "cargo is not on PATH (install Rust with rustup)"
+command -v python3 >/dev/null || die "python3 is needed (SBOM normalisation)"
+cd "$repo"
+ensure_target() {
+  if ! rustup target list --installed | grep -qx "$1"; then
+    step "adding rustup target $1"
+    rustup target add "$1"
+  fi
+}
+ensure_target "$musl"
+cargo_tool cargo-auditable 0.7.7
+cargo_tool cargo-cyclonedx 0.5.9
+cargo_tool cargo-sbom 0.10.0
+
+# --- metadata -----------------------------------------------------------------------------------
+metadata=$(cargo metadata --no-deps --locked --format-version 1)
+read -r name version has_cdylib < <(python3 -c '
+import json, sys
+meta = json.load(sys.stdin)
+pkg = next(p for p in meta["packages"] if p["name"] == "frun")
+cdylib = any("cdylib" in t["crate_types"] for t in pkg["targets"] if "lib" in t["kind"] or "cdylib" in t["kind"])
+print(pkg["name"], pkg["version"], "yes" if cdylib else "no")
+' <<<"$metadata")
+
+in_git=no
+if command -v git >/dev/null && git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+  && [[ $(git -C "$repo" rev-parse --show-toplevel) -ef $repo ]]; then
+  in_git=yes
+fi
+if [[ -z ${FRUN_GIT_COMMIT:-} ]]; then
+  FRUN_GIT_COMMIT=unknown
+  [[ $in_git == yes ]] && FRUN_GIT_COMMIT=$(git -C "$repo" rev-parse --short=12 HEAD)
+fi
+if [[ -z ${SOURCE_DATE_EPOCH:-} ]]; then
+  SOURCE_DATE_EPOCH=1700000000
+  [[ $in_git == yes ]] && SOURCE_DATE_EPOCH=$(git -C "$repo" log -1 --format=%ct)
+fi
+[[ $SOURCE_DATE_EPOCH =~ ^[0-9]+$ ]] || die "SOURCE_DATE_EPOCH must be a number of seconds"
+export FRUN_GIT_COMMIT SOURCE_DATE_EPOCH
+
+# --- reproducible build environment -------------------------------------------------------------
+target_dir=${FRUN_BUILD_DIR:-$repo/target/package}
+mkdir -p "$target_dir"
+target_dir=$(cd "$target_dir" && pwd -P)
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
+# Later --remap-path-prefix flags win over earlier ones, so the most specific paths go last.
+flags=(
+  "--remap-path-prefix=$cargo_home=/cargo"
+  "--remap-path-prefix=$rustup_home=/rustup"
+  "--remap-path-prefix=$repo=/build/frun"
+  "--remap-path-prefix=$target_dir=/build/target"
+  -C strip=symbols
+)
+CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; printf '%s' "${flags[*]}")
+export CARGO_ENCODED_RUSTFLAGS CARGO_TARGET_DIR=$target_dir CARGO_INCREMENTAL=0
+unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
+
+# Remove only what an earlier build put there; anything else in the directory is left alone
+# and is not listed in SHA256SUMS.
+rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/$name-"*
+artifacts=()
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
+
+# --- static binary ------------------------------------------------------------------------------
+step "building $name $version ($FRUN_GIT_COMMIT) for $musl"
+cargo auditable build --quiet --release --locked --target "$musl" --bin frun
+bin=$name-$version-x86_64-linux-musl
+install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
+artifacts+=("$bin")
+
+# --- bash loadable builtin (one .so per glibc floor) and frun.bash --------------------------------
+if [[ $has_cdylib == yes ]]; then
+  python_tool 'ziglang==0.15.2'
+  cargo_tool cargo-zigbuild 0.24.1
+  ensure_target x86_64-unknown-linux-gnu
+  export PATH="$tools/venv/bin:$PATH"   # cargo-zigbuild finds zig as `python3 -m ziglang`
+  host_glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+  floors=(2.17 2.28)
+  [[ " ${floors[*]} " == *" $host_glibc "* ]] || floors+=("$host_glibc")
+  for floor in "${floors[@]}"; do
+    step "building the bash builtin for glibc >= $floor"
+    # One target dir per floor: cargo must never reuse a library linked against another floor.
+    CARGO_TARGET_DIR=$target_dir/glibc-$floor \
+      cargo zigbuild --quiet --release --locked --lib --target "x86_64-unknown-linux-gnu.$floor"
+    blob=$name-$version-bash-glibc$floor.so
+    install -m 0644 "$target_dir/glibc-$floor/x86_64-unknown-linux-gnu/release/lib$name.so" "$out/$blob"
+    # zigbuild can quietly link against the host's glibc instead: refuse such a blob.
+    need=$(objdump -T "$out/$blob" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
+    [[ $(printf '%s\n%s\n' "${need:-0}" "$floor" | sort -V | tail -n 1) == "$floor" ]] ||
+      die "$blob needs GLIBC_$need, newer than its floor $floor"
+    artifacts+=("$blob")
+  done
+  template=$repo/packaging/frun.bash.in
+  [[ -f $template ]] || die "the crate has a cdylib but $template (the frun.bash template) is missing"
+  # frun.bash = the template (with @VERSION@ and @COMMIT@ filled in) followed by one payload
+  # section per blob: a "#@blob FLOOR SHA256 SIZE" line, its base64 lines, and "#@end".
+  {
+    sed -e "s/@VERSION@/$version/g" -e "s/@COMMIT@/$FRUN_GIT_COMMIT/g" "$template"
+    for floor in "${floors[@]}"; do
+      blob=$name-$version-bash-glibc$floor.so
+      printf '#@blob %s %s %s\n' "$floor" "$(sha256sum <"$out/$blob" | cut -d' ' -f1)" \
+        "$(stat -c %s "$out/$blob")"
+      base64 -w 76 "$out/$blob"
+      printf '#@end\n'
+    done
+  } >"$out/frun.bash"
+  artifacts+=(frun.bash)
+else
+  echo "bash builtin blobs and frun.bash skipped: the crate has no cdylib (the builtin does not exist yet)"
+fi
+
+# --- SBOMs --------------------------------------------------------------------------------------
+# Both tools stamp the time of the run and a random id; normalise_sbom replaces them with values
+# derived from SOURCE_DATE_EPOCH, the version and the commit, and the repository's path with
+# /build/frun, so two builds of one commit give byte-identical SBOMs.
+normalise_sbom() {
+  python3 - "$@" <<'PY'
+import datetime, json, os, sys, uuid
+
+kind, src, dst, repo, name, version, commit = sys.argv[1:8]
+epoch = int(os.environ["SOURCE_DATE_EPOCH"])
+stamp = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+ident = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/frun/{name}@{version}+{commit}")
+
+with open(src, encoding="utf-8") as f:
+    text = f.read()
+# Local paths (file:// URLs, the manifest path) would differ between two checkouts. Cargo also
+# spells the package id "path+file:///dir#1.0" when the directory is named like the package and
+# "path+file:///dir#name@1.0" otherwise; with /build/frun the first form is the right one.
+text = text.replace(repo + "#" + name + "@", "/build/frun#").replace(repo, "/build/frun")
+doc = json.loads(text)
+
+if kind == "cdx":
+    doc["serialNumber"] = f"urn:uuid:{ident}"
+    doc.setdefault("metadata", {})["timestamp"] = stamp
+else:
+    doc["creationInfo"]["created"] = stamp
+    doc["name"] = name  # cargo-sbom names the document after the checkout's directory
+    doc["documentNamespace"] = f"https://spdx.org/spdxdocs/{name}-{version}-{ident}"
+    # cargo-sbom writes Cargo's source id ("registry+https://...crates.io-index") as the
+    # download location, which is not an SPDX download location; for crates.io packages the
+    # real one is the registry's download URL. It also lists Cargo.lock twice under one SPDXID.
+    for pkg in doc.get("packages", []):
+        loc = pkg.get("downloadLocation", "")
+        if loc == "registry+https://github.com/rust-lang/crates.io-index":
+            pkg["downloadLocation"] = (
+                f"https://crates.io/api/v1/crates/{pkg['name']}/{pkg['versionInfo']}/download")
+        elif loc.startswith(("registry+", "sparse+")):
+            pkg["downloadLocation"] = "NOASSERTION"
+    for key in ("files", "relationships"):
+        if key in doc:
+            unique = {json.dumps(item, sort_keys=True): item for item in doc[key]}
+            doc[key] = list(unique.values())
+
+def canon(value):
+    """Sort lists of objects by their JSON text so that tool-side hash-map order cannot leak in."""
+    if isinstance(value, dict):
+        return {k: canon(v) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [canon(v) for v in value]
+        if all(isinstance(v, (dict, str)) for v in items):
+            items.sort(key=lambda v: json.dumps(v, sort_keys=True))
+        return items
+    return value
+
+with open(dst, "w", encoding="utf-8") as f:
+    json.dump(canon(doc), f, indent=2, ensure_ascii=False)
+    f.write("\n")
+PY
+}
+
+step "writing SBOMs"
+cargo cyclonedx --quiet --format json --spec-version 1.5 --target "$musl" \
+  --override-filename frun-sbom-tmp
+mv "$repo/frun-sbom-tmp.json" "$work/cdx.json"
+normalise_sbom cdx "$work/cdx.json" "$out/$name-$version.cdx.json" \
+  "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
+cargo sbom --output-format spdx_json_2_3 >"$work/spdx.json"
+normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
+  "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
+artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
+
+# --- checksums ----------------------------------------------------------------------------------
+(
+  cd "$out"
+  printf '%s\n' "${artifacts[@]}" | sort | xargs -d '\n' sha256sum >"$work/sums"
+  mv "$work/sums" SHA256SUMS
+  touch -d "@$SOURCE_DATE_EPOCH" -- SHA256SUMS "${artifacts[@]}"
+)
+
+printf '\n%s %s (commit %s, SOURCE_DATE_EPOCH %s, %s) built in %ss into %s:\n' \
+  "$name" "$version" "$FRUN_GIT_COMMIT" "$SOURCE_DATE_EPOCH" "$(rustc --version)" \
+  "$((SECONDS - started))" "$out"
+(cd "$out" && stat -c '%s %n' -- SHA256SUMS "${artifacts[@]}" | sort -k2 | awk '{printf "  %10s  %s\n", $1, $2}')

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Proves that packaging/build.sh is reproducible and that its artifacts are what they claim:
+# copies the source tree twice (paths of different lengths and names), builds each copy alone, then
+# checks that both dist/ trees are byte-identical, the checksums, the static binary, its embedded
+# dependency list, both SBOMs against their schemas, and (once they exist) the glibc floor of each
+# bash builtin blob. Prints one PASS/FAIL line per check; exits 1 if any check failed.
+#
+# usage: packaging/check.sh [--keep]     (--keep leaves the two copies and their dist/ in place)
+set -euo pipefail
+shopt -s inherit_errexit
+
+die() { printf 'check.sh: error: %s\n' "$*" >&2; exit 1; }
+step() { printf '==> %s\n' "$*" >&2; }
+
+keep=no
+case ${1:-} in
+  --keep) keep=yes ;;
+  '') ;;
+  -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+  *) die "unknown argument: $1" ;;
+esac
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+started=$SECONDS
+musl=x86_64-unknown-linux-musl
+export LC_ALL=C TZ=UTC
+
+tools=${FRUN_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/frun-packaging}
+mkdir -p "$tools"
+tools=$(cd "$tools" && pwd -P)
+export FRUN_TOOLS_DIR=$tools
+export PATH="$tools/cargo/bin:$PATH"
+
+for cmd in cargo python3 sha256sum objdump file ldd; do
+  command -v "$cmd" >/dev/null || die "$cmd is needed (objdump: binutils, file: file)"
+done
+
+# --- one commit and one timestamp for both builds -----------------------------------------------
+in_git=no
+if command -v git >/dev/null && git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+  && [[ $(git -C "$repo" rev-parse --show-toplevel) -ef $repo ]]; then
+  in_git=yes
+fi
+if [[ -z ${FRUN_GIT_COMMIT:-} ]]; then
+  FRUN_GIT_COMMIT=unknown
+  [[ $in_git == yes ]] && FRUN_GIT_COMMIT=$(git -C "$repo" rev-parse --short=12 HEAD)
+fi
+if [[ -z ${SOURCE_DATE_EPOCH:-} ]]; then
+  SOURCE_DATE_EPOCH=1700000000
+  [[ $in_git == yes ]] && SOURCE_DATE_EPOCH=$(git -C "$repo" log -1 --format=%ct)
+fi
+export FRUN_GIT_COMMIT SOURCE_DATE_EPOCH
+
+# --- two copies of the source -------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/frun-check.XXXXXX")
+cleanup() {
+  if [[ $keep == yes ]]; then
+    printf 'kept: %s\n' "$work" >&2
+  else
+    rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+
+# Snapshot once, then copy the snapshot twice, so that edits made to the tree while this runs
+# cannot make the two copies differ. The copies differ in path length and in their directory's
+# name (Cargo writes the latter into package ids).
+snap=$work/snapshot
+mkdir -p "$snap"
+step "copying the source tree"
+if [[ $in_git == yes ]]; then
+  # Tracked files plus untracked, not-ignored ones: the tree as it would be committed.
+  git -C "$repo" ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do [[ -e $repo/$f || -L $repo/$f ]] && printf '%s\0' "$f"; done |
+    (cd "$repo" && xargs -0 -r cp -a --parents -t "$snap")
+else
+  tar -C "$repo" --exclude=./target --exclude=./dist -cf - . | tar -C "$snap" -xf -
+fi
+copy_a=$work/a/frun
+copy_b=$work/build-tree-with-a-much-longer-path/second-copy/frun-source
+mkdir -p "$(dirname "$copy_a")" "$(dirname "$copy_b")"
+cp -a "$snap" "$copy_a"
+cp -a "$snap" "$copy_b"
+rm -rf "$snap"
+
+timings=()
+for copy in "$copy_a" "$copy_b"; do
+  step "building in $copy"
+  t0=$SECONDS
+  env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR bash "$copy/packaging/build.sh" --out "$copy/dist"
+  timings+=("$((SECONDS - t0))s")
+done
+dist_a=$copy_a/dist
+dist_b=$copy_b/dist
+
+# --- checks -------------------------------------------------------------------------------------
+failed=0
+pass() { printf 'PASS  %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; failed=$((failed + 1)); }
+
+if diff -r "$dist_a" "$dist_b" >"$work/diff.txt" 2>&1; then
+  pass "the two builds are byte-identical ($(find "$dist_a" -type f | wc -l) files)"
+else
+  fail "the two builds differ:"
+  sed 's/^/      /' "$work/diff.txt" | head -20
+fi
+
+if (cd "$dist_a" && sha256sum --check --quiet --strict SHA256SUMS); then
+  listed=$(wc -l <"$dist_a/SHA256SUMS")
+  present=$(find "$dist_a" -maxdepth 1 -type f ! -name SHA256SUMS | wc -l)
+  if ((listed == present)); then
+    pass "sha256sum -c SHA256SUMS ($listed artifacts)"
+  else
+    fail "SHA256SUMS lists $listed files but dist/ has $present artifacts"
+  fi
+else
+  fail "sha256sum -c SHA256SUMS"
+fi
+
+version=$(awk -F'"' '/^version *=/ {print $2; exit}' "$copy_a/Cargo.toml")
+bin=$dist_a/frun-$version-x86_64-linux-musl
+if [[ -x $bin ]]; then
+  ldd_out=$(ldd "$bin" 2>&1 || true)
+  file_out=$(file -b "$bin")
+  if [[ $ldd_out == *"not a dynamic executable"* || $ldd_out == *"statically linked"* ]] &&
+    [[ $file_out == *"static"* ]]; then
+    ldd_out=$(printf '%s' "$ldd_out" | tr -s '\t\n' '  ')
+    pass "static binary (ldd:$ldd_out; file: $(grep -o 'static[-a-z]* linked' <<<"$file_out"))"
+  else
+    fail "binary is not static: ldd says '${ldd_out//$'\n'/ }', file says '$file_out'"
+  fi
+
+  want="frun $version (commit $FRUN_GIT_COMMIT, target $musl)"
+  got=$("$bin" --version 2>&1 || true)
+  if [[ $got == "$want" ]]; then
+    pass "--version: $got"
+  else
+    fail "--version printed '$got', expected '$want'"
+  fi
+
+  if ! grep -q '"rust-audit-info 0.5.4 ' "$tools/cargo/.crates2.json" 2>/dev/null; then
+    step "installing rust-audit-info 0.5.4 into the tool cache"
+    (
+      cd "$tools"
+      export CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=false \
+        CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 CARGO_PROFILE_RELEASE_DEBUG=0
+      cargo install --quiet --locked --root "$tools/cargo" rust-audit-info@0.5.4
+    )
+  fi
+  if rust-audit-info "$bin" >"$work/audit.json" 2>"$work/audit.err" &&
+    deps=$(python3 -c '
+import json, sys
+names = {p["name"] for p in json.load(open(sys.argv[1]))["packages"]}
+missing = {"frun", "clap"} - names
+print(len(names)) if not missing else sys.exit("missing: " + ", ".join(sorted(missing)))
+' "$work/audit.json"); then
+    pass "rust-audit-info: embedded dependency list has frun and clap ($deps packages)"
+  else
+    fail "rust-audit-info found no usable dependency list: $(cat "$work/audit.err")"
+  fi
+else
+  fail "no binary $bin"
+fi
+
+# SBOM schema validation, with pinned validators in the tool cache's virtualenv.
+# (Same virtualenv and .installed record as build.sh's python_tool.)
+venv=$tools/venv
+[[ -x $venv/bin/python ]] || python3 -m venv "$venv"
+missing=()
+for req in 'cyclonedx-python-lib[json-validation]==11.12.0' 'spdx-tools==0.8.5'; do
+  grep -qxF -- "$req" "$venv/.installed" 2>/dev/null || missing+=("$req")
+done
+if ((${#missing[@]})); then
+  step "installing the SBOM validators into the tool cache"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
+  printf '%s\n' "${missing[@]}" >>"$venv/.installed"
+fi
+
+cdx=$dist_a/frun-$version.cdx.json
+if [[ -f $cdx ]] && msg=$("$venv/bin/python" - "$cdx" <<'PY' 2>&1
+import json, sys
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+
+text = open(sys.argv[1], encoding="utf-8").read()
+doc = json.loads(text)
+version = SchemaVersion.from_version(doc["specVersion"])
+errors = JsonStrictValidator(version).validate_str(text)
+if errors is not None:
+    sys.exit(f"schema error: {errors}")
+names = {c.get("name") for c in doc.get("components", [])}
+names.add(doc.get("metadata", {}).get("component", {}).get("name"))
+if not {"frun", "clap"} <= names:
+    sys.exit("frun or clap missing from the components")
+print(f"CycloneDX {doc['specVersion']}, {len(doc.get('components', []))} components")
+PY
+); then
+  pass "CycloneDX SBOM is valid: $msg"
+else
+  fail "CycloneDX SBOM $cdx: ${msg:-missing}"
+fi
+
+spdx=$dist_a/frun-$version.spdx.json
+if [[ -f $spdx ]] && msg=$("$venv/bin/pyspdxtools" -i "$spdx" 2>&1); then
+  pass "SPDX SBOM is valid (pyspdxtools)"
+else
+  fail "SPDX SBOM $spdx: ${msg:-missing}"
+fi
+
+# The bash builtin blobs, once the crate builds them: the newest glibc symbol each one needs must
+# not be newer than the floor in its name.
+shopt -s nullglob
+blobs=("$dist_a"/frun-"$version"-bash-glibc*.so)
+if ((${#blobs[@]})); then
+  for blob in "${blobs[@]}"; do
+    floor=${blob##*-bash-glibc}
+    floor=${floor%.so}
+    need=$(objdump -T "$blob" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
+    if [[ -n $need && $(printf '%s\n%s\n' "$need" "$floor" | sort -V | tail -n 1) == "$floor" ]]; then
+      pass "$(basename "$blob"): needs GLIBC_$need <= $floor"
+    else
+      fail "$(basename "$blob"): needs GLIBC_${need:-?}, newer than its floor $floor"
+    fi
+  done
+  if [[ -s $dist_a/frun.bash ]]; then
+    pass "frun.bash assembled"
+  else
+    fail "blobs built but no frun.bash"
+  fi
+else
+  printf 'SKIP  bash builtin blobs: none built (the crate has no cdylib yet)\n'
+fi
+
+printf '\nbuild times: first %s, second %s; whole check %ss\n' "${timings[0]}" "${timings[1]}" \
+  "$((SECONDS - started))"
+if ((failed)); then
+  printf 'check.sh: %d check(s) FAILED\n' "$failed"
+  exit 1
+fi
+printf 'check.sh: all checks passed\n'
