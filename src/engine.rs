@@ -413,6 +413,12 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
             return;
         };
         match j.close_stopped(why) {
+            Ok(()) if j.lost().is_some() => {
+                eprintln!(
+                    "frun: no checkpoint was kept ({})",
+                    j.lost().unwrap_or_default()
+                )
+            }
             Ok(()) => eprintln!(
                 "frun: checkpoint {} ({} batches done in this run); resume with: frun \
                  --resume {} and the same arguments and input",

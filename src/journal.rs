@@ -168,12 +168,18 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
 /// The journal of a running run.
 pub struct Journal {
     path: PathBuf,
-    file: File,
+    /// The file, once it exists: a new journal is created by its first flush, so a run that ends
+    /// within one sync period never touches the disk.
+    file: Mutex<Option<File>>,
+    /// What a new journal starts with (empty when continuing one).
+    header: String,
     /// Entries not yet written.
     pending: Mutex<Vec<u8>>,
     /// Stdout, synced before entries are written when it is a regular file.
     stdout: Option<RawFd>,
     batches: std::sync::atomic::AtomicU64,
+    /// Set when the journal could not be created after all (another frun took the file).
+    lost: Mutex<Option<String>>,
 }
 
 /// Why a journal could not be opened.
@@ -183,9 +189,39 @@ pub enum OpenError {
     Io(io::Error),
 }
 
+/// Opens (creating) and locks a journal file. The lock is a process-owned (POSIX) lock: it dies
+/// with frun, even while a child spawned a moment before still holds a copy of the descriptor
+/// (an `flock` would live on in it).
+fn open_locked(path: &Path) -> Result<File, OpenError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .mode(0o600)
+        .custom_flags(libc::O_CLOEXEC)
+        .open(path)
+        .map_err(OpenError::Io)?;
+    // SAFETY: fcntl on a descriptor we own, with a zeroed and filled-in flock record.
+    let locked = unsafe {
+        let mut lock: libc::flock = std::mem::zeroed();
+        lock.l_type = libc::F_WRLCK as libc::c_short;
+        lock.l_whence = libc::SEEK_SET as libc::c_short;
+        libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &lock)
+    };
+    if locked != 0 {
+        let e = io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EACCES | libc::EAGAIN) => OpenError::Busy,
+            _ => OpenError::Io(e),
+        });
+    }
+    Ok(file)
+}
+
 impl Journal {
-    /// Starts a new journal at `path` (replacing an old one), or continues `resume`'s file.
-    /// `header` is the comment line for humans; `stdout_base` is stdout's byte count now.
+    /// A new journal at `path` (replacing an old one when it is first written), or `resume`'s
+    /// file continued. `header` is the comment for humans; `stdout_base` is stdout's byte count
+    /// now. Nothing is opened yet: see [`Journal::create_now`] and [`Journal::creatable`].
     pub fn open(
         path: &Path,
         run: &str,
@@ -194,52 +230,69 @@ impl Journal {
         resume: bool,
         stdout: Option<RawFd>,
     ) -> Result<Journal, OpenError> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .mode(0o600)
-            .custom_flags(libc::O_CLOEXEC)
-            .open(path)
-            .map_err(OpenError::Io)?;
-        // A process-owned (POSIX) lock: it dies with frun, even while a child spawned a moment
-        // before still holds a copy of the descriptor (an `flock` would live on in it).
-        // SAFETY: fcntl on a descriptor we own, with a zeroed and filled-in flock record.
-        let locked = unsafe {
-            let mut lock: libc::flock = std::mem::zeroed();
-            lock.l_type = libc::F_WRLCK as libc::c_short;
-            lock.l_whence = libc::SEEK_SET as libc::c_short;
-            libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &lock)
-        };
-        if locked != 0 {
-            let e = io::Error::last_os_error();
-            return Err(match e.raw_os_error() {
-                Some(libc::EACCES | libc::EAGAIN) => OpenError::Busy,
-                _ => OpenError::Io(e),
-            });
-        }
+        let out = stdout_base.map_or("-".to_string(), |n| n.to_string());
         let journal = Journal {
             path: path.to_path_buf(),
-            file,
+            file: Mutex::new(None),
+            header: if resume {
+                String::new()
+            } else {
+                format!("{MAGIC}\n# {header}\nrun {run}\nstdout {out}\n")
+            },
             pending: Mutex::new(Vec::new()),
             stdout,
             batches: std::sync::atomic::AtomicU64::new(0),
+            lost: Mutex::new(None),
         };
-        if !resume {
-            journal.file.set_len(0).map_err(OpenError::Io)?;
-            let out = stdout_base.map_or("-".to_string(), |n| n.to_string());
-            let head = format!("{MAGIC}\n# {header}\nrun {run}\nstdout {out}\n");
-            // Synced with the first entries: a run that ends within one sync period never
-            // pays for an fsync.
-            (&journal.file)
-                .write_all(head.as_bytes())
+        Ok(journal)
+    }
+
+    /// Creates and locks the file now (see [`Journal::open`]).
+    pub fn create_now(&self) -> Result<(), OpenError> {
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some(self.create()?);
+        }
+        Ok(())
+    }
+
+    /// Checks that the file could be created: its directory is writable.
+    pub fn creatable(&self) -> Result<(), OpenError> {
+        let dir = match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+            .map_err(|_| OpenError::Io(io::Error::from_raw_os_error(libc::EINVAL)))?;
+        // SAFETY: access with a valid C string.
+        if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+            return Err(OpenError::Io(io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
+    fn create(&self) -> Result<File, OpenError> {
+        let file = open_locked(&self.path)?;
+        if !self.header.is_empty() {
+            // A left-over journal is replaced; truncating costs a filesystem transaction, so a
+            // new (empty) file is not truncated.
+            if file.metadata().map_err(OpenError::Io)?.len() > 0 {
+                file.set_len(0).map_err(OpenError::Io)?;
+            }
+            (&file)
+                .write_all(self.header.as_bytes())
                 .map_err(OpenError::Io)?;
         }
-        Ok(journal)
+        Ok(file)
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Why this run ended up without a journal, if it did.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn push(&self, entry: std::fmt::Arguments) {
@@ -271,19 +324,38 @@ impl Journal {
         self.batches.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Makes the buffered entries durable: stdout first, then the entries, then the journal.
+    /// Makes the buffered entries durable: stdout first, then the entries, then the journal
+    /// (created now if it does not exist yet).
     pub fn flush(&self) -> io::Result<()> {
         let entries = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if entries.is_empty() {
             return Ok(());
         }
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            if self.lost().is_some() {
+                return Ok(());
+            }
+            match self.create() {
+                Ok(file) => *f = Some(file),
+                Err(OpenError::Busy) => {
+                    *self.lost.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(format!("{} is in use by another frun", self.path.display()));
+                    return Ok(());
+                }
+                Err(OpenError::Io(e)) => return Err(e),
+            }
+        }
+        let Some(file) = f.as_ref() else {
+            return Ok(());
+        };
         if let Some(fd) = self.stdout {
             // SAFETY: fdatasync on a descriptor that stays open for the run; failure (a pipe,
             // a terminal) only means there is nothing to sync.
             unsafe { libc::fdatasync(fd) };
         }
-        (&self.file).write_all(&entries)?;
-        self.file.sync_data()
+        (&*file).write_all(&entries)?;
+        file.sync_data()
     }
 
     /// Ends the journal of a stopped run: everything flushed, then a `stopped` line.
@@ -292,8 +364,12 @@ impl Journal {
         self.flush()
     }
 
-    /// Removes the journal of a run that needs no resuming.
+    /// Removes the journal of a run that needs no resuming (if it was ever created).
     pub fn remove(&self) -> io::Result<()> {
+        let f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            return Ok(());
+        }
         std::fs::remove_file(&self.path)
     }
 }
@@ -388,6 +464,14 @@ pub fn prepare(
         resume.is_some(),
         stdout_regular.then_some(1),
     );
+    let opened = opened.and_then(|j| {
+        if chosen.is_some() {
+            j.create_now()?;
+        } else {
+            j.creatable()?;
+        }
+        Ok(j)
+    });
     let (journal, missing) = match opened {
         Ok(j) => (Some(std::sync::Arc::new(j)), None),
         Err(OpenError::Busy) if chosen.is_some() => {
@@ -530,6 +614,7 @@ mod tests {
         let j = Journal::open(&path, "abc", "resume: frun x", Some(5), false, None)
             .ok()
             .unwrap();
+        j.create_now().ok().unwrap();
         j.input(&InputId::of(b"hello", Some(10)));
         j.done(4, 8, Some(20));
         j.done(0, 4, Some(30));
@@ -554,6 +639,7 @@ mod tests {
         let j = Journal::open(&path, "r", "h", Some(7), false, None)
             .ok()
             .unwrap();
+        j.create_now().ok().unwrap();
         drop(j);
         let cp = read(&path).unwrap();
         assert_eq!((cp.stdout, cp.batches, cp.intervals.len()), (Some(7), 0, 0));
@@ -578,6 +664,7 @@ mod tests {
         let _j = Journal::open(&path, "r", "h", None, false, None)
             .ok()
             .unwrap();
+        _j.create_now().ok().unwrap();
         let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: the child only calls async-signal-safe functions (open, fcntl, _exit) before
         // it exits; the parent waits for it.
@@ -595,5 +682,27 @@ mod tests {
             libc::WEXITSTATUS(st)
         };
         assert_eq!(status, 7, "another process could take the lock");
+    }
+}
+
+#[cfg(test)]
+mod lazy_tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_is_created_by_its_first_flush_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::open(&path, "r", "h", Some(0), false, None)
+            .ok()
+            .unwrap();
+        j.flush().unwrap();
+        assert!(!path.exists(), "nothing to write, yet a file");
+        j.remove().unwrap();
+        j.done(0, 4, Some(9));
+        j.flush().unwrap();
+        assert_eq!(read(&path).unwrap().intervals, [(0, 4)]);
+        j.remove().unwrap();
+        assert!(!path.exists());
     }
 }
