@@ -108,21 +108,9 @@ cdylib = any("cdylib" in t["crate_types"] for t in pkg["targets"] if "lib" in t[
 print(pkg["name"], pkg["version"], "yes" if cdylib else "no")
 ' <<<"$metadata")
 
-in_git=no
-if command -v git >/dev/null && git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
-  && [[ $(git -C "$repo" rev-parse --show-toplevel) -ef $repo ]]; then
-  in_git=yes
-fi
-if [[ -z ${FRUN_GIT_COMMIT:-} ]]; then
-  FRUN_GIT_COMMIT=unknown
-  [[ $in_git == yes ]] && FRUN_GIT_COMMIT=$(git -C "$repo" rev-parse --short=12 HEAD)
-fi
-if [[ -z ${SOURCE_DATE_EPOCH:-} ]]; then
-  SOURCE_DATE_EPOCH=1700000000
-  [[ $in_git == yes ]] && SOURCE_DATE_EPOCH=$(git -C "$repo" log -1 --format=%ct)
-fi
+# shellcheck source=packaging/source-id.sh
+source "$repo/packaging/source-id.sh"
 [[ $SOURCE_DATE_EPOCH =~ ^[0-9]+$ ]] || die "SOURCE_DATE_EPOCH must be a number of seconds"
-export FRUN_GIT_COMMIT SOURCE_DATE_EPOCH
 
 # --- reproducible build environment -------------------------------------------------------------
 target_dir=${FRUN_BUILD_DIR:-$repo/target/package}

@@ -36,20 +36,8 @@ for cmd in cargo python3 sha256sum objdump file ldd; do
 done
 
 # --- one commit and one timestamp for both builds -----------------------------------------------
-in_git=no
-if command -v git >/dev/null && git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
-  && [[ $(git -C "$repo" rev-parse --show-toplevel) -ef $repo ]]; then
-  in_git=yes
-fi
-if [[ -z ${FRUN_GIT_COMMIT:-} ]]; then
-  FRUN_GIT_COMMIT=unknown
-  [[ $in_git == yes ]] && FRUN_GIT_COMMIT=$(git -C "$repo" rev-parse --short=12 HEAD)
-fi
-if [[ -z ${SOURCE_DATE_EPOCH:-} ]]; then
-  SOURCE_DATE_EPOCH=1700000000
-  [[ $in_git == yes ]] && SOURCE_DATE_EPOCH=$(git -C "$repo" log -1 --format=%ct)
-fi
-export FRUN_GIT_COMMIT SOURCE_DATE_EPOCH
+# shellcheck source=packaging/source-id.sh
+source "$repo/packaging/source-id.sh"
 
 # --- two copies of the source -------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/frun-check.XXXXXX")

@@ -222,16 +222,16 @@ impl Journal {
     /// A new journal at `path` (replacing an old one when it is first written), or `resume`'s
     /// file continued. `header` is the comment for humans; `stdout_base` is stdout's byte count
     /// now. Nothing is opened yet: see [`Journal::create_now`] and [`Journal::creatable`].
-    pub fn open(
+    pub fn new(
         path: &Path,
         run: &str,
         header: &str,
         stdout_base: Option<u64>,
         resume: bool,
         stdout: Option<RawFd>,
-    ) -> Result<Journal, OpenError> {
+    ) -> Journal {
         let out = stdout_base.map_or("-".to_string(), |n| n.to_string());
-        let journal = Journal {
+        Journal {
             path: path.to_path_buf(),
             file: Mutex::new(None),
             header: if resume {
@@ -243,11 +243,10 @@ impl Journal {
             stdout,
             batches: std::sync::atomic::AtomicU64::new(0),
             lost: Mutex::new(None),
-        };
-        Ok(journal)
+        }
     }
 
-    /// Creates and locks the file now (see [`Journal::open`]).
+    /// Creates and locks the file now (see [`Journal::new`]).
     pub fn create_now(&self) -> Result<(), OpenError> {
         let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
         if f.is_none() {
@@ -456,7 +455,7 @@ pub fn prepare(
         "command: {command}\n# resume: frun --resume {} <the same arguments, the same input>",
         path.display()
     );
-    let opened = Journal::open(
+    let j = Journal::new(
         path,
         run,
         &header,
@@ -464,14 +463,13 @@ pub fn prepare(
         resume.is_some(),
         stdout_regular.then_some(1),
     );
-    let opened = opened.and_then(|j| {
-        if chosen.is_some() {
-            j.create_now()?;
-        } else {
-            j.creatable()?;
-        }
-        Ok(j)
-    });
+    // A location the user chose is opened now; the default one only checked.
+    let opened = if chosen.is_some() {
+        j.create_now()
+    } else {
+        j.creatable()
+    }
+    .map(|()| j);
     let (journal, missing) = match opened {
         Ok(j) => (Some(std::sync::Arc::new(j)), None),
         Err(OpenError::Busy) if chosen.is_some() => {
@@ -611,9 +609,7 @@ mod tests {
     fn round_trip_merges_intervals_and_ignores_a_torn_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp");
-        let j = Journal::open(&path, "abc", "resume: frun x", Some(5), false, None)
-            .ok()
-            .unwrap();
+        let j = Journal::new(&path, "abc", "resume: frun x", Some(5), false, None);
         j.create_now().ok().unwrap();
         j.input(&InputId::of(b"hello", Some(10)));
         j.done(4, 8, Some(20));
@@ -636,9 +632,7 @@ mod tests {
     fn a_fresh_journal_resumes_at_its_stdout_base() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp");
-        let j = Journal::open(&path, "r", "h", Some(7), false, None)
-            .ok()
-            .unwrap();
+        let j = Journal::new(&path, "r", "h", Some(7), false, None);
         j.create_now().ok().unwrap();
         drop(j);
         let cp = read(&path).unwrap();
@@ -661,9 +655,7 @@ mod tests {
     fn a_held_journal_is_busy_for_another_process() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp");
-        let _j = Journal::open(&path, "r", "h", None, false, None)
-            .ok()
-            .unwrap();
+        let _j = Journal::new(&path, "r", "h", None, false, None);
         _j.create_now().ok().unwrap();
         let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: the child only calls async-signal-safe functions (open, fcntl, _exit) before
@@ -693,9 +685,7 @@ mod lazy_tests {
     fn a_journal_is_created_by_its_first_flush_only() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cp");
-        let j = Journal::open(&path, "r", "h", Some(0), false, None)
-            .ok()
-            .unwrap();
+        let j = Journal::new(&path, "r", "h", Some(0), false, None);
         j.flush().unwrap();
         assert!(!path.exists(), "nothing to write, yet a file");
         j.remove().unwrap();

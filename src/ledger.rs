@@ -90,6 +90,19 @@ pub struct Ledger {
     first: Mutex<FirstFailure>,
 }
 
+/// Where a batch's input is: "input offset 12, 3 records" (bytes when it was not counted).
+fn whereabouts(batch: &Batch) -> String {
+    match batch.records {
+        0 => format!(
+            "input offset {}, {} bytes",
+            batch.start,
+            batch.end - batch.start
+        ),
+        1 => format!("input offset {}, 1 record", batch.start),
+        n => format!("input offset {}, {n} records", batch.start),
+    }
+}
+
 /// Describes a signal: "signal 11 (Segmentation fault)".
 pub fn signal_text(sig: i32) -> String {
     // SAFETY: strsignal returns a pointer to a static or thread-local string, read at once.
@@ -116,23 +129,7 @@ impl Ledger {
     pub fn record(&self, batch: &Batch, outcome: &Outcome) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.records.fetch_add(batch.records, Ordering::Relaxed);
-        let place = || match batch.records {
-            // Batches cut by bytes alone were not counted.
-            0 => format!(
-                "batch {} (input offset {}, {} bytes)",
-                batch.seq,
-                batch.start,
-                batch.end - batch.start
-            ),
-            1 => format!(
-                "batch {} (input offset {}, 1 record)",
-                batch.seq, batch.start
-            ),
-            n => format!(
-                "batch {} (input offset {}, {n} records)",
-                batch.seq, batch.start
-            ),
-        };
+        let place = || format!("batch {} ({})", batch.seq, whereabouts(batch));
         match outcome {
             Outcome::Ok => {}
             Outcome::Exited(code) => {
@@ -175,22 +172,14 @@ impl Ledger {
                 format!("could not start: {}", crate::errors::os_message(e))
             }
         };
-        let place = match batch.records {
-            0 => format!(
-                "input offset {}, {} bytes",
-                batch.start,
-                batch.end - batch.start
-            ),
-            1 => format!("input offset {}, 1 record", batch.start),
-            n => format!("input offset {}, {n} records", batch.start),
-        };
         let attempts = match attempts {
             1 => "1 attempt".to_string(),
             n => format!("{n} attempts"),
         };
         let text = format!(
-            "batch {} ({place}) given up after {attempts}; last: {what}",
-            batch.seq
+            "batch {} ({}) given up after {attempts}; last: {what}",
+            batch.seq,
+            whereabouts(batch)
         );
         eprintln!("frun: {text}");
         self.note_first(text);

@@ -408,9 +408,7 @@ impl Scanner<'_> {
                 return false;
             }
             let records = if at_records {
-                let bytes = self.spool.bytes(start, end);
-                let n = bytecount::count(bytes, self.delimiter) as u64;
-                n + u64::from(bytes.last() != Some(&self.delimiter))
+                count_records(self.spool.bytes(start, end), self.delimiter)
             } else {
                 1
             };
@@ -713,6 +711,12 @@ impl Scanner<'_> {
     }
 }
 
+/// Records in `bytes` (a final record may lack its delimiter).
+pub fn count_records(bytes: &[u8], delimiter: u8) -> u64 {
+    let n = bytecount::count(bytes, delimiter) as u64;
+    n + u64::from(bytes.last().is_some_and(|&b| b != delimiter))
+}
+
 fn drain_eventfd(fd: RawFd) {
     let mut v: u64 = 0;
     // SAFETY: reads 8 bytes into a live u64; the eventfd is non-blocking, errors are harmless.
@@ -814,6 +818,14 @@ mod tests {
     fn count_records(bytes: &[u8]) -> u64 {
         let n = memchr::memchr_iter(b'\n', bytes).count() as u64;
         n + u64::from(!bytes.is_empty() && *bytes.last().unwrap() != b'\n')
+    }
+
+    #[test]
+    fn records_are_counted_with_or_without_a_final_delimiter() {
+        assert_eq!(super::count_records(b"a\nb", b'\n'), 2);
+        assert_eq!(super::count_records(b"a\nb\n", b'\n'), 2);
+        assert_eq!(super::count_records(b"", b'\n'), 0);
+        assert_eq!(super::count_records(b"\0\0x", 0), 3);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::ledger::{Outcome, Verdict};
 use crate::output::{Capture, DoneSet, EmitError, Piece, write_all};
 use crate::plan::Backend;
 use crate::ring::{Batch, Claim};
+use crate::scan::count_records;
 use crate::stop::StopReason;
 
 /// Runs worker `index` until there is no more work. Errors stop the whole run.
@@ -257,12 +258,6 @@ fn split_point(bytes: &[u8], delimiter: u8) -> Option<u64> {
     Some(at as u64)
 }
 
-/// Records in `bytes` (a final record may lack its delimiter).
-fn count_records(bytes: &[u8], delimiter: u8) -> u64 {
-    let n = bytecount::count(bytes, delimiter) as u64;
-    n + u64::from(bytes.last().is_some_and(|&b| b != delimiter))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,7 +271,5 @@ mod tests {
         assert_eq!(split_point(b"a\nb", b'\n'), Some(2));
         assert_eq!(split_point(b"1\n2\n3\n4\n", b'\n'), Some(4));
         assert_eq!(split_point(b"long record\nx\n", b'\n'), Some(12));
-        assert_eq!(count_records(b"a\nb", b'\n'), 2);
-        assert_eq!(count_records(b"a\nb\n", b'\n'), 2);
     }
 }
