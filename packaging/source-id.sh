@@ -2,6 +2,7 @@
 # own (in_git), and the commit and timestamp every build of it embeds — FRUN_GIT_COMMIT and
 # SOURCE_DATE_EPOCH, from git, or fixed values outside git, unless already set. Exports both.
 # shellcheck shell=bash
+: "${repo:?source-id.sh needs \$repo}"
 in_git=no
 if command -v git >/dev/null && git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
   && [[ $(git -C "$repo" rev-parse --show-toplevel) -ef $repo ]]; then
