@@ -1,5 +1,6 @@
-//! Records the commit and target for `frun --version`; falls back to "unknown" where git is absent
-//! (source tarballs, the Nix sandbox).
+//! Records the commit and target for `frun --version` (falls back to "unknown" where git is
+//! absent: source tarballs, the Nix sandbox), and with the `bash` feature compiles the bash front
+//! end's small C part: a catch for bash's jumps to its top level, which Rust cannot express.
 use std::process::Command;
 
 fn main() {
@@ -26,4 +27,10 @@ fn main() {
     println!("cargo:rerun-if-env-changed=FRUN_GIT_COMMIT");
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
+    println!("cargo:rerun-if-changed=src/bash/shim.c");
+    #[cfg(feature = "bash")]
+    cc::Build::new()
+        .file("src/bash/shim.c")
+        .warnings(true)
+        .compile("frun_bash_shim");
 }

@@ -72,6 +72,8 @@ pub struct Shared {
     /// Each child leads its own process group (stopping it reaches its descendants). Off only
     /// when children share frun's terminal as stdin and must stay in the foreground group.
     pub children_own_group: bool,
+    /// Where worker shells come from, when batches run as bash functions (the bash front end).
+    pub shell: Option<Arc<dyn crate::exec::shell::Host>>,
     devnull: Option<OwnedFd>,
     workers_max: usize,
     workers_started: AtomicUsize,
@@ -138,9 +140,15 @@ impl Shared {
     /// Sends `sig` to a running child (and its process group when it leads one). `pid` must be
     /// an unreaped child, so it cannot have been reused.
     pub fn signal_child(&self, pid: libc::pid_t, sig: i32) {
-        let target = if self.children_own_group { -pid } else { pid };
-        // SAFETY: kill has no memory effects; the target is our own unreaped child's group.
-        unsafe { libc::kill(target, sig) };
+        // SAFETY: kill has no memory effects; the target is our own unreaped child (or, for a
+        // worker shell, our parent's child, which is reaped only after the slot is cleared).
+        unsafe {
+            // A worker shell makes itself a group leader only once it runs: until then, the
+            // group does not exist and the process itself is signalled.
+            if !self.children_own_group || libc::kill(-pid, sig) != 0 {
+                libc::kill(pid, sig);
+            }
+        }
     }
 
     fn kill_children(&self, sig: i32) {
@@ -269,9 +277,14 @@ fn read_signal(fd: RawFd) -> Option<i32> {
     }
 }
 
-/// Runs the plan to the end; returns frun's exit status. `sigmask` is the mask children get.
-pub fn run(plan: Plan, sigmask: libc::sigset_t) -> i32 {
-    match try_run(plan, sigmask) {
+/// Runs the plan to the end; returns frun's exit status. `sigmask` is the mask children get;
+/// `shell` is where worker shells come from when batches run as bash functions.
+pub fn run(
+    plan: Plan,
+    sigmask: libc::sigset_t,
+    shell: Option<Arc<dyn crate::exec::shell::Host>>,
+) -> i32 {
+    match try_run(plan, sigmask, shell) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("frun: {}", crate::errors::os_message(&e));
@@ -280,7 +293,11 @@ pub fn run(plan: Plan, sigmask: libc::sigset_t) -> i32 {
     }
 }
 
-fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
+fn try_run(
+    plan: Plan,
+    sigmask: libc::sigset_t,
+    shell: Option<Arc<dyn crate::exec::shell::Host>>,
+) -> std::io::Result<i32> {
     let started = Instant::now();
     let (spool, mut ingest) = spool::open(plan.input)?;
     let devnull = if plan.children_keep_stdin {
@@ -312,6 +329,7 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
         sigmask,
         // SAFETY: isatty has no memory effects.
         children_own_group: !(plan.children_keep_stdin && unsafe { libc::isatty(0) } == 1),
+        shell,
         devnull,
         workers_max: plan.workers_max,
         workers_started: AtomicUsize::new(0),
@@ -467,6 +485,15 @@ fn try_run(plan: Plan, sigmask: libc::sigset_t) -> std::io::Result<i32> {
             eprintln!("frun: {msg}");
             // The checkpoint being resumed stays as it was (nothing was added).
             2
+        }
+        Some(StopReason::Setup(code)) => {
+            eprintln!(
+                "frun: the worker setup code (FORKRUN_EXTRA_SETUP) failed with status {code}"
+            );
+            if shared.ledger.batches() > 0 {
+                keep_checkpoint("setup failed");
+            }
+            code
         }
         None if scan_error.is_some() => {
             eprintln!(

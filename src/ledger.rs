@@ -19,6 +19,9 @@ pub enum Outcome {
     Signaled(i32),
     /// The command could not be started.
     SpawnFailed(io::Error),
+    /// The worker shell running a bash function exited with this status during the batch
+    /// (`exit` in the function): retried like a crash.
+    ShellExited(i32),
 }
 
 /// When a failed attempt is run again (SPEC: retries and poisoning).
@@ -46,7 +49,7 @@ impl RetryPolicy {
     pub fn retryable(&self, outcome: &Outcome) -> bool {
         match outcome {
             Outcome::Ok => false,
-            Outcome::Signaled(_) => true,
+            Outcome::Signaled(_) | Outcome::ShellExited(_) => true,
             Outcome::Exited(137 | 139 | 200 | 254) => true,
             Outcome::Exited(_) => self.nonzero,
             // Too many arguments stays too many; anything else (EAGAIN, ENOMEM) may pass.
@@ -117,6 +120,10 @@ pub fn signal_text(sig: i32) -> String {
     format!("signal {sig} ({name})")
 }
 
+fn shell_exit_text(code: i32) -> String {
+    format!("the worker shell exited with status {code} (exit in the function)")
+}
+
 impl Ledger {
     fn note_first(&self, text: String) {
         let mut f = self.first.lock().unwrap_or_else(|e| e.into_inner());
@@ -135,6 +142,12 @@ impl Ledger {
             Outcome::Exited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
                 self.note_first(format!("{}: exit status {code}", place()));
+            }
+            Outcome::ShellExited(code) => {
+                self.exited.fetch_add(1, Ordering::Relaxed);
+                let text = format!("{}: {}", place(), shell_exit_text(*code));
+                eprintln!("frun: {text}");
+                self.note_first(text);
             }
             Outcome::Signaled(sig) => {
                 self.signaled.fetch_add(1, Ordering::Relaxed);
@@ -168,6 +181,7 @@ impl Ledger {
             Outcome::Ok => "succeeded".to_string(),
             Outcome::Exited(c) => format!("exit status {c}"),
             Outcome::Signaled(s) => format!("killed by {}", signal_text(*s)),
+            Outcome::ShellExited(c) => shell_exit_text(*c),
             Outcome::SpawnFailed(e) => {
                 format!("could not start: {}", crate::errors::os_message(e))
             }

@@ -6,6 +6,8 @@
 //! [`cli`] turns flags into a `Config`, [`plan`] derives the run from it, [`engine`] wires the
 //! stages and supervises the run.
 
+#[cfg(feature = "bash")]
+mod bash;
 pub mod cli;
 pub mod engine;
 pub mod errors;
@@ -25,25 +27,39 @@ use std::io::Write;
 
 /// Runs frun with this process's arguments; returns the exit status.
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
-    let cfg = match cli::parse(args) {
-        Ok(cli::Invocation::Run(cfg)) => cfg,
+    match parse_args(args) {
+        Ok(cfg) => run_config(&cfg, None),
+        Err(code) => code,
+    }
+}
+
+/// Parses the arguments. What needs no run (help, version, a usage error) is printed here and
+/// comes back as the exit status.
+pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<cli::Config, i32> {
+    match cli::parse(args) {
+        Ok(cli::Invocation::Run(cfg)) => Ok(*cfg),
         Ok(cli::Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
-            return match out.write_all(&text).and_then(|()| out.flush()) {
+            Err(match out.write_all(&text).and_then(|()| out.flush()) {
                 Ok(()) => 0,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
                 Err(e) => {
                     eprintln!("frun: {}", errors::os_message(&e));
                     1
                 }
-            };
+            })
         }
         Err(cli::UsageError(msg)) => {
             eprintln!("frun: {msg} (see frun --help)");
-            return 2;
+            Err(2)
         }
-    };
-    let plan = match plan::Plan::new(&cfg) {
+    }
+}
+
+/// Plans and runs a parsed invocation; returns the exit status. `shell` is where worker shells
+/// come from when the command is a bash function (the bash front end).
+pub fn run_config(cfg: &cli::Config, shell: Option<std::sync::Arc<dyn exec::shell::Host>>) -> i32 {
+    let plan = match plan::Plan::new(cfg) {
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
@@ -72,5 +88,5 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
     // their status.
     // SAFETY: restores the default disposition of one signal; no handler is installed.
     unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
-    engine::run(plan, original)
+    engine::run(plan, original, shell)
 }

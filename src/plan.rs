@@ -253,7 +253,15 @@ impl Plan {
 
         let dry_run = cfg.dry_run;
         let path_env = std::env::var_os("PATH");
-        let (path, words): (PathBuf, Vec<OsString>) = if dry_run {
+        let in_shell = cfg.shell_command && !dry_run;
+        if in_shell && cfg.unsafe_words {
+            return Err(PlanError::Usage(
+                "-U word-splits records for an external command; a bash function can split \
+                 \"$@\" itself"
+                    .into(),
+            ));
+        }
+        let (path, words): (PathBuf, Vec<OsString>) = if dry_run || in_shell {
             (PathBuf::from(&cfg.command[0]), cfg.command.clone())
         } else {
             let path = resolve(&cfg.command[0], path_env.as_deref()).map_err(PlanError::Command)?;

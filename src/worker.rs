@@ -2,12 +2,13 @@
 //! the emitter and the outcome to the ledger — until the ring is done or the run stops.
 //!
 //! A worker never reads input and never decides batch sizes; it only touches its own batch's
-//! bytes, its own capture file and its own child.
+//! bytes, its own capture file and its own child (or worker shell, for bash functions).
 
 use std::sync::atomic::Ordering;
 
 use crate::engine::Shared;
 use crate::exec::argv::{Argv, BatchId, shell_quote};
+use crate::exec::shell::{ShellWorker, StartError};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 use crate::exec::stdin::StdinSlot;
 use crate::ledger::{Outcome, Verdict};
@@ -43,6 +44,9 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         shared.children_own_group,
     )?;
     let pid_slot = &shared.children[index];
+    // The worker shell this worker runs bash functions in (started at the first batch, again
+    // after one is lost).
+    let mut shell: Option<ShellWorker> = None;
     let mut argv = Argv::default();
     let mut text = Vec::new();
     let mut written = 0u64;
@@ -108,6 +112,60 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                             break 'batches;
                         }
                         Err(e) => return Err(e),
+                    }
+                }
+                Backend::Argv | Backend::Stdin if shared.shell.is_some() => {
+                    if shell.is_none() {
+                        let host = shared.shell.as_ref().expect("checked above");
+                        match ShellWorker::start(
+                            host,
+                            capture.as_ref().map(|c| c.fd()),
+                            shared.child_stdin(),
+                            shared.children_own_group,
+                        ) {
+                            Ok(w) => shell = Some(w),
+                            Err(StartError::Setup(code)) => {
+                                shared.stop.request(StopReason::Setup(code));
+                                break 'batches;
+                            }
+                            Err(StartError::Io(e)) => return Err(e),
+                        }
+                    }
+                    let sw = shell.as_mut().expect("started above");
+                    let feed = match &stdin_slot {
+                        Some(slot) => Some(slot.open()?),
+                        None => None,
+                    };
+                    // A worker shell that went away between batches fails the send; its reply
+                    // below then says so.
+                    let sent = sw.send(argv.words(), stdin_slot.as_ref().map(|s| s.fd()));
+                    pid_slot.store(sw.pid(), Ordering::SeqCst);
+                    if let Some(slot) = &stdin_slot {
+                        slot.release()?;
+                    }
+                    if shared.stop.is_stopped() && !shared.stop.drains() {
+                        shared.signal_child(sw.pid(), libc::SIGTERM);
+                    }
+                    if let (Some(feed), Ok(())) = (feed, &sent) {
+                        let (file, off) = shared.spool.file_at(start);
+                        feed.send(file, off, end - start)?;
+                        if !keep_input {
+                            shared.input_release.release(batch.seq);
+                        }
+                    }
+                    let status = sw.wait();
+                    pid_slot.store(0, Ordering::SeqCst);
+                    match status {
+                        Some(0) => Outcome::Ok,
+                        Some(c) => Outcome::Exited(c),
+                        None => {
+                            let end = sw.reap();
+                            shell = None;
+                            match end? {
+                                ChildEnd::Exited(c) => Outcome::ShellExited(c),
+                                ChildEnd::Signaled(s) => Outcome::Signaled(s),
+                            }
+                        }
                     }
                 }
                 Backend::Argv | Backend::Stdin => {

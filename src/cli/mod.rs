@@ -76,6 +76,9 @@ pub struct Config {
     pub resume: Option<PathBuf>,
     /// The command and its fixed arguments; never empty (default `echo`).
     pub command: Vec<OsString>,
+    /// The command is a function, builtin or alias of the calling bash, run in worker shells.
+    /// No flag sets this: the bash front end does, after looking the name up.
+    pub shell_command: bool,
 }
 
 /// `--halt`: stop once this many batches failed.
@@ -491,6 +494,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         checkpoint_file,
         resume,
         command,
+        shell_command: false,
     })))
 }
 

@@ -1,8 +1,9 @@
 //! Backends that run a batch: find the command ([`resolve`]), build its argv ([`argv`]) and
-//! start it without a shell ([`spawn`]). Later backends (stdin splice, bash functions, plugins)
-//! join them here.
+//! start it without a shell ([`spawn`]), feed its stdin ([`stdin`]), or run it in a worker shell
+//! of the bash front end ([`shell`]).
 
 pub mod argv;
 pub mod resolve;
+pub mod shell;
 pub mod spawn;
 pub mod stdin;

@@ -1,0 +1,132 @@
+//! The bash ABI the builtin uses: the `struct builtin` bash looks up after `enable -f`, the word
+//! list type, the bash functions and variables the shell binary exports, and the C shim.
+//!
+//! Declarations only, plus [`Words`], which lays out a word list over a batch's bytes without
+//! allocating per word.
+
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_void;
+
+/// `WORD_DESC`.
+#[repr(C)]
+pub struct WordDesc {
+    pub word: *mut c_char,
+    pub flags: c_int,
+}
+
+/// `WORD_LIST`.
+#[repr(C)]
+pub struct WordList {
+    pub next: *mut WordList,
+    pub word: *mut WordDesc,
+}
+
+type BuiltinFn = unsafe extern "C" fn(*mut WordList) -> c_int;
+
+/// `struct builtin`.
+#[repr(C)]
+pub struct Builtin {
+    name: *const c_char,
+    function: Option<BuiltinFn>,
+    flags: c_int,
+    long_doc: *const *const c_char,
+    short_doc: *const c_char,
+    handle: *mut c_char,
+}
+
+const BUILTIN_ENABLED: c_int = 0x01;
+/// `SUBSHELL_ASYNC`: the shell is a forked, asynchronous subshell.
+pub const SUBSHELL_ASYNC: c_int = 0x01;
+/// `frun_call` kinds (shim.c).
+pub const FRUN_FUNCTION: c_int = 0;
+pub const FRUN_BUILTIN: c_int = 1;
+pub const FRUN_STRING: c_int = 2;
+
+static mut LONG_DOC: [*const c_char; 6] = [
+    c"Run a command, shell function, builtin or alias over every input record, in parallel."
+        .as_ptr(),
+    c"".as_ptr(),
+    c"Records come from standard input (or -a FILE), one per line by default. A bash".as_ptr(),
+    c"function runs in worker shells forked from this one, so its variables, arrays and".as_ptr(),
+    c"aliases are there without export. See `frun --help` for the options.".as_ptr(),
+    std::ptr::null(),
+];
+
+/// What bash reads after `enable -f FILE frun`. It must be writable: bash stores into it.
+#[unsafe(no_mangle)]
+#[allow(non_upper_case_globals)]
+pub static mut frun_struct: Builtin = Builtin {
+    name: c"frun".as_ptr(),
+    function: Some(super::frun_builtin),
+    flags: BUILTIN_ENABLED,
+    long_doc: &raw const LONG_DOC as *const *const c_char,
+    short_doc: c"frun [options] [command [initial-arguments]]".as_ptr(),
+    handle: std::ptr::null_mut(),
+};
+
+unsafe extern "C" {
+    pub static mut subshell_environment: c_int;
+    pub static mut interactive: c_int;
+    pub static mut expand_aliases: c_int;
+
+    pub fn find_function(name: *const c_char) -> *mut c_void;
+    pub fn find_shell_builtin(name: *mut c_char) -> Option<BuiltinFn>;
+    pub fn find_alias(name: *mut c_char) -> *mut c_void;
+    pub fn get_string_value(name: *const c_char) -> *mut c_char;
+    pub fn reset_signal_handlers();
+    pub fn without_job_control();
+
+    // shim.c
+    pub fn frun_call(
+        kind: c_int,
+        target: *mut c_void,
+        words: *mut c_void,
+        text: *mut c_char,
+        status: *mut c_int,
+    ) -> c_int;
+    pub fn frun_flush_stdio();
+}
+
+/// Reusable storage for a word list over NUL-terminated words.
+#[derive(Default)]
+pub struct Words {
+    descs: Vec<WordDesc>,
+    links: Vec<WordList>,
+}
+
+impl Words {
+    /// Lays out a list over the NUL-terminated words in `body`, skipping the first `skip`.
+    /// The list points into `body` and `self`; neither may change while bash uses it.
+    pub fn list(&mut self, body: &mut [u8], skip: usize) -> *mut WordList {
+        self.descs.clear();
+        self.links.clear();
+        let mut start = 0;
+        let mut index = 0;
+        while start < body.len() {
+            let len = memchr::memchr(0, &body[start..]).unwrap_or(body.len() - start);
+            if index >= skip {
+                self.descs.push(WordDesc {
+                    word: body[start..].as_mut_ptr().cast(),
+                    flags: 0,
+                });
+            }
+            index += 1;
+            start += len + 1;
+        }
+        // Linked only once the vectors are full, so their buffers no longer move.
+        for d in self.descs.iter_mut() {
+            self.links.push(WordList {
+                next: std::ptr::null_mut(),
+                word: d,
+            });
+        }
+        let n = self.links.len();
+        let base = self.links.as_mut_ptr();
+        for i in 0..n.saturating_sub(1) {
+            // SAFETY: i and i + 1 are within the vector's length.
+            unsafe { (*base.add(i)).next = base.add(i + 1) };
+        }
+        if n == 0 { std::ptr::null_mut() } else { base }
+    }
+}

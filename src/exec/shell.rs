@@ -1,0 +1,323 @@
+//! The shell backend's engine side: a batch runs in a worker shell (a forked copy of the user's
+//! bash, see `bash/`) reached over a socket, instead of in a spawned process.
+//!
+//! This module owns the wire format between the engine and a worker shell (a start-up message,
+//! one request and one reply per batch) and the engine's end of it. It does not know how worker
+//! shells are made or what they run: a [`Host`] starts and reaps them.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
+
+use crate::exec::spawn::ChildEnd;
+
+/// Starts and reaps worker shells (the bash front end's process that forked the engine).
+pub trait Host: Send + Sync {
+    /// Starts a worker shell; returns its pid and the engine's end of its socket.
+    fn start(&self) -> io::Result<(libc::pid_t, OwnedFd)>;
+    /// Waits for a worker shell whose socket closed and says how it ended.
+    fn reap(&self, pid: libc::pid_t) -> io::Result<ChildEnd>;
+}
+
+/// Start-up flag: the worker shell leads its own process group.
+pub const HELLO_OWN_GROUP: u32 = 1;
+/// Start-up flag: a descriptor for fd 1 comes with the message.
+pub const HELLO_STDOUT: u32 = 2;
+/// Start-up flag: a descriptor for fd 0 comes with the message.
+pub const HELLO_STDIN: u32 = 4;
+/// Request flag: a descriptor for the batch's stdin comes with the request.
+pub const REQUEST_STDIN: u32 = 1;
+
+/// The fixed part of every message from the engine: a kind-specific flag word, a count and the
+/// length of the bytes that follow.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+pub struct Header {
+    pub flags: u32,
+    /// Words in a request (0 in the start-up message).
+    pub words: u32,
+    /// Bytes after the header: the words, each ending with NUL.
+    pub len: u64,
+}
+
+const HEADER_LEN: usize = std::mem::size_of::<Header>();
+
+/// The reply to a start-up message: 0, or the status the setup code (`FORKRUN_EXTRA_SETUP`)
+/// failed with.
+pub type SetupStatus = i32;
+
+fn cvt(r: isize) -> io::Result<usize> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+/// Sends `header` + `body` on `sock`, with `fds` attached to the first byte.
+pub fn send(sock: RawFd, header: &Header, body: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    // SAFETY: Header is plain data; its bytes are read for its size.
+    let head =
+        unsafe { std::slice::from_raw_parts((header as *const Header).cast::<u8>(), HEADER_LEN) };
+    send_with_fds(sock, head, fds)?;
+    write_all(sock, body)
+}
+
+/// Sends `data` with `fds` (SCM_RIGHTS) attached, all of it.
+pub fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let mut cmsg = [0u64; 8];
+    let mut iov = libc::iovec {
+        iov_base: data.as_ptr() as *mut libc::c_void,
+        iov_len: data.len(),
+    };
+    // SAFETY: msghdr is plain data; zeroed is a valid empty header, filled in below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    if !fds.is_empty() {
+        let bytes = std::mem::size_of_val(fds) as u32;
+        // SAFETY: CMSG_SPACE is arithmetic.
+        let space = unsafe { libc::CMSG_SPACE(bytes) } as usize;
+        assert!(
+            space <= std::mem::size_of_val(&cmsg),
+            "too many descriptors"
+        );
+        msg.msg_control = cmsg.as_mut_ptr().cast();
+        msg.msg_controllen = space;
+        // SAFETY: the control buffer is large enough (checked above) and aligned for cmsghdr;
+        // CMSG_FIRSTHDR/CMSG_DATA point into it.
+        unsafe {
+            let c = libc::CMSG_FIRSTHDR(&msg);
+            (*c).cmsg_level = libc::SOL_SOCKET;
+            (*c).cmsg_type = libc::SCM_RIGHTS;
+            (*c).cmsg_len = libc::CMSG_LEN(bytes) as usize;
+            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast(), fds.len());
+        }
+    }
+    loop {
+        // SAFETY: msg points at live buffers for the duration of the call.
+        let r = unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) };
+        match cvt(r) {
+            Ok(n) if n == data.len() => return Ok(()),
+            // The descriptors went with the first part; the rest is plain data.
+            Ok(n) => return write_all(sock, &data[n..]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Receives exactly `buf.len()` bytes; descriptors attached to them are returned (at most
+/// `max_fds`). `Ok(None)` means the peer closed the socket before the first byte.
+pub fn recv_with_fds(
+    sock: RawFd,
+    buf: &mut [u8],
+    max_fds: usize,
+) -> io::Result<Option<Vec<OwnedFd>>> {
+    let mut fds = Vec::new();
+    let mut got = 0;
+    while got < buf.len() {
+        let mut cmsg = [0u64; 8];
+        let mut iov = libc::iovec {
+            iov_base: buf[got..].as_mut_ptr().cast(),
+            iov_len: buf.len() - got,
+        };
+        // SAFETY: zeroed msghdr is valid; filled in below.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cmsg.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&cmsg);
+        // SAFETY: msg points at live buffers for the duration of the call.
+        let r = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
+        let n = match cvt(r) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        // SAFETY: walks the control messages the kernel wrote into our buffer.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&msg);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                    let count =
+                        ((*c).cmsg_len - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<RawFd>();
+                    let data = libc::CMSG_DATA(c).cast::<RawFd>();
+                    for i in 0..count {
+                        let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i)));
+                        if fds.len() < max_fds {
+                            fds.push(fd);
+                        }
+                    }
+                }
+                c = libc::CMSG_NXTHDR(&msg, c);
+            }
+        }
+        if n == 0 {
+            if got == 0 {
+                return Ok(None);
+            }
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the peer closed mid-message",
+            ));
+        }
+        got += n;
+    }
+    Ok(Some(fds))
+}
+
+/// Writes all of `data` to a socket (no SIGPIPE).
+pub fn write_all(sock: RawFd, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        // SAFETY: sends from a live slice.
+        let r = unsafe { libc::send(sock, data.as_ptr().cast(), data.len(), libc::MSG_NOSIGNAL) };
+        match cvt(r) {
+            Ok(n) => data = &data[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Reads a header (and any descriptors with it); None at end of stream.
+pub fn recv_header(sock: RawFd, max_fds: usize) -> io::Result<Option<(Header, Vec<OwnedFd>)>> {
+    let mut h = Header::default();
+    // SAFETY: Header is plain data; every bit pattern is valid.
+    let buf =
+        unsafe { std::slice::from_raw_parts_mut((&mut h as *mut Header).cast::<u8>(), HEADER_LEN) };
+    Ok(recv_with_fds(sock, buf, max_fds)?.map(|fds| (h, fds)))
+}
+
+/// The engine's end of one worker shell.
+pub struct ShellWorker {
+    host: Arc<dyn Host>,
+    pid: libc::pid_t,
+    sock: OwnedFd,
+    body: Vec<u8>,
+}
+
+/// Why a worker shell could not be started.
+#[derive(Debug)]
+pub enum StartError {
+    Io(io::Error),
+    /// The setup code (`FORKRUN_EXTRA_SETUP`) ended with this status.
+    Setup(i32),
+}
+
+impl ShellWorker {
+    /// Starts a worker shell whose fd 1 is `stdout` and fd 0 is `stdin` (None: the caller's),
+    /// and waits until it has run the setup code.
+    pub fn start(
+        host: &Arc<dyn Host>,
+        stdout: Option<RawFd>,
+        stdin: Option<RawFd>,
+        own_group: bool,
+    ) -> Result<ShellWorker, StartError> {
+        let (pid, sock) = host.start().map_err(StartError::Io)?;
+        let mut w = ShellWorker {
+            host: Arc::clone(host),
+            pid,
+            sock,
+            body: Vec::new(),
+        };
+        let mut flags = 0;
+        let mut fds = Vec::new();
+        if own_group {
+            flags |= HELLO_OWN_GROUP;
+        }
+        if let Some(fd) = stdout {
+            flags |= HELLO_STDOUT;
+            fds.push(fd);
+        }
+        if let Some(fd) = stdin {
+            flags |= HELLO_STDIN;
+            fds.push(fd);
+        }
+        let hello = Header {
+            flags,
+            words: 0,
+            len: 0,
+        };
+        let sent = send(w.sock.as_raw_fd(), &hello, &[], &fds);
+        match sent.and_then(|()| w.reply()) {
+            Ok(Some(0)) => Ok(w),
+            Ok(Some(status)) => {
+                w.lost().map_err(StartError::Io)?;
+                Err(StartError::Setup(status))
+            }
+            Ok(None) | Err(_) => match w.lost().map_err(StartError::Io)? {
+                ChildEnd::Exited(c) => Err(StartError::Setup(c)),
+                ChildEnd::Signaled(s) => Err(StartError::Setup(128 + s)),
+            },
+        }
+    }
+
+    pub fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
+    /// Sends one batch: `words` are the command and its arguments; `stdin` (with `-s`) is the
+    /// read end of the batch's pipe.
+    pub fn send<'a>(
+        &mut self,
+        words: impl Iterator<Item = &'a [u8]>,
+        stdin: Option<RawFd>,
+    ) -> io::Result<()> {
+        self.body.clear();
+        let mut count = 0u32;
+        for w in words {
+            self.body.extend_from_slice(w);
+            self.body.push(0);
+            count += 1;
+        }
+        let header = Header {
+            flags: if stdin.is_some() { REQUEST_STDIN } else { 0 },
+            words: count,
+            len: self.body.len() as u64,
+        };
+        let fds: &[RawFd] = match &stdin {
+            Some(fd) => std::slice::from_ref(fd),
+            None => &[],
+        };
+        send(self.sock.as_raw_fd(), &header, &self.body, fds)
+    }
+
+    /// Waits for the batch sent last to end: its status, or None when the worker shell went
+    /// away (then [`ShellWorker::reap`] says how).
+    pub fn wait(&mut self) -> Option<i32> {
+        // A broken socket is a worker that went away too.
+        self.reply().ok().flatten()
+    }
+
+    /// Reaps a worker shell that went away; the worker is unusable after this.
+    pub fn reap(&mut self) -> io::Result<ChildEnd> {
+        self.lost()
+    }
+
+    fn reply(&mut self) -> io::Result<Option<i32>> {
+        let mut b = [0u8; 4];
+        Ok(recv_with_fds(self.sock.as_raw_fd(), &mut b, 0)?.map(|_| i32::from_ne_bytes(b)))
+    }
+
+    /// The worker shell went away: reap it.
+    fn lost(&mut self) -> io::Result<ChildEnd> {
+        let pid = std::mem::replace(&mut self.pid, 0);
+        if pid == 0 {
+            return Ok(ChildEnd::Signaled(libc::SIGKILL));
+        }
+        self.host.reap(pid)
+    }
+}
+
+impl Drop for ShellWorker {
+    fn drop(&mut self) {
+        // Closing the socket ends an idle worker shell; reap it so no zombie is left.
+        if self.pid != 0 {
+            // SAFETY: shutdown on our own socket.
+            unsafe { libc::shutdown(self.sock.as_raw_fd(), libc::SHUT_RDWR) };
+            let _ = self.host.reap(self.pid);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The bash front end's tests: builds the builtin for this host, assembles a frun.bash around it,
+# and runs each case in a fresh bash that sources that frun.bash. Every case compares against an
+# expectation made without frun (seq, cksum, a count, a literal).
+# FRUN_BASH=path tests an already built frun.bash instead.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [[ -z ${FRUN_BASH:-} ]]; then
+  cargo build --quiet --release --bin frun
+  cargo rustc --quiet --release --lib --features bash --crate-type cdylib
+  host=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+  FRUN_BASH=$repo/target/bash-test/frun.bash
+  mkdir -p "${FRUN_BASH%/*}"
+  version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+  bash packaging/assemble-bash.sh packaging/frun.bash.in "$version" test "$FRUN_BASH" \
+    "$host=target/release/libfrun.so"
+fi
+export FRUN_BASH
+cd "$work"
+
+passed=0
+failed=()
+
+# in_bash SCRIPT: runs SCRIPT in a fresh non-interactive bash that has sourced frun.bash.
+in_bash() {
+  bash --norc --noprofile -c 'source "$FRUN_BASH" || exit 90
+'"$1"
+}
+
+# check NAME EXPECTED ACTUAL
+check() {
+  if [[ $2 == "$3" ]]; then
+    passed=$((passed + 1))
+  else
+    failed+=("$1")
+    printf 'FAIL %s\n  expected: %q\n  actual:   %q\n' "$1" "$2" "$3" >&2
+  fi
+}
+
+# --- loading ---------------------------------------------------------------------------------
+check "loads as a builtin" builtin "$(in_bash 'type -t frun')"
+check "verify passes" 0 "$(bash "$FRUN_BASH" --verify >/dev/null; echo $?)"
+check "verify names the blob it would load" 1 \
+  "$(bash "$FRUN_BASH" --verify | grep -c '^would load: the builtin for glibc >= ')"
+check "nothing left in /dev/shm" "" "$(in_bash 'ls -d /dev/shm/frun.* 2>/dev/null')"
+
+# A tampered blob: one base64 character changed in the middle of the payload.
+cp "$FRUN_BASH" tampered.bash
+line=$(( $(grep -n '^#@blob ' tampered.bash | head -n 1 | cut -d: -f1) + 100 ))
+sed -i "${line}s/^\(.\)\(.\)/\2\1/" tampered.bash
+out=$(bash --norc -c 'source ./tampered.bash; echo "status=$? type=$(type -t frun)"' 2>&1 </dev/null)
+check "tampered blob is refused" 1 "$(grep -c 'is damaged: sha256 .* expected .*not loading it' <<<"$out")"
+check "tampered blob is not loaded" 1 "$(grep -c 'status=1 type=function' <<<"$out")"
+check "verify reports the mismatch" 1 "$(bash tampered.bash --verify | grep -c MISMATCH)"
+check "verify fails on a mismatch" 1 "$(bash tampered.bash --verify >/dev/null; echo $?)"
+# A truncated file: the payload ends early.
+head -c "$(( $(stat -c %s "$FRUN_BASH") / 2 ))" "$FRUN_BASH" >truncated.bash
+out=$(bash --norc -c 'source ./truncated.bash; echo "status=$?"' 2>&1 </dev/null)
+check "truncated file is refused" 1 "$(grep -c 'damaged or truncated' <<<"$out")"
+check "truncated file: source fails" 1 "$(grep -c 'status=1' <<<"$out")"
+# The fallback refuses a function clearly instead of failing later.
+out=$(bash --norc -c 'source ./tampered.bash 2>/dev/null; f() { :; }; frun f </dev/null; echo "status=$?"' 2>&1)
+check "fallback refuses a function" 1 "$(grep -c 'f is a bash function, which needs the frun builtin' <<<"$out")"
+check "fallback status" 1 "$(grep -c 'status=2' <<<"$out")"
+
+# --- what a function sees ----------------------------------------------------------------------
+check "function over records, -k" "$(seq 1000 | cksum)" \
+  "$(seq 1000 | in_bash 'f() { local x; for x; do printf "%s\n" "$x"; done; }; frun -k f' | cksum)"
+check "unordered output holds every record once" "$(seq 20000 | cksum)" \
+  "$(seq 20000 | in_bash 'f() { printf "%s\n" "$@"; }; frun f' | sort -n | cksum)"
+check "local, unexported, indexed and associative arrays" "$(printf 'a-1-x-5\nb-2-y-5\n')" \
+  "$(printf 'a\nb\n' | in_bash 'declare -A m=([a]=1 [b]=2); declare -a arr=(x y); n=5
+    f() { local k=$1 i; [[ $k == a ]] && i=0 || i=1; echo "$k-${m[$k]}-${arr[$i]}-$n"; }
+    frun -k -l 1 f')"
+check "aliases" "$(seq 3 | sed 's/^/A /')" \
+  "$(seq 3 | in_bash 'shopt -s expand_aliases; alias al="echo A"; frun -k -l 1 al')"
+specials=$'sp ace\ttab\n"dq" \x27sq\x27\n$HOME `x` $(y)\n*\n\\back\\slash\n-n\n-e\n'
+check "special characters arrive verbatim" "$(printf '%s' "$specials" | od -c)" \
+  "$(printf '%s' "$specials" | in_bash 'f() { printf "%s\n" "$@"; }; frun -k f' | od -c)"
+check "\$\$ is the caller's" same \
+  "$(seq 4 | in_bash 'f() { [[ $$ == "$1" ]] && echo same || echo "differs $$ $1"; }; frun -l 1 -k f $$' | sort -u)"
+check "globals persist across a worker's batches" "$(seq 5)" \
+  "$(seq 5 | in_bash 'n=0; f() { n=$((n + 1)); echo $n; }; frun -j 1 -l 1 -k f')"
+check "-s: the function reads its batch on stdin" 100000 \
+  "$(seq 100000 | in_bash 'f() { wc -l; }; frun -s f' | awk '{s += $1} END {print s}')"
+head -c 3000000 /dev/urandom >random.bin
+check "-k -s: binary input byte-exact" "$(cksum <random.bin)" \
+  "$(in_bash 'f() { cat; }; frun -k -s f' <random.bin | cksum)"
+check "-L 3: exact batches" "$(printf '3\n3\n3\n1\n')" \
+  "$(seq 10 | in_bash 'f() { echo $#; }; frun -k -L 3 f')"
+check "-l 4: at most 4 per batch" 0 \
+  "$(seq 100 | in_bash 'f() { echo $#; }; frun -l 4 f' | awk '$1 > 4 {n++} END {print n + 0}')"
+check "{} inserts the record" "$(seq 5 | sed 's/.*/<&>/')" \
+  "$(seq 5 | in_bash 'f() { printf "%s\n" "$@"; }; frun -k -i f "<{}>"')"
+check "{ID} never repeats" 50 \
+  "$(seq 50 | in_bash 'f() { echo "$1"; }; frun -l 1 -I f "{ID}"' | sort -u | wc -l)"
+check "a builtin as the command" "$(seq 10 | cksum)" \
+  "$(seq 10 | in_bash 'frun -k -l 3 printf "%s\n"' | cksum)"
+check "the : builtin" "0 no checkpoint" \
+  "$(seq 100000 | in_bash 'frun :; echo "$? $([[ -e .frun_resume ]] && echo checkpoint || echo no checkpoint)"')"
+check "-X runs the external command" "$(seq 10 | cksum)" \
+  "$(seq 10 | in_bash 'echo() { builtin echo "function!"; }; frun -k -l 1 -X echo' | cksum)"
+check "an external command through the builtin" "$(seq 1000 | cksum)" \
+  "$(seq 1000 | in_bash 'frun -k -s cat' | cksum)"
+check "nested frun" "$(seq 20 | cksum)" \
+  "$(seq 20 | in_bash 'inner() { printf "%s\n" "$@" | frun -k -l 1 echo; }; frun -k -l 5 inner' | cksum)"
+check "two runs back to back" "$(seq 200 | cksum) $(seq 200 | cksum)" \
+  "$(in_bash 'f() { printf "%s\n" "$@"; }; a=$(seq 200 | frun -k f | cksum); b=$(seq 200 | frun -k f | cksum); echo "$a $b"')"
+check "help through the builtin" "$("$repo/target/release/frun" --help 2>&1 | cksum)" \
+  "$(in_bash 'frun --help' | cksum)"
+check "bad flag: one line, status 2" "frun: unexpected argument '--bogus' found (see frun --help)|2" \
+  "$(in_bash 'frun --bogus 2>&1 </dev/null; echo "|$?"' | tr -d '\n')"
+check "empty input runs nothing" "0|" \
+  "$(in_bash 'f() { echo ran; }; out=$(frun f </dev/null); echo "$?|$out"')"
+
+# --- the calling shell is left as it was ---------------------------------------------------------
+check "background job status kept" 7 \
+  "$(seq 50 | in_bash '(sleep 0.3; exit 7) & bg=$!; f() { :; }; frun f; wait $bg; echo $?')"
+in_bash 'trap "echo exit-trap >>trap.log" EXIT; f() { [[ $1 == 3 ]] && exit 0; :; }; seq 10 | frun -l 1 f; :' 2>/dev/null
+check "the EXIT trap runs in the caller only" 1 "$(wc -l <trap.log)"
+check "cwd, variables and options unchanged" same \
+  "$(seq 10 | in_bash 'set -o noglob; x=1; before="$(pwd) $(set -o | md5sum) $x"
+    f() { cd /; x=2; set +o noglob; }; frun f; after="$(pwd) $(set -o | md5sum) $x"
+    [[ $before == "$after" ]] && echo same || echo "before $before after $after"')"
+check "no thread in the caller" 1 \
+  "$(seq 20 | in_bash 'f() { sleep 0.1; }; frun -l 1 f & sleep 0.5; grep -c . /proc/$$/task/*/stat | wc -l; wait')"
+
+# --- failures (SPEC 5) ------------------------------------------------------------------------------
+check "exit in a function once: retried, exactly once" "$(seq 1000 | cksum)" \
+  "$(seq 1000 | in_bash 'f() { if [[ ! -e once ]]; then : >once; exit 9; fi; printf "%s\n" "$@"; }; frun -k f' | cksum)"
+rm -f once
+check "kill -9 \$BASHPID once: retried, exactly once" "$(seq 1000 | cksum)" \
+  "$(seq 1000 | in_bash 'f() { if [[ ! -e once ]]; then : >once; kill -9 $BASHPID; fi; printf "%s\n" "$@"; }; frun -k f' | cksum)"
+rm -f once
+out=$(seq 3 | in_bash 'f() { kill -9 $BASHPID; }; FRUN_RETRY_LIMIT=1 frun --checkpoint-file cp f; echo "status=$?"' 2>&1)
+check "a persistent crash is given up: status 3" 1 "$(grep -c '^status=3$' <<<"$out")"
+check "a persistent crash is named" 3 "$(grep -c '^frun: batch .* given up after 2 attempts; last: killed by signal 9' <<<"$out")"
+check "return N fails the batch: 123" 123 "$(seq 3 | in_bash 'f() { return 4; }; frun f 2>/dev/null; echo $?')"
+check "return N with -E is retried, then given up: 3" 3 \
+  "$(seq 3 | in_bash 'f() { return 4; }; FRUN_RETRY_LIMIT=1 frun -E --checkpoint-file cp f 2>/dev/null; echo $?')"
+check "FORKRUN_EXTRA_SETUP exit status" 5 \
+  "$(seq 3 | in_bash 'f() { :; }; FORKRUN_EXTRA_SETUP="exit 5" frun f 2>/dev/null; echo $?')"
+check "FORKRUN_EXTRA_SETUP runs before the batches" "$(seq 3 | sed 's/$/ 42/')" \
+  "$(seq 3 | in_bash 'f() { echo "$1 $v"; }; FORKRUN_EXTRA_SETUP="v=42" frun -k -l 1 f')"
+check "FORKRUN_EXTRA_FUNCS/VARS are accepted" "$(seq 3 | cksum)" \
+  "$(seq 3 | in_bash 'f() { echo "$@"; }; FORKRUN_EXTRA_FUNCS=g FORKRUN_EXTRA_VARS=v frun -k -l 1 f' | cksum)"
+check "a reader that goes away: status 0, no hang" 0 \
+  "$(seq 1000000 | in_bash 'f() { printf "%s\n" "$@"; }; frun -k f | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}"')"
+
+# Ctrl-C: SIGINT to the whole foreground group ends the run and every worker shell.
+setsid bash --norc -c 'source "$FRUN_BASH"; f() { sleep 30; }; seq 100 | frun -l 1 f' 2>/dev/null &
+leader=$!
+sleep 1
+kill -INT -- -"$leader"
+start=$SECONDS
+wait "$leader" 2>/dev/null || true
+check "SIGINT ends the run promptly" yes "$( ((SECONDS - start < 5)) && echo yes || echo no)"
+check "SIGINT leaves no worker behind" 0 "$(pgrep -g "$leader" | wc -l)"
+
+printf '%d passed, %d failed\n' "$passed" "${#failed[@]}"
+((${#failed[@]} == 0))
