@@ -164,6 +164,8 @@ def build(args):
 
     times = "{:.2f}×".format
     pct = lambda v: f"{100 * v:.0f}%"  # noqa: E731
+    machine = read_tsv(args.machine, ["key", "value"])
+    nproc = next((int(m["value"]) for m in machine if m["key"] == "nproc"), 1)
     targets = [
         "| target | measured | goal | result |",
         "|---|---:|---:|---|",
@@ -185,6 +187,16 @@ def build(args):
         target("-k cost: frun -k printf / frun printf (wall)",
                div(get("printf-frun-k", "median"), get("printf-frun", "median")),
                "≤ 1.10×", lambda v: v <= 1.10, times),
+        target("bash function: frun f rate / (one bash's rate over batches of 4096 × cores)",
+               div(get("bash-frun", "rate"),
+                   (get("bash-bound", "rate") or 0) * nproc or None),
+               "≥ 100%", lambda v: v >= 1.0, pct),
+        target("bash function: frun f rate / xargs -P$(nproc) -n1000 bash -c rate",
+               div(get("bash-frun", "rate"), get("bash-xargs", "rate")),
+               "≥ 2.00×", lambda v: v >= 2, times),
+        target("bash function: frun f rate / GNU Parallel (exported function) rate",
+               div(get("bash-frun", "rate"), get("bash-parallel", "rate")),
+               "≥ 15.00×", lambda v: v >= 15, times),
         target("sha256sum: frun / serial xargs (wall)",
                div(get("sha-frun", "median"), get("sha-xargs-serial", "median")),
                "≤ 0.55×", lambda v: v <= 0.55, times),
@@ -198,7 +210,6 @@ def build(args):
         )
     bad = [c for c in checks if c["status"] != "ok"]
 
-    machine = read_tsv(args.machine, ["key", "value"])
     notes = []
     if args.notes and os.path.exists(args.notes):
         with open(args.notes, encoding="utf-8") as f:

@@ -142,6 +142,13 @@ if ((use_spawnloop)); then
 fi
 export PATH="$work/bin:$PATH"
 
+# The bash builtin, in a frun.bash assembled around this host's build (as tests/bash/run.sh does).
+log "building the bash builtin and frun.bash"
+(cd "$root" && cargo rustc --release --quiet --lib --features bash --crate-type cdylib) >&2
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
+bash "$root/packaging/assemble-bash.sh" "$root/packaging/frun.bash.in" "$version" bench \
+    "$work/frun.bash" "$(getconf GNU_LIBC_VERSION | awk '{print $2}')=${CARGO_TARGET_DIR:-$root/target}/release/libfrun.so"
+
 # ---------------------------------------------------------------- inputs
 cd "$work"
 log "generating inputs in $work"
@@ -200,6 +207,10 @@ check "frun echo < one.txt prints 1" "1" "$got"
 want=$(xargs sha256sum <files.txt | LC_ALL=C sort | sum_of)
 got=$(timeout -k 10 "$CHECK_TIMEOUT" frun sha256sum <files.txt | LC_ALL=C sort | sum_of) || got=error
 check "frun sha256sum < files.txt = xargs sha256sum (sorted)" "$want" "$got"
+
+# shellcheck disable=SC2016 # for the bash that runs it
+got=$(timeout -k 10 "$CHECK_TIMEOUT" bash -c 'source ./frun.bash; f() { printf "%s\n" "$@"; }; frun -k f' <lines.txt | sum_of) || got=error
+check "frun.bash: frun -k f (a bash function) < lines.txt = seq $LINES byte for byte" "$(sum_of <lines.txt)" "$got"
 
 if ((use_parallel)); then
     got=$(timeout -k 10 "$CHECK_TIMEOUT" parallel --will-cite -q -k -X printf '%s\n' <tiny.txt | sum_of) || got=error
@@ -364,6 +375,24 @@ run_benchmarks() {
         bench pipe-rust-parallel "$wl" "rust-parallel --pipe" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
             "rust-parallel --pipe wc -l < lines.txt"
     else skip pipe-rust-parallel "$wl" "rust-parallel --pipe" "$LINES" lines "not installed"; fi
+
+    # A bash function as the command: f() { for x; do :; done; } costs bash itself ~1.5 s per
+    # million records, so the bound is one bash calling f over the records in batches of 4096
+    # (T); T / cores is perfect parallelism of that loop.
+    wl="bash function f() { for x; do :; done; }"
+    fdef='f() { for x; do :; done; }'
+    bench bash-frun "$wl" "frun f (frun.bash)" "$LINES" lines "$W" "$RUNS" bash-frun "" \
+        "bash -c 'source ./frun.bash; $fdef; frun f < lines.txt'"
+    bench bash-bound "$wl" "one bash, f over batches of 4096 (T)" "$LINES" lines 0 "$RUNS" bash-frun "" \
+        "bash -c '$fdef; while mapfile -t -n 4096 a && ((\${#a[@]})); do f \"\${a[@]}\"; done < lines.txt'"
+    bench bash-xargs "$wl" "xargs -P$P -n1000 bash -c" "$LINES" lines 0 "$RUNS" bash-frun "" \
+        "xargs -P$P -n1000 bash -c '$fdef; f \"\$@\"' _ < lines.txt"
+    if ((use_parallel)); then
+        bench bash-parallel "$wl" "GNU Parallel -X, exported function" "$SMALL_LINES" lines 0 "$RUNS" bash-frun "" \
+            "bash -c '$fdef; export -f f; parallel --will-cite -X f < small.txt'"
+    else skip bash-parallel "$wl" "GNU Parallel -X" "$SMALL_LINES" lines "not installed"; fi
+    bench bash-frun-colon "$wl" "frun : (a builtin)" "$LINES" lines "$W" "$RUNS" bash-frun "" \
+        "bash -c 'source ./frun.bash; frun : < lines.txt'"
 
     wl="sha256sum, $FILES files of $FILE_BYTES B"
     bench sha-frun "$wl" frun "$FILES" files "$W" "$SHA_RUNS" sha-frun "" "frun sha256sum < files.txt"

@@ -3,8 +3,8 @@
 #   frun-<version>-x86_64-linux-musl          static binary, dependency list embedded (cargo auditable)
 #   frun-<version>.cdx.json                   CycloneDX SBOM (JSON)
 #   frun-<version>.spdx.json                  SPDX 2.3 SBOM (JSON)
-#   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor  (only once the
-#   frun.bash                                 crate has a cdylib; skipped with a message until then)
+#   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor (2.17, 2.28, host)
+#   frun.bash                                 the builtins in one self-verifying file to `source`
 #   SHA256SUMS                                over all of the above
 # Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
 # See packaging/README.md for every setting and how to verify a build.
@@ -100,12 +100,11 @@ cargo_tool cargo-sbom 0.10.0
 
 # --- metadata -----------------------------------------------------------------------------------
 metadata=$(cargo metadata --no-deps --locked --format-version 1)
-read -r name version has_cdylib < <(python3 -c '
+read -r name version has_bash < <(python3 -c '
 import json, sys
 meta = json.load(sys.stdin)
 pkg = next(p for p in meta["packages"] if p["name"] == "frun")
-cdylib = any("cdylib" in t["crate_types"] for t in pkg["targets"] if "lib" in t["kind"] or "cdylib" in t["kind"])
-print(pkg["name"], pkg["version"], "yes" if cdylib else "no")
+print(pkg["name"], pkg["version"], "yes" if "bash" in pkg["features"] else "no")
 ' <<<"$metadata")
 
 # shellcheck source=packaging/source-id.sh
@@ -145,7 +144,7 @@ install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
 artifacts+=("$bin")
 
 # --- bash loadable builtin (one .so per glibc floor) and frun.bash --------------------------------
-if [[ $has_cdylib == yes ]]; then
+if [[ $has_bash == yes ]]; then
   python_tool 'ziglang==0.15.2'
   cargo_tool cargo-zigbuild 0.24.1
   ensure_target x86_64-unknown-linux-gnu
@@ -156,8 +155,11 @@ if [[ $has_cdylib == yes ]]; then
   for floor in "${floors[@]}"; do
     step "building the bash builtin for glibc >= $floor"
     # One target dir per floor: cargo must never reuse a library linked against another floor.
+    # The library is an rlib; the builtin is the same library as a cdylib with the bash feature.
+    # (cc-rs probes zig with the floor-suffixed triple and prints a harmless warning about it.)
     CARGO_TARGET_DIR=$target_dir/glibc-$floor \
-      cargo zigbuild --quiet --release --locked --lib --target "x86_64-unknown-linux-gnu.$floor"
+      cargo-zigbuild rustc --quiet --release --locked --lib --features bash \
+      --target "x86_64-unknown-linux-gnu.$floor" --crate-type cdylib
     blob=$name-$version-bash-glibc$floor.so
     install -m 0644 "$target_dir/glibc-$floor/x86_64-unknown-linux-gnu/release/lib$name.so" "$out/$blob"
     # zigbuild can quietly link against the host's glibc instead: refuse such a blob.
@@ -167,22 +169,12 @@ if [[ $has_cdylib == yes ]]; then
     artifacts+=("$blob")
   done
   template=$repo/packaging/frun.bash.in
-  [[ -f $template ]] || die "the crate has a cdylib but $template (the frun.bash template) is missing"
-  # frun.bash = the template (with @VERSION@ and @COMMIT@ filled in) followed by one payload
-  # section per blob: a "#@blob FLOOR SHA256 SIZE" line, its base64 lines, and "#@end".
-  {
-    sed -e "s/@VERSION@/$version/g" -e "s/@COMMIT@/$FRUN_GIT_COMMIT/g" "$template"
-    for floor in "${floors[@]}"; do
-      blob=$name-$version-bash-glibc$floor.so
-      printf '#@blob %s %s %s\n' "$floor" "$(sha256sum <"$out/$blob" | cut -d' ' -f1)" \
-        "$(stat -c %s "$out/$blob")"
-      base64 -w 76 "$out/$blob"
-      printf '#@end\n'
-    done
-  } >"$out/frun.bash"
+  pairs=()
+  for floor in "${floors[@]}"; do pairs+=("$floor=$out/$name-$version-bash-glibc$floor.so"); done
+  bash "$repo/packaging/assemble-bash.sh" "$template" "$version" "$FRUN_GIT_COMMIT" "$out/frun.bash" "${pairs[@]}"
   artifacts+=(frun.bash)
 else
-  echo "bash builtin blobs and frun.bash skipped: the crate has no cdylib (the builtin does not exist yet)"
+  die "the crate has no bash feature: the builtin cannot be built"
 fi
 
 # --- SBOMs --------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 # The whole test suite, on a fresh machine: installs what the tests need (as root via apt, when
 # missing), then checks formatting and lints, runs the benchmark script in its quick smoke mode,
 # checks the distribution (flake and workflow lints, a reproducible packaging build checked
-# twice, the container image), and runs the unit, integration, differential and property tests.
+# twice, the container image), and runs the bash front end's tests (tests/bash/) and the unit,
+# integration, differential and property tests.
 # FRUN_SKIP_BENCH_SMOKE=1 and FRUN_SKIP_DIST=1 leave those parts out (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ done
 
 cargo fmt --check
 cargo clippy --all-targets --release -- -D warnings
+cargo clippy --all-targets --release --features bash -- -D warnings
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   QUICK=1 bash benches/run.sh
 fi
@@ -32,5 +34,7 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   bash packaging/check.sh
   bash packaging/image-test.sh
 fi
+# The bash front end: the builtin in a frun.bash, driven from bash.
+bash tests/bash/run.sh
 # Last, so the test summary closes the output.
 cargo test --release

@@ -9,7 +9,8 @@
 #   SMOKE_SCRIPT  run there as `/bin/bash /frun-test/<name> /frun-test/frun.bash` from /frun-test,
 #                 with FRUN_BASH=/frun-test/frun.bash; its exit status is the script's
 # With only ROOT_DIR (or nothing), the root is just created. FRUN_DEBIAN_MIRROR overrides the
-# mirror (default http://deb.debian.org/debian).
+# mirror (default http://deb.debian.org/debian). FRUN_BLOB (a glibc floor) is passed on, so
+# frun.bash loads that blob.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -87,22 +88,26 @@ if ! mountpoint -q "$root/dev/shm"; then
 fi
 
 step "running $smoke_name in the bullseye root"
+child=
+# shellcheck disable=SC2317 # called from the INT and TERM traps
+stop() {
+  if [[ -n $child ]]; then
+    kill -"$1" -- "-$child" 2>/dev/null || true
+    wait "$child" || true
+  fi
+  exit "$2"
+}
+trap 'stop INT 130' INT
+trap 'stop TERM 143' TERM
 # In its own process group (set -m) so that a signal to this script reaches the whole test.
 set -m
 env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" FRUN_BASH=/frun-test/frun.bash \
+  ${FRUN_BLOB:+FRUN_BLOB="$FRUN_BLOB"} \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   chroot "$root" /bin/bash -c 'cd /frun-test && exec /bin/bash "$@"' bash \
   "/frun-test/$smoke_name" /frun-test/frun.bash &
 child=$!
 set +m
-# shellcheck disable=SC2317 # called from the INT and TERM traps
-stop() {
-  kill -"$1" -- "-$child" 2>/dev/null || true
-  wait "$child" || true
-  exit "$2"
-}
-trap 'stop INT 130' INT
-trap 'stop TERM 143' TERM
 status=0
 wait "$child" || status=$?
 exit "$status"

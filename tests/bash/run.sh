@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the cases are bash code, expanded by the bash that runs them
 # The bash front end's tests: builds the builtin for this host, assembles a frun.bash around it,
 # and runs each case in a fresh bash that sources that frun.bash. Every case compares against an
 # expectation made without frun (seq, cksum, a count, a literal).
