@@ -83,14 +83,14 @@ pub fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> 
             "too many descriptors"
         );
         msg.msg_control = cmsg.as_mut_ptr().cast();
-        msg.msg_controllen = space;
+        msg.msg_controllen = space as _;
         // SAFETY: the control buffer is large enough (checked above) and aligned for cmsghdr;
         // CMSG_FIRSTHDR/CMSG_DATA point into it.
         unsafe {
             let c = libc::CMSG_FIRSTHDR(&msg);
             (*c).cmsg_level = libc::SOL_SOCKET;
             (*c).cmsg_type = libc::SCM_RIGHTS;
-            (*c).cmsg_len = libc::CMSG_LEN(bytes) as usize;
+            (*c).cmsg_len = libc::CMSG_LEN(bytes) as _;
             std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast(), fds.len());
         }
     }
@@ -127,7 +127,7 @@ pub fn recv_with_fds(
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
         msg.msg_control = cmsg.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&cmsg);
+        msg.msg_controllen = std::mem::size_of_val(&cmsg) as _;
         // SAFETY: msg points at live buffers for the duration of the call.
         let r = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
         let n = match cvt(r) {
@@ -140,8 +140,9 @@ pub fn recv_with_fds(
             let mut c = libc::CMSG_FIRSTHDR(&msg);
             while !c.is_null() {
                 if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
-                    let count =
-                        ((*c).cmsg_len - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<RawFd>();
+                    // (cmsg_len is a size_t in glibc and a socklen_t in musl.)
+                    let count = ((*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
+                        / std::mem::size_of::<RawFd>();
                     let data = libc::CMSG_DATA(c).cast::<RawFd>();
                     for i in 0..count {
                         let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i)));
