@@ -1,9 +1,7 @@
 # frun with bash: the static binary plus frun.bash (the bash front end with the loadable builtin),
 # sourced by every bash in the image, interactive or not.
-#
-# NOTE: frun.bash does not exist yet (the bash builtin is a later issue); until packaging/build.sh
-# puts dist/frun.bash next to the binary this file cannot be built, and packaging/image-test.sh
-# skips it with a message.
+# (Inside a container /dev/shm is usually noexec; frun.bash then unpacks the builtin in a private
+# directory under /tmp instead.)
 #
 # BASE is a Debian bookworm minbase image made without any registry:
 #   debootstrap --variant=minbase bookworm rootfs <debian mirror>

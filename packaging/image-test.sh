@@ -5,8 +5,8 @@
 #   Containerfile       FROM scratch + the static binary: built twice (the image id must not
 #                       change), then `-k echo` over 1000 lines and `--bogus` (exit 2) are run;
 #                       the image has no echo, so a static busybox is mounted as /bin/echo.
-#   Containerfile.bash  Debian minbase + frun.bash: the same tests through bash, once
-#                       dist/frun.bash exists; skipped with a message until then.
+#   Containerfile.bash  Debian minbase + frun.bash: the same tests through bash, and a bash
+#                       function run by the builtin in `bash -c`.
 # Installs buildah, podman and runc (and debootstrap for the bash image) with apt when missing.
 # Builds dist/ with packaging/build.sh first if the binary is not there.
 #
@@ -209,10 +209,20 @@ if [[ $with_bash == yes ]]; then
   else
     fail "Containerfile.bash: two builds gave different image ids ($bid1, $bid2)"
   fi
-  # `bash -c` reads BASH_ENV, so `frun` there is the one frun.bash defines.
+  # `bash -c` reads BASH_ENV, so `frun` there is the builtin frun.bash loads.
   exercise Containerfile.bash "$btag" bash -c 'frun "$@"' bash
+  # shellcheck disable=SC2016 # expanded by the bash in the container
+  got=$(seq 1000 | podman run -i "${run_opts[@]}" "$btag" bash -c \
+    'declare -A seen=([1]=one); f() { local x; for x; do printf "%s %s\n" "$x" "${seen[$x]:-}"; done; }
+     echo "type=$(type -t frun)"; frun -k f' 2>"$store/err") || true
+  want=$(printf 'type=builtin\n'; seq 1000 | sed 's/$/ /; 1s/ $/ one/')
+  if [[ $got == "$want" ]]; then
+    pass "Containerfile.bash: frun runs a bash function (with an unexported array) in bash -c"
+  else
+    fail "Containerfile.bash: frun f in bash -c: $(head -c 300 <<<"$got") $(head -c 300 "$store/err")"
+  fi
 else
-  printf 'SKIP  Containerfile.bash: dist/frun.bash does not exist yet (the bash builtin is a later issue)\n'
+  fail "Containerfile.bash: dist/frun.bash was not built"
 fi
 
 printf '\nimage test took %ss\n' "$((SECONDS - started))"

@@ -162,7 +162,7 @@ fn retry_limit() -> Result<Option<u64>, PlanError> {
 }
 
 /// `FRUN_PREEMPT` (or `FORKRUN_PREEMPT_MODE`): auto (on under Slurm), 1/true/on, 0/false/off.
-fn preempt() -> Result<bool, PlanError> {
+pub fn preempt() -> Result<bool, PlanError> {
     for name in ["FRUN_PREEMPT", "FORKRUN_PREEMPT_MODE"] {
         let Some(v) = std::env::var_os(name) else {
             continue;

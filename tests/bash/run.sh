@@ -152,6 +152,15 @@ check "FORKRUN_EXTRA_FUNCS/VARS are accepted" "$(seq 3 | cksum)" \
 check "a reader that goes away: status 0, no hang" 0 \
   "$(seq 1000000 | in_bash 'f() { printf "%s\n" "$@"; }; frun -k f | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}"')"
 
+# kill of the shell running a background frun stops frun as it would stop the binary: the
+# checkpoint is kept, and resuming completes the output exactly once.
+in_bash 'f() { printf "%s\n" "$@"; sleep 0.02; }
+  seq 3000 | frun -k -l 10 f >resumed.txt 2>/dev/null & sleep 1; kill -TERM $!; wait $!; echo "$?" >first.status
+  seq 3000 | frun --resume .frun_resume -k -l 10 f >>resumed.txt 2>/dev/null; echo "$?" >second.status'
+check "TERM to the shell running frun: 143, checkpoint kept" "143 yes" \
+  "$(cat first.status) $([[ $(cat second.status) == 0 ]] && echo yes || echo no)"
+check "resumed after TERM: the output is one whole run" "$(seq 3000 | cksum)" "$(cksum <resumed.txt)"
+
 # Ctrl-C: SIGINT to the whole foreground group ends the run and every worker shell.
 setsid bash --norc -c 'source "$FRUN_BASH"; f() { sleep 30; }; seq 100 | frun -l 1 f' 2>/dev/null &
 leader=$!
