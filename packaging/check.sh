@@ -223,11 +223,13 @@ if ((${#blobs[@]})); then
   # Older systems: the 2.17 blob (forced) and the one frun.bash picks itself, in a Debian 11
   # root (bash 5.1, glibc 2.31).
   for pick in 2.17 ""; do
+    what="its own pick"
+    [[ -z $pick ]] || what="FRUN_BLOB=$pick"
     if out=$(FRUN_BLOB=$pick bash "$repo/tests/bash/old-glibc-root.sh" "" "$dist_a/frun.bash" \
       "$repo/tests/bash/smoke.sh" 2>&1); then
-      pass "frun.bash in bash 5.1 / glibc 2.31 (${pick:+FRUN_BLOB=$pick}${pick:-its own pick}): smoke test"
+      pass "frun.bash in bash 5.1 / glibc 2.31 ($what): smoke test"
     else
-      fail "frun.bash in bash 5.1 / glibc 2.31 (${pick:-its own pick}): $(tail -n 8 <<<"$out")"
+      fail "frun.bash in bash 5.1 / glibc 2.31 ($what): $(tail -n 8 <<<"$out")"
     fi
   done
 else

@@ -303,13 +303,15 @@ impl Plan {
             128 << 10
         };
         let space = template.arg_space(arg_max, environment_bytes());
-        if space.budget < space.per_record + space.per_byte {
+        if !in_shell && space.budget < space.per_record + space.per_byte {
             return Err(PlanError::Usage(
                 "the command and environment leave no room for arguments (ARG_MAX)".into(),
             ));
         }
-        // In stdin mode the same budget bounds a batch's bytes instead of its arguments.
-        let arg_space = Some(if cfg.stdin {
+        // In stdin mode the same budget bounds a batch's bytes instead of its arguments; a
+        // shell function's arguments never pass through exec, so ARG_MAX does not apply to them
+        // either (a record of any length is one argument).
+        let arg_space = Some(if cfg.stdin || in_shell {
             ArgSpace {
                 per_byte: 1,
                 per_record: 1,

@@ -91,6 +91,8 @@ check "-s: the function reads its batch on stdin" 100000 \
 head -c 3000000 /dev/urandom >random.bin
 check "-k -s: binary input byte-exact" "$(cksum <random.bin)" \
   "$(in_bash 'f() { cat; }; frun -k -s f' <random.bin | cksum)"
+check "a record longer than ARG_MAX allows one argument to be" "300000 1" \
+  "$( (head -c 300000 /dev/zero | tr '\0' x; printf '\ny\n') | in_bash 'f() { echo "${#1} ${#2}"; }; frun -L 2 f')"
 check "-L 3: exact batches" "$(printf '3\n3\n3\n1\n')" \
   "$(seq 10 | in_bash 'f() { echo $#; }; frun -k -L 3 f')"
 check "-l 4: at most 4 per batch" 0 \
