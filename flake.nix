@@ -97,9 +97,9 @@
             }
           );
 
-          # The bash loadable builtin (a cdylib) is not in the crate yet: this package builds once
-          # it lands. `packaging/build.sh --only-blobs` leaves one builtin per glibc floor
-          # (dist/*.so, linked with cargo-zigbuild) and the assembled dist/frun.bash.
+          # The bash loadable builtin: `packaging/build.sh --only-blobs` builds the library with the
+          # `bash` feature as a cdylib per glibc floor (dist/*.so, linked by cargo-zigbuild with
+          # zig from nixpkgs) and assembles dist/frun.bash around them.
           frun-bash = craneLib.mkCargoDerivation (
             commonArgs
             // {
@@ -114,9 +114,10 @@
               cargoArtifacts = null;
               doInstallCargoArtifacts = false;
               nativeBuildInputs = [
-                pkgs.cargo-auditable
                 pkgs.cargo-zigbuild
                 pkgs.zig
+                pkgs.python3
+                pkgs.getconf
               ];
               buildPhaseCargoCommand = ''
                 export ZIG_GLOBAL_CACHE_DIR="$TMPDIR/zig-cache" ZIG_LOCAL_CACHE_DIR="$TMPDIR/zig-local"

@@ -13,9 +13,11 @@ shopt -s inherit_errexit
 
 usage() {
   cat <<'EOF'
-usage: packaging/build.sh [--out DIR]
+usage: packaging/build.sh [--out DIR] [--only-blobs]
 
-  --out DIR   where the artifacts go (default: <repo>/dist); earlier artifacts there are replaced
+  --out DIR     where the artifacts go (default: <repo>/dist); earlier artifacts there are replaced
+  --only-blobs  only the bash builtins and frun.bash (for the Nix package frun-bash); uses the
+                cargo-zigbuild and zig on PATH when there are any instead of installing them
 Environment:
   SOURCE_DATE_EPOCH   timestamp used everywhere (default: time of the last commit, else 1700000000)
   FRUN_GIT_COMMIT     commit embedded in the binary (default: git short hash, else "unknown")
@@ -29,9 +31,11 @@ step() { printf '==> %s\n' "$*" >&2; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 out=$repo/dist
+only_blobs=no
 while (($#)); do
   case $1 in
     --out) (($# >= 2)) || die "--out needs a directory"; out=$2; shift 2 ;;
+    --only-blobs) only_blobs=yes; shift ;;
     --out=*) out=${1#--out=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -88,15 +92,19 @@ command -v cargo >/dev/null || die "cargo is not on PATH (install Rust with rust
 command -v python3 >/dev/null || die "python3 is needed (SBOM normalisation)"
 cd "$repo"
 ensure_target() {
+  # Without rustup (a Nix toolchain) the targets are whatever the toolchain was built with.
+  command -v rustup >/dev/null || return 0
   if ! rustup target list --installed | grep -qx "$1"; then
     step "adding rustup target $1"
     rustup target add "$1"
   fi
 }
-ensure_target "$musl"
-cargo_tool cargo-auditable 0.7.7
-cargo_tool cargo-cyclonedx 0.5.9
-cargo_tool cargo-sbom 0.10.0
+if [[ $only_blobs == no ]]; then
+  ensure_target "$musl"
+  cargo_tool cargo-auditable 0.7.7
+  cargo_tool cargo-cyclonedx 0.5.9
+  cargo_tool cargo-sbom 0.10.0
+fi
 
 # --- metadata -----------------------------------------------------------------------------------
 metadata=$(cargo metadata --no-deps --locked --format-version 1)
@@ -137,19 +145,25 @@ work=$(mktemp -d)
 trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
-step "building $name $version ($FRUN_GIT_COMMIT) for $musl"
-cargo auditable build --quiet --release --locked --target "$musl" --bin frun
-bin=$name-$version-x86_64-linux-musl
-install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
-artifacts+=("$bin")
+if [[ $only_blobs == no ]]; then
+  step "building $name $version ($FRUN_GIT_COMMIT) for $musl"
+  cargo auditable build --quiet --release --locked --target "$musl" --bin frun
+  bin=$name-$version-x86_64-linux-musl
+  install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
+  artifacts+=("$bin")
+fi
 
 # --- bash loadable builtin (one .so per glibc floor) and frun.bash --------------------------------
 if [[ $has_bash == yes ]]; then
-  python_tool 'ziglang==0.15.2'
-  cargo_tool cargo-zigbuild 0.24.1
+  if [[ $only_blobs == no ]] || ! command -v cargo-zigbuild >/dev/null || ! command -v zig >/dev/null; then
+    python_tool 'ziglang==0.15.2'
+    cargo_tool cargo-zigbuild 0.24.1
+    export PATH="$tools/venv/bin:$PATH"   # cargo-zigbuild finds zig as `python3 -m ziglang`
+  fi
   ensure_target x86_64-unknown-linux-gnu
-  export PATH="$tools/venv/bin:$PATH"   # cargo-zigbuild finds zig as `python3 -m ziglang`
-  host_glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+  host_glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+  [[ -n $host_glibc ]] || host_glibc=$(ldd --version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9]*\.[0-9][0-9]*$')
+  [[ -n $host_glibc ]] || die "cannot tell this system's glibc version (getconf, ldd)"
   floors=(2.17 2.28)
   [[ " ${floors[*]} " == *" $host_glibc "* ]] || floors+=("$host_glibc")
   for floor in "${floors[@]}"; do
@@ -237,16 +251,18 @@ with open(dst, "w", encoding="utf-8") as f:
 PY
 }
 
-step "writing SBOMs"
-cargo cyclonedx --quiet --format json --spec-version 1.5 --target "$musl" \
-  --override-filename frun-sbom-tmp
-mv "$repo/frun-sbom-tmp.json" "$work/cdx.json"
-normalise_sbom cdx "$work/cdx.json" "$out/$name-$version.cdx.json" \
-  "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
-cargo sbom --output-format spdx_json_2_3 >"$work/spdx.json"
-normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
-  "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
-artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
+if [[ $only_blobs == no ]]; then
+  step "writing SBOMs"
+  cargo cyclonedx --quiet --format json --spec-version 1.5 --target "$musl" \
+    --override-filename frun-sbom-tmp
+  mv "$repo/frun-sbom-tmp.json" "$work/cdx.json"
+  normalise_sbom cdx "$work/cdx.json" "$out/$name-$version.cdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
+  cargo sbom --output-format spdx_json_2_3 >"$work/spdx.json"
+  normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
+  artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
+fi
 
 # --- checksums ----------------------------------------------------------------------------------
 (

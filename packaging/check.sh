@@ -5,7 +5,9 @@
 # dependency list, both SBOMs against their schemas, and (once they exist) the glibc floor of each
 # bash builtin blob. Prints one PASS/FAIL line per check; exits 1 if any check failed.
 #
-# usage: packaging/check.sh [--keep]     (--keep leaves the two copies and their dist/ in place)
+# usage: packaging/check.sh [--keep] [--out DIR]
+#   --keep     leaves the two copies and their dist/ in place
+#   --out DIR  copies the checked artifacts there when every check passed (image-test.sh --dist)
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -13,12 +15,15 @@ die() { printf 'check.sh: error: %s\n' "$*" >&2; exit 1; }
 step() { printf '==> %s\n' "$*" >&2; }
 
 keep=no
-case ${1:-} in
-  --keep) keep=yes ;;
-  '') ;;
-  -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-  *) die "unknown argument: $1" ;;
-esac
+out=
+while (($#)); do
+  case $1 in
+    --keep) keep=yes; shift ;;
+    --out) (($# >= 2)) || die "--out needs a directory"; out=$2; shift 2 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) die "unknown argument: $1" ;;
+  esac
+done
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 started=$SECONDS
@@ -241,5 +246,10 @@ printf '\nbuild times: first %s, second %s; whole check %ss\n' "${timings[0]}" "
 if ((failed)); then
   printf 'check.sh: %d check(s) FAILED\n' "$failed"
   exit 1
+fi
+if [[ -n $out ]]; then
+  mkdir -p "$out"
+  cp -p -- "$dist_a"/* "$out/"
+  printf 'artifacts copied to %s\n' "$out"
 fi
 printf 'check.sh: all checks passed\n'

@@ -31,8 +31,11 @@ if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
 fi
 if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   bash ci/lint-dist.sh
-  bash packaging/check.sh
-  bash packaging/image-test.sh
+  # The image test uses the artifacts check.sh built and checked (no third build).
+  dist=$(mktemp -d)
+  bash packaging/check.sh --out "$dist"
+  bash packaging/image-test.sh --dist "$dist"
+  rm -rf "$dist"
 fi
 # The bash front end: the builtin in a frun.bash, driven from bash.
 bash tests/bash/run.sh

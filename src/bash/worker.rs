@@ -1,0 +1,237 @@
+//! A worker shell: a copy of the user's shell that runs batches for one engine worker. It makes
+//! itself a subshell without job control or the user's traps, runs the setup code, then loops:
+//! read a request, call the function (builtin, alias) on the batch, reply with the status. It
+//! ends when its socket closes, or with `_exit` when the shell code jumps to its top level.
+//!
+//! It decides nothing about batches: what to run, and what a failure means, is the engine's.
+
+use std::ffi::{CStr, CString, OsString};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+
+use super::ffi::{self, WordList};
+use super::{Kind, cvt, set_mask};
+use crate::exec::shell::{self, HELLO_OWN_GROUP, HELLO_STDIN, HELLO_STDOUT, REQUEST_STDIN};
+
+/// The lowest descriptor a worker shell keeps its socket on, out of the way of the small
+/// numbers scripts redirect.
+const SOCKET_FD_MIN: RawFd = 600;
+
+/// A worker shell: prepares the copy of the user's shell, runs the setup code, then runs
+/// batches until its socket closes.
+pub(super) fn worker_main(
+    ctl: RawFd,
+    sock: OwnedFd,
+    kind: Kind,
+    name: &OsString,
+    old_mask: &libc::sigset_t,
+) -> ! {
+    // SAFETY: closes the engine's control socket, which this copy inherited.
+    unsafe { libc::close(ctl) };
+    let code = worker_loop(sock, kind, name, old_mask).unwrap_or(1);
+    // SAFETY: flushes the shell's stdio and ends this process without the shell's exit code
+    // (no EXIT trap, no history file).
+    unsafe {
+        ffi::frun_flush_stdio();
+        libc::_exit(code)
+    }
+}
+
+/// Makes this copy of the shell a worker: a subshell without job control whose traps are the
+/// defaults, where Ctrl-C and TERM end it.
+fn become_worker(old_mask: &libc::sigset_t) {
+    // SAFETY: bash's own routines for a forked subshell, on this process's copy of its state.
+    unsafe {
+        ffi::subshell_environment |= ffi::SUBSHELL_ASYNC;
+        ffi::interactive = 0;
+        ffi::without_job_control();
+        ffi::reset_signal_handlers();
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGQUIT, libc::SIGHUP] {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
+    set_mask(old_mask);
+}
+
+fn dup_onto(fd: &OwnedFd, target: RawFd) -> io::Result<()> {
+    // SAFETY: dup2 between descriptors this process owns.
+    cvt(unsafe { libc::dup2(fd.as_raw_fd(), target) }).map(drop)
+}
+
+fn worker_loop(
+    sock: OwnedFd,
+    kind: Kind,
+    name: &OsString,
+    old_mask: &libc::sigset_t,
+) -> io::Result<i32> {
+    // SAFETY: moves the socket to a high close-on-exec descriptor we own.
+    let sock = unsafe {
+        OwnedFd::from_raw_fd(cvt(libc::fcntl(
+            sock.as_raw_fd(),
+            libc::F_DUPFD_CLOEXEC,
+            SOCKET_FD_MIN,
+        ))?)
+    };
+    become_worker(old_mask);
+    let s = sock.as_raw_fd();
+    let Some((hello, fds)) = shell::recv_header(s, 2)? else {
+        return Ok(0);
+    };
+    let mut fds = fds.into_iter();
+    if hello.flags & HELLO_OWN_GROUP != 0 {
+        // SAFETY: makes this process a group leader; no memory effects.
+        unsafe { libc::setpgid(0, 0) };
+    }
+    if hello.flags & HELLO_STDOUT != 0
+        && let Some(fd) = fds.next()
+    {
+        dup_onto(&fd, 1)?;
+    }
+    let idle_stdin = if hello.flags & HELLO_STDIN != 0 {
+        fds.next()
+    } else {
+        None
+    };
+    if let Some(fd) = &idle_stdin {
+        dup_onto(fd, 0)?;
+    }
+
+    if let Some(mut code) = setup_code() {
+        let (jumped, status) = call_string(&mut code);
+        if jumped || status != 0 {
+            let status = if status == 0 { 1 } else { status };
+            shell::write_all(s, &status.to_ne_bytes())?;
+            return Ok(status);
+        }
+    }
+    shell::write_all(s, &0i32.to_ne_bytes())?;
+
+    let cname = CString::new(name.as_bytes()).map_err(io::Error::other)?;
+    let mut body = Vec::new();
+    let mut words = ffi::Words::default();
+    let mut text = Vec::new();
+    loop {
+        let Some((req, fds)) = shell::recv_header(s, 1)? else {
+            return Ok(0);
+        };
+        body.resize(req.len as usize, 0);
+        if !body.is_empty() && shell::recv_with_fds(s, &mut body, 0)?.is_none() {
+            return Ok(0);
+        }
+        let stdin = if req.flags & REQUEST_STDIN != 0 {
+            fds.into_iter().next()
+        } else {
+            None
+        };
+        if let Some(fd) = &stdin {
+            dup_onto(fd, 0)?;
+        }
+        drop(stdin);
+        let (jumped, status) = match kind {
+            Kind::Function => {
+                // SAFETY: looks the function up in this shell (it may have been redefined).
+                let var = unsafe { ffi::find_function(cname.as_ptr()) };
+                if var.is_null() {
+                    eprintln!("frun: {}: the function is gone", name.to_string_lossy());
+                    (false, 127)
+                } else {
+                    let list = words.list(&mut body, 0);
+                    // SAFETY: var is a live function; list points into `body` and `words`,
+                    // which outlive the call.
+                    call(ffi::FRUN_FUNCTION, var, list, std::ptr::null_mut())
+                }
+            }
+            Kind::Builtin => {
+                // SAFETY: the builtin's entry point in this shell.
+                match unsafe { ffi::find_shell_builtin(cname.as_ptr().cast_mut()) } {
+                    Some(f) => {
+                        let list = words.list(&mut body, 1);
+                        // SAFETY: as above; the builtin gets its arguments without its name.
+                        call(
+                            ffi::FRUN_BUILTIN,
+                            f as *mut libc::c_void,
+                            list,
+                            std::ptr::null_mut(),
+                        )
+                    }
+                    None => (false, 127),
+                }
+            }
+            Kind::Alias => {
+                text.clear();
+                for (i, w) in body.split(|&b| b == 0).take(req.words as usize).enumerate() {
+                    if i == 0 {
+                        text.extend_from_slice(w);
+                    } else {
+                        text.push(b' ');
+                        crate::exec::argv::shell_quote(w, &mut text);
+                    }
+                }
+                text.push(0);
+                // SAFETY: aliases expand in this copy while the command line is parsed.
+                unsafe { ffi::expand_aliases = 1 };
+                call_string(&mut text)
+            }
+        };
+        // SAFETY: flushes the shell's stdio into the capture before the engine reads it.
+        unsafe { ffi::frun_flush_stdio() };
+        if stdin_reset(&idle_stdin, req.flags).is_err() || jumped {
+            return Ok(status);
+        }
+        shell::write_all(s, &status.to_ne_bytes())?;
+    }
+}
+
+/// Puts the idle stdin back after a batch that had its own.
+fn stdin_reset(idle: &Option<OwnedFd>, flags: u32) -> io::Result<()> {
+    if flags & REQUEST_STDIN == 0 {
+        return Ok(());
+    }
+    match idle {
+        Some(fd) => dup_onto(fd, 0),
+        // SAFETY: closes fd 0 (the batch's pipe), so the feeder sees EPIPE.
+        None => cvt(unsafe { libc::close(0) }).map(drop),
+    }
+}
+
+/// `FRUN_EXTRA_SETUP` or `FORKRUN_EXTRA_SETUP`, as shell variables of the calling shell.
+fn setup_code() -> Option<Vec<u8>> {
+    for name in [c"FRUN_EXTRA_SETUP", c"FORKRUN_EXTRA_SETUP"] {
+        // SAFETY: reads a shell variable's value; copied at once.
+        let v = unsafe { ffi::get_string_value(name.as_ptr()) };
+        if !v.is_null() {
+            // SAFETY: bash's value is a NUL-terminated string.
+            let mut text = unsafe { CStr::from_ptr(v) }.to_bytes().to_vec();
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            text.push(0);
+            return Some(text);
+        }
+    }
+    None
+}
+
+/// Runs shell code (NUL-terminated); returns (jumped to top level, status).
+fn call_string(text: &mut [u8]) -> (bool, i32) {
+    call(
+        ffi::FRUN_STRING,
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        text.as_mut_ptr().cast(),
+    )
+}
+
+fn call(
+    kind: libc::c_int,
+    target: *mut libc::c_void,
+    list: *mut WordList,
+    text: *mut libc::c_char,
+) -> (bool, i32) {
+    let mut status = 0;
+    // SAFETY: frun_call hands the pointers to bash as the caller prepared them, and catches a
+    // jump to the shell's top level so it never unwinds through Rust frames.
+    let jumped = unsafe { ffi::frun_call(kind, target, list.cast(), text, &mut status) };
+    (jumped != 0, status)
+}
