@@ -247,7 +247,7 @@ fn drain(fd: RawFd) {
 }
 
 /// A signalfd for [`stop_signals`], which the caller has blocked in every thread.
-fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
+pub fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
     // SAFETY: builds a sigset and a signalfd from it; result checked.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -263,7 +263,8 @@ fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
     }
 }
 
-fn read_signal(fd: RawFd) -> Option<i32> {
+/// The next signal waiting on a (non-blocking) signalfd.
+pub fn read_signal(fd: RawFd) -> Option<i32> {
     // SAFETY: zeroed signalfd_siginfo is valid storage; read fills at most its size.
     unsafe {
         let mut info: libc::signalfd_siginfo = std::mem::zeroed();

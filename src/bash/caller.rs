@@ -7,10 +7,11 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 
-use super::{Kind, child_end, cvt, set_mask, socket_pair, wait_pid};
+use super::{Kind, child_end, set_mask, socket_pair, wait_pid};
+use crate::engine::read_signal;
 use crate::exec::shell::{self, Host};
 use crate::exec::spawn::ChildEnd;
 
@@ -21,8 +22,9 @@ const ASK_REAP: i32 = 2;
 /// The signals that stop a run; while it runs, the user's shell receives them through a
 /// signalfd and passes them to the engine, so `kill` of a shell running `frun` stops frun the
 /// way it stops the binary (and the shell gets the signal itself once frun has ended).
-fn forwarded_signals() -> Vec<i32> {
-    crate::engine::stop_signals(crate::plan::preempt().unwrap_or(false))
+fn forwarded_signals() -> (bool, Vec<i32>) {
+    let preempt = crate::plan::preempt().unwrap_or(false);
+    (preempt, crate::engine::stop_signals(preempt))
 }
 
 /// Blocks SIGCHLD and `forwarded`; returns the mask before.
@@ -41,32 +43,14 @@ fn block_signals(forwarded: &[i32]) -> libc::sigset_t {
     }
 }
 
-/// A signalfd for `signals` (blocked by the caller).
-fn signal_fd(signals: &[i32]) -> io::Result<OwnedFd> {
-    // SAFETY: builds a set and a signalfd from it; the result is checked and owned below.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for &s in signals {
-            libc::sigaddset(&mut set, s);
-        }
-        let fd = cvt(libc::signalfd(
-            -1,
-            &set,
-            libc::SFD_CLOEXEC | libc::SFD_NONBLOCK,
-        ))?;
-        Ok(OwnedFd::from_raw_fd(fd))
-    }
-}
-
 /// Forks the engine and serves it until it ends; returns frun's exit status.
 pub(super) fn run(cfg: &crate::cli::Config, kind: Option<Kind>) -> io::Result<i32> {
     let (mine, theirs) = socket_pair()?;
     // SAFETY: getpid has no memory effects.
     let shell_pid = unsafe { libc::getpid() };
-    let forwarded = forwarded_signals();
+    let (preempt, forwarded) = forwarded_signals();
     let old_mask = block_signals(&forwarded);
-    let signals = match signal_fd(&forwarded) {
+    let signals = match crate::engine::stop_signalfd(preempt) {
         Ok(fd) => fd,
         Err(e) => {
             set_mask(&old_mask);
@@ -116,7 +100,7 @@ pub(super) fn run(cfg: &crate::cli::Config, kind: Option<Kind>) -> io::Result<i3
     }
     // A stop signal meant for this shell reaches it now, once frun has ended: it does to the
     // shell what it would have done (ends a script, interrupts a prompt's command line).
-    while let Some(sig) = read_signal(&signals) {
+    while let Some(sig) = read_signal(signals.as_raw_fd()) {
         caught = Some(sig);
     }
     drop(signals);
@@ -129,20 +113,6 @@ pub(super) fn run(cfg: &crate::cli::Config, kind: Option<Kind>) -> io::Result<i3
         ChildEnd::Exited(c) => c,
         ChildEnd::Signaled(s) => 128 + s,
     })
-}
-
-fn read_signal(fd: &OwnedFd) -> Option<i32> {
-    // SAFETY: reads one signalfd_siginfo into zeroed storage of its size.
-    unsafe {
-        let mut info: libc::signalfd_siginfo = std::mem::zeroed();
-        let n = libc::read(
-            fd.as_raw_fd(),
-            (&mut info as *mut libc::signalfd_siginfo).cast(),
-            std::mem::size_of::<libc::signalfd_siginfo>(),
-        );
-        (n == std::mem::size_of::<libc::signalfd_siginfo>() as isize)
-            .then_some(info.ssi_signo as i32)
-    }
 }
 
 /// A child of the user's shell gets SIGTERM when that shell dies (`kill` of a background
@@ -194,7 +164,7 @@ fn serve(
             }
             return Err(e);
         }
-        while let Some(sig) = read_signal(signals) {
+        while let Some(sig) = read_signal(signals.as_raw_fd()) {
             *caught = Some(sig);
             // SAFETY: signals our own unreaped child.
             unsafe { libc::kill(engine, sig) };
