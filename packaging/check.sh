@@ -15,11 +15,11 @@ die() { printf 'check.sh: error: %s\n' "$*" >&2; exit 1; }
 step() { printf '==> %s\n' "$*" >&2; }
 
 keep=no
-out=
+copy_to=
 while (($#)); do
   case $1 in
     --keep) keep=yes; shift ;;
-    --out) (($# >= 2)) || die "--out needs a directory"; out=$2; shift 2 ;;
+    --out) (($# >= 2)) || die "--out needs a directory"; copy_to=$2; shift 2 ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument: $1" ;;
   esac
@@ -247,9 +247,9 @@ if ((failed)); then
   printf 'check.sh: %d check(s) FAILED\n' "$failed"
   exit 1
 fi
-if [[ -n $out ]]; then
-  mkdir -p "$out"
-  cp -p -- "$dist_a"/* "$out/"
-  printf 'artifacts copied to %s\n' "$out"
+if [[ -n $copy_to ]]; then
+  mkdir -p "$copy_to"
+  cp -p -- "$dist_a"/* "$copy_to/"
+  printf 'artifacts copied to %s\n' "$copy_to"
 fi
 printf 'check.sh: all checks passed\n'
