@@ -26,10 +26,13 @@ cd "$work"
 passed=0
 failed=()
 
-# in_bash SCRIPT: runs SCRIPT in a fresh non-interactive bash that has sourced frun.bash.
+# in_bash SCRIPT [ARG...]: runs SCRIPT in a fresh non-interactive bash that has sourced
+# frun.bash, with the ARGs as "$@".
 in_bash() {
+  local script=$1
+  shift
   bash --norc --noprofile -c 'source "$FRUN_BASH" || exit 90
-'"$1"
+'"$script" bash "$@"
 }
 
 # check NAME EXPECTED ACTUAL
@@ -119,6 +122,38 @@ check "bad flag: one line, status 2" "frun: unexpected argument '--bogus' found 
   "$(in_bash 'frun --bogus 2>&1 </dev/null; echo "|$?"' | tr -d '\n')"
 check "empty input runs nothing" "0|" \
   "$(in_bash 'f() { echo ran; }; out=$(frun f </dev/null); echo "$?|$out"')"
+
+# --- the same engine: the builtin and the binary agree, flag for flag ---------------------------
+# Each case runs an external command (so both spawn it) over the same input, in both front ends.
+bin=$repo/target/release/frun
+printf 'a b\0c\nd\0\0e' >nul.bin
+seq 5000 >lines.txt
+parity() { # NAME INPUT ARGS...
+  local name=$1 input=$2
+  shift 2
+  local want got
+  # Output and status, compared as bytes (some outputs are binary).
+  { "$bin" "$@" <"$input" 2>&1; echo "status $?"; } >parity.want
+  in_bash 'frun "$@" 2>&1; echo "status $?"' "$@" <"$input" >parity.got
+  if cmp -s parity.want parity.got; then
+    check "same as the binary: $name" same same
+  else
+    check "same as the binary: $name" "$(od -c parity.want | head -n 5)" "$(od -c parity.got | head -n 5)"
+  fi
+}
+parity "-k -L 10 echo" lines.txt -k -L 10 echo
+parity "-0 -k printf" nul.bin -0 -k printf '[%s]\n'
+parity "-d b" nul.bin -d b -k printf '<%s>\n'
+parity "-n 7 (records)" lines.txt -n 7 -L 2 -k echo
+parity "-L 3 -k" lines.txt -L 3 -k echo
+parity "-i with a batch" lines.txt -k -L 4 -i echo 'x{}y'
+parity "-s wc -l, -k" lines.txt -k -s -L 1000 wc -l
+parity "-b 100 cat" random.bin -k -b 100 cat
+parity "--block 10k" lines.txt -k --block 10k wc -c
+parity "-N (dry run)" lines.txt -N -k -l 100 printf '%s\n'
+parity "a failing command: 123" lines.txt -k -l 1000 sh -c 'exit 1'
+parity "a missing command: 127" lines.txt no-such-command-here
+parity "--halt now,fail=1" lines.txt -j 1 -l 1 --halt now,fail=1 --checkpoint-file halt.cp sh -c 'exit 1'
 
 # --- the calling shell is left as it was ---------------------------------------------------------
 check "background job status kept" 7 \
