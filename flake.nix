@@ -121,6 +121,7 @@
               ];
               buildPhaseCargoCommand = ''
                 export ZIG_GLOBAL_CACHE_DIR="$TMPDIR/zig-cache" ZIG_LOCAL_CACHE_DIR="$TMPDIR/zig-local"
+                export FRUN_TOOLS_DIR="$TMPDIR/frun-tools" # HOME is not writable in the sandbox
                 bash packaging/build.sh --only-blobs
               '';
               installPhaseCommand = ''

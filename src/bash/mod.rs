@@ -64,6 +64,16 @@ pub(crate) unsafe extern "C" fn frun_builtin(list: *mut WordList) -> libc::c_int
     }
     // SAFETY: flushes the shell's own stdio buffers so no child writes them a second time.
     unsafe { ffi::frun_flush_stdio() };
+    // A panic must not unwind into bash (that would abort the user's shell): it is reported
+    // as a failure of this command instead.
+    std::panic::catch_unwind(move || invoke(args)).unwrap_or_else(|_| {
+        eprintln!("frun: internal error (a bug); the shell is unharmed");
+        1
+    })
+}
+
+/// Runs one `frun …` command line in the calling shell; returns its exit status.
+fn invoke(args: Vec<OsString>) -> libc::c_int {
     let mut cfg = match crate::parse_args(args) {
         Ok(cfg) => cfg,
         Err(code) => return code,

@@ -131,9 +131,9 @@ seq 5000 >lines.txt
 parity() { # NAME INPUT ARGS...
   local name=$1 input=$2
   shift 2
-  local want got
   # Output and status, compared as bytes (some outputs are binary).
-  { "$bin" "$@" <"$input" 2>&1; echo "status $?"; } >parity.want
+  local st=0
+  { "$bin" "$@" <"$input" 2>&1 || st=$?; echo "status $st"; } >parity.want
   in_bash 'frun "$@" 2>&1; echo "status $?"' "$@" <"$input" >parity.got
   if cmp -s parity.want parity.got; then
     check "same as the binary: $name" same same
