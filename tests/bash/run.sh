@@ -208,5 +208,19 @@ wait "$leader" 2>/dev/null || true
 check "SIGINT ends the run promptly" yes "$( ((SECONDS - start < 5)) && echo yes || echo no)"
 check "SIGINT leaves no worker behind" 0 "$(pgrep -g "$leader" | wc -l)"
 
+# Ctrl-C at an interactive prompt (a pty made by script(1)): the run ends, the prompt comes
+# back, and no worker's command is left running.
+if command -v script >/dev/null; then
+  {
+    printf '%s\n' 'source "$FRUN_BASH"' 'f() { sleep 31.7; }' 'seq 10 | frun -l 1 f'
+    sleep 2
+    printf '\003'
+    sleep 2
+    printf '%s\n' 'echo "prompt back: $((6 * 7))"' 'exit'
+  } | timeout 30 script -qfc "bash --norc -i" /dev/null >pty.log 2>&1 || true
+  check "Ctrl-C at a prompt: the prompt comes back" 1 "$(tr -d '\r' <pty.log | grep -c 'prompt back: 42')"
+  check "Ctrl-C at a prompt: no worker command left" 0 "$(pgrep -c -f 'sleep 31.7' || true)"
+fi
+
 printf '%d passed, %d failed\n' "$passed" "${#failed[@]}"
 ((${#failed[@]} == 0))
