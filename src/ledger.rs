@@ -76,7 +76,9 @@ impl RetryPolicy {
 
 #[derive(Default)]
 struct FirstFailure {
-    text: Option<String>,
+    /// The failure earliest in the input (by offset), so the summary does not depend on which
+    /// worker happened to finish first.
+    text: Option<(u64, String)>,
 }
 
 /// Counters and the first failure, shared by all workers.
@@ -125,10 +127,10 @@ fn shell_exit_text(code: i32) -> String {
 }
 
 impl Ledger {
-    fn note_first(&self, text: String) {
+    fn note_first(&self, at: u64, text: String) {
         let mut f = self.first.lock().unwrap_or_else(|e| e.into_inner());
-        if f.text.is_none() {
-            f.text = Some(text);
+        if f.text.as_ref().is_none_or(|(first, _)| at < *first) {
+            f.text = Some((at, text));
         }
     }
 
@@ -141,19 +143,19 @@ impl Ledger {
             Outcome::Ok => {}
             Outcome::Exited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
-                self.note_first(format!("{}: exit status {code}", place()));
+                self.note_first(batch.start, format!("{}: exit status {code}", place()));
             }
             Outcome::ShellExited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: {}", place(), shell_exit_text(*code));
                 eprintln!("frun: {text}");
-                self.note_first(text);
+                self.note_first(batch.start, text);
             }
             Outcome::Signaled(sig) => {
                 self.signaled.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed by {}", place(), signal_text(*sig));
                 eprintln!("frun: {text}");
-                self.note_first(text);
+                self.note_first(batch.start, text);
             }
             Outcome::SpawnFailed(e) => {
                 self.spawn_failed.fetch_add(1, Ordering::Relaxed);
@@ -163,7 +165,7 @@ impl Ledger {
                     crate::errors::os_message(e)
                 );
                 eprintln!("frun: {text}");
-                self.note_first(text);
+                self.note_first(batch.start, text);
             }
         }
     }
@@ -196,7 +198,7 @@ impl Ledger {
             whereabouts(batch)
         );
         eprintln!("frun: {text}");
-        self.note_first(text);
+        self.note_first(batch.start, text);
     }
 
     pub fn given_up_batches(&self) -> u64 {
@@ -227,7 +229,7 @@ impl Ledger {
              argument limit; skipped (pass long records on stdin instead)"
         );
         eprintln!("frun: {text}");
-        self.note_first(text);
+        self.note_first(offset, text);
     }
 
     pub fn batches(&self) -> u64 {
@@ -293,7 +295,7 @@ impl Ledger {
             };
         }
         let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = &first.text {
+        if let Some((_, t)) = &first.text {
             s += &format!("; first: {t}");
         }
         Some(s)
@@ -333,5 +335,33 @@ impl InputRelease {
 
     pub fn is_released(&self, seq: u64) -> bool {
         self.slot(seq).load(Ordering::Acquire) == seq + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(seq: u64, start: u64) -> Batch {
+        Batch {
+            seq,
+            start,
+            end: start + 2,
+            records: 1,
+        }
+    }
+
+    #[test]
+    fn the_summary_names_the_failure_earliest_in_the_input() {
+        let ledger = Ledger::default();
+        // Finished in the order 2, 0, 1, as workers may finish them.
+        ledger.record(&batch(2, 40), &Outcome::Exited(3));
+        ledger.record(&batch(0, 0), &Outcome::Exited(1));
+        ledger.record(&batch(1, 20), &Outcome::Exited(2));
+        let s = ledger.summary().expect("failures give a summary");
+        assert!(
+            s.ends_with("first: batch 0 (input offset 0, 1 record): exit status 1"),
+            "{s}"
+        );
     }
 }
