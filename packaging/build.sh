@@ -52,9 +52,8 @@ musl=x86_64-unknown-linux-musl
 export LC_ALL=C TZ=UTC
 
 # --- pinned tools -----------------------------------------------------------------------------
-tools=${FRUN_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/frun-packaging}
-mkdir -p "$tools"
-tools=$(cd "$tools" && pwd -P)
+# shellcheck source=packaging/tools-dir.sh
+source "$repo/packaging/tools-dir.sh"
 export PATH="$tools/cargo/bin:$PATH"
 
 # cargo_tool CRATE VERSION: `cargo install --locked` into the tool cache unless already there.

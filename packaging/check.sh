@@ -30,9 +30,8 @@ started=$SECONDS
 musl=x86_64-unknown-linux-musl
 export LC_ALL=C TZ=UTC
 
-tools=${FRUN_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/frun-packaging}
-mkdir -p "$tools"
-tools=$(cd "$tools" && pwd -P)
+# shellcheck source=packaging/tools-dir.sh
+source "$repo/packaging/tools-dir.sh"
 export FRUN_TOOLS_DIR=$tools
 export PATH="$tools/cargo/bin:$PATH"
 

@@ -28,9 +28,8 @@ while (($#)); do
 done
 started=$SECONDS
 export LC_ALL=C TZ=UTC
-tools=${FRUN_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/frun-packaging}
-mkdir -p "$tools"
-tools=$(cd "$tools" && pwd -P)
+# shellcheck source=packaging/tools-dir.sh
+source "$repo/packaging/tools-dir.sh"
 
 # --- inputs -------------------------------------------------------------------------------------
 version=$(awk -F'"' '/^version *=/ {print $2; exit}' "$repo/Cargo.toml")

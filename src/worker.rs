@@ -10,7 +10,7 @@ use crate::engine::Shared;
 use crate::exec::argv::{Argv, BatchId, shell_quote};
 use crate::exec::shell::{ShellWorker, StartError};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
-use crate::exec::stdin::StdinSlot;
+use crate::exec::stdin::{Feed, StdinSlot};
 use crate::ledger::{Outcome, Verdict};
 use crate::output::{Capture, DoneSet, EmitError, Piece, write_all};
 use crate::plan::Backend;
@@ -143,16 +143,8 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                     if let Some(slot) = &stdin_slot {
                         slot.release()?;
                     }
-                    if shared.stop.is_stopped() && !shared.stop.drains() {
-                        shared.signal_child(sw.pid(), libc::SIGTERM);
-                    }
-                    if let (Some(feed), Ok(())) = (feed, &sent) {
-                        let (file, off) = shared.spool.file_at(start);
-                        feed.send(file, off, end - start)?;
-                        if !keep_input {
-                            shared.input_release.release(batch.seq);
-                        }
-                    }
+                    let feed = if sent.is_ok() { feed } else { None };
+                    feed_running(shared, sw.pid(), feed, &batch, (start, end), keep_input)?;
                     let status = sw.wait();
                     pid_slot.store(0, Ordering::SeqCst);
                     match status {
@@ -181,16 +173,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                         Err(e) => Outcome::SpawnFailed(e),
                         Ok(pid) => {
                             pid_slot.store(pid, Ordering::SeqCst);
-                            if shared.stop.is_stopped() && !shared.stop.drains() {
-                                shared.signal_child(pid, libc::SIGTERM);
-                            }
-                            if let Some(feed) = feed {
-                                let (file, off) = shared.spool.file_at(start);
-                                feed.send(file, off, end - start)?;
-                                if !keep_input {
-                                    shared.input_release.release(batch.seq);
-                                }
-                            }
+                            feed_running(shared, pid, feed, &batch, (start, end), keep_input)?;
                             let end = wait_exit(pid);
                             // The child is a zombie until reaped: its pid cannot be reused while
                             // the supervisor may still signal it through the slot.
@@ -290,6 +273,30 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             && c.reset_if_drained()?
         {
             written = 0;
+        }
+    }
+    Ok(())
+}
+
+/// Once a batch's command (child or worker shell `pid`, already in its slot) runs: ends it at
+/// once if the run is stopping, then feeds it `[start, end)` of the input on its stdin (`-s`)
+/// and frees the batch's input when it cannot be needed again.
+fn feed_running(
+    shared: &Shared,
+    pid: libc::pid_t,
+    feed: Option<Feed>,
+    batch: &Batch,
+    (start, end): (u64, u64),
+    keep_input: bool,
+) -> std::io::Result<()> {
+    if shared.stop.is_stopped() && !shared.stop.drains() {
+        shared.signal_child(pid, libc::SIGTERM);
+    }
+    if let Some(feed) = feed {
+        let (file, off) = shared.spool.file_at(start);
+        feed.send(file, off, end - start)?;
+        if !keep_input {
+            shared.input_release.release(batch.seq);
         }
     }
     Ok(())
