@@ -332,6 +332,12 @@ run_benchmarks() {
             "rust-parallel true < tiny.txt" "one process per line"
     else skip true-rust-parallel "$wl" rust-parallel "$TINY_LINES" lines "not installed"; fi
 
+    # NUMA placement's own cost: four logical nodes on the same CPUs against the one-node run.
+    bench true-frun-nodes4 "$wl" "frun --nodes @4 -j $((P * 2))" "$LINES" lines "$W" "$RUNS" true-frun "$lim" \
+        "frun --nodes @4 -j $((P * 2)) true < lines.txt"
+    bench true-frun-j2p "$wl" "frun -j $((P * 2)) (one node)" "$LINES" lines "$W" "$RUNS" true-frun "$lim" \
+        "frun -j $((P * 2)) true < lines.txt"
+
     wl="/bin/true, -l 1:-1"
     bench true-frun-l "$wl" "frun -l 1:-1" "$LINES" lines "$W" "$RUNS" true-frun "$lim" \
         "frun -l 1:-1 true < lines.txt"
@@ -362,6 +368,10 @@ run_benchmarks() {
         "cat lines.txt | frun -s wc -l"
     bench pipe-frun-b "$wl" "frun -b 512k wc -c" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
         "frun -b 512k wc -c < lines.txt"
+    bench pipe-frun-nodes4 "$wl" "frun -s --nodes @4 -j $((P * 2))" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+        "frun -s --nodes @4 -j $((P * 2)) wc -l < lines.txt"
+    bench pipe-frun-j2p "$wl" "frun -s -j $((P * 2)) (one node)" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+        "frun -s -j $((P * 2)) wc -l < lines.txt"
     bench pipe-wc "$wl" "wc -l alone (the limit)" "$LINES" lines "$W" "$RUNS" pipe-frun "" "wc -l < lines.txt"
     bench pipe-wc-starts "$wl" "xargs -P$P -n1 wc -c over the 512k chunks as files (process starts only)" \
         "$LINES" lines "$W" "$RUNS" pipe-frun "" "xargs -P$P -n1 wc -c < chunks.txt"

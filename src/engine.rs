@@ -15,7 +15,7 @@ use crate::journal::{InputId, Journal};
 use crate::ledger::{InputRelease, Ledger, RetryPolicy};
 use crate::output::Output;
 use crate::plan::{Backend, Plan};
-use crate::ring::Ring;
+use crate::rings::Rings;
 use crate::scan::{ArgSpace, ScanEvents, ScanTotals, Scanner};
 use crate::spool::{self, Spool};
 use crate::stats::Stats;
@@ -46,7 +46,7 @@ pub fn stop_signals(preempt: bool) -> Vec<i32> {
 /// State every thread of the run shares.
 pub struct Shared {
     pub spool: Spool,
-    pub ring: Ring,
+    pub rings: Rings,
     pub output: Output,
     pub ledger: Ledger,
     /// Which batches no longer need their input (the spool frees behind them).
@@ -58,6 +58,8 @@ pub struct Shared {
     pub records_on_stdin: bool,
     pub retry: RetryPolicy,
     pub halt: Option<Halt>,
+    /// `--stats`: workers time their batches (per-node busy share).
+    pub stats: bool,
     /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
     pub delimiter: u8,
@@ -168,7 +170,7 @@ struct Events<'a> {
 }
 
 impl ScanEvents for Events<'_> {
-    fn published(&self, ring: &Ring) {
+    fn published(&self, ring: &Rings) {
         let s = self.shared;
         if ring.backlog() > 0
             && !ring.starving()
@@ -311,7 +313,7 @@ fn try_run(
     let arg_space: Option<ArgSpace> = plan.arg_space;
     let shared = Arc::new(Shared {
         spool,
-        ring: Ring::new(RING_SLOTS)?,
+        rings: Rings::new(plan.layout.clone(), RING_SLOTS)?,
         output: Output::new(plan.order, 1, plan.journal.clone(), plan.stdout_base),
         ledger: Ledger::default(),
         input_release: InputRelease::new(RING_SLOTS * 64),
@@ -321,6 +323,7 @@ fn try_run(
         records_on_stdin: plan.records_on_stdin,
         retry: plan.retry,
         halt: plan.halt,
+        stats: plan.stats,
         splittable: matches!(plan.sizing, crate::scan::Sizing::Adaptive { .. }),
         delimiter: plan.delimiter,
         journal: plan.journal.clone(),
@@ -354,6 +357,15 @@ fn try_run(
     });
     let hunger = eventfd()?;
 
+    if !plan.layout.is_single() {
+        let shared = Arc::clone(&shared);
+        ingest.set_binder(Box::new(move |base, from, to| {
+            shared
+                .rings
+                .layout()
+                .bind(base, from, to, |node| shared.rings.note_bound(node, 1))
+        }));
+    }
     for _ in 0..plan.workers_init {
         shared.add_worker();
     }
@@ -374,7 +386,7 @@ fn try_run(
             .spawn(move || {
                 let scanner = Scanner {
                     spool: &shared.spool,
-                    ring: &shared.ring,
+                    ring: &shared.rings,
                     delimiter,
                     sizing,
                     limit,
@@ -393,7 +405,7 @@ fn try_run(
                     scanner.run(&mut ingest, &events)
                 }))
                 .unwrap_or_else(|_| {
-                    shared.ring.abort();
+                    shared.rings.abort();
                     Err(std::io::Error::other("the scanner failed (a bug)"))
                 });
                 drop(ingest);
@@ -422,6 +434,9 @@ fn try_run(
             plan.usable_cpus,
         );
         eprintln!("{}", stats.line());
+        for line in node_stats(&shared.rings, started.elapsed()) {
+            eprintln!("{line}");
+        }
     }
     let journal = shared.journal.as_ref();
     let keep_checkpoint = |why: &str| {
@@ -525,6 +540,57 @@ fn try_run(
     Ok(code)
 }
 
+/// `--stats` lines for each NUMA node (none when the run used one).
+fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
+    let layout = rings.layout();
+    if layout.is_single() {
+        return Vec::new();
+    }
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+    let percent = |part: f64, whole: f64| {
+        if whole > 0.0 {
+            100.0 * part / whole
+        } else {
+            0.0
+        }
+    };
+    let (all, stolen) = rings.counters.iter().fold((0, 0), |(a, s), c| {
+        (a + load(&c.batches), s + load(&c.batches_stolen))
+    });
+    let mut lines = vec![format!(
+        "frun: stats: nodes={} source={} chunk={} cross_node={:.1}%",
+        layout.nodes.len(),
+        layout.source,
+        layout.chunk_size,
+        percent(stolen as f64, all as f64)
+    )];
+    for (i, (node, c)) in layout.nodes.iter().zip(&rings.counters).enumerate() {
+        let cpus: Vec<String> = node.cpus.iter().map(|c| c.to_string()).collect();
+        lines.push(format!(
+            "frun: stats: node={i} memory={} cpus={} distances={} workers={} chunks_placed={} \
+             chunks_bound={} chunks_stolen={} batches={} cross_node={:.1}% busy={:.1}%",
+            node.memory.map_or("-".into(), |m| m.to_string()),
+            cpus.join(","),
+            layout.distance[i]
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            node.workers,
+            load(&c.chunks_placed),
+            load(&c.chunks_bound),
+            load(&c.chunks_stolen),
+            load(&c.batches),
+            percent(load(&c.batches_stolen) as f64, load(&c.batches) as f64),
+            percent(
+                load(&c.busy_ns) as f64,
+                wall.as_nanos() as f64 * node.workers as f64
+            ),
+        ));
+    }
+    lines
+}
+
 /// Waits for the end of the run, handling signals and a vanished stdout reader.
 fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
     let watch_stdout = crate::output::is_pipe_like(1);
@@ -597,7 +663,7 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
 
     // Stopping: no new batches. `--halt soon` lets running commands finish (a signal still ends
     // them); otherwise they end now (TERM, then KILL after a grace period).
-    shared.ring.abort();
+    shared.rings.abort();
     while shared.stop.drains() && shared.workers_live.load(Ordering::Acquire) > 0 {
         let mut p = [fds[0], fds[1]];
         // SAFETY: polls a live array of pollfd.

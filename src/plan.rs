@@ -16,6 +16,7 @@ use crate::exec::resolve::{ResolveError, resolve};
 use crate::exec::spawn::environment_bytes;
 use crate::journal::{Checkpoint, Journal};
 use crate::ledger::RetryPolicy;
+use crate::numa::Layout;
 use crate::scan::{
     ArgSpace, HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing,
 };
@@ -33,6 +34,8 @@ pub enum Backend {
 /// The resolved run.
 pub struct Plan {
     pub workers_init: usize,
+    /// NUMA placement: nodes, their workers and CPUs, and the chunk-to-node map.
+    pub layout: std::sync::Arc<Layout>,
     pub workers_max: usize,
     pub sizing: Sizing,
     pub order: OrderMode,
@@ -250,6 +253,12 @@ impl Plan {
         if input.metadata().is_ok_and(|m| m.is_dir()) {
             return Err(PlanError::Usage("the input is a directory".into()));
         }
+        let input_size = input
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file() && m.len() > 0)
+            .map(|m| m.len());
+        let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
 
         let dry_run = cfg.dry_run;
         let path_env = std::env::var_os("PATH");
@@ -340,7 +349,12 @@ impl Plan {
             .map_err(PlanError::Usage)?
         };
         Ok(Plan {
-            workers_init: wi as usize,
+            workers_init: if layout.is_single() {
+                wi as usize
+            } else {
+                layout.first_workers(wi as usize)
+            },
+            layout: std::sync::Arc::new(layout),
             workers_max: wm as usize,
             sizing,
             order: cfg.order,

@@ -29,6 +29,9 @@ struct Slot {
     start: AtomicU64,
     end: AtomicU64,
     records: AtomicU64,
+    seq: AtomicU64,
+    /// 1 when this batch is the first of its spool chunk in this ring.
+    first: AtomicU64,
 }
 
 #[repr(C, align(64))]
@@ -51,6 +54,10 @@ struct Header {
     /// When 1, the next worker that goes to sleep writes to `hunger_fd` (an eventfd).
     hunger_armed: AtomicU32,
     hunger_fd: AtomicI32,
+    /// Chunks whose first batch was published here, and those whose first batch was taken:
+    /// the difference is the ring's backlog in whole chunks nobody has started.
+    chunks_published: Padded<AtomicU64>,
+    chunks_started: Padded<AtomicU64>,
 }
 
 /// What a claim gave.
@@ -58,6 +65,16 @@ struct Header {
 pub enum Claim {
     Batch(Batch),
     /// The producer closed the ring and every batch is taken, or the run was aborted.
+    Done,
+}
+
+/// What a look at one ticket found (see [`Ring::poll`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Poll {
+    Ready(Batch),
+    /// Not published yet.
+    Pending,
+    /// It never will be: the ring is closed below it, or aborted.
     Done,
 }
 
@@ -149,9 +166,17 @@ impl Ring {
         ticket / self.slots as u64
     }
 
-    /// Publishes the next batch (producer only). Returns its sequence number, or `None` when the
-    /// ring was aborted while waiting for a free slot.
-    pub fn publish(&self, start: u64, end: u64, records: u64) -> Option<u64> {
+    /// Publishes batch `seq` (producer only); `first` marks the first batch of a spool chunk.
+    /// Returns its ticket in this ring, or `None` when the ring was aborted while waiting for a
+    /// free slot.
+    pub fn publish(
+        &self,
+        seq: u64,
+        start: u64,
+        end: u64,
+        records: u64,
+        first: bool,
+    ) -> Option<u64> {
         let h = self.header();
         let t = h.write.0.load(Ordering::Relaxed);
         let slot = self.slot(t);
@@ -176,6 +201,11 @@ impl Ring {
         slot.start.store(start, Ordering::Relaxed);
         slot.end.store(end, Ordering::Relaxed);
         slot.records.store(records, Ordering::Relaxed);
+        slot.seq.store(seq, Ordering::Relaxed);
+        slot.first.store(u64::from(first), Ordering::Relaxed);
+        if first {
+            h.chunks_published.0.fetch_add(1, Ordering::Release);
+        }
         slot.turn.store(empty + 1, Ordering::Release);
         h.write.0.store(t + 1, Ordering::Release);
         self.wake_workers();
@@ -208,6 +238,86 @@ impl Ring {
         futex_wake_all(&h.released);
     }
 
+    /// Reads a full slot this caller owns and frees it for the producer.
+    fn take(&self, slot: &Slot, full: u64) -> (Batch, bool) {
+        let h = self.header();
+        let batch = Batch {
+            seq: slot.seq.load(Ordering::Relaxed),
+            start: slot.start.load(Ordering::Relaxed),
+            end: slot.end.load(Ordering::Relaxed),
+            records: slot.records.load(Ordering::Relaxed),
+        };
+        let first = slot.first.load(Ordering::Relaxed) != 0;
+        if first {
+            h.chunks_started.0.fetch_add(1, Ordering::Release);
+        }
+        slot.turn.store(full + 1, Ordering::Release);
+        h.released.fetch_add(1, Ordering::SeqCst);
+        if h.producer_sleeping.load(Ordering::SeqCst) != 0 {
+            futex_wake_all(&h.released);
+        }
+        (batch, first)
+    }
+
+    /// Takes a ticket when a published batch waits (one `fetch_add`; under a race the ticket
+    /// may be ahead of the producer, and [`Ring::poll`] then waits for it). `None`: nothing
+    /// waits, no ticket was taken.
+    pub fn ticket(&self) -> Option<u64> {
+        let h = self.header();
+        if h.closed.load(Ordering::Acquire) == 2 || self.backlog() == 0 {
+            return None;
+        }
+        Some(h.read.0.fetch_add(1, Ordering::SeqCst))
+    }
+
+    /// Looks at ticket `t` (taken by [`Ring::ticket`]) without waiting.
+    pub fn poll(&self, t: u64) -> Poll {
+        let h = self.header();
+        let slot = self.slot(t);
+        let full = 2 * self.lap(t) + 1;
+        if slot.turn.load(Ordering::Acquire) == full {
+            return Poll::Ready(self.take(slot, full).0);
+        }
+        match h.closed.load(Ordering::Acquire) {
+            2 => Poll::Done,
+            1 if t >= h.write.0.load(Ordering::Acquire) => Poll::Done,
+            _ => Poll::Pending,
+        }
+    }
+
+    /// Takes the oldest published batch if nobody else does first: one compare-and-swap, no
+    /// loop and no waiting (a node stealing from another's ring). The flag says the batch
+    /// started its chunk (the chunk is then stolen whole from its node's point of view).
+    pub fn steal(&self) -> Option<(Batch, bool)> {
+        let h = self.header();
+        let r = h.read.0.load(Ordering::SeqCst);
+        if r >= h.write.0.load(Ordering::Acquire) || h.closed.load(Ordering::Acquire) == 2 {
+            return None;
+        }
+        h.read
+            .0
+            .compare_exchange(r, r + 1, Ordering::SeqCst, Ordering::Relaxed)
+            .ok()?;
+        // r < write: the slot was published for this lap before `write` moved past it, and the
+        // successful swap made this caller its only owner.
+        let slot = self.slot(r);
+        let full = 2 * self.lap(r) + 1;
+        debug_assert_eq!(slot.turn.load(Ordering::Acquire), full);
+        Some(self.take(slot, full))
+    }
+
+    /// Chunks with a batch here none of which has been taken yet.
+    pub fn unstarted_chunks(&self) -> u64 {
+        let h = self.header();
+        let p = h.chunks_published.0.load(Ordering::Acquire);
+        p.saturating_sub(h.chunks_started.0.load(Ordering::Acquire))
+    }
+
+    /// True once the producer closed the ring (or the run was aborted).
+    pub fn is_closed(&self) -> bool {
+        self.header().closed.load(Ordering::Acquire) != 0
+    }
+
     /// Takes the next batch, waiting for the producer if needed. Lock-free: one `fetch_add`.
     pub fn claim(&self) -> Claim {
         let h = self.header();
@@ -220,18 +330,7 @@ impl Ring {
         let mut spins = 0;
         loop {
             if slot.turn.load(Ordering::Acquire) == full {
-                let batch = Batch {
-                    seq: t,
-                    start: slot.start.load(Ordering::Relaxed),
-                    end: slot.end.load(Ordering::Relaxed),
-                    records: slot.records.load(Ordering::Relaxed),
-                };
-                slot.turn.store(full + 1, Ordering::Release);
-                h.released.fetch_add(1, Ordering::SeqCst);
-                if h.producer_sleeping.load(Ordering::SeqCst) != 0 {
-                    futex_wake_all(&h.released);
-                }
-                return Claim::Batch(batch);
+                return Claim::Batch(self.take(slot, full).0);
             }
             match h.closed.load(Ordering::Acquire) {
                 2 => return Claim::Done,
@@ -318,7 +417,7 @@ mod tests {
                 });
             }
             for i in 0..N {
-                assert_eq!(ring.publish(i * 10, i * 10 + 7, i % 5), Some(i));
+                assert_eq!(ring.publish(i, i * 10, i * 10 + 7, i % 5, false), Some(i));
             }
             ring.close();
         });
@@ -338,10 +437,10 @@ mod tests {
             assert_eq!(w.join().unwrap(), Claim::Done);
         });
         let full = Ring::new(2).unwrap();
-        full.publish(0, 1, 1);
-        full.publish(1, 2, 1);
+        full.publish(0, 0, 1, 1, false);
+        full.publish(1, 1, 2, 1, false);
         std::thread::scope(|s| {
-            let p = s.spawn(|| full.publish(2, 3, 1));
+            let p = s.spawn(|| full.publish(2, 2, 3, 1, false));
             std::thread::sleep(std::time::Duration::from_millis(50));
             full.abort();
             assert_eq!(p.join().unwrap(), None);

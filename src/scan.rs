@@ -3,13 +3,13 @@
 //! It owns the batch-size policy: small while workers starve or input trickles (latency),
 //! doubling while work is plentiful (throughput), never past the argument-space budget of the
 //! argv backend. It reads input only through [`Ingest`] and hands batches on only through
-//! [`Ring::publish`]; it never runs commands and never looks at output.
+//! [`Rings::publish`]; it never runs commands and never looks at output.
 
 use std::io;
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
-use crate::ring::Ring;
+use crate::rings::Rings;
 use crate::spool::{Fill, Ingest, Spool};
 
 /// The smallest batch the end-of-input balancing cuts to (unless `-l` starts higher).
@@ -58,7 +58,7 @@ pub enum Sizing {
 /// What the scanner tells the rest of the engine while it runs.
 pub trait ScanEvents {
     /// Called after each publish (the engine may add a worker).
-    fn published(&self, ring: &Ring);
+    fn published(&self, rings: &Rings);
     /// A record too long to pass as an argument was skipped.
     fn oversized(&self, offset: u64, len: u64);
     /// True once the run is stopping.
@@ -104,7 +104,7 @@ pub struct ScanTotals {
 /// The scanner's settings.
 pub struct Scanner<'a> {
     pub spool: &'a Spool,
-    pub ring: &'a Ring,
+    pub ring: &'a Rings,
     pub delimiter: u8,
     pub sizing: Sizing,
     pub limit: Option<u64>,
@@ -736,7 +736,7 @@ mod tests {
     }
 
     impl ScanEvents for Recorder {
-        fn published(&self, _: &Ring) {}
+        fn published(&self, _: &Rings) {}
         fn oversized(&self, offset: u64, len: u64) {
             self.oversized.lock().unwrap().push((offset, len));
         }
@@ -781,14 +781,14 @@ mod tests {
         f.write_all(input).unwrap();
         f.seek(std::io::SeekFrom::Start(0)).unwrap();
         let (spool, mut ingest) = crate::spool::open(f).unwrap();
-        let ring = Ring::new(4).unwrap();
+        let ring = Rings::new(std::sync::Arc::new(crate::numa::Layout::single(1)), 4).unwrap();
         let rec = Recorder {
             oversized: Mutex::new(Vec::new()),
         };
         let batches = std::thread::scope(|s| {
             let consumer = s.spawn(|| {
                 let mut out = Vec::new();
-                while let Claim::Batch(b) = ring.claim() {
+                while let Claim::Batch(b) = ring.claim(0, false) {
                     out.push(b);
                 }
                 out

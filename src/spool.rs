@@ -46,7 +46,13 @@ pub struct Ingest {
     sized: u64,
     capacity: u64,
     eof: bool,
+    /// Called with the spool's base address and each new range of the memfd before any byte
+    /// is written there (NUMA binding of chunks before first touch).
+    binder: Option<Binder>,
 }
+
+/// See [`Ingest::set_binder`].
+pub type Binder = Box<dyn FnMut(*mut u8, u64, u64) + Send>;
 
 /// Result of waiting for input.
 #[derive(Debug, PartialEq, Eq)]
@@ -110,6 +116,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             sized: 0,
             capacity: size - pos,
             eof: true,
+            binder: None,
         };
         return Ok((spool, ingest));
     }
@@ -149,6 +156,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
                     sized: 0,
                     capacity: reserve,
                     eof: false,
+                    binder: None,
                 };
                 return Ok((spool, ingest));
             }
@@ -251,6 +259,12 @@ impl Ingest {
         }
     }
 
+    /// Has `bind(base, from, to)` called for every stretch of a streamed input's memory before
+    /// it is first written (a mapped file's pages are the page cache's: it is never called).
+    pub fn set_binder(&mut self, bind: Binder) {
+        self.binder = Some(bind);
+    }
+
     /// Waits until input arrives, one of `extra` fds is readable, or `timeout` passes; then
     /// reads what is there into the spool.
     pub fn fill(
@@ -291,6 +305,9 @@ impl Ingest {
             // SAFETY: ftruncate on our own memfd (kept open by the Spool).
             if unsafe { libc::ftruncate(memfd, new_size as i64) } != 0 {
                 return Err(io::Error::last_os_error());
+            }
+            if let Some(bind) = &mut self.binder {
+                bind(spool.map.as_ptr(), self.sized, new_size);
             }
             self.sized = new_size;
         }

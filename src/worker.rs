@@ -58,10 +58,21 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     // two, so one bad record cannot take the others down), and the parts that are done.
     let mut parts: Vec<(u64, u64, u64)> = Vec::new();
     let mut done: Vec<(u64, u64)> = Vec::new();
-    'batches: while let Claim::Batch(batch) = shared.ring.claim() {
+    // With NUMA placement, this worker belongs to one node: it runs there and takes that
+    // node's batches first.
+    let layout = shared.rings.layout();
+    let node = layout.node_of_worker(index);
+    if !layout.is_single() {
+        layout.pin_thread(node);
+    }
+    let timed = shared.stats && !layout.is_single();
+    let mut finished = false;
+    'batches: while let Claim::Batch(batch) = shared.rings.claim(node, finished) {
+        finished = true;
         if shared.stop.is_stopped() {
             break;
         }
+        let began = timed.then(std::time::Instant::now);
         parts.clear();
         done.clear();
         parts.push((batch.start, batch.end, 0));
@@ -80,7 +91,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 bytes
             };
             let id = BatchId {
-                node: 0,
+                node: node as u32,
                 worker: index as u32,
                 batch: attempts,
             };
@@ -123,7 +134,14 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                             shared.child_stdin(),
                             shared.children_own_group,
                         ) {
-                            Ok(w) => shell = Some(w),
+                            Ok(w) => {
+                                // A worker shell is forked by the caller: it runs where this
+                                // worker runs only once pinned.
+                                if !layout.is_single() {
+                                    layout.pin(w.pid(), node);
+                                }
+                                shell = Some(w)
+                            }
                             Err(StartError::Setup(code)) => {
                                 shared.stop.request(StopReason::Setup(code));
                                 break 'batches;
@@ -262,6 +280,11 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 )));
                 break;
             }
+        }
+        if let Some(t) = began {
+            shared
+                .rings
+                .note_busy(node, t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
         }
         if let Some(h) = shared.halt
             && shared.ledger.halt_reached(h)

@@ -199,7 +199,8 @@ fn is_decimal(s: &str) -> bool {
 #[test]
 fn stats_line_format_and_exact_counts() {
     for flag in ["-v", "--stats"] {
-        let o = frun(&[flag, "-l", "3", "true"], &seq_n(10));
+        // One node: exactly one line (per-node lines are tests/numa.rs's).
+        let o = frun(&[flag, "--nodes", "none", "-l", "3", "true"], &seq_n(10));
         assert_code(&o, 0);
         assert_eq!(out(&o), "");
         let e = err(&o);

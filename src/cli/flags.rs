@@ -189,6 +189,19 @@ pub const FLAGS: &[FlagDef] = &[
         ..flag("retry-failed", Some('E'), "retry-failed")
     },
     FlagDef {
+        value: Some("MAP"),
+        help: "NUMA placement: auto, @N (N logical nodes), a node list like 0,1 or 0-3, or none",
+        long_help: "With more than one node, workers are split across nodes in proportion to \
+                    their CPUs and pinned there, each spool chunk is bound to one node's memory \
+                    and its batches run there; an idle node takes another's work only when that \
+                    node is far behind, or at the end of the input. auto uses every node with \
+                    usable CPUs (HWLOC_XMLFILE and HWLOC_SYNTHETIC simulate another machine); \
+                    @N cuts the usable CPUs into N logical nodes, also on a one-node machine. \
+                    Output, order, batches and resume are the same in every mode. The \
+                    default is FRUN_NODES when set, else auto.",
+        ..flag("nodes", None, "nodes")
+    },
+    FlagDef {
         value: Some("SPEC"),
         help: "Stop once batches fail: fail=N, fail=N%, now,fail=N or soon,fail=N",
         long_help: "A failed batch is one whose command exited non-zero (and was not retried) \
@@ -220,7 +233,8 @@ pub const FLAGS: &[FlagDef] = &[
         ..flag("dry-run", Some('N'), "dry-run")
     },
     FlagDef {
-        help: "Print a summary on stderr at the end: batches, records, workers, CPU use",
+        help: "Print a summary on stderr at the end: batches, records, workers, CPU use, and \
+               per NUMA node chunks placed and stolen, cross-node share and worker busy share",
         ..flag("stats", Some('v'), "stats")
     },
     FlagDef {

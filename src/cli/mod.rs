@@ -17,6 +17,9 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use flags::{FLAGS, Family, FlagDef};
 use units::{Range, parse_delimiter, parse_number, parse_range};
 
+use crate::numa::MAX_NODES;
+pub use crate::numa::NodeSpec;
+
 /// How batch output reaches stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OrderMode {
@@ -69,6 +72,8 @@ pub struct Config {
     pub external: bool,
     pub dry_run: bool,
     pub stats: bool,
+    /// `--nodes`: NUMA placement.
+    pub nodes: NodeSpec,
     /// A non-zero exit retries the batch (`-E`).
     pub retry_failed: bool,
     pub halt: Option<Halt>,
@@ -119,6 +124,31 @@ fn parse_halt(s: &str) -> Result<Halt, String> {
         },
     };
     Ok(Halt { now, fail })
+}
+
+/// Parses `--nodes`: `auto`, `none`, `@N`, or a list of kernel node numbers (`0,1`, `0-3`).
+fn parse_nodes(s: &str) -> Result<NodeSpec, String> {
+    match s {
+        "auto" => return Ok(NodeSpec::Auto),
+        "none" => return Ok(NodeSpec::None),
+        _ => {}
+    }
+    if let Some(n) = s.strip_prefix('@') {
+        return match n.parse::<u32>() {
+            Ok(n @ 1..) if n as usize <= MAX_NODES => Ok(NodeSpec::Logical(n)),
+            _ => Err(format!(
+                "'@{n}' is not a node count from @1 to @{MAX_NODES}"
+            )),
+        };
+    }
+    match crate::numa::topology::parse_list(s) {
+        Some(ids) if !ids.is_empty() && ids.len() <= MAX_NODES && ids.iter().all(|&i| i < 1024) => {
+            Ok(NodeSpec::List(ids.into_iter().map(|i| i as u32).collect()))
+        }
+        _ => Err(format!(
+            "'{s}' is not auto, none, @N or a node list like 0,1 or 0-3"
+        )),
+    }
 }
 
 /// What the command line asks frun to do.
@@ -452,6 +482,15 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some(p) if p.is_empty() => return Err(invalid("arg-file", "empty file name".into())),
         Some(p) => InputSpec::File(PathBuf::from(p)),
     };
+    let nodes = match text_value(&m, "nodes")? {
+        Some(s) => parse_nodes(&s).map_err(|e| invalid("nodes", e))?,
+        // The environment gives the default (a site or a test run sets it once).
+        None => match std::env::var("FRUN_NODES") {
+            Ok(s) if !s.is_empty() => parse_nodes(&s)
+                .map_err(|e| UsageError(format!("invalid value for FRUN_NODES: {e}")))?,
+            _ => NodeSpec::Auto,
+        },
+    };
     let halt = text_value(&m, "halt")?
         .map(|s| parse_halt(&s).map_err(|e| invalid("halt", e)))
         .transpose()?;
@@ -489,6 +528,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         external: m.get_flag("external"),
         dry_run: m.get_flag("dry-run"),
         stats: m.get_flag("stats"),
+        nodes,
         retry_failed: m.get_flag("retry-failed"),
         halt,
         checkpoint_file,

@@ -1,0 +1,323 @@
+//! NUMA placement on simulated machines (`tests/topologies/`): the worker split and pinning read
+//! back from /proc, where each chunk's batches ran, the per-node `--stats` figures, and the
+//! `--nodes` values that are refused. (The engine, streams and faults tests run again with
+//! `FRUN_NODES=@2` and `@4`: see tests/run.sh.)
+
+mod common;
+
+use common::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn topology(name: &str) -> String {
+    let path = format!("{}/tests/topologies/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap().trim().to_string()
+}
+
+/// The CPUs this test process may use (what frun lays simulated CPUs over).
+fn allowed_cpus() -> Vec<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim();
+    parse_cpu_list(list)
+}
+
+fn parse_cpu_list(s: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for part in s.split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => out.extend(a.parse::<usize>().unwrap()..=b.parse().unwrap()),
+            None => out.push(part.parse().unwrap()),
+        }
+    }
+    out
+}
+
+/// `key=value` fields of the stats line that starts with `prefix` (e.g. "node=1 ").
+fn stats_line(stderr: &str, prefix: &str) -> Vec<(String, String)> {
+    let line = stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("frun: stats: ")
+                .filter(|l| l.starts_with(prefix))
+        })
+        .unwrap_or_else(|| panic!("no stats line {prefix:?} in {stderr}"));
+    let mut fields = Vec::new();
+    for word in line.split(' ') {
+        match word.split_once('=') {
+            Some((k, v)) => fields.push((k.to_string(), v.to_string())),
+            // A value with a space ("hwloc (simulated)") continues the previous field.
+            None => fields.last_mut().unwrap().1.push_str(&format!(" {word}")),
+        }
+    }
+    fields
+}
+
+fn field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
+    &f.iter()
+        .find(|(key, _)| key == k)
+        .unwrap_or_else(|| panic!("no {k} in {f:?}"))
+        .1
+}
+
+/// A file of `n` records of exactly 16 bytes, so 1 MiB chunks hold 65536 whole records.
+fn sixteen_byte_records(n: usize) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    let mut buf = Vec::with_capacity(n * 16);
+    for i in 0..n {
+        writeln!(buf, "{i:015}").unwrap();
+    }
+    f.write_all(&buf).unwrap();
+    f
+}
+
+/// Reads back the CPUs each worker thread of `pid` is pinned to, by thread name.
+fn worker_pinning(pid: u32, workers: usize) -> Vec<(String, Vec<usize>)> {
+    let start = Instant::now();
+    loop {
+        let mut found = Vec::new();
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+            for t in tasks.flatten() {
+                let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+                let comm = comm.trim().to_string();
+                if !comm.starts_with("frun-worker-") {
+                    continue;
+                }
+                let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+                if let Some(list) = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                {
+                    found.push((comm, parse_cpu_list(list.trim())));
+                }
+            }
+        }
+        if found.len() == workers {
+            found.sort();
+            return found;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "only {} of {workers} worker threads seen: {found:?}",
+            found.len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One run over a simulated machine of `nodes` packages with one worker per node and balanced
+/// file input (four 1 MiB chunks per node, one `--block` batch each). Checks the pinning of
+/// every worker thread, the CPUs each batch's command ran on, exact output, and the stats.
+fn balanced_run(synthetic: &str, nodes: usize) {
+    let allowed = allowed_cpus();
+    // Simulated CPU k runs on usable CPU k mod n; node k has simulated CPU k.
+    let cpu_of_node = |k: usize| allowed[k % allowed.len()];
+    let chunks = 4 * nodes;
+    let input = sixteen_byte_records(chunks * 65536);
+    let mut child = Command::new(BIN)
+        .env("HWLOC_SYNTHETIC", synthetic)
+        .env_remove("HWLOC_XMLFILE")
+        .env_remove("FRUN_NODES")
+        .args([
+            "--stats",
+            "-k",
+            "-j",
+            &nodes.to_string(),
+            "--block",
+            "1Mi",
+            "-a",
+        ])
+        .arg(input.path())
+        .args([
+            "sh",
+            "-c",
+            "sleep 0.3; grep Cpus_allowed_list /proc/self/status | cut -f2; wc -l",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pinned = worker_pinning(child.id(), nodes);
+    for (name, cpus) in &pinned {
+        let index: usize = name["frun-worker-".len()..].parse().unwrap();
+        // Workers are dealt to nodes in turn: worker i is node i's.
+        assert_eq!(cpus, &vec![cpu_of_node(index)], "{name} pinned to {cpus:?}");
+    }
+    let stdout = drain(child.stdout.take().unwrap());
+    let stderr = drain(child.stderr.take().unwrap());
+    let status = wait_limit(&mut child, Duration::from_secs(60));
+    let (stdout, stderr) = (stdout.join().unwrap(), text(&stderr.join().unwrap()));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    // Chunk k belongs to node k mod nodes; its batch ran there, on that node's CPU.
+    let mut want = String::new();
+    for k in 0..chunks {
+        let cpu = cpu_of_node(k % nodes);
+        want.push_str(&format!("{cpu}\n65536\n"));
+    }
+    assert_eq!(text(&stdout), want);
+
+    let all = stats_line(&stderr, "nodes=");
+    assert_eq!(field(&all, "nodes"), nodes.to_string());
+    assert_eq!(field(&all, "source"), "hwloc (simulated)");
+    assert_eq!(field(&all, "chunk"), (1 << 20).to_string());
+    assert_eq!(field(&all, "cross_node"), "0.0%");
+    for k in 0..nodes {
+        let n = stats_line(&stderr, &format!("node={k} "));
+        assert_eq!(field(&n, "cpus"), cpu_of_node(k).to_string());
+        assert_eq!(field(&n, "memory"), k.to_string());
+        assert_eq!(field(&n, "workers"), "1");
+        assert_eq!(field(&n, "chunks_placed"), "4");
+        assert_eq!(field(&n, "chunks_stolen"), "0");
+        assert_eq!(field(&n, "batches"), "4");
+        assert_eq!(field(&n, "cross_node"), "0.0%");
+        let busy: f64 = field(&n, "busy").trim_end_matches('%').parse().unwrap();
+        assert!(busy > 50.0 && busy <= 100.0, "busy {busy}% on node {k}");
+    }
+}
+
+#[test]
+fn two_packages_split_pin_and_place_balanced_input_locally() {
+    balanced_run(&topology("two-packages.synthetic"), 2);
+}
+
+#[test]
+fn four_packages_split_pin_and_place_balanced_input_locally() {
+    balanced_run(&topology("four-packages.synthetic"), 4);
+}
+
+#[test]
+fn an_xml_topology_gives_its_nodes_and_distances() {
+    let xml = format!(
+        "{}/tests/topologies/two-packages.xml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = Command::new(BIN)
+        .env("HWLOC_XMLFILE", &xml)
+        .env_remove("HWLOC_SYNTHETIC")
+        .env_remove("FRUN_NODES")
+        .args(["--stats", "-k", "-j", "4", "-l", "7", "echo"])
+        .stdin(std::fs::File::open(write_seq(20000).path()).unwrap())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    // -l 7 gives 7 records per batch, in order, wherever the batches ran.
+    let want: Vec<String> = (1..=20000u32)
+        .collect::<Vec<_>>()
+        .chunks(7)
+        .map(|c| {
+            c.iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(lines(&o.stdout), want);
+    let e = err(&o);
+    assert_eq!(field(&stats_line(&e, "nodes="), "nodes"), "2");
+    let n0 = stats_line(&e, "node=0 ");
+    assert_eq!(field(&n0, "distances"), "10,32");
+    assert_eq!(field(&n0, "workers"), "2");
+    assert_eq!(field(&stats_line(&e, "node=1 "), "distances"), "32,10");
+    let batches: u64 = (0..2)
+        .map(|k| {
+            field(&stats_line(&e, &format!("node={k} ")), "batches")
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(batches, 20000u64.div_ceil(7));
+}
+
+fn write_seq(n: u64) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(&seq_n(n)).unwrap();
+    f
+}
+
+#[test]
+fn logical_nodes_bind_a_streamed_spool_and_keep_exact_batches() {
+    // A pipe: the spool is frun's memory, bound chunk by chunk to each node's memory.
+    let input = seq_n(1_500_000);
+    let o = Command::new(BIN)
+        .env_remove("HWLOC_SYNTHETIC")
+        .env_remove("HWLOC_XMLFILE")
+        .args([
+            "--nodes", "@2", "--stats", "-j", "4", "-L", "1000", "-s", "wc", "-l",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            let mut stdin = c.stdin.take().unwrap();
+            let feeder = std::thread::spawn(move || stdin.write_all(&input));
+            let o = c.wait_with_output();
+            feeder.join().unwrap().unwrap();
+            o
+        })
+        .unwrap();
+    assert_code(&o, 0);
+    // Exactly 1000 records per batch on every node.
+    let counts: Vec<String> = lines(&o.stdout);
+    assert_eq!(counts.len(), 1500);
+    assert!(counts.iter().all(|c| c == "1000"), "{counts:?}");
+    let e = err(&o);
+    for k in 0..2 {
+        let n = stats_line(&e, &format!("node={k} "));
+        assert_eq!(field(&n, "workers"), "2");
+        let placed: u64 = field(&n, "chunks_placed").parse().unwrap();
+        let bound: u64 = field(&n, "chunks_bound").parse().unwrap();
+        // The machine's own node exists: the kernel binds every chunk (placed ones and those
+        // reserved ahead).
+        assert!(placed >= 1 && bound >= placed, "node {k}: {n:?}");
+    }
+}
+
+#[test]
+fn one_node_machines_and_none_print_no_node_lines() {
+    let o = Command::new(BIN)
+        .env_remove("HWLOC_SYNTHETIC")
+        .env_remove("HWLOC_XMLFILE")
+        .env_remove("FRUN_NODES")
+        .args(["--nodes", "none", "--stats", "-j", "4", "true"])
+        .stdin(std::fs::File::open(write_seq(1000).path()).unwrap())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
+    // -j 1 leaves one node with workers: nothing to place either.
+    let o = Command::new(BIN)
+        .args(["--nodes", "@4", "--stats", "-j", "1", "true"])
+        .stdin(std::fs::File::open(write_seq(1000).path()).unwrap())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
+}
+
+#[test]
+fn bad_node_maps_are_usage_errors() {
+    for bad in ["@0", "@x", "@65", "foo", "1-0", "", "0,,x"] {
+        let o = frun(&["--nodes", bad, "true"], b"");
+        assert_usage_error(&o, &["--nodes"]);
+    }
+    // A node the machine does not have.
+    let o = frun(&["--nodes", "0,7", "true"], b"");
+    assert_usage_error(&o, &["node 7 does not exist"]);
+    let o = Command::new(BIN)
+        .env("FRUN_NODES", "@zero")
+        .arg("true")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_usage_error(&o, &["FRUN_NODES"]);
+    // The machine's node 0 alone is one node: a plain run.
+    let o = frun(&["--nodes", "0", "-L", "2", "echo"], b"a\nb\n");
+    assert_clean(&o);
+    assert_eq!(out(&o), "a b\n");
+}
