@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [[ -z ${FRUN_BASH:-} ]]; then
   cargo build --quiet --release --bin frun
-  cargo rustc --quiet --release --lib --features bash --crate-type cdylib
+  cargo rustc --quiet --release --lib --no-default-features --features bash --crate-type cdylib
   host=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
   FRUN_BASH=$repo/target/bash-test/frun.bash
   mkdir -p "${FRUN_BASH%/*}"
@@ -153,7 +153,14 @@ parity "--block 10k" lines.txt -k --block 10k wc -c
 parity "-N (dry run)" lines.txt -N -k -l 100 printf '%s\n'
 parity "a failing command: 123" lines.txt -k -l 1000 sh -c 'exit 1'
 parity "a missing command: 127" lines.txt no-such-command-here
+parity "--nodes @2 -j 4 -k -L 10" lines.txt --nodes @2 -j 4 -k -L 10 echo
+parity "--nodes @4 -j 4 -s -k" lines.txt --nodes @4 -j 4 -s -k -L 333 wc -l
 parity "--halt now,fail=1" lines.txt -j 1 -l 1 --halt now,fail=1 --checkpoint-file halt.cp sh -c 'exit 1'
+
+# With NUMA placement each worker shell runs pinned to its node's CPU (logical nodes: one CPU each).
+check "worker shells are pinned to their node" "200 200" "$(seq 200 | in_bash \
+  'f() { grep Cpus_allowed_list: /proc/$BASHPID/status | cut -f2; }; frun --nodes @2 -j 2 -L 1 f' \
+  | awk '/^[0-9]+$/ { n++ } END { print NR, n }')"
 
 # --- the calling shell is left as it was ---------------------------------------------------------
 check "background job status kept" 7 \
