@@ -74,19 +74,31 @@
             FRUN_GIT_COMMIT = commit;
           };
 
-          # Host (glibc) dependencies for tests and clippy; crane builds with the release profile.
-          cargoArtifacts = craneLib.buildDepsOnly commonArgs;
+          # The glibc builds (tests, clippy) link the default feature hwloc against nixpkgs' libhwloc,
+          # found by hwlocality-sys with pkg-config.
+          hostArgs = commonArgs // {
+            nativeBuildInputs = [ pkgs.pkg-config ];
+            buildInputs = [ pkgs.hwloc ];
+          };
 
+          # Host (glibc) dependencies for tests and clippy; crane builds with the release profile.
+          cargoArtifacts = craneLib.buildDepsOnly hostArgs;
+
+          # The static binary links a static musl libhwloc. The build platform is glibc, so for
+          # pkg-config (the pkg-config crate) this is cross-compiling: PKG_CONFIG_ALLOW_CROSS.
           muslArgs = commonArgs // {
             CARGO_BUILD_TARGET = muslTarget;
             CARGO_BUILD_RUSTFLAGS = "-C target-feature=+crt-static";
+            PKG_CONFIG_ALLOW_CROSS = "1";
+            nativeBuildInputs = [ pkgs.pkg-config ];
+            buildInputs = [ pkgs.pkgsStatic.hwloc ];
           };
 
           frun = craneLib.buildPackage (
             muslArgs
             // {
               cargoArtifacts = craneLib.buildDepsOnly muslArgs;
-              nativeBuildInputs = [ pkgs.cargo-auditable ];
+              nativeBuildInputs = muslArgs.nativeBuildInputs ++ [ pkgs.cargo-auditable ];
               # Embeds the dependency list in the binary (`cargo audit bin`, `rust-audit-info`).
               cargoBuildCommand = "cargo auditable build --release";
               doCheck = false;
@@ -97,9 +109,10 @@
             }
           );
 
-          # The bash loadable builtin: `packaging/build.sh --only-blobs` builds the library with the
-          # `bash` feature as a cdylib per glibc floor (dist/*.so, linked by cargo-zigbuild with
-          # zig from nixpkgs) and assembles dist/frun.bash around them.
+          # The bash loadable builtin: `packaging/build.sh --only-blobs` builds the library with
+          # `--no-default-features --features bash` (no hwloc: it reads /sys) as a cdylib per glibc
+          # floor (dist/*.so, linked by cargo-zigbuild with zig from nixpkgs) and assembles
+          # dist/frun.bash around them.
           frun-bash = craneLib.mkCargoDerivation (
             commonArgs
             // {
@@ -160,18 +173,18 @@
           checks = {
             inherit frun;
             frun-test = craneLib.cargoTest (
-              commonArgs
+              hostArgs
               // {
                 inherit cargoArtifacts;
                 # Tools the integration tests start.
-                nativeBuildInputs = [
+                nativeBuildInputs = hostArgs.nativeBuildInputs ++ [
                   pkgs.procps
                   pkgs.getconf
                 ];
               }
             );
             frun-clippy = craneLib.cargoClippy (
-              commonArgs
+              hostArgs
               // {
                 inherit cargoArtifacts;
                 cargoClippyExtraArgs = "--all-targets -- -D warnings";

@@ -145,8 +145,21 @@ trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
 if [[ $only_blobs == no ]]; then
+  # The default feature hwloc links libhwloc: a static musl one, built once into the tool cache
+  # by hwloc-static.sh and found by hwlocality-sys through pkg-config. The variables name the musl
+  # target, so they do not reach pkg-config for the host. PKG_CONFIG_LIBDIR (and an empty
+  # PKG_CONFIG_PATH) hide the host's .pc files; with a sysroot set, pkg-config would prefix it
+  # to the prefix's paths. The prefix's path does not get into the binary (a static-pie has no
+  # RUNPATH; hwloc-static.sh compiles with -ffile-prefix-map).
+  hwloc_prefix=$tools/hwloc-musl
+  step "static musl libhwloc in $hwloc_prefix"
+  bash "$repo/packaging/hwloc-static.sh" "$hwloc_prefix" >/dev/null
+  unset PKG_CONFIG_SYSROOT_DIR "PKG_CONFIG_SYSROOT_DIR_${musl//-/_}" TARGET_PKG_CONFIG_SYSROOT_DIR
   step "building $name $version ($FRUN_GIT_COMMIT) for $musl"
-  cargo auditable build --quiet --release --locked --target "$musl" --bin frun
+  env "PKG_CONFIG_LIBDIR_${musl//-/_}=$hwloc_prefix/lib/pkgconfig" \
+    "PKG_CONFIG_PATH_${musl//-/_}=" \
+    "PKG_CONFIG_ALLOW_CROSS_${musl//-/_}=1" \
+    cargo auditable build --quiet --release --locked --target "$musl" --bin frun
   bin=$name-$version-x86_64-linux-musl
   install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
   artifacts+=("$bin")
@@ -169,9 +182,11 @@ if [[ $has_bash == yes ]]; then
     step "building the bash builtin for glibc >= $floor"
     # One target dir per floor: cargo must never reuse a library linked against another floor.
     # The library is an rlib; the builtin is the same library as a cdylib with the bash feature.
+    # No default features: the builtin is loaded into any bash, where libhwloc may be missing, so
+    # it reads /sys instead of linking hwloc.
     # (cc-rs probes zig with the floor-suffixed triple and prints a harmless warning about it.)
     CARGO_TARGET_DIR=$target_dir/glibc-$floor \
-      cargo-zigbuild rustc --quiet --release --locked --lib --features bash \
+      cargo-zigbuild rustc --quiet --release --locked --lib --no-default-features --features bash \
       --target "x86_64-unknown-linux-gnu.$floor" --crate-type cdylib
     blob=$name-$version-bash-glibc$floor.so
     install -m 0644 "$target_dir/glibc-$floor/x86_64-unknown-linux-gnu/release/lib$name.so" "$out/$blob"
@@ -179,6 +194,9 @@ if [[ $has_bash == yes ]]; then
     need=$(objdump -T "$out/$blob" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
     [[ $(printf '%s\n%s\n' "${need:-0}" "$floor" | sort -V | tail -n 1) == "$floor" ]] ||
       die "$blob needs GLIBC_$need, newer than its floor $floor"
+    # Nor may it need a libhwloc on the system it is loaded on.
+    needed=$(objdump -p "$out/$blob" | awk '$1 == "NEEDED" { print $2 }')
+    [[ $needed != *hwloc* ]] || die "$blob needs libhwloc: $(tr '\n' ' ' <<<"$needed")"
     artifacts+=("$blob")
   done
   template=$repo/packaging/frun.bash.in

@@ -130,6 +130,42 @@ if [[ -x $bin ]]; then
     fail "--version printed '$got', expected '$want'"
   fi
 
+  # hwloc is linked in (the static musl libhwloc from hwloc-static.sh) and works: a simulated
+  # two-node machine is read through it. Without the simulation, this machine's own topology.
+  synthetic='pack:2 numa:1 core:1 pu:1'
+  got=$(env -u HWLOC_XMLFILE HWLOC_SYNTHETIC="$synthetic" "$bin" --stats -j 2 true </dev/null 2>&1 >/dev/null || true)
+  if grep -q 'nodes=2 source=hwloc (simulated)' <<<"$got"; then
+    pass "hwloc linked: HWLOC_SYNTHETIC='$synthetic' gives $(grep -o 'nodes=2 source=hwloc (simulated)' <<<"$got")"
+  else
+    fail "hwloc: HWLOC_SYNTHETIC='$synthetic' --stats printed no 'nodes=2 source=hwloc (simulated)': $(tail -n 4 <<<"$got")"
+  fi
+  online=$(cat /sys/devices/system/node/online 2>/dev/null || echo 0)
+  got=$(seq 10 | env -u HWLOC_XMLFILE -u HWLOC_SYNTHETIC "$bin" --stats -j 2 true 2>&1 >/dev/null || true)
+  if [[ $online =~ ^[0-9]+$ ]]; then
+    # One node: frun does not load a topology and prints no node lines.
+    if ! grep -q 'nodes=' <<<"$got" && grep -q 'records=10' <<<"$got"; then
+      pass "one NUMA node here (online: $online): --stats prints no nodes= line"
+    else
+      fail "one NUMA node here (online: $online), yet --stats printed: $(tail -n 4 <<<"$got")"
+    fi
+  elif grep -q 'nodes=[0-9]* source=hwloc ' <<<"$got"; then
+    pass "NUMA nodes $online here: --stats shows $(grep -o 'nodes=[0-9]* source=hwloc' <<<"$got")"
+  else
+    fail "NUMA nodes $online here, but --stats printed no 'source=hwloc' line: $(tail -n 4 <<<"$got")"
+  fi
+
+  # No build path (the tool cache with the hwloc prefix, the source copies, the home directory)
+  # is written into the binary.
+  leaked=()
+  for path in "$tools" "$work" "$HOME"; do
+    [[ $path == / ]] || ! grep -qaF -- "$path" "$bin" || leaked+=("$path")
+  done
+  if ((${#leaked[@]} == 0)); then
+    pass "no build path in the binary (tool cache, source copies, \$HOME)"
+  else
+    fail "the binary contains build paths: ${leaked[*]}"
+  fi
+
   if ! grep -q '"rust-audit-info 0.5.4 ' "$tools/cargo/.crates2.json" 2>/dev/null; then
     step "installing rust-audit-info 0.5.4 into the tool cache"
     (
@@ -212,6 +248,12 @@ if ((${#blobs[@]})); then
       pass "$(basename "$blob"): needs GLIBC_$need <= $floor"
     else
       fail "$(basename "$blob"): needs GLIBC_${need:-?}, newer than its floor $floor"
+    fi
+    needed=$(objdump -p "$blob" | awk '$1 == "NEEDED" { print $2 }' | tr '\n' ' ')
+    if [[ $needed != *hwloc* ]]; then
+      pass "$(basename "$blob"): no libhwloc (NEEDED: ${needed% })"
+    else
+      fail "$(basename "$blob"): links libhwloc (NEEDED: ${needed% })"
     fi
   done
   if [[ -s $dist_a/frun.bash ]]; then

@@ -3,7 +3,7 @@
 # missing), then checks formatting and lints, runs the benchmark script in its quick smoke mode,
 # checks the distribution (flake and workflow lints, a reproducible packaging build checked
 # twice, the container image), and runs the bash front end's tests (tests/bash/) and the unit,
-# integration, differential and property tests.
+# integration, differential and property tests (the engine's also on simulated NUMA nodes).
 # FRUN_SKIP_BENCH_SMOKE=1 and FRUN_SKIP_DIST=1 leave those parts out (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,10 +13,20 @@ command -v pgrep >/dev/null || missing+=(procps)
 command -v xargs >/dev/null || missing+=(findutils)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
+# hwloc (the default feature) for the glibc builds: its .pc and, for the static link flags
+# hwlocality-sys asks for (pkg-config --static), libudev's too.
+if ! command -v pkg-config >/dev/null; then
+  missing+=(pkg-config libhwloc-dev libudev-dev)
+else
+  pkg-config --exists hwloc || missing+=(libhwloc-dev)
+  pkg-config --exists libudev || missing+=(libudev-dev)
+fi
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq "${missing[@]}"
+  sudo=()
+  (($(id -u) == 0)) || sudo=(sudo) # CI runners are not root
+  "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
 fi
 for component in rustfmt clippy; do
   rustup component list --installed 2>/dev/null | grep -q "^$component" \
@@ -39,5 +49,12 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
 fi
 # The bash front end: the builtin in a frun.bash, driven from bash.
 bash tests/bash/run.sh
+# The engine, streams and faults suites again on 2 and 4 logical NUMA nodes (FRUN_NODES is the
+# default of --nodes): every guarantee must hold across nodes. Resume's suite is long (its
+# property tests): it runs on 4 nodes only.
+engine_suites=(--test records --test streams --test faults --test output --test retries
+  --test differential --test properties)
+FRUN_NODES=@2 cargo test --release "${engine_suites[@]}"
+FRUN_NODES=@4 cargo test --release "${engine_suites[@]}" --test resume
 # Last, so the test summary closes the output.
 cargo test --release
