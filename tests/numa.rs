@@ -301,6 +301,49 @@ fn one_node_machines_and_none_print_no_node_lines() {
 }
 
 #[test]
+fn a_node_list_picks_those_nodes() {
+    let allowed = allowed_cpus();
+    let o = Command::new(BIN)
+        .env("HWLOC_SYNTHETIC", topology("four-packages.synthetic"))
+        .env_remove("HWLOC_XMLFILE")
+        .args([
+            "--nodes", "1,3", "--stats", "-k", "-j", "4", "-L", "10", "echo",
+        ])
+        .stdin(std::fs::File::open(write_seq(5000).path()).unwrap())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let want: Vec<String> = (1..=5000u32)
+        .collect::<Vec<_>>()
+        .chunks(10)
+        .map(|c| {
+            c.iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(lines(&o.stdout), want);
+    let e = err(&o);
+    assert_eq!(field(&stats_line(&e, "nodes="), "nodes"), "2");
+    // The run's nodes 0 and 1 are the machine's nodes 1 and 3, two workers each.
+    for (k, os) in [(0, 1), (1, 3)] {
+        let n = stats_line(&e, &format!("node={k} "));
+        assert_eq!(field(&n, "memory"), os.to_string());
+        assert_eq!(field(&n, "cpus"), allowed[os % allowed.len()].to_string());
+        assert_eq!(field(&n, "workers"), "2");
+    }
+    let o = Command::new(BIN)
+        .env("HWLOC_SYNTHETIC", topology("four-packages.synthetic"))
+        .env_remove("HWLOC_XMLFILE")
+        .args(["--nodes", "2-5", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_usage_error(&o, &["node 4 does not exist"]);
+}
+
+#[test]
 fn bad_node_maps_are_usage_errors() {
     for bad in ["@0", "@x", "@65", "foo", "1-0", "", "0,,x"] {
         let o = frun(&["--nodes", bad, "true"], b"");

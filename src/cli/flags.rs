@@ -192,9 +192,11 @@ pub const FLAGS: &[FlagDef] = &[
         value: Some("MAP"),
         help: "NUMA placement: auto, @N (N logical nodes), a node list like 0,1 or 0-3, or none",
         long_help: "With more than one node, workers are split across nodes in proportion to \
-                    their CPUs and pinned there, each spool chunk is bound to one node's memory \
-                    and its batches run there; an idle node takes another's work only when that \
-                    node is far behind, or at the end of the input. auto uses every node with \
+                    their CPUs and pinned there; the input is cut into chunks dealt to the nodes \
+                    (a streamed input's chunks are bound to their node's memory) and each \
+                    chunk's batches run on its node. An idle node takes another's work only when \
+                    that node is far behind or has all its workers busy, or at the end of the \
+                    input. auto uses every node with \
                     usable CPUs (HWLOC_XMLFILE and HWLOC_SYNTHETIC simulate another machine); \
                     @N cuts the usable CPUs into N logical nodes, also on a one-node machine. \
                     Output, order, batches and resume are the same in every mode. The \

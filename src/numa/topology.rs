@@ -192,12 +192,11 @@ pub fn from_hwloc() -> Result<Machine, String> {
 
 /// The machine as seen now: hwloc when it matters and is linked, sysfs otherwise.
 pub fn discover(allowed: &[usize]) -> Result<Machine, String> {
-    let sysfs = from_sysfs(Path::new("/sys/devices/system/node"));
     if simulation_requested() {
         return from_hwloc()
             .map_err(|e| format!("cannot simulate the machine HWLOC_* describes: {e}"));
     }
-    match sysfs {
+    match from_sysfs(Path::new("/sys/devices/system/node")) {
         // One node: nothing to place, and loading hwloc would only cost start-up time.
         Some(m) if m.nodes.len() == 1 => Ok(m),
         Some(m) => Ok(from_hwloc().unwrap_or(m)),
