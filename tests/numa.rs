@@ -206,17 +206,7 @@ fn an_xml_topology_gives_its_nodes_and_distances() {
         .unwrap();
     assert_code(&o, 0);
     // -l 7 gives 7 records per batch, in order, wherever the batches ran.
-    let want: Vec<String> = (1..=20000u32)
-        .collect::<Vec<_>>()
-        .chunks(7)
-        .map(|c| {
-            c.iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    assert_eq!(lines(&o.stdout), want);
+    assert_eq!(lines(&o.stdout), seq_in_batches(20000, 7));
     let e = err(&o);
     assert_eq!(field(&stats_line(&e, "nodes="), "nodes"), "2");
     let n0 = stats_line(&e, "node=0 ");
@@ -231,6 +221,12 @@ fn an_xml_topology_gives_its_nodes_and_distances() {
         })
         .sum();
     assert_eq!(batches, 20000u64.div_ceil(7));
+}
+
+/// The lines `echo` prints for `seq n` in batches of `k` records.
+fn seq_in_batches(n: u32, k: usize) -> Vec<String> {
+    let all: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+    all.chunks(k).map(|c| c.join(" ")).collect()
 }
 
 fn write_seq(n: u64) -> tempfile::NamedTempFile {
@@ -313,17 +309,7 @@ fn a_node_list_picks_those_nodes() {
         .output()
         .unwrap();
     assert_code(&o, 0);
-    let want: Vec<String> = (1..=5000u32)
-        .collect::<Vec<_>>()
-        .chunks(10)
-        .map(|c| {
-            c.iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    assert_eq!(lines(&o.stdout), want);
+    assert_eq!(lines(&o.stdout), seq_in_batches(5000, 10));
     let e = err(&o);
     assert_eq!(field(&stats_line(&e, "nodes="), "nodes"), "2");
     // The run's nodes 0 and 1 are the machine's nodes 1 and 3, two workers each.
