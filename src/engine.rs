@@ -363,7 +363,7 @@ fn try_run(
             shared
                 .rings
                 .layout()
-                .bind(base, from, to, |node| shared.rings.note_bound(node, 1))
+                .bind(base, from, to, |node| shared.rings.note_bound(node))
         }));
     }
     for _ in 0..plan.workers_init {

@@ -93,7 +93,9 @@ unsafe impl Sync for Ring {}
 
 const SPIN: u32 = 64;
 
-fn futex_wait(word: &AtomicU32, expected: u32) {
+/// Sleeps while `word` holds `expected` (or until woken); spurious returns are the caller's
+/// to re-check.
+pub(crate) fn futex_wait(word: &AtomicU32, expected: u32) {
     // SAFETY: the address is a live, aligned u32 inside our mapping; FUTEX_WAIT only reads it.
     unsafe {
         libc::syscall(
@@ -106,7 +108,8 @@ fn futex_wait(word: &AtomicU32, expected: u32) {
     }
 }
 
-fn futex_wake_all(word: &AtomicU32) {
+/// Wakes every thread sleeping on `word`.
+pub(crate) fn futex_wake_all(word: &AtomicU32) {
     // SAFETY: as in `futex_wait`; FUTEX_WAKE does not access memory.
     unsafe {
         libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);

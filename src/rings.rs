@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use crate::numa::Layout;
-use crate::ring::{Claim, Poll, Ring};
+use crate::ring::{Claim, Poll, Ring, futex_wait, futex_wake_all};
 
 const SPIN: u32 = 64;
 
@@ -52,31 +52,6 @@ pub struct Rings {
     hunger_armed: AtomicU32,
     hunger_fd: AtomicI32,
     pub counters: Vec<NodeCounters>,
-}
-
-fn futex_wait(word: &AtomicU32, expected: u32) {
-    // SAFETY: the address is a live, aligned u32 owned by `self`; FUTEX_WAIT only reads it.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-            expected,
-            std::ptr::null::<libc::timespec>(),
-        );
-    }
-}
-
-fn futex_wake_all(word: &AtomicU32) {
-    // SAFETY: as in `futex_wait`; FUTEX_WAKE does not access memory.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            i32::MAX,
-        );
-    }
 }
 
 impl Rings {
@@ -359,10 +334,11 @@ impl Rings {
         self.counters[node].busy_ns.fetch_add(ns, Ordering::Relaxed);
     }
 
-    pub fn note_bound(&self, node: usize, chunks: u64) {
+    /// Counts a spool chunk the kernel bound to `node`'s memory.
+    pub fn note_bound(&self, node: usize) {
         self.counters[node]
             .chunks_bound
-            .fetch_add(chunks, Ordering::Relaxed);
+            .fetch_add(1, Ordering::Relaxed);
     }
 }
 

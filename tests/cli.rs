@@ -182,13 +182,6 @@ fn stats_fields(stderr: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
-    &f.iter()
-        .find(|(key, _)| key == k)
-        .unwrap_or_else(|| panic!("no {k} in {f:?}"))
-        .1
-}
-
 fn is_decimal(s: &str) -> bool {
     !s.is_empty()
         && s.chars().all(|c| c.is_ascii_digit() || c == '.')

@@ -57,13 +57,6 @@ fn stats_line(stderr: &str, prefix: &str) -> Vec<(String, String)> {
     fields
 }
 
-fn field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
-    &f.iter()
-        .find(|(key, _)| key == k)
-        .unwrap_or_else(|| panic!("no {k} in {f:?}"))
-        .1
-}
-
 /// A file of `n` records of exactly 16 bytes, so 1 MiB chunks hold 65536 whole records.
 fn sixteen_byte_records(n: usize) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();

@@ -28,7 +28,7 @@ pub const MAX_NODES: usize = 64;
 const STREAM_CHUNK: u64 = 2 << 20;
 const MIN_CHUNK: u64 = 64 << 10;
 const MAX_CHUNK: u64 = 4 << 20;
-/// A known input is cut into about this many chunks per slot of the placement pattern.
+/// A known input is cut into about this many chunks per turn of the placement.
 const CHUNKS_PER_SLOT: u64 = 4;
 
 /// A node of this run.
@@ -48,10 +48,9 @@ pub struct Layout {
     pub nodes: Vec<Node>,
     /// `distance[i][j]` between the run's nodes (10 = local).
     pub distance: Vec<Vec<u32>>,
-    /// The node of worker i (workers are added in this order).
-    worker_node: Vec<usize>,
-    /// Chunk c belongs to node `pattern[c % pattern.len()]`.
-    pattern: Vec<usize>,
+    /// The turn nodes take: worker i belongs to node `turn[i]` (workers are added in this
+    /// order) and chunk c to node `turn[c % turn.len()]`.
+    turn: Vec<usize>,
     /// Bytes per spool chunk.
     pub chunk_size: u64,
     /// What the nodes came from, for `--stats`.
@@ -138,8 +137,7 @@ impl Layout {
                 workers,
             }],
             distance: vec![vec![LOCAL]],
-            worker_node: vec![0; workers],
-            pattern: vec![0],
+            turn: vec![0; workers.max(1)],
             chunk_size: u64::MAX,
             source: "none".into(),
         }
@@ -212,8 +210,7 @@ impl Layout {
         Layout {
             nodes,
             distance,
-            worker_node: order.clone(),
-            pattern: order,
+            turn: order,
             chunk_size,
             source,
         }
@@ -221,7 +218,7 @@ impl Layout {
 
     /// The node worker `index` belongs to.
     pub fn node_of_worker(&self, index: usize) -> usize {
-        self.worker_node.get(index).copied().unwrap_or(0)
+        self.turn.get(index).copied().unwrap_or(0)
     }
 
     /// The chunk input offset `at` lies in.
@@ -231,14 +228,12 @@ impl Layout {
 
     /// The node chunk `chunk` belongs to.
     pub fn node_of_chunk(&self, chunk: u64) -> usize {
-        self.pattern[(chunk % self.pattern.len() as u64) as usize]
+        self.turn[(chunk % self.turn.len() as u64) as usize]
     }
 
     /// The first workers to start: at least one per node.
     pub fn first_workers(&self, wanted: usize) -> usize {
-        wanted
-            .max(self.nodes.len())
-            .min(self.worker_node.len().max(1))
+        wanted.max(self.nodes.len()).min(self.turn.len())
     }
 
     /// Pins the calling thread to `node`'s CPUs; false when the kernel refuses.

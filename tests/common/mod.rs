@@ -492,3 +492,11 @@ pub fn assert_output(mode: &[&str], got: &[u8], want: &[u8], ctx: &str) {
         );
     }
 }
+
+/// The value of `k` among `key=value` fields (of a `--stats` line).
+pub fn field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
+    &f.iter()
+        .find(|(key, _)| key == k)
+        .unwrap_or_else(|| panic!("no {k} in {f:?}"))
+        .1
+}
