@@ -218,7 +218,11 @@ impl ScanEvents for Events<'_> {
                 ));
                 return false;
             }
-        } else if let Some(j) = &s.journal {
+        }
+        // A new journal names its input (one continuing a resumed file has it already).
+        if let Some(j) = &s.journal
+            && j.is_new()
+        {
             j.input(&InputId::of(head, size));
         }
         let restore = s.restore.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -314,7 +318,12 @@ fn try_run(
     let shared = Arc::new(Shared {
         spool,
         rings: Rings::new(plan.layout.clone(), RING_SLOTS)?,
-        output: Output::new(plan.order, 1, plan.journal.clone(), plan.stdout_base),
+        output: Output::new(
+            plan.order,
+            plan.results.as_ref().map_or(1, |r| r.out.as_raw_fd()),
+            plan.journal.clone(),
+            plan.stdout_base,
+        ),
         ledger: Ledger::default(),
         input_release: InputRelease::new(RING_SLOTS * 64),
         stop: Stop::new()?,
@@ -349,12 +358,17 @@ fn try_run(
         .as_ref()
         .map(|cp| cp.intervals.clone())
         .unwrap_or_default();
-    // Resuming, the input is checked (and stdout restored) before anything else.
-    let resume_head = plan.resume.as_ref().map(|cp| {
-        cp.input
-            .as_ref()
-            .map_or(crate::journal::HEAD_BYTES as u64, |i| i.head_len)
-    });
+    // Resuming, the input is checked (and stdout restored) before anything else; a task of a
+    // sharded run records its input first too (skipping other tasks' chunks may free the head).
+    let head_first = match &plan.resume {
+        Some(cp) => Some(
+            cp.input
+                .as_ref()
+                .map_or(crate::journal::HEAD_BYTES as u64, |i| i.head_len),
+        ),
+        None => plan.shard.map(|_| crate::journal::HEAD_BYTES as u64),
+    };
+    let shard = plan.shard;
     let hunger = eventfd()?;
 
     if !plan.layout.is_single() {
@@ -398,7 +412,8 @@ fn try_run(
                     byte_guided,
                     count_records,
                     skip: &skip,
-                    resume_head,
+                    shard,
+                    head_first,
                 };
                 let events = Events { shared: &shared };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -434,6 +449,12 @@ fn try_run(
             plan.usable_cpus,
         );
         eprintln!("{}", stats.line());
+        if let Some(m) = plan.shard {
+            eprintln!(
+                "frun: stats: shard={}/{} chunk={}",
+                m.shard.index, m.shard.count, m.chunk
+            );
+        }
         for line in node_stats(&shared.rings, started.elapsed()) {
             eprintln!("{line}");
         }
@@ -453,13 +474,22 @@ fn try_run(
                     j.lost().unwrap_or_default()
                 )
             }
-            Ok(()) => eprintln!(
-                "frun: checkpoint {} ({} batches done in this run); resume with: frun \
-                 --resume {} and the same arguments and input",
-                j.path().display(),
-                j.batches(),
-                j.path().display()
-            ),
+            Ok(()) => match &plan.results {
+                Some(r) => eprintln!(
+                    "frun: {}: {} batches done in this run are kept in {}; run the same command \
+                     again to continue",
+                    r.task,
+                    j.batches(),
+                    r.dir.display()
+                ),
+                None => eprintln!(
+                    "frun: checkpoint {} ({} batches done in this run); resume with: frun \
+                     --resume {} and the same arguments and input",
+                    j.path().display(),
+                    j.batches(),
+                    j.path().display()
+                ),
+            },
             Err(e) => eprintln!(
                 "frun: cannot write the checkpoint {}: {}",
                 j.path().display(),
@@ -467,14 +497,25 @@ fn try_run(
             ),
         }
     };
-    let drop_checkpoint = || {
-        if let Some(j) = journal {
+    // The run is complete. A results directory keeps its journal (frun merge reads it), ended
+    // with the input's length.
+    let finish_checkpoint = || {
+        let Some(j) = journal else { return };
+        if plan.results.is_some() {
+            if let Err(e) = j.close_finished(shared.spool.filled()) {
+                eprintln!(
+                    "frun: cannot write {}: {}",
+                    j.path().display(),
+                    crate::errors::os_message(&e)
+                );
+            }
+        } else {
             let _ = j.remove();
         }
     };
     let code = match stop {
         Some(StopReason::ReaderGone) => {
-            drop_checkpoint();
+            finish_checkpoint();
             0
         }
         Some(StopReason::Signal(n)) => {
@@ -523,16 +564,27 @@ fn try_run(
             Some(s) if shared.ledger.given_up_batches() > 0 => {
                 eprintln!("frun: {s}");
                 // What was given up can be run again alone, by resuming.
-                keep_checkpoint("batches given up");
+                if plan.results.is_some() {
+                    finish_checkpoint();
+                    if let Some(r) = &plan.results {
+                        eprintln!(
+                            "frun: {}: run the same command on {} again to retry what was given up",
+                            r.task,
+                            r.dir.display()
+                        );
+                    }
+                } else {
+                    keep_checkpoint("batches given up");
+                }
                 3
             }
             Some(s) => {
                 eprintln!("frun: {s}");
-                drop_checkpoint();
+                finish_checkpoint();
                 123
             }
             None => {
-                drop_checkpoint();
+                finish_checkpoint();
                 0
             }
         },
@@ -593,7 +645,8 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
 
 /// Waits for the end of the run, handling signals and a vanished stdout reader.
 fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
-    let watch_stdout = crate::output::is_pipe_like(1);
+    let out = shared.output.fd();
+    let watch_stdout = crate::output::is_pipe_like(out);
     let mut fds = [
         libc::pollfd {
             fd: signal_fd,
@@ -606,7 +659,7 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
             revents: 0,
         },
         libc::pollfd {
-            fd: if watch_stdout { 1 } else { -1 },
+            fd: if watch_stdout { out } else { -1 },
             events: 0,
             revents: 0,
         },

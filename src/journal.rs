@@ -17,8 +17,10 @@
 //! run <sha256 of the command and the options that shape its output, hex>
 //! stdout <byte count of stdout when the run began>
 //! input <head length> <sha256 of the input's first head-length bytes, hex> <size or ->
+//! task <index> <count> <chunk> <order>                (one task of a sharded run, --results)
 //! done <start> <end> <stdout>
 //! stopped <reason>
+//! end <input length>
 //! ```
 //!
 //! `done` says the input bytes `[start, end)` (whole records) were processed and their output
@@ -26,6 +28,11 @@
 //! output). Entries are buffered and written in groups: stdout is synced first, then the
 //! entries are appended and the journal synced, so an entry never claims output that a crash
 //! could lose. A torn last line is ignored. A resumed run appends to the same file.
+//!
+//! In a results directory (`--results`) each task of each run writes its own journal next to
+//! its own output file, with a `task` line (which share of the input it took, and the order
+//! mode `frun merge` needs) and, once its scan reached the end of the input, an `end` line with
+//! the input's length; `stdout` there means that output file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -78,6 +85,25 @@ pub struct Checkpoint {
     pub stdout: Option<u64>,
     /// Completed batches recorded.
     pub batches: u64,
+    /// The output's byte count when the run began (`stdout`).
+    pub base: Option<u64>,
+    /// Every `done` entry in file order: input `[start, end)` and the output's byte count after
+    /// it.
+    pub entries: Vec<(u64, u64, Option<u64>)>,
+    /// The `task` line of a results directory's journal.
+    pub task: Option<TaskLine>,
+    /// The input's length, once the run's scan reached its end (`end`).
+    pub end: Option<u64>,
+}
+
+/// A task's share and output order, as its journal records them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskLine {
+    pub index: u64,
+    pub count: u64,
+    pub chunk: u64,
+    /// `ordered` (`-k`) or `buffered`.
+    pub order: String,
 }
 
 /// Reads a journal; the error is a one-line explanation.
@@ -144,7 +170,17 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
                 intervals.push((s, e));
                 cp.batches += 1;
                 cp.stdout = if *out == "-" { None } else { Some(num(out)?) };
+                cp.entries.push((s, e, cp.stdout));
             }
+            ["task", index, count, chunk, order] => {
+                cp.task = Some(TaskLine {
+                    index: num(index)?,
+                    count: num(count)?,
+                    chunk: num(chunk)?,
+                    order: order.to_string(),
+                })
+            }
+            ["end", len] => cp.end = Some(num(len)?),
             ["stopped", ..] => {}
             _ => return Err(format!("unknown entry '{line}'")),
         }
@@ -152,6 +188,7 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
     if cp.run.is_empty() {
         return Err("it names no command".into());
     }
+    cp.base = base;
     if cp.batches == 0 {
         cp.stdout = base;
     }
@@ -187,6 +224,20 @@ pub enum OpenError {
     /// Another frun holds it.
     Busy,
     Io(io::Error),
+}
+
+/// The pid of another process holding `file`'s lock (a live run's journal), if any.
+pub fn holder(file: &File) -> Option<i32> {
+    // SAFETY: fcntl on a descriptor we own, with a zeroed and filled-in flock record.
+    unsafe {
+        let mut lock: libc::flock = std::mem::zeroed();
+        lock.l_type = libc::F_WRLCK as libc::c_short;
+        lock.l_whence = libc::SEEK_SET as libc::c_short;
+        if libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut lock) != 0 {
+            return None;
+        }
+        (lock.l_type != libc::F_UNLCK as libc::c_short).then_some(lock.l_pid)
+    }
 }
 
 /// Opens (creating) and locks a journal file. The lock is a process-owned (POSIX) lock: it dies
@@ -244,6 +295,17 @@ impl Journal {
             batches: std::sync::atomic::AtomicU64::new(0),
             lost: Mutex::new(None),
         }
+    }
+
+    /// Adds an entry to a new journal's first lines (before it is created).
+    pub fn head_line(&mut self, line: &str) {
+        self.header.push_str(line);
+        self.header.push('\n');
+    }
+
+    /// True when this journal is a new file, not the continuation of the one being resumed.
+    pub fn is_new(&self) -> bool {
+        !self.header.is_empty()
     }
 
     /// Creates and locks the file now (see [`Journal::new`]).
@@ -363,6 +425,13 @@ impl Journal {
         self.flush()
     }
 
+    /// Ends the journal of a run whose scan reached the end of its input: everything flushed,
+    /// then an `end` line with the input's length.
+    pub fn close_finished(&self, input_len: u64) -> io::Result<()> {
+        self.push(format_args!("end {input_len}\n"));
+        self.flush()
+    }
+
     /// Removes the journal of a run that needs no resuming (if it was ever created).
     pub fn remove(&self) -> io::Result<()> {
         let f = self.file.lock().unwrap_or_else(|e| e.into_inner());
@@ -406,13 +475,14 @@ pub struct Restore {
 }
 
 /// Opens (or continues) the journal and, when resuming, brings stdout back to the recorded
-/// output. `run` identifies the command; `explicit` is `--checkpoint-file`. Errors are one line
-/// for the user (exit 2).
+/// output. `run` identifies the command; `explicit` is `--checkpoint-file`; `default` is where the
+/// journal goes without it. Errors are one line for the user (exit 2).
 pub fn prepare(
     run: &str,
     command: &str,
     explicit: Option<&Path>,
     resume_from: Option<&Path>,
+    default: &Path,
 ) -> Result<Prepared, String> {
     let resume = match resume_from {
         None => None,
@@ -429,7 +499,7 @@ pub fn prepare(
         }
     };
     let chosen = explicit.or(resume_from);
-    let path = chosen.unwrap_or(Path::new(DEFAULT_PATH));
+    let path = chosen.unwrap_or(default);
     if let (Some((from, _)), Some(to)) = (&resume, explicit)
         && !same_file(from, to)
     {

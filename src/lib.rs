@@ -17,9 +17,11 @@ pub mod ledger;
 pub mod numa;
 pub mod output;
 pub mod plan;
+pub mod results;
 pub mod ring;
 pub mod rings;
 pub mod scan;
+pub mod shard;
 pub mod spool;
 pub mod stats;
 pub mod stop;
@@ -35,11 +37,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
     }
 }
 
-/// Parses the arguments. What needs no run (help, version, a usage error) is printed here and
-/// comes back as the exit status.
+/// Parses the arguments. What needs no run (help, version, `frun merge`, a usage error) is done
+/// here and comes back as the exit status.
 pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<cli::Config, i32> {
     match cli::parse(args) {
         Ok(cli::Invocation::Run(cfg)) => Ok(*cfg),
+        Ok(cli::Invocation::Merge(dir)) => Err(results::merge(&dir)),
         Ok(cli::Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
             Err(match out.write_all(&text).and_then(|()| out.flush()) {

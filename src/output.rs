@@ -129,7 +129,7 @@ fn classify(e: io::Error) -> EmitError {
 }
 
 /// Copies `[off, off + len)` of `from` to `to`, kernel-side where the kernel allows it.
-fn copy_range(to: RawFd, from: RawFd, mut off: u64, len: u64) -> Result<(), EmitError> {
+pub fn copy_range(to: RawFd, from: RawFd, mut off: u64, len: u64) -> Result<(), EmitError> {
     let end = off + len;
     while off < end {
         let mut o = off as libc::off_t;
@@ -241,6 +241,11 @@ impl Output {
         if let Some(j) = &self.journal {
             done.each(|start, end| j.done(start, end, written));
         }
+    }
+
+    /// Where the output goes (stdout, or a task's results file).
+    pub fn fd(&self) -> RawFd {
+        self.stdout
     }
 
     /// Finished output held back behind an unfinished earlier batch (`-k`), in bytes.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::units::{Bound, Range};
-use crate::cli::{BatchSpec, Config, Halt, InputSpec, OrderMode};
+use crate::cli::{BatchSpec, Config, Halt, InputSpec, OrderMode, ShardSpec};
 use crate::exec::argv::{ArgvTemplate, MAX_ARG_STRLEN};
 use crate::exec::resolve::{ResolveError, resolve};
 use crate::exec::spawn::environment_bytes;
@@ -20,6 +20,7 @@ use crate::numa::Layout;
 use crate::scan::{
     ArgSpace, HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing,
 };
+use crate::shard::{Shard, ShardMap};
 
 /// How a batch is run.
 pub enum Backend {
@@ -70,6 +71,10 @@ pub struct Plan {
     pub stdout_base: u64,
     /// What resuming does to stdout once the input is checked.
     pub restore: Option<crate::journal::Restore>,
+    /// This task's share of the input, when the run is split over several tasks.
+    pub shard: Option<ShardMap>,
+    /// `--results`: this task's output file, instead of stdout.
+    pub results: Option<crate::results::Destination>,
 }
 
 /// Why a plan could not be made.
@@ -259,6 +264,53 @@ impl Plan {
             .filter(|m| m.is_file() && m.len() > 0)
             .map(|m| m.len());
         let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
+        let shard = match cfg.shard {
+            ShardSpec::Given(s) => Some(s),
+            ShardSpec::None => None,
+            ShardSpec::Auto => {
+                Shard::from_slurm(|k| std::env::var(k).ok()).map_err(PlanError::Usage)?
+            }
+        };
+        let split = shard.filter(|s| s.count > 1);
+        if let Some(s) = split {
+            if cfg.limit.is_some() {
+                return Err(PlanError::Usage(
+                    "-n counts the records of the whole input, which no task sees alone; it \
+                     cannot be combined with --shard"
+                        .into(),
+                ));
+            }
+            use std::os::unix::fs::FileTypeExt;
+            if matches!(cfg.input, InputSpec::Stdin)
+                && input
+                    .metadata()
+                    .is_ok_and(|m| m.file_type().is_char_device())
+            {
+                return Err(PlanError::Usage(format!(
+                    "task {}/{} gets no input: its stdin is /dev/null or a terminal; give every \
+                     task the whole input: -a FILE on shared storage, < FILE, or srun \
+                     --input=all",
+                    s.index, s.count
+                )));
+            }
+        }
+        let shard_map = split.map(|s| ShardMap::new(s, input_size));
+        if cfg.results.is_some() {
+            let clash = if cfg.order == OrderMode::Unbuffered {
+                Some("-u (its output is not recorded)")
+            } else if cfg.dry_run {
+                Some("-N")
+            } else if cfg.resume.is_some() || cfg.checkpoint_file.is_some() {
+                Some("--resume or --checkpoint-file (the journals are kept in DIR)")
+            } else {
+                None
+            };
+            if let Some(c) = clash {
+                return Err(PlanError::Usage(format!(
+                    "--results cannot be combined with {c}"
+                )));
+            }
+        }
 
         let dry_run = cfg.dry_run;
         let path_env = std::env::var_os("PATH");
@@ -331,7 +383,34 @@ impl Plan {
             space
         });
         // Last, once everything else is known to be valid: the journal is a file frun creates.
-        let checkpoint = if dry_run {
+        let mut results = None;
+        let checkpoint = if let Some(dir) = &cfg.results {
+            let files = crate::results::prepare(
+                dir,
+                shard.unwrap_or(Shard { index: 0, count: 1 }),
+                shard_map.map_or(0, |m| m.chunk),
+                &run_identity(cfg),
+                &shown_command(cfg),
+                cfg.order,
+            )
+            .map_err(PlanError::Usage)?;
+            if let Some(cp) = &files.resume {
+                eprintln!(
+                    "frun: {}: continuing the run in {} ({} batches done before)",
+                    files.dest.task,
+                    dir.display(),
+                    cp.batches
+                );
+            }
+            results = Some(files.dest);
+            crate::journal::Prepared {
+                journal: Some(files.journal),
+                resume: files.resume,
+                stdout_base: 0,
+                restore: None,
+                missing: None,
+            }
+        } else if dry_run {
             crate::journal::Prepared {
                 journal: None,
                 resume: None,
@@ -345,6 +424,13 @@ impl Plan {
                 &shown_command(cfg),
                 cfg.checkpoint_file.as_deref(),
                 cfg.resume.as_deref(),
+                // Tasks sharing a directory keep a checkpoint each.
+                &match split {
+                    Some(s) => {
+                        PathBuf::from(format!("{}.{}", crate::journal::DEFAULT_PATH, s.name()))
+                    }
+                    None => PathBuf::from(crate::journal::DEFAULT_PATH),
+                },
             )
             .map_err(PlanError::Usage)?
         };
@@ -393,6 +479,8 @@ impl Plan {
             resume: checkpoint.resume,
             stdout_base: checkpoint.stdout_base,
             restore: checkpoint.restore,
+            shard: shard_map,
+            results,
         })
     }
 }

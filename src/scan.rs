@@ -10,6 +10,7 @@ use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 use crate::rings::Rings;
+use crate::shard::ShardMap;
 use crate::spool::{Fill, Ingest, Spool};
 
 /// The smallest batch the end-of-input balancing cuts to (unless `-l` starts higher).
@@ -125,19 +126,38 @@ pub struct Scanner<'a> {
     pub count_records: bool,
     /// Input intervals already done (a resumed run): sorted, disjoint, skipped.
     pub skip: &'a [(u64, u64)],
-    /// Resuming: the input's head is checked before anything else, once this many bytes (or
-    /// the whole input) are in.
-    pub resume_head: Option<u64>,
+    /// This task's share of the input when the run is split over several (the rest is skipped).
+    pub shard: Option<ShardMap>,
+    /// The input's head is checked before anything else (resuming, or sharded: skipping may
+    /// free the head before a batch is published), once this many bytes (or the whole input)
+    /// are in.
+    pub head_first: Option<u64>,
 }
 
-/// Walks the skipped intervals along the input.
+/// Walks the input a run skips: intervals done in an earlier run, and the chunks of other
+/// tasks when the run is one shard of several.
 struct Skips<'a> {
     list: &'a [(u64, u64)],
+    shard: Option<ShardMap>,
+    delimiter: u8,
+    /// Inside a run of this task's chunks: the other task's chunk that ends it. Until its first
+    /// record, every byte is this task's, also in the middle of a record (`-b` cuts there).
+    run_end: Option<u64>,
+}
+
+/// What lies at a position, for [`Skips::jump`].
+enum Jump {
+    /// Input to process.
+    No,
+    /// Skipped input up to here.
+    To(u64),
+    /// Another task's chunk whose end has not arrived yet: read more input first.
+    Wait,
 }
 
 impl Skips<'_> {
-    /// Where the next skipped interval at or after `at` starts (`u64::MAX`: none).
-    fn next_start(&mut self, at: u64) -> u64 {
+    /// Where the next done interval at or after `at` starts (`u64::MAX`: none).
+    fn next_done(&mut self, at: u64) -> u64 {
         while let Some(&(_, e)) = self.list.first() {
             if e > at {
                 break;
@@ -147,10 +167,57 @@ impl Skips<'_> {
         self.list.first().map_or(u64::MAX, |&(s, _)| s.max(at))
     }
 
-    /// The end of the skipped interval holding `at`, if any.
-    fn jump(&mut self, at: u64) -> Option<u64> {
-        let s = self.next_start(at);
-        (s == at).then(|| self.list[0].1)
+    /// Where the next skipped input at or after `at` begins, as far as `data` (the input so
+    /// far) shows: `u64::MAX` when none is in sight. Called after [`Skips::jump`] said `No`.
+    fn next_start(&mut self, at: u64, data: &[u8], eof: bool) -> u64 {
+        let done = self.next_done(at);
+        let Some(m) = self.shard else {
+            return done;
+        };
+        let end = match self.run_end {
+            Some(f) => Some(f),
+            None if m.owns(m.chunk_of(at)) => m.next_foreign(m.chunk_of(at)),
+            None => return at,
+        };
+        let foreign = end
+            .and_then(|f| m.chunk_start(f, data, self.delimiter, eof))
+            .unwrap_or(u64::MAX);
+        done.min(foreign)
+    }
+
+    /// Whether `at` begins skipped input, and where that ends. `at` is a record start, a
+    /// point inside a run of this task's chunks, or a point inside another task's chunk that
+    /// an earlier jump reached.
+    fn jump(&mut self, at: u64, data: &[u8], eof: bool) -> Jump {
+        if self.next_done(at) == at {
+            return Jump::To(self.list[0].1);
+        }
+        let Some(m) = self.shard else {
+            return Jump::No;
+        };
+        if let Some(f) = self.run_end {
+            match m.chunk_start(f, data, self.delimiter, eof) {
+                // Past the run (so at a record start): look again below.
+                Some(e) if at >= e => self.run_end = None,
+                _ => return Jump::No,
+            }
+        }
+        let k = m.chunk_of(at);
+        if m.owns(k) {
+            self.run_end = m.next_foreign(k);
+            return Jump::No;
+        }
+        let next = m.next_owned(k);
+        match m.chunk_start(next, data, self.delimiter, eof) {
+            Some(e) if e > at => Jump::To(e),
+            Some(_) => Jump::No,
+            // Skip what is in already (the spool can free it), staying inside chunk `next - 1`
+            // so the next look still knows whose input this is.
+            None => {
+                let e = (data.len() as u64).min(next * m.chunk - 1);
+                if e > at { Jump::To(e) } else { Jump::Wait }
+            }
+        }
     }
 }
 
@@ -174,6 +241,15 @@ struct Pending {
 }
 
 impl Scanner<'_> {
+    fn skips(&self) -> Skips<'_> {
+        Skips {
+            list: self.skip,
+            shard: self.shard,
+            delimiter: self.delimiter,
+            run_end: None,
+        }
+    }
+
     /// Scans until end of input, the record limit, or a stop; closes the ring at the end.
     pub fn run(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
         let result = self.scan(ingest, events);
@@ -212,7 +288,7 @@ impl Scanner<'_> {
         checked: &std::cell::Cell<bool>,
         events: &dyn ScanEvents,
     ) -> io::Result<bool> {
-        let Some(want) = self.resume_head else {
+        let Some(want) = self.head_first else {
             return Ok(true);
         };
         while self.spool.filled() < want && !ingest.at_eof() {
@@ -399,7 +475,7 @@ impl Scanner<'_> {
         let window = std::cell::RefCell::new(Window::default());
         let checked = std::cell::Cell::new(false);
         let eof_seen = std::cell::Cell::new(false);
-        let mut skips = Skips { list: self.skip };
+        let mut skips = self.skips();
         if !self.resume_check(ingest, &checked, events)? {
             return Ok(totals);
         }
@@ -427,14 +503,19 @@ impl Scanner<'_> {
             let filled = self.spool.filled();
             let eof = ingest.at_eof();
             eof_seen.set(eof);
+            let data = self.spool.bytes(0, filled);
             loop {
-                if let Some(e) = skips.jump(start) {
-                    start = e;
-                    self.note_skipped(&window, e);
-                    continue;
+                match skips.jump(start, data, eof) {
+                    Jump::To(e) => {
+                        start = e;
+                        self.note_skipped(&window, e);
+                        continue;
+                    }
+                    Jump::Wait => break,
+                    Jump::No => {}
                 }
-                // A chunk never runs into a skipped interval.
-                let bound = skips.next_start(start).min(filled);
+                // A chunk never runs into skipped input.
+                let bound = skips.next_start(start, data, eof).min(filled);
                 if !(bound.saturating_sub(start) >= size
                     || (eof || bound < filled) && bound > start)
                 {
@@ -478,14 +559,17 @@ impl Scanner<'_> {
             match ingest.fill(self.spool, &[self.stop_fd], timeout)? {
                 Fill::Data => last_input = Instant::now(),
                 Fill::Timeout => {
-                    let bound = skips.next_start(start).min(filled);
+                    let data = self.spool.bytes(0, filled);
+                    let bound = skips.next_start(start, data, false).min(filled);
                     let end = if at_records {
                         let window = self.spool.bytes(start, bound);
                         memchr::memrchr(self.delimiter, window).map(|i| start + i as u64 + 1)
                     } else {
                         Some(bound)
                     };
-                    if let Some(end) = end {
+                    if let Some(end) = end
+                        && end > start
+                    {
                         if !publish(start, end, &mut totals) {
                             return Ok(totals);
                         }
@@ -519,7 +603,7 @@ impl Scanner<'_> {
 
         let checked = std::cell::Cell::new(false);
         let eof_seen = std::cell::Cell::new(false);
-        let mut skips = Skips { list: self.skip };
+        let mut skips = self.skips();
         if !self.resume_check(ingest, &checked, events)? {
             return Ok(totals);
         }
@@ -552,7 +636,8 @@ impl Scanner<'_> {
             // little arithmetic.
             let filled = self.spool.filled();
             let data = self.spool.bytes(0, filled);
-            eof_seen.set(ingest.at_eof());
+            let eof = ingest.at_eof();
+            eof_seen.set(eof);
             // The batch size in force: `target`, or less near the end of a known input.
             let at_end = adaptive && ingest.at_eof();
             let balance = |target: u64, p: &Pending, totals: ScanTotals| {
@@ -574,21 +659,31 @@ impl Scanner<'_> {
                     cut(&mut p, &mut totals);
                     return Ok(totals);
                 }
-                // Input done in an earlier run is skipped: the batch ends before it.
-                if let Some(e) = skips.jump(p.cursor) {
-                    if !cut(&mut p, &mut totals) {
-                        return Ok(totals);
+                // Input done in an earlier run, or another task's, is skipped: the batch ends
+                // before it.
+                match skips.jump(p.cursor, data, eof) {
+                    Jump::To(e) => {
+                        if !cut(&mut p, &mut totals) {
+                            return Ok(totals);
+                        }
+                        (p.start, p.cursor, p.search) = (e, e, e);
+                        self.note_skipped(&window, e);
+                        size = balance(target, &p, totals);
+                        continue;
                     }
-                    (p.start, p.cursor, p.search) = (e, e, e);
-                    self.note_skipped(&window, e);
-                    size = balance(target, &p, totals);
-                    continue;
+                    Jump::Wait => {
+                        if !cut(&mut p, &mut totals) {
+                            return Ok(totals);
+                        }
+                        break;
+                    }
+                    Jump::No => {}
                 }
                 if p.search > filled {
                     break;
                 }
-                // Records are looked for only up to the next skipped interval.
-                let view = &data[..skips.next_start(p.cursor).min(filled) as usize];
+                // Records are looked for only up to the next skipped input.
+                let view = &data[..skips.next_start(p.cursor, data, eof).min(filled) as usize];
                 let bounded = (view.len() as u64) < filled;
                 if at_end
                     && self.byte_guided
@@ -780,6 +875,31 @@ mod tests {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(input).unwrap();
         f.seek(std::io::SeekFrom::Start(0)).unwrap();
+        let how = How {
+            sizing,
+            limit,
+            space,
+            byte_guided,
+            count_records,
+            skip,
+            shard: None,
+        };
+        scan_from(f, &how)
+    }
+
+    /// How a test scans.
+    struct How<'a> {
+        sizing: Sizing,
+        limit: Option<u64>,
+        space: Option<ArgSpace>,
+        byte_guided: bool,
+        count_records: bool,
+        skip: &'a [(u64, u64)],
+        shard: Option<ShardMap>,
+    }
+
+    /// Scans the input `f` gives (a file, or a pipe's read end).
+    fn scan_from(f: std::fs::File, how: &How) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
         let (spool, mut ingest) = crate::spool::open(f).unwrap();
         let ring = Rings::new(std::sync::Arc::new(crate::numa::Layout::single(1)), 4).unwrap();
         let rec = Recorder {
@@ -797,17 +917,18 @@ mod tests {
                 spool: &spool,
                 ring: &ring,
                 delimiter: b'\n',
-                sizing,
-                limit,
+                sizing: how.sizing,
+                limit: how.limit,
                 timeout: None,
-                arg_space: space,
+                arg_space: how.space,
                 stop_fd: -1,
                 hunger_fd: -1,
                 workers: 2,
-                byte_guided,
-                count_records,
-                skip,
-                resume_head: None,
+                byte_guided: how.byte_guided,
+                count_records: how.count_records,
+                skip: how.skip,
+                shard: how.shard,
+                head_first: None,
             };
             scanner.run(&mut ingest, &rec).unwrap();
             consumer.join().unwrap()
@@ -989,6 +1110,56 @@ mod tests {
         }
     }
 
+    /// Lines of `lines` bytes each, their record starts (and the end), and done intervals at
+    /// record boundaries (`(first record, records)`), merged like a checkpoint's.
+    fn lines_and_done(
+        lines: &[usize],
+        done: &[(usize, usize)],
+    ) -> (Vec<u8>, Vec<u64>, Vec<(u64, u64)>) {
+        let mut input = Vec::new();
+        let mut bounds = vec![0u64];
+        for n in lines {
+            input.extend(std::iter::repeat_n(b'x', *n));
+            input.push(b'\n');
+            bounds.push(input.len() as u64);
+        }
+        let mut skip: Vec<(u64, u64)> = done
+            .iter()
+            .map(|&(at, len)| {
+                let a = at.min(bounds.len() - 1);
+                (bounds[a], bounds[(a + len).min(bounds.len() - 1)])
+            })
+            .filter(|(a, b)| a < b)
+            .collect();
+        skip.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for (a, b) in skip {
+            match merged.last_mut() {
+                Some(m) if a <= m.1 => m.1 = m.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        (input, bounds, merged)
+    }
+
+    /// The sizing modes the properties run in: sizing, byte-guided, records counted.
+    fn sizing_mode(mode: u8) -> (Sizing, bool, bool) {
+        match mode {
+            0 => (Sizing::Adaptive { init: 1, max: 64 }, false, true),
+            1 => (Sizing::Exact(3), false, true),
+            2 => (
+                Sizing::Adaptive {
+                    init: 1,
+                    max: HARD_MAX_STDIN_RECORDS,
+                },
+                true,
+                false,
+            ),
+            3 => (Sizing::Block(50), false, true),
+            _ => (Sizing::Bytes(7), false, true),
+        }
+    }
+
     proptest! {
         /// Resuming: the batches cover exactly the input outside the done intervals, each byte
         /// once, and never reach into one — in every sizing mode.
@@ -998,39 +1169,9 @@ mod tests {
             done in proptest::collection::vec((0usize..300, 1usize..40), 0..6),
             mode in 0u8..5,
         ) {
-            let mut input = Vec::new();
-            let mut bounds = vec![0u64];
-            for n in &lines {
-                input.extend(std::iter::repeat_n(b'x', *n));
-                input.push(b'\n');
-                bounds.push(input.len() as u64);
-            }
-            // Done intervals at record boundaries, merged like a checkpoint's.
-            let mut skip: Vec<(u64, u64)> = done
-                .iter()
-                .map(|&(at, len)| {
-                    let a = at.min(bounds.len() - 1);
-                    let b = (a + len).min(bounds.len() - 1);
-                    (bounds[a], bounds[b])
-                })
-                .filter(|(a, b)| a < b)
-                .collect();
-            skip.sort_unstable();
-            let mut merged: Vec<(u64, u64)> = Vec::new();
-            for (a, b) in skip {
-                match merged.last_mut() {
-                    Some(m) if a <= m.1 => m.1 = m.1.max(b),
-                    _ => merged.push((a, b)),
-                }
-            }
+            let (input, _, merged) = lines_and_done(&lines, &done);
             let space = ArgSpace { per_byte: 1, per_record: 1, budget: 300, max_record_len: u64::MAX };
-            let (sizing, guided, count) = match mode {
-                0 => (Sizing::Adaptive { init: 1, max: 64 }, false, true),
-                1 => (Sizing::Exact(3), false, true),
-                2 => (Sizing::Adaptive { init: 1, max: HARD_MAX_STDIN_RECORDS }, true, false),
-                3 => (Sizing::Block(50), false, true),
-                _ => (Sizing::Bytes(7), false, true),
-            };
+            let (sizing, guided, count) = sizing_mode(mode);
             let (b, _) = scan_as(&input, sizing, None, Some(space), guided, count, &merged);
             let mut covered = vec![0u8; input.len()];
             for batch in &b {
@@ -1041,6 +1182,78 @@ mod tests {
             for (i, c) in covered.iter().enumerate() {
                 let done = merged.iter().any(|&(a, e)| (a..e).contains(&(i as u64)));
                 prop_assert_eq!(*c, u8::from(!done), "byte {} (done: {}) in {:?}", i, done, merged);
+            }
+        }
+    }
+
+    proptest! {
+        /// Sharded: over all tasks, the batches cover exactly the input outside the done
+        /// intervals, each byte once; a batch of records holds only records of its task's chunks.
+        /// Files and trickling streams alike.
+        #[test]
+        fn shards_cover_the_input_once(
+            lines in proptest::collection::vec(0usize..30, 1..200),
+            done in proptest::collection::vec((0usize..200, 1usize..30), 0..4),
+            count in 1u64..5,
+            chunk in 1u64..200,
+            mode in 0u8..5,
+            stream in any::<bool>(),
+        ) {
+            let (input, bounds, merged) = lines_and_done(&lines, &done);
+            let space = ArgSpace { per_byte: 1, per_record: 1, budget: 300, max_record_len: u64::MAX };
+            let (sizing, guided, count_records) = sizing_mode(mode);
+            let mut covered = vec![0u8; input.len()];
+            for index in 0..count {
+                let map = ShardMap { shard: crate::shard::Shard { index, count }, chunk };
+                let how = How {
+                    sizing,
+                    limit: None,
+                    space: Some(space),
+                    byte_guided: guided,
+                    count_records,
+                    skip: &merged,
+                    shard: Some(map),
+                };
+                let f = if stream {
+                    // A writer trickling the input in small pieces, so chunk ends often arrive
+                    // after the scanner first looks for them.
+                    let (r, w) = std::io::pipe().unwrap();
+                    let data = input.clone();
+                    std::thread::spawn(move || {
+                        let mut w = w;
+                        for piece in data.chunks(5) {
+                            if w.write_all(piece).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                    std::fs::File::from(std::os::fd::OwnedFd::from(r))
+                } else {
+                    let mut f = tempfile::tempfile().unwrap();
+                    f.write_all(&input).unwrap();
+                    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+                    f
+                };
+                let (b, _) = scan_from(f, &how);
+                for batch in &b {
+                    prop_assert!(batch.end > batch.start);
+                    // The record it starts in (-b cuts records) is this task's.
+                    let first = bounds.iter().rev().find(|&&r| r <= batch.start).unwrap();
+                    prop_assert!(map.owns(map.chunk_of(*first)), "{:?} is not task {}'s", (batch.start, batch.end), index);
+                    if mode != 4 {
+                        // Every record in it starts in a chunk of this task.
+                        for &r in bounds.iter().filter(|&&r| r >= batch.start && r < batch.end) {
+                            prop_assert!(map.owns(map.chunk_of(r)), "record at {} in {:?}", r, (batch.start, batch.end));
+                        }
+                    }
+                    for i in batch.start..batch.end {
+                        covered[i as usize] += 1;
+                    }
+                }
+            }
+            for (i, c) in covered.iter().enumerate() {
+                let done = merged.iter().any(|&(a, e)| (a..e).contains(&(i as u64)));
+                prop_assert_eq!(*c, u8::from(!done), "byte {} (done: {})", i, done);
             }
         }
     }

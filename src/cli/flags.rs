@@ -204,6 +204,31 @@ pub const FLAGS: &[FlagDef] = &[
         ..flag("nodes", None, "nodes")
     },
     FlagDef {
+        value: Some("I/N"),
+        help: "Process only task I's share of the input, of N tasks (auto: Slurm's task, none)",
+        long_help: "The input is cut into fixed chunks at record boundaries, the same in every \
+                    task, and chunk k is task k mod N's, so every record is done by exactly one \
+                    task. The input must reach every task: a file on shared storage (-a FILE, \
+                    or < FILE), or a stream sent to each (srun --input=all); a task whose stdin \
+                    is /dev/null or a terminal refuses to start. auto (the default) takes I and \
+                    N from SLURM_PROCID and the step's task count inside an srun step and means \
+                    none elsewhere. Without --results each task writes to its own stdout and \
+                    keeps its checkpoint in ./.frun_resume.I-of-N.",
+        ..flag("shard", None, "shard")
+    },
+    FlagDef {
+        value: Some("DIR"),
+        help: "Write this task's output and journal under DIR; a rerun continues the run there",
+        long_help: "For a run split over tasks (--shard, Slurm): DIR is shared storage; each \
+                    task writes task-I-of-N.A.out and .journal files there. Running the same \
+                    command again on DIR skips every record any task of any earlier run \
+                    completed, whatever the number of tasks now, so a stopped, preempted or \
+                    requeued job just runs again. frun merge DIR then writes the whole output: \
+                    in input order with -k, whole batches otherwise. Not with -u, -N, --resume \
+                    or --checkpoint-file.",
+        ..flag("results", None, "results")
+    },
+    FlagDef {
         value: Some("SPEC"),
         help: "Stop once batches fail: fail=N, fail=N%, now,fail=N or soon,fail=N",
         long_help: "A failed batch is one whose command exited non-zero (and was not retried) \

@@ -9,6 +9,8 @@ pub mod units;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
+#[cfg(test)]
+use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -19,6 +21,7 @@ use units::{Range, parse_delimiter, parse_number, parse_range};
 
 use crate::numa::MAX_NODES;
 pub use crate::numa::NodeSpec;
+use crate::shard::Shard;
 
 /// How batch output reaches stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +82,10 @@ pub struct Config {
     pub halt: Option<Halt>,
     pub checkpoint_file: Option<PathBuf>,
     pub resume: Option<PathBuf>,
+    /// `--shard`: this task's share of the input.
+    pub shard: ShardSpec,
+    /// `--results DIR`: where this task's output and journal go.
+    pub results: Option<PathBuf>,
     /// The command and its fixed arguments; never empty (default `echo`).
     pub command: Vec<OsString>,
     /// The command is a function, builtin or alias of the calling bash, run in worker shells.
@@ -151,9 +158,20 @@ fn parse_nodes(s: &str) -> Result<NodeSpec, String> {
     }
 }
 
+/// `--shard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShardSpec {
+    /// Slurm's task inside an `srun` step, else none.
+    Auto,
+    None,
+    Given(Shard),
+}
+
 /// What the command line asks frun to do.
 pub enum Invocation {
     Run(Box<Config>),
+    /// `frun merge DIR`: write a results directory's combined output.
+    Merge(PathBuf),
     /// Print this text to stdout and exit 0 (`--help`, `--version`, `--generate`).
     Print(Vec<u8>),
 }
@@ -185,10 +203,12 @@ pub fn command() -> Command {
              CMD ARGS rec1 ... recN, spawned directly (no shell). stdout of each batch is \
              emitted whole; stderr passes straight through.",
         )
-        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]")
+        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun merge DIR")
         .after_help(
             "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
              126/127 CMD not executable/not found; 2 usage error; 128+N stopped by signal N.\n\
+             frun merge DIR writes the output of a --results DIR (see frun merge --help); a \
+             command named merge is run with frun -- merge.\n\
              Numbers take units: 1k = 1000, 1Ki = 1024. +X undoes -X (e.g. +k).",
         )
         .disable_help_flag(true)
@@ -386,9 +406,41 @@ fn invalid(id: &str, msg: String) -> UsageError {
     UsageError(format!("invalid value for '--{}': {msg}", flag.long))
 }
 
+/// Parses `frun merge …` (the words after `merge`).
+fn parse_merge(args: &[OsString]) -> Result<Invocation, UsageError> {
+    match args {
+        [h] if h == "-h" || h == "--help" => Ok(Invocation::Print(MERGE_HELP.as_bytes().to_vec())),
+        [dir] if !dir.is_empty() && !dir.as_bytes().starts_with(b"-") => {
+            Ok(Invocation::Merge(PathBuf::from(dir)))
+        }
+        [dir] if dir.is_empty() => Err(UsageError("merge: the directory name is empty".into())),
+        [flag] => Err(UsageError(format!(
+            "merge: unknown flag '{}' (usage: frun merge DIR)",
+            flag.to_string_lossy()
+        ))),
+        _ => Err(UsageError(
+            "merge takes one directory (usage: frun merge DIR)".into(),
+        )),
+    }
+}
+
+const MERGE_HELP: &str = "\
+Write the combined output of a results directory (--results DIR) to stdout
+
+Usage: frun merge DIR
+
+In input order when the run kept order (-k); otherwise each task's batches whole, task after
+task. Exit status: 0 every record of the input was done; 1 some were not (what was done is
+written; run the same command again to finish); 2 DIR cannot be merged.
+";
+
 /// Parses the whole command line (including `argv[0]`).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, UsageError> {
     let args: Vec<OsString> = args.into_iter().collect();
+    // `frun merge DIR`; a command named merge is `frun -- merge`.
+    if args.get(1).is_some_and(|a| a == "merge") {
+        return parse_merge(&args[2..]);
+    }
     let expanded = expand_undo_forms(args.get(1..).unwrap_or(&[]))?;
     let matches =
         command().try_get_matches_from(std::iter::once(OsString::from("frun")).chain(expanded));
@@ -503,6 +555,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
     };
     let checkpoint_file = path_value("checkpoint-file")?;
     let resume = path_value("resume")?;
+    let results = path_value("results")?;
+    let shard = match text_value(&m, "shard")?.as_deref() {
+        None | Some("auto") => ShardSpec::Auto,
+        Some("none") => ShardSpec::None,
+        Some(s) => ShardSpec::Given(Shard::parse(s).map_err(|e| invalid("shard", e))?),
+    };
     let mut command: Vec<OsString> = m
         .get_many::<OsString>("command")
         .map(|v| v.cloned().collect())
@@ -533,6 +591,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         halt,
         checkpoint_file,
         resume,
+        shard,
+        results,
         command,
         shell_command: false,
     })))
@@ -568,7 +628,42 @@ mod tests {
         match parse(argv) {
             Ok(Invocation::Run(c)) => *c,
             Ok(Invocation::Print(_)) => panic!("printed instead of running"),
+            Ok(Invocation::Merge(_)) => panic!("merge instead of running"),
             Err(e) => panic!("usage error: {}", e.0),
+        }
+    }
+
+    #[test]
+    fn shard_and_merge_words() {
+        assert_eq!(cfg(&[]).shard, ShardSpec::Auto);
+        assert_eq!(cfg(&["--shard", "none"]).shard, ShardSpec::None);
+        assert_eq!(
+            cfg(&["--shard", "2/3"]).shard,
+            ShardSpec::Given(Shard { index: 2, count: 3 })
+        );
+        assert!(err(&["--shard", "3/3"]).contains("--shard"));
+        // A command named merge after flags, or after --, is a command.
+        assert_eq!(cfg(&["-k", "merge"]).command, [OsString::from("merge")]);
+        assert_eq!(cfg(&["--", "merge", "x"]).command.len(), 2);
+        let merge = |a: &[&str]| {
+            parse(
+                std::iter::once("frun")
+                    .chain(a.iter().copied())
+                    .map(OsString::from),
+            )
+        };
+        assert!(matches!(merge(&["merge", "d"]), Ok(Invocation::Merge(p)) if p == Path::new("d")));
+        assert!(matches!(
+            merge(&["merge", "--help"]),
+            Ok(Invocation::Print(_))
+        ));
+        for bad in [
+            &["merge"][..],
+            &["merge", "a", "b"],
+            &["merge", "-k"],
+            &["merge", ""],
+        ] {
+            assert!(merge(bad).is_err(), "{bad:?}");
         }
     }
 
