@@ -66,6 +66,9 @@ pub struct Shared {
     journal: Option<Arc<Journal>>,
     /// The input identity a resumed checkpoint recorded.
     resume_input: Option<InputId>,
+    /// The results directory being continued (None: a `--resume` checkpoint), for the message
+    /// when the input differs.
+    resumed_from: Option<String>,
     /// Resuming: what to do to stdout once the input is checked.
     restore: Mutex<Option<crate::journal::Restore>>,
     /// The running child of each worker (0 = none).
@@ -211,11 +214,16 @@ impl ScanEvents for Events<'_> {
                 && now.head_hash == want.head_hash
                 && (want.size.is_none() || size.is_none() || want.size == size);
             if !same {
-                s.stop.request(StopReason::Refused(
-                    "--resume: the input is not the one the checkpoint was written for (its \
-                     first bytes or its size differ)"
-                        .into(),
-                ));
+                let msg = match &s.resumed_from {
+                    None => "--resume: the input is not the one the checkpoint was written for"
+                        .to_string(),
+                    Some(dir) => {
+                        format!("--results: the input is not the one the runs in {dir} had")
+                    }
+                };
+                s.stop.request(StopReason::Refused(format!(
+                    "{msg} (its first bytes or its size differ)"
+                )));
                 return false;
             }
         }
@@ -337,6 +345,7 @@ fn try_run(
         delimiter: plan.delimiter,
         journal: plan.journal.clone(),
         resume_input: plan.resume.as_ref().and_then(|cp| cp.input.clone()),
+        resumed_from: plan.results.as_ref().map(|r| r.dir.display().to_string()),
         restore: Mutex::new(plan.restore),
         children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
         sigmask,

@@ -434,6 +434,13 @@ impl Plan {
             )
             .map_err(PlanError::Usage)?
         };
+        // {ID} never repeats across the tasks of a run, nor across runs on one results directory.
+        let task = shard.map_or_else(|| "0-of-1".to_string(), |s| s.name());
+        if let Some(r) = &results {
+            template = template.with_id_prefix(format!("{task}.{}.", r.run));
+        } else if split.is_some() {
+            template = template.with_id_prefix(format!("{task}."));
+        }
         Ok(Plan {
             workers_init: if layout.is_single() {
                 wi as usize

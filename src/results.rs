@@ -31,6 +31,9 @@ pub struct Destination {
     /// The task, for messages: `task I/N`.
     pub task: String,
     pub dir: PathBuf,
+    /// The number of this task's files (`A` in `task-I-of-N.A.out`): how many runs of this
+    /// task wrote to DIR before.
+    pub run: u32,
 }
 
 /// This task's files, set up before any work.
@@ -112,7 +115,13 @@ pub fn prepare(
                 path.display()
             ));
         }
-        let cp = journal::read(&path).map_err(|e| format!("--results: {e}"))?;
+        let cp = match journal::read(&path) {
+            Ok(cp) => cp,
+            // A task of this run creating its journal right now (created, not yet locked and
+            // written): it records nothing yet.
+            Err(_) if !records_anything(&path) => continue,
+            Err(e) => return Err(format!("--results: {e}")),
+        };
         if cp.run != run {
             return Err(format!(
                 "--results: {} holds results of another command (or of other options that shape \
@@ -204,9 +213,17 @@ pub fn prepare(
             out,
             task,
             dir: dir.to_path_buf(),
+            run: attempt,
         },
         journal: Arc::new(j),
         resume: any.then_some(done),
+    })
+}
+
+/// Whether a journal holds any `done` entry.
+fn records_anything(path: &Path) -> bool {
+    std::fs::read(path).map_or(true, |t| {
+        t.starts_with(b"done ") || t.windows(6).any(|w| w == b"\ndone ")
     })
 }
 
@@ -397,6 +414,20 @@ mod tests {
             Some((12, 40))
         );
         assert_eq!(task_of(Path::new("d/other.journal")), None);
+    }
+
+    #[test]
+    fn a_journal_being_created_records_nothing_and_garbage_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        // Created by a sibling task a moment ago: not yet locked nor written.
+        std::fs::write(d.path().join("task-0-of-2.0.journal"), "").unwrap();
+        let shard = Shard { index: 1, count: 2 };
+        let t = prepare(d.path(), shard, 0, "r", "cmd", OrderMode::Ordered).unwrap();
+        assert!(t.resume.is_none());
+        assert_eq!(t.dest.run, 0);
+        drop(t);
+        std::fs::write(d.path().join("task-0-of-2.1.journal"), "junk\ndone 0 4 9\n").unwrap();
+        assert!(prepare(d.path(), shard, 0, "r", "cmd", OrderMode::Ordered).is_err());
     }
 
     #[test]

@@ -2,8 +2,9 @@
 # The whole test suite, on a fresh machine: installs what the tests need (as root via apt, when
 # missing), then checks formatting and lints, runs the benchmark script in its quick smoke mode,
 # checks the distribution (flake and workflow lints, a reproducible packaging build checked
-# twice, the container image), and runs the bash front end's tests (tests/bash/) and the unit,
-# integration, differential and property tests (the engine's also on simulated NUMA nodes).
+# twice, the container image), and runs the bash front end's tests (tests/bash/), the tests on a
+# local Slurm cluster (tests/slurm/) and the unit, integration, differential and property tests
+# (the engine's also on simulated NUMA nodes).
 # FRUN_SKIP_BENCH_SMOKE=1 and FRUN_SKIP_DIST=1 leave those parts out (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,8 @@ command -v pgrep >/dev/null || missing+=(procps)
 command -v xargs >/dev/null || missing+=(findutils)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
+# A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).
+command -v slurmd >/dev/null || missing+=(slurm-wlm)
 # hwloc (the default feature) for the glibc builds: its .pc and, for the static link flags
 # hwlocality-sys asks for (pkg-config --static), libudev's too.
 if ! command -v pkg-config >/dev/null; then
@@ -58,5 +61,8 @@ engine_suites=(--test records --test streams --test faults --test output --test 
 FRUN_NODES=@2 cargo test --release "${engine_suites[@]}"
 FRUN_NODES=@4 cargo test --release "${engine_suites[@]}"
 FRUN_NODES=@4 cargo test --release --test resume -- --skip resume_property
+# Sharding, --results and frun merge on a real Slurm cluster on this machine.
+cargo build --release
+FRUN=target/release/frun bash tests/slurm/run.sh
 # Last, so the test summary closes the output.
 cargo test --release

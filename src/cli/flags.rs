@@ -140,7 +140,10 @@ pub const FLAGS: &[FlagDef] = &[
     },
     FlagDef {
         help: "Replace {ID} in any word with a unique batch id NODE.WORKER.BATCH",
-        long_help: "Records are still appended. The id never repeats within a run.",
+        long_help: "Records are still appended. The id never repeats within a run. Task I of N \
+                    (--shard) puts I-of-N first, I-of-N.NODE.WORKER.BATCH, and with --results \
+                    also the number of its run there, I-of-N.RUN.NODE.WORKER.BATCH (as in its \
+                    file names), so ids never repeat across tasks or reruns.",
         ..flag("insert-id", Some('I'), "insert-id")
     },
     FlagDef {

@@ -64,8 +64,8 @@ impl Word {
             .map(|s| match s {
                 Seg::Lit(l) => l.len() as u64,
                 Seg::Record => 0,
-                // NODE.WORKER.BATCH: at most 3 u64 and two dots.
-                Seg::Id => 62,
+                // [I-of-N.[RUN.]]NODE.WORKER.BATCH: at most 6 u64, four dots and "-of-".
+                Seg::Id => 130,
             })
             .sum()
     }
@@ -90,6 +90,9 @@ pub struct ArgvTemplate {
     /// The whole batch is one argument (`-b N +s`), whatever delimiters it holds.
     whole: bool,
     delimiter: u8,
+    /// What `{ID}` starts with: `I-of-N.` or `I-of-N.RUN.` when the run is one task of several,
+    /// so ids never repeat across tasks (or across runs on one results directory).
+    id_prefix: Vec<u8>,
 }
 
 /// Reusable storage for one argv.
@@ -126,7 +129,14 @@ impl ArgvTemplate {
             append,
             whole: false,
             delimiter,
+            id_prefix: Vec::new(),
         }
+    }
+
+    /// Starts every `{ID}` with `prefix` (`I-of-N.` or `I-of-N.RUN.`).
+    pub fn with_id_prefix(mut self, prefix: String) -> ArgvTemplate {
+        self.id_prefix = prefix.into_bytes();
+        self
     }
 
     /// Passes each batch as one argument instead of one per record.
@@ -192,12 +202,12 @@ impl ArgvTemplate {
         for w in &self.words {
             if w.record_slots() == 0 {
                 argv.offsets.push(argv.bytes.len());
-                push_word(&mut argv.bytes, w, b"", id);
+                push_word(&mut argv.bytes, w, b"", &self.id_prefix, id);
             } else {
                 for r in 0..argv.records.len() {
                     let (s, e) = argv.records[r];
                     argv.offsets.push(argv.bytes.len());
-                    push_word(&mut argv.bytes, w, &batch[s..e], id);
+                    push_word(&mut argv.bytes, w, &batch[s..e], &self.id_prefix, id);
                 }
             }
         }
@@ -240,12 +250,13 @@ impl ArgvTemplate {
     }
 }
 
-fn push_word(out: &mut Vec<u8>, w: &Word, record: &[u8], id: BatchId) {
+fn push_word(out: &mut Vec<u8>, w: &Word, record: &[u8], prefix: &[u8], id: BatchId) {
     for s in &w.segs {
         match s {
             Seg::Lit(l) => out.extend_from_slice(l),
             Seg::Record => out.extend_from_slice(record),
             Seg::Id => {
+                out.extend_from_slice(prefix);
                 let _ = write!(out, "{}.{}.{}", id.node, id.worker, id.batch);
             }
         }

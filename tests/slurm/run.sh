@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# frun on a real Slurm cluster (one controller and three slurmd nodes on loopback, started and
+# stopped by cluster.sh, by pid): srun tasks sharding a file and a broadcast stream, --results
+# plus frun merge against a single-machine run byte for byte, scancel --signal=USR1 mid-run then
+# the same command again on 3 and on 2 tasks, and an sbatch --requeue job preempted by a
+# higher-priority partition that finishes exactly once.
+#
+# Usage: FRUN=path/to/frun bash tests/slurm/run.sh   (Debian's slurm-wlm must be installed)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+FRUN=$(realpath "${FRUN:?set FRUN to the frun binary}")
+work=$(mktemp -d)
+cluster=$work/cluster
+cleanup() {
+  bash "$here/cluster.sh" stop "$cluster" || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+eval "$(bash "$here/cluster.sh" start "$cluster")"
+export SLURM_CONF
+cd "$work"
+
+failures=0
+pass() { echo "ok: $*"; }
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+# check NAME COMMAND...: passes when the command succeeds.
+check() {
+  if "${@:2}"; then pass "$1"; else fail "$1"; fi
+}
+# same NAME FILE EXPECTED: byte-for-byte equality.
+same() {
+  if cmp -s "$2" "$3"; then pass "$1"; else fail "$1 ($(wc -c <"$2") vs $(wc -c <"$3") bytes)"; fi
+}
+# Waits (up to $2 s) until the command $1 succeeds.
+await() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    if eval "$1"; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+# Bytes of output the tasks of results directory $1 have recorded as done so far.
+done_lines() { cat "$1"/task-*.journal 2>/dev/null | grep -c '^done ' || true; }
+job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+seq 1000000 >in
+# A job with output per record (so it does not depend on batch sizes), and a slow one that
+# stays on the cluster long enough to be stopped.
+each=(printf 'r%s\n')
+slow=(-L 1000 bash -c 'sleep 0.03; printf "r%s\n" "$@"' x)
+"$FRUN" -k -a in "${each[@]}" >single
+[ "$(wc -l <single)" = 1000000 ] || fail "the single-machine run"
+
+# 1. A file on shared storage, three tasks, in order and not.
+srun -N3 -n3 "$FRUN" --results r-ordered -k -a in "${each[@]}"
+"$FRUN" merge r-ordered >merged
+same "srun -N3 -n3 --results -k, merged == one frun -k" merged single
+check "three tasks wrote results" [ "$(find r-ordered -name '*.out' | wc -l)" = 3 ]
+srun -N3 -n3 "$FRUN" --results r-unordered -a in "${each[@]}"
+"$FRUN" merge r-unordered | sort >merged
+sort single >single.sorted
+same "srun -N3 -n3 --results (unordered), merged == sorted lines" merged single.sorted
+# Without --results srun gathers every task's stdout.
+srun -N3 -n3 "$FRUN" -k -a in "${each[@]}" | sort >gathered
+same "srun -N3 -n3 to stdout, gathered == sorted lines" gathered single.sorted
+
+# 2. A stream sent to every task (srun --input=all); sent to task 0 only, the others refuse.
+srun -N3 -n3 --input=all "$FRUN" --results r-stream -k "${each[@]}" <in
+"$FRUN" merge r-stream >merged
+same "srun --input=all stream, merged == one frun -k" merged single
+if seq 10 | srun -N3 -n3 --input=0 "$FRUN" echo >out 2>err; then
+  fail "a stream only task 0 receives was accepted"
+elif [ "$(grep -c 'gets no input' err)" = 2 ]; then
+  pass "srun --input=0: the two tasks without input refuse"
+else
+  fail "srun --input=0: $(cat err)"
+fi
+
+# 3. scancel --signal=USR1 mid-run checkpoints every task; the same command again, on 3 tasks
+# and on 2, finishes exactly.
+for again in 3 2; do
+  dir=r-usr1-$again
+  srun -N3 -n3 -J "usr1-$again" "$FRUN" --results "$dir" -k -a in "${slow[@]}" >/dev/null 2>"$dir.err" &
+  run=$!
+  await "[ \$(done_lines $dir) -ge 60 ]" 30 || fail "$dir: no progress"
+  scancel --signal=USR1 "$(squeue -h -n "usr1-$again" -o %i)"
+  if wait "$run"; then fail "$dir: the run was not stopped"; fi
+  stopped=$(cat "$dir"/task-*.journal | grep -c '^stopped signal 10' || true)
+  check "USR1: all 3 tasks checkpointed ($stopped)" [ "$stopped" = 3 ]
+  if "$FRUN" merge "$dir" >/dev/null 2>/dev/null; then fail "$dir: complete after USR1"; fi
+  srun -N"$again" -n"$again" "$FRUN" --results "$dir" -k -a in "${slow[@]}" 2>>"$dir.err"
+  "$FRUN" merge "$dir" >merged
+  same "USR1 mid-run, then the same command on $again tasks: merged == one frun -k" merged single
+done
+
+# 4. An sbatch --requeue job preempted by a job in a higher-priority partition: requeued, it
+# runs again, continues from the journals and finishes exactly once.
+cat >job.sh <<EOF
+#!/usr/bin/env bash
+srun -N3 -n3 "$FRUN" --results r-requeue -k -a in ${slow[*]@Q}
+echo "restart=\${SLURM_RESTART_COUNT:-0} status=\$?" >>job.log
+EOF
+low=$(sbatch --parsable --requeue -p low -N3 -n3 --open-mode=append -o job.out job.sh)
+await "[ \$(done_lines r-requeue) -ge 60 ]" 30 || fail "requeue: no progress"
+high=$(sbatch --parsable -p high -N3 -n3 -o /dev/null --wrap 'sleep 1')
+await "[ \"\$(job_field $low Restarts)\" = 1 ]" 30 || fail "requeue: the low job was not requeued"
+# Slurm holds a requeued job back a few seconds; let it start as soon as the nodes are free.
+await "[ \"\$(job_field $high JobState)\" = COMPLETED ]" 30 || fail "requeue: the high job did not run"
+scontrol update jobid="$low" StartTime=now 2>/dev/null || true
+await "[ \"\$(job_field $low JobState)\" = COMPLETED ]" 90 || fail "requeue: the low job did not finish"
+check "requeue: the job ran twice" [ "$(job_field "$low" Restarts)" = 1 ]
+check "requeue: the preempted tasks checkpointed" grep -q 'stopped signal 15' r-requeue/task-*.0.journal
+tail -1 job.log | grep -qx 'restart=1 status=0' || fail "requeue: second run: $(cat job.log)"
+"$FRUN" merge r-requeue >merged
+same "requeued job, merged == one frun -k" merged single
+
+if ((failures)); then
+  echo "slurm: $failures failed" >&2
+  exit 1
+fi
+echo "slurm: all passed"
