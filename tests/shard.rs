@@ -361,3 +361,104 @@ fn batch_ids_never_repeat_across_tasks_or_reruns() {
     assert_clean(&m);
     check(&m.stdout);
 }
+
+/// Runs 3 tasks writing to a new results directory and returns the merged output.
+fn merged_run(d: &Path, name: &str, args: &[&str], codes: &[i32]) -> Output {
+    let res = d.join(format!("res-{name}"));
+    let mut all = vec!["--results", res.to_str().unwrap()];
+    all.extend_from_slice(args);
+    for o in run_tasks(3, &all) {
+        assert!(
+            codes.contains(&o.status.code().unwrap_or(-1)),
+            "{}",
+            err(&o)
+        );
+    }
+    merge(&res)
+}
+
+#[test]
+fn huge_binary_and_empty_inputs_merge_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    // A 3 MiB record among short ones (chunks are 64 KiB: it spans many), NUL-delimited
+    // records holding newlines and every byte value.
+    let mut data = seq(1, 20_000);
+    data.extend(std::iter::repeat_n(b'x', 3 << 20));
+    data.push(b'\n');
+    data.extend_from_slice(&seq(1, 20_000));
+    let huge = d.path().join("huge");
+    std::fs::write(&huge, &data).unwrap();
+    let m = merged_run(
+        d.path(),
+        "huge",
+        &["-k", "-s", "-a", huge.to_str().unwrap(), "cat"],
+        &[0],
+    );
+    assert_clean(&m);
+    assert!(
+        m.stdout == data,
+        "the huge line did not come through whole, once"
+    );
+
+    let mut bin = Vec::new();
+    for i in 0..60_000u32 {
+        bin.extend_from_slice(&[(i % 255) as u8 + 1, b'\n', (i >> 8) as u8 | 1]);
+        bin.push(0);
+    }
+    let binf = d.path().join("bin");
+    std::fs::write(&binf, &bin).unwrap();
+    let m = merged_run(
+        d.path(),
+        "bin",
+        &["-0", "-k", "-s", "-a", binf.to_str().unwrap(), "cat"],
+        &[0],
+    );
+    assert_clean(&m);
+    assert!(m.stdout == bin, "binary records differ");
+
+    let empty = d.path().join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let m = merged_run(
+        d.path(),
+        "empty",
+        &["-k", "-a", empty.to_str().unwrap(), "echo"],
+        &[0],
+    );
+    assert_clean(&m);
+    assert!(m.stdout.is_empty());
+}
+
+#[test]
+fn failing_commands_and_a_closed_reader() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write_seq(d.path(), 3000);
+    // Records holding a 7 fail (exit 1): those tasks exit 123, the rest 0; every record is done.
+    let script = "case $1 in *7*) exit 1;; esac; echo $1";
+    let m = merged_run(
+        d.path(),
+        "fail",
+        &["-k", "-L", "1", "-a", &input, "sh", "-c", script, "x"],
+        &[0, 123],
+    );
+    assert_clean(&m);
+    let want: Vec<String> = (1..=3000)
+        .map(|i| i.to_string())
+        .filter(|s| !s.contains('7'))
+        .collect();
+    assert_eq!(lines(&m.stdout), want);
+    // A command that does not exist: every task says so before any work.
+    for o in run_tasks(2, &["-a", &input, "no-such-command-here"]) {
+        assert_code(&o, 127);
+    }
+    // A reader that goes away: merge stops quietly.
+    let mut args = vec!["-k", "-a", &input];
+    args.extend_from_slice(EACH);
+    let res = d.path().join("res-r");
+    let m = merged_run(d.path(), "r", &args, &[0]);
+    assert_clean(&m);
+    let o = bash(&format!(
+        "\"$FRUN\" merge {} | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}",
+        res.display()
+    ));
+    assert_eq!(out(&o).trim(), "0", "{}", err(&o));
+}

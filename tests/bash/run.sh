@@ -155,12 +155,22 @@ parity "a failing command: 123" lines.txt -k -l 1000 sh -c 'exit 1'
 parity "a missing command: 127" lines.txt no-such-command-here
 parity "--nodes @2 -j 4 -k -L 10" lines.txt --nodes @2 -j 4 -k -L 10 echo
 parity "--nodes @4 -j 4 -s -k" lines.txt --nodes @4 -j 4 -s -k -L 333 wc -l
+seq 100000 >big.txt
+parity "--shard 1/3 -k (one task's share)" big.txt --shard 1/3 -k -L 100 echo
+parity "--shard 0/2 stdin mode" big.txt --shard 0/2 -s -k -L 333 wc -l
 parity "--halt now,fail=1" lines.txt -j 1 -l 1 --halt now,fail=1 --checkpoint-file halt.cp sh -c 'exit 1'
 
 # With NUMA placement each worker shell runs pinned to its node's CPU (logical nodes: one CPU each).
 check "worker shells are pinned to their node" "200 200" "$(seq 200 | in_bash \
   'f() { grep Cpus_allowed_list: /proc/$BASHPID/status | cut -f2; }; frun --nodes @2 -j 2 -L 1 f' \
   | awk '/^[0-9]+$/ { n++ } END { print NR, n }')"
+
+# A bash function split over three tasks (run here one after the other) into a results
+# directory; frun merge, a builtin command too, puts the output back in input order.
+check "a function over 3 shards, --results and merge" "$(sed 's/^/f/' big.txt | md5sum)" \
+  "$(in_bash 'f() { printf "f%s\n" "$@"; }
+    for i in 0 1 2; do frun --shard $i/3 --results res -k f <big.txt || echo "task $i: $?"; done
+    frun merge res' | md5sum)"
 
 # --- the calling shell is left as it was ---------------------------------------------------------
 check "background job status kept" 7 \
