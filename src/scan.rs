@@ -142,7 +142,15 @@ struct Skips<'a> {
     delimiter: u8,
     /// Inside a run of this task's chunks: the other task's chunk that ends it. Until its first
     /// record, every byte is this task's, also in the middle of a record (`-b` cuts there).
-    run_end: Option<u64>,
+    run_end: Option<RunEnd>,
+}
+
+/// The end of a run of a task's own chunks: chunk `chunk`, whose first record starts at `at`
+/// once the input shows where (then it is kept: it is looked at for every record).
+#[derive(Clone, Copy)]
+struct RunEnd {
+    chunk: u64,
+    at: Option<u64>,
 }
 
 /// What lies at a position, for [`Skips::jump`].
@@ -174,15 +182,24 @@ impl Skips<'_> {
         let Some(m) = self.shard else {
             return done;
         };
-        let end = match self.run_end {
-            Some(f) => Some(f),
-            None if m.owns(m.chunk_of(at)) => m.next_foreign(m.chunk_of(at)),
-            None => return at,
-        };
-        let foreign = end
-            .and_then(|f| m.chunk_start(f, data, self.delimiter, eof))
-            .unwrap_or(u64::MAX);
-        done.min(foreign)
+        if self.run_end.is_none() {
+            if !m.owns(m.chunk_of(at)) {
+                return at;
+            }
+            self.run_end = m
+                .next_foreign(m.chunk_of(at))
+                .map(|chunk| RunEnd { chunk, at: None });
+        }
+        done.min(self.run_end_at(m, data, eof).unwrap_or(u64::MAX))
+    }
+
+    /// Where the current run of own chunks ends, once the input shows it.
+    fn run_end_at(&mut self, m: ShardMap, data: &[u8], eof: bool) -> Option<u64> {
+        let end = self.run_end.as_mut()?;
+        if end.at.is_none() {
+            end.at = m.chunk_start(end.chunk, data, self.delimiter, eof);
+        }
+        end.at
     }
 
     /// Whether `at` begins skipped input, and where that ends. `at` is a record start, a
@@ -195,8 +212,8 @@ impl Skips<'_> {
         let Some(m) = self.shard else {
             return Jump::No;
         };
-        if let Some(f) = self.run_end {
-            match m.chunk_start(f, data, self.delimiter, eof) {
+        if self.run_end.is_some() {
+            match self.run_end_at(m, data, eof) {
                 // Past the run (so at a record start): look again below.
                 Some(e) if at >= e => self.run_end = None,
                 _ => return Jump::No,
@@ -204,7 +221,7 @@ impl Skips<'_> {
         }
         let k = m.chunk_of(at);
         if m.owns(k) {
-            self.run_end = m.next_foreign(k);
+            self.run_end = m.next_foreign(k).map(|chunk| RunEnd { chunk, at: None });
             return Jump::No;
         }
         let next = m.next_owned(k);

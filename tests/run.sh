@@ -8,6 +8,8 @@
 # FRUN_SKIP_BENCH_SMOKE=1 and FRUN_SKIP_DIST=1 leave those parts out (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Marks each part with the time since the start, so a slow part shows in the log.
+stage() { echo "==> [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
 
 missing=()
 command -v pgrep >/dev/null || missing+=(procps)
@@ -36,13 +38,16 @@ for component in rustfmt clippy; do
     || rustup component add "$component"
 done
 
+stage "formatting and lints"
 cargo fmt --check
 cargo clippy --all-targets --release -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
+  stage "benchmark smoke run"
   QUICK=1 bash benches/run.sh
 fi
 if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
+  stage "distribution checks"
   bash ci/lint-dist.sh
   # The image test uses the artifacts check.sh built and checked (no third build).
   dist=$(mktemp -d)
@@ -51,6 +56,7 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   rm -rf "$dist"
 fi
 # The bash front end: the builtin in a frun.bash, driven from bash.
+stage "the bash builtin"
 bash tests/bash/run.sh
 # The engine, streams and faults suites again on 4 logical NUMA nodes (FRUN_NODES is the default
 # of --nodes): every guarantee must hold across nodes. Resume's cases (signals, kill -9, given-up
@@ -59,10 +65,13 @@ bash tests/bash/run.sh
 # Slurm tests included, under half an hour: 4 nodes take every path 2 nodes do.)
 engine_suites=(--test records --test streams --test faults --test output --test retries
   --test differential --test properties)
+stage "engine suites on 4 logical NUMA nodes"
 FRUN_NODES=@4 cargo test --release "${engine_suites[@]}"
 FRUN_NODES=@4 cargo test --release --test resume -- --skip resume_property
 # Sharding, --results and frun merge on a real Slurm cluster on this machine.
+stage "a local Slurm cluster"
 cargo build --release
 FRUN=target/release/frun bash tests/slurm/run.sh
 # Last, so the test summary closes the output.
+stage "unit, integration, differential and property tests"
 cargo test --release
