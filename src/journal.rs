@@ -261,10 +261,13 @@ fn open_locked(path: &Path) -> Result<File, OpenError> {
     };
     if locked != 0 {
         let e = io::Error::last_os_error();
-        return Err(match e.raw_os_error() {
-            Some(libc::EACCES | libc::EAGAIN) => OpenError::Busy,
-            _ => OpenError::Io(e),
-        });
+        return match e.raw_os_error() {
+            Some(libc::EACCES | libc::EAGAIN) => Err(OpenError::Busy),
+            // A filesystem without record locks (an NFS mount without its lock service): the
+            // journal works all the same, only a second frun on it is not detected.
+            Some(libc::ENOLCK) => Ok(file),
+            _ => Err(OpenError::Io(e)),
+        };
     }
     Ok(file)
 }
