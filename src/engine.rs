@@ -183,10 +183,12 @@ impl ScanEvents for Events<'_> {
         }
     }
 
-    fn oversized(&self, offset: u64, len: u64) {
+    fn oversized(&self, offset: u64, len: u64, end: u64) {
         self.shared
             .ledger
             .oversized(offset, len, self.shared.arg_max_record);
+        // Reported and final (it would be too long again): done, as a failed batch is.
+        self.shared.output.record_skipped(offset, end);
     }
 
     fn stopped(&self) -> bool {

@@ -243,6 +243,14 @@ impl Output {
         }
     }
 
+    /// Records input that makes no output as done now (a record skipped as too long): the
+    /// journal entry names the output written so far, so it claims no bytes of its own.
+    pub fn record_skipped(&self, start: u64, end: u64) {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let written = (self.mode != OrderMode::Unbuffered).then_some(st.written);
+        self.record(&DoneSet::One(start, end), written);
+    }
+
     /// Where the output goes (stdout, or a task's results file).
     pub fn fd(&self) -> RawFd {
         self.stdout

@@ -276,7 +276,8 @@ impl Plan {
             if cfg.limit.is_some() {
                 return Err(PlanError::Usage(
                     "-n counts the records of the whole input, which no task sees alone; it \
-                     cannot be combined with --shard"
+                     cannot be combined with --shard (--shard none: every task does all of its \
+                     input)"
                         .into(),
                 ));
             }
@@ -294,7 +295,23 @@ impl Plan {
                 )));
             }
         }
-        let shard_map = split.map(|s| ShardMap::new(s, input_size));
+        // -b cuts records anyway: its chunks are raw bytes, like its batches.
+        if split.is_some() {
+            // The commands of a task are not tasks themselves: a frun they run (seeing the same
+            // Slurm variables) must do all of its own input.
+            // SAFETY: no other thread exists yet (the engine starts them after the plan; the
+            // bash front end makes the plan in its forked, single-threaded engine process), so
+            // nothing reads the environment while it changes.
+            unsafe { std::env::set_var("FRUN_SHARD", "none") };
+        }
+        let shard_map = split.map(|s| {
+            let m = ShardMap::new(s, input_size);
+            if matches!(cfg.batch, BatchSpec::Bytes(_)) {
+                m.raw()
+            } else {
+                m
+            }
+        });
         if cfg.results.is_some() {
             let clash = if cfg.order == OrderMode::Unbuffered {
                 Some("-u (its output is not recorded)")

@@ -60,8 +60,9 @@ pub enum Sizing {
 pub trait ScanEvents {
     /// Called after each publish (the engine may add a worker).
     fn published(&self, rings: &Rings);
-    /// A record too long to pass as an argument was skipped.
-    fn oversized(&self, offset: u64, len: u64);
+    /// A record too long to pass as an argument was skipped: `len` bytes at `offset`, input up
+    /// to `end` (its delimiter included) dealt with.
+    fn oversized(&self, offset: u64, len: u64, end: u64);
     /// True once the run is stopping.
     fn stopped(&self) -> bool;
     /// True once batch `seq` no longer needs its input bytes.
@@ -747,7 +748,7 @@ impl Scanner<'_> {
                         if !cut(&mut p, &mut totals) {
                             return Ok(totals);
                         }
-                        events.oversized(p.cursor, len);
+                        events.oversized(p.cursor, len, next);
                         totals.records += 1;
                         p.cursor = next;
                         p.search = next;
@@ -849,7 +850,7 @@ mod tests {
 
     impl ScanEvents for Recorder {
         fn published(&self, _: &Rings) {}
-        fn oversized(&self, offset: u64, len: u64) {
+        fn oversized(&self, offset: u64, len: u64, _: u64) {
             self.oversized.lock().unwrap().push((offset, len));
         }
         fn stopped(&self) -> bool {
@@ -1140,23 +1141,29 @@ mod tests {
             input.push(b'\n');
             bounds.push(input.len() as u64);
         }
-        let mut skip: Vec<(u64, u64)> = done
+        let skip = done
             .iter()
             .map(|&(at, len)| {
                 let a = at.min(bounds.len() - 1);
                 (bounds[a], bounds[(a + len).min(bounds.len() - 1)])
             })
-            .filter(|(a, b)| a < b)
             .collect();
-        skip.sort_unstable();
+        let merged = merge_done(skip);
+        (input, bounds, merged)
+    }
+
+    /// Intervals sorted and merged like a checkpoint's (empty ones dropped).
+    fn merge_done(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+        v.retain(|(a, b)| a < b);
+        v.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::new();
-        for (a, b) in skip {
+        for (a, b) in v {
             match merged.last_mut() {
                 Some(m) if a <= m.1 => m.1 = m.1.max(b),
                 _ => merged.push((a, b)),
             }
         }
-        (input, bounds, merged)
+        merged
     }
 
     /// The sizing modes the properties run in: sizing, byte-guided, records counted.
@@ -1205,23 +1212,35 @@ mod tests {
 
     proptest! {
         /// Sharded: over all tasks, the batches cover exactly the input outside the done
-        /// intervals, each byte once; a batch of records holds only records of its task's chunks.
-        /// Files and trickling streams alike.
+        /// intervals, each byte once; a batch of records holds only records of its task's chunks
+        /// (with `-b`, only bytes of its chunks, and done intervals may end anywhere, as `-b`
+        /// batches do). Files and trickling streams alike.
         #[test]
         fn shards_cover_the_input_once(
             lines in proptest::collection::vec(0usize..30, 1..200),
             done in proptest::collection::vec((0usize..200, 1usize..30), 0..4),
+            raw_done in proptest::collection::vec((0usize..3000, 1usize..300), 0..4),
             count in 1u64..5,
             chunk in 1u64..200,
             mode in 0u8..5,
             stream in any::<bool>(),
         ) {
-            let (input, bounds, merged) = lines_and_done(&lines, &done);
+            let (input, bounds, mut merged) = lines_and_done(&lines, &done);
+            if mode == 4 {
+                // -b: done intervals at any byte.
+                merged = merge_done(
+                    raw_done
+                        .iter()
+                        .map(|&(a, l)| (a.min(input.len()) as u64, (a + l).min(input.len()) as u64))
+                        .collect(),
+                );
+            }
             let space = ArgSpace { per_byte: 1, per_record: 1, budget: 300, max_record_len: u64::MAX };
             let (sizing, guided, count_records) = sizing_mode(mode);
             let mut covered = vec![0u8; input.len()];
             for index in 0..count {
-                let map = ShardMap { shard: crate::shard::Shard { index, count }, chunk };
+                let map = ShardMap { shard: crate::shard::Shard { index, count }, chunk, records: true };
+                let map = if mode == 4 { map.raw() } else { map };
                 let how = How {
                     sizing,
                     limit: None,
@@ -1254,10 +1273,11 @@ mod tests {
                 let (b, _) = scan_from(f, &how);
                 for batch in &b {
                     prop_assert!(batch.end > batch.start);
-                    // The record it starts in (-b cuts records) is this task's.
-                    let first = bounds.iter().rev().find(|&&r| r <= batch.start).unwrap();
-                    prop_assert!(map.owns(map.chunk_of(*first)), "{:?} is not task {}'s", (batch.start, batch.end), index);
-                    if mode != 4 {
+                    if mode == 4 {
+                        for i in batch.start..batch.end {
+                            prop_assert!(map.owns(map.chunk_of(i)), "byte {} in {:?}", i, (batch.start, batch.end));
+                        }
+                    } else {
                         // Every record in it starts in a chunk of this task.
                         for &r in bounds.iter().filter(|&&r| r >= batch.start && r < batch.end) {
                             prop_assert!(map.owns(map.chunk_of(r)), "record at {} in {:?}", r, (batch.start, batch.end));

@@ -74,6 +74,9 @@ pub struct ShardMap {
     pub shard: Shard,
     /// Chunk size in bytes.
     pub chunk: u64,
+    /// Chunks start at records (false: at exactly `k*C`, for `-b`, whose batches cut records
+    /// anyway; there every byte belongs to the chunk it lies in).
+    pub records: bool,
 }
 
 impl ShardMap {
@@ -87,7 +90,19 @@ impl ShardMap {
                 .saturating_mul(CHUNK_ALIGN)
                 .clamp(CHUNK_ALIGN, MAX_CHUNK),
         };
-        ShardMap { shard, chunk }
+        ShardMap {
+            shard,
+            chunk,
+            records: true,
+        }
+    }
+
+    /// The same map with chunks cut at exact byte offsets (`-b`).
+    pub fn raw(self) -> ShardMap {
+        ShardMap {
+            records: false,
+            ..self
+        }
     }
 
     /// The chunk a record starting at `at` belongs to.
@@ -112,7 +127,8 @@ impl ShardMap {
 
     /// Where chunk `k`'s first record starts in `data` (the input from offset 0, `eof` when it
     /// is all there): the first record start at or after `k*C`, i.e. just past the first
-    /// delimiter at or after `k*C - 1`. None while that delimiter has not arrived yet.
+    /// delimiter at or after `k*C - 1`. None while that delimiter has not arrived yet. Raw
+    /// chunks start at `k*C`.
     pub fn chunk_start(&self, k: u64, data: &[u8], delimiter: u8, eof: bool) -> Option<u64> {
         let at = k.saturating_mul(self.chunk);
         if at == 0 {
@@ -121,6 +137,9 @@ impl ShardMap {
         let len = data.len() as u64;
         if at > len {
             return eof.then_some(len);
+        }
+        if !self.records {
+            return Some(at);
         }
         match memchr::memchr(delimiter, &data[(at - 1) as usize..]) {
             Some(i) => Some(at + i as u64),
@@ -194,6 +213,7 @@ mod tests {
         let m = ShardMap {
             shard: Shard { index: 1, count: 3 },
             chunk: 10,
+            records: true,
         };
         let owned: Vec<u64> = (0..7).map(|k| m.next_owned(k)).collect();
         assert_eq!(owned, [1, 1, 4, 4, 4, 7, 7]);
@@ -202,6 +222,7 @@ mod tests {
         let alone = ShardMap {
             shard: Shard { index: 0, count: 1 },
             chunk: 10,
+            records: true,
         };
         assert_eq!(alone.next_foreign(5), None);
         assert_eq!(alone.next_owned(5), 5);
@@ -212,6 +233,7 @@ mod tests {
         let m = ShardMap {
             shard: Shard { index: 0, count: 2 },
             chunk: 4,
+            records: true,
         };
         let data = b"aa\nbbbbbb\ncc\n";
         assert_eq!(m.chunk_start(0, data, b'\n', false), Some(0));
@@ -224,6 +246,11 @@ mod tests {
         assert_eq!(m.chunk_start(1, &data[..8], b'\n', false), None);
         assert_eq!(m.chunk_start(1, &data[..8], b'\n', true), Some(8));
         assert_eq!(m.chunk_start(9, data, b'\n', true), Some(13));
+        // Raw chunks (-b) start where they start.
+        let raw = m.raw();
+        assert_eq!(raw.chunk_start(1, data, b'\n', false), Some(4));
+        assert_eq!(raw.chunk_start(4, data, b'\n', false), None);
+        assert_eq!(raw.chunk_start(4, data, b'\n', true), Some(13));
     }
 
     proptest! {
@@ -244,7 +271,7 @@ mod tests {
             }
             let mut owner = vec![None; starts.len()];
             for index in 0..count {
-                let m = ShardMap { shard: Shard { index, count }, chunk };
+                let m = ShardMap { shard: Shard { index, count }, chunk, records: true };
                 // Walk the task's chunks the way the scanner does: from each owned chunk's
                 // start to the next foreign chunk's start.
                 let mut k = m.next_owned(0);

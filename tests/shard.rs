@@ -24,6 +24,7 @@ fn task(args: &[&str]) -> Command {
         "SLURM_NTASKS",
         "SLURM_STEP_NUM_TASKS",
         "SLURM_JOB_ID",
+        "FRUN_SHARD",
     ] {
         c.env_remove(v);
     }
@@ -172,6 +173,22 @@ fn slurm_task_variables_shard_only_inside_a_step() {
     let mut both = a.stdout.clone();
     both.extend_from_slice(&b.stdout);
     assert_eq!(sorted_lines(&both), sorted_lines(&expected(50_000)));
+    // A frun run by a task's command does all of its own input (FRUN_SHARD=none reaches it).
+    let nested = {
+        let mut c = task(&["-L", "100000", "-a", &input, "sh", "-c"]);
+        c.arg("seq 1000 | \"$0\" -s -L 1000 wc -l").arg(BIN);
+        c.env("SLURM_PROCID", "0")
+            .env("SLURM_NTASKS", "2")
+            .env("SLURM_STEP_ID", "0")
+            .env("SLURM_STEP_NUM_TASKS", "2")
+            .current_dir(d.path());
+        output(c)
+    };
+    assert_clean(&nested);
+    assert!(!nested.stdout.is_empty());
+    for l in lines(&nested.stdout) {
+        assert_eq!(l.trim(), "1000", "a nested frun did only a share");
+    }
     // A batch script (no step) is one process: it does everything; so does --shard none.
     assert_eq!(slurm("0", None, &[]).stdout, expected(50_000));
     assert_eq!(
@@ -306,6 +323,30 @@ fn what_cannot_work_is_refused() {
     assert_code(&o, 2);
     assert!(err(&o).contains("not the one"), "{}", err(&o));
     // Merging a directory without results.
+    // A record too long to be an argument is reported and skipped, once: the directory is
+    // complete without it.
+    let mut long = seq(1, 3000);
+    long.extend(std::iter::repeat_n(b'x', 200_000));
+    long.push(b'\n');
+    long.extend_from_slice(&seq(3001, 6000));
+    let longf = d.path().join("long");
+    std::fs::write(&longf, &long).unwrap();
+    let m = merged_run(
+        d.path(),
+        "long",
+        &["-k", "-a", longf.to_str().unwrap(), "echo"],
+        &[0, 123],
+    );
+    assert_clean(&m);
+    let words: Vec<u64> = text(&m.stdout)
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert!(
+        words == (1..=6000).collect::<Vec<_>>(),
+        "records around the long one"
+    );
+
     let empty = d.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let m = merge(&empty);
@@ -415,6 +456,30 @@ fn huge_binary_and_empty_inputs_merge_exactly() {
     );
     assert_clean(&m);
     assert!(m.stdout == bin, "binary records differ");
+
+    // A record too long to be an argument is reported and skipped, once: the directory is
+    // complete without it.
+    let mut long = seq(1, 3000);
+    long.extend(std::iter::repeat_n(b'x', 200_000));
+    long.push(b'\n');
+    long.extend_from_slice(&seq(3001, 6000));
+    let longf = d.path().join("long");
+    std::fs::write(&longf, &long).unwrap();
+    let m = merged_run(
+        d.path(),
+        "long",
+        &["-k", "-a", longf.to_str().unwrap(), "echo"],
+        &[0, 123],
+    );
+    assert_clean(&m);
+    let words: Vec<u64> = text(&m.stdout)
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert!(
+        words == (1..=6000).collect::<Vec<_>>(),
+        "records around the long one"
+    );
 
     let empty = d.path().join("empty");
     std::fs::write(&empty, "").unwrap();

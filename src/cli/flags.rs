@@ -216,7 +216,9 @@ pub const FLAGS: &[FlagDef] = &[
                     is /dev/null or a terminal refuses to start. auto (the default) takes I and \
                     N from SLURM_PROCID and the step's task count inside an srun step and means \
                     none elsewhere. Without --results each task writes to its own stdout and \
-                    keeps its checkpoint in ./.frun_resume.I-of-N.",
+                    keeps its checkpoint in ./.frun_resume.I-of-N. The default is FRUN_SHARD \
+                    when set, else auto; a task's commands get FRUN_SHARD=none, so a frun they \
+                    run does all of its own input.",
         ..flag("shard", None, "shard")
     },
     FlagDef {

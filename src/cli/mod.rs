@@ -167,6 +167,15 @@ pub enum ShardSpec {
     Given(Shard),
 }
 
+/// Parses `--shard`: `auto`, `none` or `I/N`.
+fn parse_shard(s: &str) -> Result<ShardSpec, String> {
+    Ok(match s {
+        "auto" => ShardSpec::Auto,
+        "none" => ShardSpec::None,
+        _ => ShardSpec::Given(Shard::parse(s)?),
+    })
+}
+
 /// What the command line asks frun to do.
 pub enum Invocation {
     Run(Box<Config>),
@@ -556,10 +565,15 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
     let checkpoint_file = path_value("checkpoint-file")?;
     let resume = path_value("resume")?;
     let results = path_value("results")?;
-    let shard = match text_value(&m, "shard")?.as_deref() {
-        None | Some("auto") => ShardSpec::Auto,
-        Some("none") => ShardSpec::None,
-        Some(s) => ShardSpec::Given(Shard::parse(s).map_err(|e| invalid("shard", e))?),
+    // FRUN_SHARD gives the default (a sharded frun sets it to none for its commands, so a frun
+    // they run does the whole of its own input).
+    let shard = match text_value(&m, "shard")? {
+        Some(s) => parse_shard(&s).map_err(|e| invalid("shard", e))?,
+        None => match std::env::var("FRUN_SHARD") {
+            Ok(s) if !s.is_empty() => parse_shard(&s)
+                .map_err(|e| UsageError(format!("invalid value for FRUN_SHARD: {e}")))?,
+            _ => ShardSpec::Auto,
+        },
     };
     let mut command: Vec<OsString> = m
         .get_many::<OsString>("command")
