@@ -89,7 +89,11 @@ fn worker_pinning(pid: u32, workers: usize) -> Vec<(String, Vec<usize>)> {
                 }
             }
         }
-        if found.len() == workers {
+        // A worker thread has its name before it pins itself: wait until none still has the
+        // whole machine (where pinning can be seen at all).
+        let all = allowed_cpus();
+        let settled = all.len() < 2 || found.iter().all(|(_, cpus)| *cpus != all);
+        if found.len() == workers && settled {
             found.sort();
             return found;
         }

@@ -323,30 +323,6 @@ fn what_cannot_work_is_refused() {
     assert_code(&o, 2);
     assert!(err(&o).contains("not the one"), "{}", err(&o));
     // Merging a directory without results.
-    // A record too long to be an argument is reported and skipped, once: the directory is
-    // complete without it.
-    let mut long = seq(1, 3000);
-    long.extend(std::iter::repeat_n(b'x', 200_000));
-    long.push(b'\n');
-    long.extend_from_slice(&seq(3001, 6000));
-    let longf = d.path().join("long");
-    std::fs::write(&longf, &long).unwrap();
-    let m = merged_run(
-        d.path(),
-        "long",
-        &["-k", "-a", longf.to_str().unwrap(), "echo"],
-        &[0, 123],
-    );
-    assert_clean(&m);
-    let words: Vec<u64> = text(&m.stdout)
-        .split_whitespace()
-        .map(|w| w.parse().unwrap())
-        .collect();
-    assert!(
-        words == (1..=6000).collect::<Vec<_>>(),
-        "records around the long one"
-    );
-
     let empty = d.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let m = merge(&empty);

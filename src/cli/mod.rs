@@ -167,6 +167,19 @@ pub enum ShardSpec {
     Given(Shard),
 }
 
+/// A flag's default from the environment variable `name` (unset or empty: None).
+fn env_default<T>(
+    name: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, UsageError> {
+    match std::env::var(name) {
+        Ok(s) if !s.is_empty() => parse(&s)
+            .map(Some)
+            .map_err(|e| UsageError(format!("invalid value for {name}: {e}"))),
+        _ => Ok(None),
+    }
+}
+
 /// Parses `--shard`: `auto`, `none` or `I/N`.
 fn parse_shard(s: &str) -> Result<ShardSpec, String> {
     Ok(match s {
@@ -543,14 +556,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some(p) if p.is_empty() => return Err(invalid("arg-file", "empty file name".into())),
         Some(p) => InputSpec::File(PathBuf::from(p)),
     };
+    // The environment gives the default (a site or a test run sets it once).
     let nodes = match text_value(&m, "nodes")? {
         Some(s) => parse_nodes(&s).map_err(|e| invalid("nodes", e))?,
-        // The environment gives the default (a site or a test run sets it once).
-        None => match std::env::var("FRUN_NODES") {
-            Ok(s) if !s.is_empty() => parse_nodes(&s)
-                .map_err(|e| UsageError(format!("invalid value for FRUN_NODES: {e}")))?,
-            _ => NodeSpec::Auto,
-        },
+        None => env_default("FRUN_NODES", parse_nodes)?.unwrap_or(NodeSpec::Auto),
     };
     let halt = text_value(&m, "halt")?
         .map(|s| parse_halt(&s).map_err(|e| invalid("halt", e)))
@@ -569,11 +578,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
     // they run does the whole of its own input).
     let shard = match text_value(&m, "shard")? {
         Some(s) => parse_shard(&s).map_err(|e| invalid("shard", e))?,
-        None => match std::env::var("FRUN_SHARD") {
-            Ok(s) if !s.is_empty() => parse_shard(&s)
-                .map_err(|e| UsageError(format!("invalid value for FRUN_SHARD: {e}")))?,
-            _ => ShardSpec::Auto,
-        },
+        None => env_default("FRUN_SHARD", parse_shard)?.unwrap_or(ShardSpec::Auto),
     };
     let mut command: Vec<OsString> = m
         .get_many::<OsString>("command")
