@@ -192,14 +192,21 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
     if cp.batches == 0 {
         cp.stdout = base;
     }
-    intervals.sort_unstable();
-    for (s, e) in intervals {
-        match cp.intervals.last_mut() {
+    cp.intervals = merge_intervals(intervals);
+    Ok(cp)
+}
+
+/// Input intervals sorted, with overlapping and touching ones merged.
+pub fn merge_intervals(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    v.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+    for (s, e) in v {
+        match out.last_mut() {
             Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => cp.intervals.push((s, e)),
+            _ => out.push((s, e)),
         }
     }
-    Ok(cp)
+    out
 }
 
 /// The journal of a running run.

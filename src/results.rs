@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cli::OrderMode;
-use crate::journal::{self, Checkpoint, InputId, Journal};
+use crate::journal::{self, Checkpoint, InputId, Journal, merge_intervals};
 use crate::shard::Shard;
 
 const PREFIX: &str = "task-";
@@ -231,18 +231,6 @@ fn same_input(a: &InputId, b: &InputId) -> bool {
     a.head_len == b.head_len
         && a.head_hash == b.head_hash
         && (a.size.is_none() || b.size.is_none() || a.size == b.size)
-}
-
-fn merge_intervals(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    v.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
 }
 
 /// One batch's output in a task's output file: input `[start, end)`, bytes `[from, to)`.

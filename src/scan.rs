@@ -1155,15 +1155,7 @@ mod tests {
     /// Intervals sorted and merged like a checkpoint's (empty ones dropped).
     fn merge_done(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
         v.retain(|(a, b)| a < b);
-        v.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::new();
-        for (a, b) in v {
-            match merged.last_mut() {
-                Some(m) if a <= m.1 => m.1 = m.1.max(b),
-                _ => merged.push((a, b)),
-            }
-        }
-        merged
+        crate::journal::merge_intervals(v)
     }
 
     /// The sizing modes the properties run in: sizing, byte-guided, records counted.

@@ -208,33 +208,30 @@ mod tests {
         assert_eq!(m(7, Some(123_456_789)) % CHUNK_ALIGN, 0);
     }
 
+    /// Task `index` of `count`, chunks of `chunk` bytes at records.
+    fn map(index: u64, count: u64, chunk: u64) -> ShardMap {
+        ShardMap {
+            shard: Shard { index, count },
+            chunk,
+            records: true,
+        }
+    }
+
     #[test]
     fn next_owned_and_foreign_chunks() {
-        let m = ShardMap {
-            shard: Shard { index: 1, count: 3 },
-            chunk: 10,
-            records: true,
-        };
+        let m = map(1, 3, 10);
         let owned: Vec<u64> = (0..7).map(|k| m.next_owned(k)).collect();
         assert_eq!(owned, [1, 1, 4, 4, 4, 7, 7]);
         assert_eq!(m.next_foreign(1), Some(2));
         assert_eq!(m.next_foreign(2), Some(2));
-        let alone = ShardMap {
-            shard: Shard { index: 0, count: 1 },
-            chunk: 10,
-            records: true,
-        };
+        let alone = map(0, 1, 10);
         assert_eq!(alone.next_foreign(5), None);
         assert_eq!(alone.next_owned(5), 5);
     }
 
     #[test]
     fn chunk_starts_follow_records() {
-        let m = ShardMap {
-            shard: Shard { index: 0, count: 2 },
-            chunk: 4,
-            records: true,
-        };
+        let m = map(0, 2, 4);
         let data = b"aa\nbbbbbb\ncc\n";
         assert_eq!(m.chunk_start(0, data, b'\n', false), Some(0));
         // "bbbbbb" starts at 3, in chunk 0; the first record starting at 4 or later is "cc" at

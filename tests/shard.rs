@@ -394,6 +394,23 @@ fn merged_run(d: &Path, name: &str, args: &[&str], codes: &[i32]) -> Output {
     merge(&res)
 }
 
+/// [`merged_run`] over `data` written to a file: `flags -a FILE command`.
+fn merged_file_run(
+    d: &Path,
+    name: &str,
+    data: &[u8],
+    flags: &[&str],
+    command: &[&str],
+    codes: &[i32],
+) -> Output {
+    let file = d.join(name);
+    std::fs::write(&file, data).unwrap();
+    let mut args = flags.to_vec();
+    args.extend_from_slice(&["-a", file.to_str().unwrap()]);
+    args.extend_from_slice(command);
+    merged_run(d, name, &args, codes)
+}
+
 #[test]
 fn huge_binary_and_empty_inputs_merge_exactly() {
     let d = tempfile::tempdir().unwrap();
@@ -403,14 +420,7 @@ fn huge_binary_and_empty_inputs_merge_exactly() {
     data.extend(std::iter::repeat_n(b'x', 3 << 20));
     data.push(b'\n');
     data.extend_from_slice(&seq(1, 20_000));
-    let huge = d.path().join("huge");
-    std::fs::write(&huge, &data).unwrap();
-    let m = merged_run(
-        d.path(),
-        "huge",
-        &["-k", "-s", "-a", huge.to_str().unwrap(), "cat"],
-        &[0],
-    );
+    let m = merged_file_run(d.path(), "huge", &data, &["-k", "-s"], &["cat"], &[0]);
     assert_clean(&m);
     assert!(
         m.stdout == data,
@@ -422,14 +432,7 @@ fn huge_binary_and_empty_inputs_merge_exactly() {
         bin.extend_from_slice(&[(i % 255) as u8 + 1, b'\n', (i >> 8) as u8 | 1]);
         bin.push(0);
     }
-    let binf = d.path().join("bin");
-    std::fs::write(&binf, &bin).unwrap();
-    let m = merged_run(
-        d.path(),
-        "bin",
-        &["-0", "-k", "-s", "-a", binf.to_str().unwrap(), "cat"],
-        &[0],
-    );
+    let m = merged_file_run(d.path(), "bin", &bin, &["-0", "-k", "-s"], &["cat"], &[0]);
     assert_clean(&m);
     assert!(m.stdout == bin, "binary records differ");
 
@@ -439,14 +442,7 @@ fn huge_binary_and_empty_inputs_merge_exactly() {
     long.extend(std::iter::repeat_n(b'x', 200_000));
     long.push(b'\n');
     long.extend_from_slice(&seq(3001, 6000));
-    let longf = d.path().join("long");
-    std::fs::write(&longf, &long).unwrap();
-    let m = merged_run(
-        d.path(),
-        "long",
-        &["-k", "-a", longf.to_str().unwrap(), "echo"],
-        &[0, 123],
-    );
+    let m = merged_file_run(d.path(), "long", &long, &["-k"], &["echo"], &[0, 123]);
     assert_clean(&m);
     let words: Vec<u64> = text(&m.stdout)
         .split_whitespace()
@@ -457,14 +453,7 @@ fn huge_binary_and_empty_inputs_merge_exactly() {
         "records around the long one"
     );
 
-    let empty = d.path().join("empty");
-    std::fs::write(&empty, "").unwrap();
-    let m = merged_run(
-        d.path(),
-        "empty",
-        &["-k", "-a", empty.to_str().unwrap(), "echo"],
-        &[0],
-    );
+    let m = merged_file_run(d.path(), "empty", b"", &["-k"], &["echo"], &[0]);
     assert_clean(&m);
     assert!(m.stdout.is_empty());
 }
