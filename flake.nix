@@ -74,9 +74,10 @@
             FRUN_GIT_COMMIT = commit;
           };
 
-          # The glibc builds (tests, clippy) link the default feature hwloc against nixpkgs' libhwloc,
-          # found by hwlocality-sys with pkg-config.
+          # The glibc builds (tests, clippy) link the feature hwloc (not a default feature) against
+          # nixpkgs' libhwloc, found by hwlocality-sys with pkg-config.
           hostArgs = commonArgs // {
+            cargoExtraArgs = "--locked --features hwloc";
             nativeBuildInputs = [ pkgs.pkg-config ];
             buildInputs = [ pkgs.hwloc ];
           };
@@ -87,6 +88,7 @@
           # The static binary links a static musl libhwloc. The build platform is glibc, so for
           # pkg-config (the pkg-config crate) this is cross-compiling: PKG_CONFIG_ALLOW_CROSS.
           muslArgs = commonArgs // {
+            cargoExtraArgs = "--locked --features hwloc";
             CARGO_BUILD_TARGET = muslTarget;
             CARGO_BUILD_RUSTFLAGS = "-C target-feature=+crt-static";
             PKG_CONFIG_ALLOW_CROSS = "1";

@@ -145,7 +145,7 @@ trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
 if [[ $only_blobs == no ]]; then
-  # The default feature hwloc links libhwloc: a static musl one, built once into the tool cache
+  # The feature hwloc links libhwloc: a static musl one, built once into the tool cache
   # by hwloc-static.sh and found by hwlocality-sys through pkg-config. The variables name the musl
   # target, so they do not reach pkg-config for the host. PKG_CONFIG_LIBDIR (and an empty
   # PKG_CONFIG_PATH) hide the host's .pc files; with a sysroot set, pkg-config would prefix it
@@ -159,7 +159,7 @@ if [[ $only_blobs == no ]]; then
   env "PKG_CONFIG_LIBDIR_${musl//-/_}=$hwloc_prefix/lib/pkgconfig" \
     "PKG_CONFIG_PATH_${musl//-/_}=" \
     "PKG_CONFIG_ALLOW_CROSS_${musl//-/_}=1" \
-    cargo auditable build --quiet --release --locked --target "$musl" --bin frun
+    cargo auditable build --quiet --release --locked --target "$musl" --bin frun --features hwloc
   bin=$name-$version-x86_64-linux-musl
   install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
   artifacts+=("$bin")
@@ -182,8 +182,8 @@ if [[ $has_bash == yes ]]; then
     step "building the bash builtin for glibc >= $floor"
     # One target dir per floor: cargo must never reuse a library linked against another floor.
     # The library is an rlib; the builtin is the same library as a cdylib with the bash feature.
-    # No default features: the builtin is loaded into any bash, where libhwloc may be missing, so
-    # it reads /sys instead of linking hwloc.
+    # Without the hwloc feature: the builtin is loaded into any bash, where libhwloc may be
+    # missing, so it reads /sys instead of linking hwloc.
     # (cc-rs probes zig with the floor-suffixed triple and prints a harmless warning about it.)
     CARGO_TARGET_DIR=$target_dir/glibc-$floor \
       cargo-zigbuild rustc --quiet --release --locked --lib --no-default-features --features bash \
@@ -270,7 +270,7 @@ PY
 
 if [[ $only_blobs == no ]]; then
   step "writing SBOMs"
-  cargo cyclonedx --quiet --format json --spec-version 1.5 --target "$musl" \
+  cargo cyclonedx --quiet --format json --spec-version 1.5 --target "$musl" --features hwloc \
     --override-filename frun-sbom-tmp
   mv "$repo/frun-sbom-tmp.json" "$work/cdx.json"
   normalise_sbom cdx "$work/cdx.json" "$out/$name-$version.cdx.json" \

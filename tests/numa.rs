@@ -1,7 +1,8 @@
 //! NUMA placement on simulated machines (`tests/topologies/`): the worker split and pinning read
 //! back from /proc, where each chunk's batches ran, the per-node `--stats` figures, and the
 //! `--nodes` values that are refused. (The engine, streams and faults tests run again with
-//! `FRUN_NODES=@2` and `@4`: see tests/run.sh.)
+//! `FRUN_NODES=@4`: see tests/run.sh.) The simulated machines need the `hwloc` feature, which
+//! tests/run.sh turns on; a build without it must refuse a simulation with one line.
 
 mod common;
 
@@ -109,6 +110,7 @@ fn worker_pinning(pid: u32, workers: usize) -> Vec<(String, Vec<usize>)> {
 /// One run over a simulated machine of `nodes` packages with one worker per node and balanced
 /// file input (four 1 MiB chunks per node, one `--block` batch each). Checks the pinning of
 /// every worker thread, the CPUs each batch's command ran on, exact output, and the stats.
+#[cfg(feature = "hwloc")]
 fn balanced_run(synthetic: &str, nodes: usize) {
     let allowed = allowed_cpus();
     // Simulated CPU k runs on usable CPU k mod n; node k has simulated CPU k.
@@ -178,16 +180,19 @@ fn balanced_run(synthetic: &str, nodes: usize) {
 }
 
 #[test]
+#[cfg(feature = "hwloc")]
 fn two_packages_split_pin_and_place_balanced_input_locally() {
     balanced_run(&topology("two-packages.synthetic"), 2);
 }
 
 #[test]
+#[cfg(feature = "hwloc")]
 fn four_packages_split_pin_and_place_balanced_input_locally() {
     balanced_run(&topology("four-packages.synthetic"), 4);
 }
 
 #[test]
+#[cfg(feature = "hwloc")]
 fn an_xml_topology_gives_its_nodes_and_distances() {
     let xml = format!(
         "{}/tests/topologies/two-packages.xml",
@@ -294,6 +299,7 @@ fn one_node_machines_and_none_print_no_node_lines() {
 }
 
 #[test]
+#[cfg(feature = "hwloc")]
 fn a_node_list_picks_those_nodes() {
     let allowed = allowed_cpus();
     let o = Command::new(BIN)
@@ -346,4 +352,20 @@ fn bad_node_maps_are_usage_errors() {
     let o = frun(&["--nodes", "0", "-L", "2", "echo"], b"a\nb\n");
     assert_clean(&o);
     assert_eq!(out(&o), "a b\n");
+}
+
+#[test]
+#[cfg(not(feature = "hwloc"))]
+fn without_hwloc_a_simulation_is_refused_in_one_line() {
+    let out = Command::new(BIN)
+        .args(["--nodes", "auto", "true"])
+        .env("HWLOC_SYNTHETIC", topology("two-packages.synthetic"))
+        .env_remove("HWLOC_XMLFILE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn frun");
+    let e = err(&out);
+    assert_eq!(out.status.code(), Some(2), "stderr: {e}");
+    assert_eq!(e.lines().count(), 1, "stderr: {e}");
+    assert!(e.contains("built without hwloc"), "stderr: {e}");
 }

@@ -5,7 +5,9 @@
 # twice, the container image), and runs the bash front end's tests (tests/bash/), the tests on a
 # local Slurm cluster (tests/slurm/) and the unit, integration, differential and property tests
 # (the engine's also on simulated NUMA nodes).
-# FRUN_SKIP_BENCH_SMOKE=1 and FRUN_SKIP_DIST=1 leave those parts out (for quick local runs).
+# It also runs README's first command in a fresh debootstrapped Debian 12 root.
+# FRUN_SKIP_BENCH_SMOKE=1, FRUN_SKIP_DIST=1 and FRUN_SKIP_FRESH_ROOT=1 leave those parts out (for
+# quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Marks each part with the time since the start, so a slow part shows in the log.
@@ -18,7 +20,7 @@ command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).
 command -v slurmd >/dev/null || missing+=(slurm-wlm)
-# hwloc (the default feature) for the glibc builds: its .pc and, for the static link flags
+# hwloc (the feature the suite builds with; not a default one) for the glibc builds: its .pc and, for the static link flags
 # hwlocality-sys asks for (pkg-config --static), libudev's too.
 if ! command -v pkg-config >/dev/null; then
   missing+=(pkg-config libhwloc-dev libudev-dev)
@@ -41,7 +43,17 @@ done
 stage "formatting and lints"
 cargo fmt --check
 cargo clippy --all-targets --release -- -D warnings
+cargo clippy --all-targets --release --features hwloc -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
+# README's first command, as written, in a fresh Debian 12 root (needs root: debootstrap, chroot).
+if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
+  stage "README's first command in a fresh Debian 12 root"
+  if (($(id -u) == 0)); then
+    bash tests/fresh-root.sh
+  else
+    sudo bash tests/fresh-root.sh
+  fi
+fi
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   stage "benchmark smoke run"
   QUICK=1 bash benches/run.sh
@@ -66,12 +78,12 @@ bash tests/bash/run.sh
 engine_suites=(--test records --test streams --test faults --test output --test retries
   --test differential --test properties)
 stage "engine suites on 4 logical NUMA nodes"
-FRUN_NODES=@4 cargo test --release "${engine_suites[@]}"
-FRUN_NODES=@4 cargo test --release --test resume -- --skip resume_property
+FRUN_NODES=@4 cargo test --release --features hwloc "${engine_suites[@]}"
+FRUN_NODES=@4 cargo test --release --features hwloc --test resume -- --skip resume_property
 # Sharding, --results and frun merge on a real Slurm cluster on this machine.
 stage "a local Slurm cluster"
-cargo build --release
+cargo build --release --features hwloc
 FRUN=target/release/frun bash tests/slurm/run.sh
 # Last, so the test summary closes the output.
 stage "unit, integration, differential and property tests"
-cargo test --release
+cargo test --release --features hwloc

@@ -21,9 +21,7 @@ if (($# > 3 || $# == 2)); then die "usage: $0 [ROOT_DIR [FRUN_BASH SMOKE_SCRIPT]
 root=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/frun/bullseye-root}
 frun_bash=${2-}
 smoke=${3-}
-mirror=${FRUN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 marker=.frun-bullseye-root-complete
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 ((EUID == 0)) || die "must run as root (debootstrap, chroot and mount need it)"
 if [[ -n $smoke ]]; then
@@ -39,21 +37,9 @@ exec {lock}>"$root.lock"
 flock "$lock"
 
 # --- the root: built once into ROOT_DIR.partial, moved into place when complete --------------
-if [[ ! -f $root/$marker ]]; then
-  [[ ! -e $root ]] || die "$root exists but is not a complete root (no $marker); remove it"
-  if ! command -v debootstrap >/dev/null || [[ ! -f $keyring ]]; then
-    step "installing debootstrap"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap debian-archive-keyring >/dev/null
-  fi
-  partial=$root.partial
-  rm -rf -- "$partial"
-  step "creating the bullseye root in $root (about a minute, ~200 MB)"
-  debootstrap --variant=minbase --keyring="$keyring" bullseye "$partial" "$mirror" >&2 ||
-    die "debootstrap failed (its log: $partial/debootstrap/debootstrap.log)"
-  date -u +%FT%TZ >"$partial/$marker"
-  mv -- "$partial" "$root"
-fi
+# shellcheck source=tests/debian-root.sh
+source "$(dirname "$0")/../debian-root.sh"
+debian_root bullseye "$root" "$marker"
 
 [[ -n $smoke ]] || exit 0
 

@@ -1,0 +1,28 @@
+# shellcheck shell=bash
+# Sourced by the scripts that test frun in a debootstrapped Debian root (tests/fresh-root.sh,
+# tests/bash/old-glibc-root.sh). Defines:
+#   debian_root SUITE ROOT MARKER [SETUP]
+# Builds a minbase root of SUITE into ROOT.partial unless ROOT already holds MARKER, runs
+# `SETUP PARTIAL_DIR` there when given, writes MARKER and moves it into place, so an interrupted
+# build is never taken for a complete one. FRUN_DEBIAN_MIRROR overrides the mirror. The caller
+# defines die and step, holds a lock on ROOT, and runs as root.
+debian_root() {
+  local suite=$1 root=$2 marker=$3 setup=${4-} partial
+  local mirror=${FRUN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  [[ -f $root/$marker ]] && return 0
+  [[ ! -e $root ]] || die "$root exists but is not a complete root (no $marker); remove it"
+  if ! command -v debootstrap >/dev/null || [[ ! -f $keyring ]]; then
+    step "installing debootstrap"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap debian-archive-keyring >/dev/null
+  fi
+  partial=$root.partial
+  rm -rf -- "$partial"
+  step "creating the $suite root in $root (about a minute, ~200 MB)"
+  debootstrap --variant=minbase --keyring="$keyring" "$suite" "$partial" "$mirror" >&2 ||
+    die "debootstrap failed (its log: $partial/debootstrap/debootstrap.log)"
+  [[ -z $setup ]] || "$setup" "$partial"
+  date -u +%FT%TZ >"$partial/$marker"
+  mv -- "$partial" "$root"
+}
