@@ -1,0 +1,100 @@
+//! Command-line hardening: closed standard descriptors at start, batch mode independent of flag
+//! order, messages (help's exit statuses, switches given a value, `-b` with a negative size,
+//! `-U -N`, singular counts) and the xargs migration notes for `-n`.
+
+mod common;
+
+use common::*;
+use std::process::Output;
+
+/// Runs a bash script with `$FRUN` set and the working directory `dir`.
+fn bash_in(dir: &std::path::Path, script: &str) -> Output {
+    let mut c = assert_cmd::Command::new("bash");
+    c.arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("FRUN", BIN)
+        .write_stdin(Vec::new())
+        .timeout(LIMIT);
+    c.output().expect("spawn bash")
+}
+
+/// The `rc=N` line a script printed on stderr after running frun.
+fn reported_status(o: &Output) -> i32 {
+    let e = err(o);
+    let line = e
+        .lines()
+        .find_map(|l| l.strip_prefix("rc="))
+        .unwrap_or_else(|| panic!("no rc= line in {e:?}"));
+    line.parse().expect("a status")
+}
+
+// ---- item: closed standard descriptors -------------------------------------------------------
+
+#[test]
+fn closed_stdout_is_refused_not_discarded() {
+    // The reference tool does not report success either.
+    let x = bash("xargs echo hi </dev/null >&-; echo rc=$? >&2");
+    assert_ne!(reported_status(&x), 0, "xargs with a closed stdout");
+    for script in [
+        r#"echo a | "$FRUN" echo >&-; echo rc=$? >&2"#,
+        r#"echo a | "$FRUN" -N echo >&-; echo rc=$? >&2"#,
+        r#""$FRUN" --help >&-; echo rc=$? >&2"#,
+        r#"echo a | "$FRUN" true >&- 2>/dev/stderr; echo rc=$? >&2"#,
+    ] {
+        let o = bash(script);
+        assert_eq!(reported_status(&o), 1, "{script}: {}", err(&o));
+        let e = err(&o);
+        let msg: Vec<&str> = e.lines().filter(|l| l.starts_with("frun: ")).collect();
+        assert_eq!(msg.len(), 1, "{script}: one line from frun: {e:?}");
+        assert!(
+            msg[0].contains("standard output is closed"),
+            "{script}: {e:?}"
+        );
+    }
+    // Stdout open on /dev/null is not closed.
+    let o = bash(r#"echo a | "$FRUN" echo >/dev/null; echo rc=$? >&2"#);
+    assert_eq!(reported_status(&o), 0, "{}", err(&o));
+}
+
+#[test]
+fn closed_stdin_is_refused_when_records_come_from_it() {
+    let o = bash(r#""$FRUN" echo <&-; echo rc=$? >&2"#);
+    assert_eq!(reported_status(&o), 2, "{}", err(&o));
+    assert_eq!(out(&o), "", "nothing may run");
+    assert!(
+        err(&o).starts_with("frun: standard input is closed"),
+        "{}",
+        err(&o)
+    );
+    // Records from a file: a closed stdin does not matter (commands get /dev/null).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in"), "a\nb\n").unwrap();
+    let o = bash_in(
+        dir.path(),
+        r#""$FRUN" -k -l 1 -a in sh -c 'echo "$1"; cat' sh <&-; echo rc=$? >&2"#,
+    );
+    assert_eq!(reported_status(&o), 0, "{}", err(&o));
+    assert_eq!(out(&o), "a\nb\n");
+}
+
+#[test]
+fn closed_stderr_changes_no_status_and_no_output() {
+    let o = bash(r#"seq 3 | "$FRUN" -k -l 1 echo 2>&-; echo rc=$? >&2"#);
+    assert_eq!(reported_status(&o), 0);
+    assert_eq!(out(&o), text(&seq(1, 3)));
+    // Messages go nowhere, statuses stay (101 would be a panic).
+    for (script, want) in [
+        (r#""$FRUN" -x 2>&-; echo rc=$? >&2"#, 2),
+        (r#"seq 3 | "$FRUN" false 2>&-; echo rc=$? >&2"#, 123),
+        (
+            r#"echo a | "$FRUN" no-such-command-frun 2>&-; echo rc=$? >&2"#,
+            127,
+        ),
+        (r#"echo a | "$FRUN" echo >&- 2>&-; echo rc=$? >&2"#, 1),
+    ] {
+        let o = bash(script);
+        assert_eq!(reported_status(&o), want, "{script}");
+        assert_eq!(err(&o).lines().count(), 1, "{script}: {}", err(&o));
+    }
+}
