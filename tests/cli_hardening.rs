@@ -98,3 +98,126 @@ fn closed_stderr_changes_no_status_and_no_output() {
         assert_eq!(err(&o).lines().count(), 1, "{script}: {}", err(&o));
     }
 }
+
+// ---- item: the batch mode does not depend on flag order --------------------------------------
+
+/// Shows how a batch arrived: its arguments, then the byte count of its stdin.
+const SHOW: &[&str] = &[
+    "sh",
+    "-c",
+    r#"printf '[%s]' "$@"; printf ' stdin='; wc -c"#,
+    "sh",
+];
+
+fn run_with(flags: &[&[&str]]) -> Output {
+    let mut args: Vec<&str> = vec!["-k", "-j", "1"];
+    for f in flags {
+        args.extend_from_slice(f);
+    }
+    args.extend_from_slice(SHOW);
+    frun(&args, &seq_n(5))
+}
+
+#[test]
+fn batch_mode_is_the_same_in_either_flag_order() {
+    let flags: &[&[&str]] = &[
+        &["-b", "4"],
+        &["-b"],
+        &["--block", "4"],
+        &["-s"],
+        &["+s"],
+        &["-l", "2"],
+        &["-L", "2"],
+        &["-n", "3"],
+        &["-i"],
+    ];
+    for (i, a) in flags.iter().enumerate() {
+        for b in &flags[i + 1..] {
+            // A flag given twice, +s undoing -s, and the last of -l and -L counting are
+            // documented orderings.
+            let pair = [a[0], b[0]];
+            if a[0] == b[0] || pair == ["-s", "+s"] || pair == ["-l", "-L"] {
+                continue;
+            }
+            let ab = run_with(&[a, b]);
+            let ba = run_with(&[b, a]);
+            // The default batch size adapts to timing: then only what reached the command
+            // (every argument, every stdin byte) is compared, not where batches were cut.
+            let fixed = [a[0], b[0]]
+                .iter()
+                .any(|f| ["-b", "--block", "-l", "-L"].contains(f));
+            let seen = |o: &Output| {
+                if fixed {
+                    return out(o);
+                }
+                let (mut args, mut bytes) = (String::new(), 0);
+                for l in lines(&o.stdout) {
+                    let (a, n) = l.rsplit_once(" stdin=").expect("a SHOW line");
+                    args += a;
+                    bytes += n.trim().parse::<usize>().unwrap();
+                }
+                format!("{args} stdin={bytes}")
+            };
+            assert_eq!(
+                (ab.status.code(), seen(&ab)),
+                (ba.status.code(), seen(&ba)),
+                "{a:?} {b:?} against {b:?} {a:?}\nstderr: {}\nstderr: {}",
+                err(&ab),
+                err(&ba)
+            );
+            if ab.status.code() == Some(2) {
+                assert_usage_error(&ab, &[]);
+                assert_usage_error(&ba, &[]);
+            }
+        }
+    }
+}
+
+#[test]
+fn records_per_batch_and_byte_chunks_do_not_combine() {
+    for args in [
+        &["--block", "4", "-l", "2"][..],
+        &["-l", "2", "--block", "4"],
+        &["-b", "4", "-L", "2"],
+        &["-L", "2", "-b", "4"],
+        &["-b", "-L", "2"],
+        &["-b", "4", "--block", "4"],
+        &["--block", "4", "-b", "4"],
+    ] {
+        let mut a = args.to_vec();
+        a.extend_from_slice(&["wc", "-c"]);
+        let o = frun(&a, &seq_n(5));
+        assert_usage_error(&o, &[]);
+        let e = err(&o);
+        assert!(
+            (e.contains("--block") || e.contains("--bytes"))
+                && (e.contains("--lines")
+                    || e.contains("--exact-lines")
+                    || e.matches("--b").count() == 2),
+            "{args:?}: must name both flags: {e}"
+        );
+    }
+    // Each alone keeps its documented meaning: byte counts on wc's stdin summing to the input.
+    for args in [
+        &["--block", "4"][..],
+        &["-b", "4"],
+        &["-s", "-l", "2"],
+        &["-s", "-L", "2"],
+        &["-b"],
+    ] {
+        let mut a = vec!["-k"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["wc", "-c"]);
+        let o = frun(&a, &seq_n(5));
+        assert_clean(&o);
+        let total: usize = lines(&o.stdout)
+            .iter()
+            .map(|l| l.trim().parse::<usize>().unwrap())
+            .sum();
+        assert_eq!(total, seq_n(5).len(), "{args:?}");
+    }
+    // An undone chunk flag is no longer there to clash.
+    let o = frun(&["-k", "-b", "4", "+b", "-l", "2", "echo"], &seq_n(5));
+    assert_clean(&o);
+    assert_eq!(out(&o), "1 2\n3 4\n5\n");
+}

@@ -279,6 +279,7 @@ pub fn command() -> Command {
                 }
             }
         }
+        arg = arg.conflicts_with_all(f.conflicts);
         cmd = cmd.arg(arg.overrides_with_all(overrides.clone()));
         if f.negatable {
             let mut neg_over = overrides;
