@@ -221,3 +221,95 @@ fn records_per_batch_and_byte_chunks_do_not_combine() {
     assert_clean(&o);
     assert_eq!(out(&o), "1 2\n3 4\n5\n");
 }
+
+// ---- item: messages ---------------------------------------------------------------------------
+
+/// The statuses in the README's exit-status table, as written in its first column.
+fn readme_statuses() -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| status | meaning |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(table.len() >= 6, "README status table: {table:?}");
+    table
+        .iter()
+        .flat_map(|row| {
+            row.split('|')
+                .nth(1)
+                .unwrap()
+                .split('/')
+                .map(|s| s.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn help_lists_every_exit_status_of_the_readme() {
+    let statuses = readme_statuses();
+    for s in ["0", "123", "3", "126", "127", "1", "2", "128+N"] {
+        assert!(statuses.iter().any(|t| t == s), "README lacks {s}");
+    }
+    for h in ["-h", "--help"] {
+        let o = frun(&[h], b"");
+        assert_clean(&o);
+        let help = out(&o).replace('\n', " ");
+        let para = help
+            .split("Exit status:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{h}: no exit status paragraph"));
+        let para = &para[..para.find('.').expect("the paragraph ends with '.'")];
+        let mentioned: Vec<&str> = para
+            .split([';', ':'])
+            .flat_map(|part| part.split_whitespace().next())
+            .flat_map(|w| w.split('/'))
+            .collect();
+        for s in &statuses {
+            assert!(
+                mentioned.contains(&s.as_str()),
+                "{h}: exit status {s} missing from {para:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_switch_given_a_value_is_named() {
+    for (args, name) in [
+        (&["-k=1"][..], "'-k'"),
+        (&["-kv=1"], "'-v'"),
+        (&["-N=yes"], "'-N'"),
+        (&["--keep-order=1"], "'--keep-order'"),
+        (&["--stdin=x"], "'--stdin'"),
+    ] {
+        let o = frun(args, b"a\n");
+        assert_usage_error(&o, &[name]);
+        assert!(err(&o).contains("takes no value"), "{args:?}: {}", err(&o));
+    }
+}
+
+#[test]
+fn bytes_with_a_negative_size_is_a_clear_error() {
+    for args in [
+        &["-b", "-1"][..],
+        &["--bytes", "-1"],
+        &["-b", "-5k", "wc", "-c"],
+        &["-kb", "-1"],
+    ] {
+        let o = frun(args, b"a\n");
+        assert_usage_error(&o, &["--bytes"]);
+        let e = err(&o);
+        assert!(
+            e.contains("'-") && !e.contains("unexpected argument"),
+            "{args:?}: {e}"
+        );
+    }
+    // -b alone still means the default size, and -0 after it is still the NUL flag.
+    let o = frun(&["-b", "-0", "wc", "-c"], b"a\0b\0");
+    assert_clean(&o);
+    assert_eq!(out(&o).trim(), "4");
+}
