@@ -313,3 +313,38 @@ fn bytes_with_a_negative_size_is_a_clear_error() {
     assert_clean(&o);
     assert_eq!(out(&o).trim(), "4");
 }
+
+#[test]
+fn unsafe_dry_run_shows_the_words_that_would_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["x1.txt", "x2.txt", "y.dat"] {
+        std::fs::write(dir.path().join(f), "").unwrap();
+    }
+    let records = "a b\nx*.txt  c\n  spaced\tout  \n\nq'uote\n[nomatch]*\n$HOME\n";
+    std::fs::write(dir.path().join("in"), records).unwrap();
+    let o = bash_in(dir.path(), r#""$FRUN" -N -k -l 1 -U echo < in"#);
+    assert_code(&o, 0);
+    assert_eq!(
+        out(&o),
+        "echo a b\necho x1.txt x2.txt c\necho spaced out\necho\necho 'q'\\''uote'\n\
+         echo '[nomatch]*'\necho '$HOME'\n"
+    );
+    // Independently: each printed line, run by bash, gives what the real -U run gives.
+    for words in [r"printf '[%s]'", r"-i printf '[%s]' '{}' 'pre-{}' tail"] {
+        let real = bash_in(
+            dir.path(),
+            &format!(r#""$FRUN" -k -l 2 -U {words} < in; echo"#),
+        );
+        assert_code(&real, 0);
+        let dry = bash_in(
+            dir.path(),
+            &format!(
+                r#""$FRUN" -N -k -l 2 -U {words} < in > lines &&
+                   while IFS= read -r l; do eval "$l"; done < lines; echo"#
+            ),
+        );
+        assert_code(&dry, 0);
+        assert_eq!(out(&dry), out(&real), "{words}");
+        assert!(out(&real).contains("x1.txt][x2.txt]"), "{}", out(&real));
+    }
+}
