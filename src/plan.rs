@@ -418,10 +418,10 @@ impl Plan {
             .map_err(PlanError::Usage)?;
             if let Some(cp) = &files.resume {
                 eprintln!(
-                    "frun: {}: continuing the run in {} ({} batches done before)",
+                    "frun: {}: continuing the run in {} ({} done before)",
                     files.dest.task,
                     dir.display(),
-                    cp.batches
+                    crate::errors::count(cp.batches, "batch", "batches")
                 );
             }
             results = Some(files.dest);

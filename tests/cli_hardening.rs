@@ -348,3 +348,47 @@ fn unsafe_dry_run_shows_the_words_that_would_run() {
         assert!(out(&real).contains("x1.txt][x2.txt]"), "{}", out(&real));
     }
 }
+
+#[test]
+fn counts_of_one_are_singular() {
+    let singular_violations = |e: &str| -> Vec<String> {
+        let words: Vec<&str> = e.split([' ', '(', ')', ',', ';']).collect();
+        words
+            .windows(2)
+            .filter(|w| {
+                w[0] == "1"
+                    && [
+                        "batches", "records", "bytes", "workers", "attempts", "tasks", "chunks",
+                    ]
+                    .contains(&w[1])
+            })
+            .map(|w| w.join(" "))
+            .collect()
+    };
+    assert_eq!(
+        singular_violations("x (1 records), 2 batches"),
+        ["1 records"]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cp = dir.path().join("cp");
+    let cp = cp.to_str().unwrap();
+    let scripts = [
+        // One batch that fails: the summary.
+        r#"echo 1 | "$FRUN" false"#.to_string(),
+        // A given-up batch of one record.
+        r#"echo 1 | FRUN_RETRY_LIMIT=1 "$FRUN" sh -c 'kill -9 $$'"#.to_string(),
+        // One batch done before --halt stops the run: the checkpoint note, then the resume.
+        format!(
+            r#"seq 3 | "$FRUN" -j 1 -l 1 --halt fail=1 --checkpoint-file {cp} sh -c '[ "$1" != 2 ]' sh;
+               seq 3 | "$FRUN" -j 1 -l 1 --resume {cp} --checkpoint-file {cp} true"#
+        ),
+        // A batch counted in bytes (stdin mode, not read through): its whereabouts.
+        r#"printf x | "$FRUN" -s false"#.to_string(),
+    ];
+    for s in &scripts {
+        let o = bash_in(dir.path(), s);
+        let e = err(&o);
+        assert!(e.contains("frun: "), "{s}: expected messages, got {e:?}");
+        assert_eq!(singular_violations(&e), Vec::<String>::new(), "{s}: {e}");
+    }
+}
