@@ -392,3 +392,79 @@ fn counts_of_one_are_singular() {
         assert_eq!(singular_violations(&e), Vec::<String>::new(), "{s}: {e}");
     }
 }
+
+// ---- item: -n is not xargs -n ----------------------------------------------------------------
+
+#[test]
+fn limit_help_tells_xargs_users_about_dash_l() {
+    let o = frun(&["--help"], b"");
+    assert_clean(&o);
+    let help = out(&o);
+    let entry: String = help
+        .split("\n  -")
+        .find(|e| e.starts_with("n, --limit"))
+        .expect("-n in --help")
+        .to_string();
+    assert!(
+        entry.contains("xargs -n") && entry.contains("-L"),
+        "-n help must point xargs users to -L: {entry}"
+    );
+    let o = frun(&["-h"], b"");
+    let short = out(&o);
+    let line = short
+        .lines()
+        .find(|l| l.trim_start().starts_with("-n, --limit"))
+        .unwrap();
+    assert!(line.contains("xargs") && line.contains("-L"), "{line}");
+}
+
+/// The README's xargs migration rows (`| xargs | frun |` table), as (xargs, frun) cells.
+fn readme_migration() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = &readme[readme
+        .find("Differences from xargs")
+        .expect("the README's xargs section")..];
+    section
+        .lines()
+        .skip_while(|l| !l.starts_with("| xargs | frun |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|row| {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            (cells[1].to_string(), cells[2].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn readme_maps_xargs_flags_and_the_mapping_holds() {
+    let rows = readme_migration();
+    let row = |x: &str| {
+        rows.iter()
+            .find(|(a, _)| a.starts_with(x))
+            .unwrap_or_else(|| panic!("README migration table lacks {x}: {rows:?}"))
+            .1
+            .clone()
+    };
+    assert!(row("`-n N`").contains("`-L N`"), "{rows:?}");
+    assert!(row("`-P N`").contains("`-j N`"), "{rows:?}");
+    assert!(row("`-I {}").contains("-i"), "{rows:?}");
+    // What the table says, checked against the real xargs.
+    let input = seq_n(7);
+    let x = xargs(&["-n", "3", "-P", "2", "echo"], &input);
+    let f = frun(&["-L", "3", "-j", "2", "echo"], &input);
+    assert_clean(&f);
+    assert_eq!(sorted_lines(&f.stdout), sorted_lines(&x.stdout));
+    let x = xargs(&["-I", "{}", "echo", "x{}y", "{}"], &input);
+    let f = frun(&["-k", "-L", "1", "-i", "echo", "x{}y", "{}"], &input);
+    assert_clean(&f);
+    assert_eq!(out(&f), out(&x));
+    // And the trap the table warns about: frun's -n is a record limit.
+    let f = frun(&["-k", "-n", "3", "echo"], &input);
+    assert_clean(&f);
+    assert_eq!(
+        out(&f).split_whitespace().collect::<Vec<_>>(),
+        ["1", "2", "3"]
+    );
+}

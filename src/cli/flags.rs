@@ -155,7 +155,9 @@ pub const FLAGS: &[FlagDef] = &[
     },
     FlagDef {
         value: Some("N"),
-        help: "Stop after N records (units allowed: 1k = 1000, 1Ki = 1024)",
+        help: "Stop after the first N records (xargs -n N is -L N here)",
+        long_help: "Units are allowed: 1k = 1000, 1Ki = 1024. The records after the first N \
+                    are not run at all.",
         ..flag("limit", Some('n'), "limit")
     },
     FlagDef {
