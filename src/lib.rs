@@ -6,6 +6,17 @@
 //! [`cli`] turns flags into a `Config`, [`plan`] derives the run from it, [`engine`] wires the
 //! stages and supervises the run.
 
+/// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
+/// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
+/// turn any message into a panic and exit status 101. A message that cannot be written is
+/// dropped; the run and its status go on unchanged.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(feature = "bash")]
 mod bash;
 pub mod cli;

@@ -468,3 +468,42 @@ fn readme_maps_xargs_flags_and_the_mapping_holds() {
         ["1", "2", "3"]
     );
 }
+
+/// Runs frun with stderr on a pipe whose reader has already gone (every write fails, EPIPE).
+fn with_broken_stderr(args: &[&str], input: &[u8]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let mut child = std::process::Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(writer)
+        .spawn()
+        .expect("spawn frun");
+    let fed = feed(child.stdin.take().unwrap(), input.to_vec());
+    let stdout = drain(child.stdout.take().unwrap());
+    let status = wait_limit(&mut child, LIMIT);
+    fed.join().unwrap();
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: Vec::new(),
+    }
+}
+
+#[test]
+fn stderr_with_no_reader_changes_no_status() {
+    // 101 would be a panic on writing a message.
+    for (args, want) in [
+        (&["-x"][..], 2),
+        (&["false"], 123),
+        (&["no-such-command-frun"], 127),
+        (&["-k", "-l", "1", "echo"], 0),
+    ] {
+        let o = with_broken_stderr(args, &seq_n(3));
+        assert_code(&o, want);
+        if want == 0 {
+            assert_eq!(out(&o), text(&seq(1, 3)));
+        }
+    }
+}
