@@ -487,17 +487,17 @@ fn try_run(
             }
             Ok(()) => match &plan.results {
                 Some(r) => eprintln!(
-                    "frun: {}: {} batches done in this run are kept in {}; run the same command \
-                     again to continue",
+                    "frun: {}: {} done in this run are kept in {}; run the same command again \
+                     to continue",
                     r.task,
-                    j.batches(),
+                    crate::errors::count(j.batches(), "batch", "batches"),
                     r.dir.display()
                 ),
                 None => eprintln!(
-                    "frun: checkpoint {} ({} batches done in this run); resume with: frun \
-                     --resume {} and the same arguments and input",
+                    "frun: checkpoint {} ({} done in this run); resume with: frun --resume {} \
+                     and the same arguments and input",
                     j.path().display(),
-                    j.batches(),
+                    crate::errors::count(j.batches(), "batch", "batches"),
                     j.path().display()
                 ),
             },

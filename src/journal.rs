@@ -43,6 +43,8 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
+use crate::errors::count;
+
 /// Where the journal goes unless `--checkpoint-file` says otherwise.
 pub const DEFAULT_PATH: &str = ".frun_resume";
 /// The first line of every version-1 journal.
@@ -621,8 +623,10 @@ impl Restore {
             && size < want
         {
             return Err(format!(
-                "--resume: stdout holds {size} bytes, fewer than the {want} bytes of output {} \
-                 recorded; append to the same output file (>>) when resuming",
+                "--resume: stdout holds {}, fewer than the {} of output {} recorded; append \
+                 to the same output file (>>) when resuming",
+                count(size, "byte", "bytes"),
+                count(want, "byte", "bytes"),
                 from.display()
             ));
         }
@@ -637,10 +641,7 @@ impl Restore {
     /// on stderr either way.
     pub fn apply(&self) -> Result<(), String> {
         let from = self.from.display();
-        let done = match self.batches {
-            1 => "1 batch".to_string(),
-            n => format!("{n} batches"),
-        };
+        let done = count(self.batches, "batch", "batches");
         let Some(want) = self.want else {
             eprintln!(
                 "frun: resuming {from}: {done} already done; their output went straight to \
@@ -648,10 +649,11 @@ impl Restore {
             );
             return Ok(());
         };
+        let bytes = count(want, "byte", "bytes");
         let Some(size) = stdout_size(1) else {
             eprintln!(
-                "frun: resuming {from}: {done} already done; keep only the first {want} bytes of \
-                 the earlier output (truncate -s {want} FILE)"
+                "frun: resuming {from}: {done} already done; keep only the first {bytes} of the \
+                 earlier output (truncate -s {want} FILE)"
             );
             return Ok(());
         };
@@ -660,7 +662,7 @@ impl Restore {
             if size > want && libc::ftruncate(1, want as libc::off_t) != 0 {
                 let e = io::Error::last_os_error();
                 return Err(format!(
-                    "--resume: cannot truncate stdout to {want} bytes: {}",
+                    "--resume: cannot truncate stdout to {bytes}: {}",
                     crate::errors::os_message(&e)
                 ));
             }
@@ -672,10 +674,10 @@ impl Restore {
         if size > want {
             eprintln!(
                 "frun: resuming {from}: {done} already done; truncated stdout from {size} to the \
-                 {want} bytes they wrote"
+                 {bytes} they wrote"
             );
         } else {
-            eprintln!("frun: resuming {from}: {done} already done ({want} bytes of output)");
+            eprintln!("frun: resuming {from}: {done} already done ({bytes} of output)");
         }
         Ok(())
     }

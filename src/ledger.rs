@@ -7,6 +7,7 @@ use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::errors::count;
 use crate::ring::Batch;
 
 /// How one batch ended.
@@ -99,9 +100,9 @@ pub struct Ledger {
 fn whereabouts(batch: &Batch) -> String {
     match batch.records {
         0 => format!(
-            "input offset {}, {} bytes",
+            "input offset {}, {}",
             batch.start,
-            batch.end - batch.start
+            count(batch.end - batch.start, "byte", "bytes")
         ),
         1 => format!("input offset {}, 1 record", batch.start),
         n => format!("input offset {}, {n} records", batch.start),
@@ -269,10 +270,11 @@ impl Ledger {
         }
         let mut s = String::new();
         if given_up > 0 {
+            let their = if given_up == 1 { "its" } else { "their" };
             s = format!(
-                "{given_up} of {} batches given up after their retries (their records were not \
+                "{given_up} of {} given up after {their} retries ({their} records were not \
                  processed)",
-                self.batches()
+                count(self.batches(), "batch", "batches")
             );
         }
         if failed > 0 {
@@ -280,8 +282,8 @@ impl Ledger {
                 s += "; ";
             }
             s += &format!(
-                "{failed} of {} batches failed ({})",
-                self.batches(),
+                "{failed} of {} failed ({})",
+                count(self.batches(), "batch", "batches"),
                 parts.join(", ")
             );
         }

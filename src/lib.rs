@@ -6,6 +6,17 @@
 //! [`cli`] turns flags into a `Config`, [`plan`] derives the run from it, [`engine`] wires the
 //! stages and supervises the run.
 
+/// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
+/// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
+/// turn any message into a panic and exit status 101. A message that cannot be written is
+/// dropped; the run and its status go on unchanged.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(feature = "bash")]
 mod bash;
 pub mod cli;
@@ -29,9 +40,35 @@ pub mod worker;
 
 use std::io::Write;
 
+/// Which standard descriptors were closed when the process started, before the Rust runtime
+/// reopened them on /dev/null (the binary finds out; see `src/main.rs`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClosedAtStart {
+    pub stdin: bool,
+    pub stdout: bool,
+}
+
 /// Runs frun with this process's arguments; returns the exit status.
-pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+///
+/// A closed stdout is refused (status 1, as for any stdout frun cannot write): output would be
+/// lost while the run reports success. A closed stdin is refused (status 2, as an input file that
+/// cannot be opened) when the records would come from it; with `-a FILE` it does not matter.
+pub fn main_with_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+    closed: ClosedAtStart,
+) -> i32 {
+    if closed.stdout {
+        eprintln!("frun: standard output is closed: the output would be lost (use >/dev/null)");
+        return 1;
+    }
     match parse_args(args) {
+        Ok(cfg) if closed.stdin && cfg.input == cli::InputSpec::Stdin => {
+            eprintln!(
+                "frun: standard input is closed: no records to read (use -a FILE, or </dev/null \
+                 for no input)"
+            );
+            2
+        }
         Ok(cfg) => run_config(&cfg, None),
         Err(code) => code,
     }

@@ -29,7 +29,11 @@ pub enum Backend {
     /// Spawn the command with the batch's bytes on its stdin (`-s`, `-b`, `--block`).
     Stdin,
     /// Print the command line instead of running it (`-N`).
-    DryRun,
+    DryRun {
+        /// With `-U`: the words from this one on are shown word-split and glob-expanded, as
+        /// they would run.
+        split_from: Option<usize>,
+    },
 }
 
 /// The resolved run.
@@ -339,6 +343,15 @@ impl Plan {
                     .into(),
             ));
         }
+        // With -U, the words from the first one holding {} (-i), else the records, are split.
+        let literal = if cfg.insert {
+            1 + cfg.command[1..]
+                .iter()
+                .take_while(|w| !w.as_encoded_bytes().windows(2).any(|p| p == b"{}"))
+                .count()
+        } else {
+            cfg.command.len()
+        };
         let (path, words): (PathBuf, Vec<OsString>) = if dry_run || in_shell {
             (PathBuf::from(&cfg.command[0]), cfg.command.clone())
         } else {
@@ -346,14 +359,6 @@ impl Plan {
             if cfg.unsafe_words {
                 let bash =
                     resolve("bash".as_ref(), path_env.as_deref()).map_err(PlanError::Command)?;
-                let literal = if cfg.insert {
-                    1 + cfg.command[1..]
-                        .iter()
-                        .take_while(|w| !w.as_encoded_bytes().windows(2).any(|p| p == b"{}"))
-                        .count()
-                } else {
-                    cfg.command.len()
-                };
                 let mut words: Vec<OsString> = vec![
                     "bash".into(),
                     "-c".into(),
@@ -413,10 +418,10 @@ impl Plan {
             .map_err(PlanError::Usage)?;
             if let Some(cp) = &files.resume {
                 eprintln!(
-                    "frun: {}: continuing the run in {} ({} batches done before)",
+                    "frun: {}: continuing the run in {} ({} done before)",
                     files.dest.task,
                     dir.display(),
-                    cp.batches
+                    crate::errors::count(cp.batches, "batch", "batches")
                 );
             }
             results = Some(files.dest);
@@ -474,7 +479,9 @@ impl Plan {
             input,
             children_keep_stdin,
             backend: match (dry_run, cfg.stdin) {
-                (true, _) => Backend::DryRun,
+                (true, _) => Backend::DryRun {
+                    split_from: cfg.unsafe_words.then_some(literal),
+                },
                 (false, true) => Backend::Stdin,
                 (false, false) => Backend::Argv,
             },

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cli::OrderMode;
+use crate::errors::count;
 use crate::journal::{self, Checkpoint, InputId, Journal, merge_intervals};
 use crate::shard::Shard;
 
@@ -323,8 +324,9 @@ fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
             };
             if written < at || written > size {
                 return Err(format!(
-                    "{} records {written} bytes of output, but {} holds {size}",
+                    "{} records {} of output, but {} holds {size}",
                     path.display(),
+                    count(written, "byte", "bytes"),
                     out_path.display()
                 ));
             }
@@ -369,10 +371,9 @@ fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
     Ok(match total {
         Some(t) if covered >= t => Merged::Complete,
         Some(t) => Merged::Incomplete(format!(
-            "{} is incomplete: {} of {t} input bytes are done; run the same command again to \
-             finish",
+            "{} is incomplete: {covered} of {} are done; run the same command again to finish",
             dir.display(),
-            covered
+            count(t, "input byte", "input bytes")
         )),
         None => Merged::Incomplete(format!(
             "{} is incomplete: no task reached the end of the input; run the same command \

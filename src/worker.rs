@@ -7,7 +7,7 @@
 use std::sync::atomic::Ordering;
 
 use crate::engine::Shared;
-use crate::exec::argv::{Argv, BatchId, shell_quote};
+use crate::exec::argv::{Argv, BatchId, shell_quote, split_and_glob};
 use crate::exec::shell::{ShellWorker, StartError};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 use crate::exec::stdin::{Feed, StdinSlot};
@@ -103,13 +103,21 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 shared.input_release.release(batch.seq);
             }
             let outcome = match shared.backend {
-                Backend::DryRun => {
+                Backend::DryRun { split_from } => {
                     text.clear();
                     for (i, w) in argv.words().enumerate() {
-                        if i > 0 {
-                            text.push(b' ');
+                        match split_from {
+                            Some(n) if i >= n => split_and_glob(w, |w| {
+                                text.push(b' ');
+                                shell_quote(w, &mut text);
+                            }),
+                            _ => {
+                                if i > 0 {
+                                    text.push(b' ');
+                                }
+                                shell_quote(w, &mut text);
+                            }
                         }
-                        shell_quote(w, &mut text);
                     }
                     text.push(b'\n');
                     let r = match &capture {

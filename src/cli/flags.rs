@@ -12,8 +12,8 @@ pub enum Family {
     Order,
     /// `-z`, `-d`.
     Delimiter,
-    /// `-l`, `-L`.
-    Batch,
+    /// `-l`, `-L`: records per batch.
+    Records,
 }
 
 /// One command-line flag.
@@ -32,6 +32,10 @@ pub struct FlagDef {
     /// is a number.
     pub optional_value: bool,
     pub family: Family,
+    /// Flags this one cannot be combined with, in any order (a usage error naming both). For
+    /// flags that choose how batches are cut, so that the set of flags given, never their order,
+    /// decides the mode.
+    pub conflicts: &'static [&'static str],
     /// One line for `--help`.
     pub help: &'static str,
     /// More text for `--help` and the man page (may be empty).
@@ -49,6 +53,7 @@ const fn flag(id: &'static str, short: Option<char>, long: &'static str) -> Flag
         negatable: true,
         optional_value: false,
         family: Family::None,
+        conflicts: &[],
         help: "",
         long_help: "",
     }
@@ -67,7 +72,7 @@ pub const FLAGS: &[FlagDef] = &[
     },
     FlagDef {
         value: Some("L"),
-        family: Family::Batch,
+        family: Family::Records,
         help: "Records per batch: N fixed, or INIT:MAX adaptive (default 1:-1)",
         long_help: "The adaptive default starts at one record and doubles while input is \
                     plentiful and every worker is busy, up to 65536 records and never past \
@@ -77,7 +82,7 @@ pub const FLAGS: &[FlagDef] = &[
     },
     FlagDef {
         value: Some("N"),
-        family: Family::Batch,
+        family: Family::Records,
         help: "Exactly N records per batch (the last batch may be short)",
         long_help: "Unlike -l, a batch is never cut early by a timeout. A batch whose arguments \
                     would not fit in ARG_MAX is not run and counts as a failure.",
@@ -92,19 +97,21 @@ pub const FLAGS: &[FlagDef] = &[
     FlagDef {
         value: Some("N"),
         optional_value: true,
-        family: Family::Batch,
+        conflicts: &["lines", "exact-lines", "block"],
         help: "Byte mode: raw N-byte chunks, no record scan; implies -s (default N: 1Mi)",
         long_help: "Chunks may cut records (and multi-byte characters) anywhere. With +s each \
-                    chunk is passed as one argument instead (N at most 131071).",
+                    chunk is passed as one argument instead (N at most 131071). Not with -l, -L \
+                    or --block, in any order.",
         ..flag("bytes", Some('b'), "bytes")
     },
     FlagDef {
         value: Some("N"),
-        family: Family::Batch,
         negatable: false,
+        conflicts: &["lines", "exact-lines", "bytes"],
         help: "Chunks of about N bytes cut at record boundaries, to stdin (implies -s)",
         long_help: "Like GNU Parallel --pipe --block: a chunk ends at the last record boundary \
-                    within N bytes; a record longer than N is a chunk of its own.",
+                    within N bytes; a record longer than N is a chunk of its own. Not with -l, \
+                    -L or -b, in any order.",
         ..flag("block", None, "block")
     },
     FlagDef {
@@ -148,7 +155,9 @@ pub const FLAGS: &[FlagDef] = &[
     },
     FlagDef {
         value: Some("N"),
-        help: "Stop after N records (units allowed: 1k = 1000, 1Ki = 1024)",
+        help: "Stop after the first N records (xargs -n N is -L N here)",
+        long_help: "Units are allowed: 1k = 1000, 1Ki = 1024. The records after the first N \
+                    are not run at all.",
         ..flag("limit", Some('n'), "limit")
     },
     FlagDef {

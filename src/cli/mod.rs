@@ -228,7 +228,9 @@ pub fn command() -> Command {
         .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun merge DIR")
         .after_help(
             "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
-             126/127 CMD not executable/not found; 2 usage error; 128+N stopped by signal N.\n\
+             3 some records given up after their retries; 126/127 CMD not executable/not found; \
+             2 usage error; 1 frun stopped (--halt, or stdout cannot be written); \
+             128+N stopped by signal N.\n\
              frun merge DIR writes the output of a --results DIR (see frun merge --help); a \
              command named merge is run with frun -- merge.\n\
              Numbers take units: 1k = 1000, 1Ki = 1024. +X undoes -X (e.g. +k).",
@@ -279,6 +281,7 @@ pub fn command() -> Command {
                 }
             }
         }
+        arg = arg.conflicts_with_all(f.conflicts);
         cmd = cmd.arg(arg.overrides_with_all(overrides.clone()));
         if f.negatable {
             let mut neg_over = overrides;
@@ -322,17 +325,26 @@ fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
             out.extend_from_slice(&args[i..]);
             return Ok(out);
         }
-        // An optional value is taken from the next word only when that word is a number.
+        // An optional value is taken from the next word only when that word is a number, or a
+        // negative one (`-b -1`: no flag is a digit but -0, so such a word is no flag cluster),
+        // which the value's parser then refuses by name.
         let next_is_value = |f: &FlagDef, i: usize| {
             i < args.len()
                 && (!f.optional_value
-                    || args[i]
-                        .to_str()
-                        .is_some_and(|v| units::parse_number(v).is_ok()))
+                    || args[i].to_str().is_some_and(|v| {
+                        units::parse_number(v).is_ok()
+                            || v.strip_prefix('-').is_some_and(|d| {
+                                d.starts_with(|c: char| c.is_ascii_digit())
+                                    && !d.starts_with(|c| flags::by_short(c).is_some())
+                            })
+                    }))
         };
         if let Some(long) = a.strip_prefix(b"--") {
             let name = long.split(|&b| b == b'=').next().unwrap_or(long);
             let flag = std::str::from_utf8(name).ok().and_then(flags::by_long);
+            if let Some(f) = flag.filter(|f| !f.takes_value() && long.contains(&b'=')) {
+                return Err(takes_no_value(&format!("--{}", f.long), &args[i - 1]));
+            }
             let takes = flag.is_some_and(FlagDef::takes_value) || name == b"generate";
             if takes && !long.contains(&b'=') {
                 match flag {
@@ -357,7 +369,14 @@ fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
             let s = String::from_utf8_lossy(&a[1..]);
             let mut word = args[i - 1].clone();
             let mut value = None;
+            let mut previous = None;
             for (pos, c) in s.char_indices() {
+                if c == '='
+                    && let Some(p) = previous
+                {
+                    return Err(takes_no_value(&format!("-{p}"), &args[i - 1]));
+                }
+                previous = Some(c).filter(|&c| flags::by_short(c).is_some());
                 let Some(f) = flags::by_short(c).filter(|f| f.takes_value()) else {
                     continue;
                 };
@@ -394,6 +413,14 @@ fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
         return Ok(out);
     }
     Ok(out)
+}
+
+/// `-k=1`: a switch given a value.
+fn takes_no_value(flag: &str, word: &OsStr) -> UsageError {
+    UsageError(format!(
+        "'{flag}' takes no value (in '{}')",
+        word.to_string_lossy()
+    ))
 }
 
 fn clap_error_line(e: &clap::Error) -> String {
@@ -493,6 +520,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         match text_value(&m, id)? {
             None => Ok(None),
             Some(s) if s.is_empty() => Ok(Some(DEFAULT_BYTES)),
+            Some(s) if s.starts_with('-') => Err(invalid(
+                id,
+                format!("'{s}' is not a size: give a number of bytes, at least 1"),
+            )),
             Some(s) => match parse_number(&s).map_err(|e| invalid(id, e))? {
                 0 => Err(invalid(id, "must be at least 1".into())),
                 n => Ok(Some(n)),

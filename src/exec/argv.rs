@@ -297,6 +297,38 @@ pub fn shell_quote(word: &[u8], out: &mut Vec<u8>) {
     out.push(b'\'');
 }
 
+/// Calls `each` with the words bash makes of `word` when it expands it unquoted with its default
+/// IFS, as `-U` has it do: split at spaces, tabs and newlines (an empty word makes none), then
+/// each word holding `*`, `?` or `[` replaced by the paths it matches, in order, or kept as it is
+/// when it matches none. For `-N -U`, which prints what would run.
+pub fn split_and_glob(word: &[u8], mut each: impl FnMut(&[u8])) {
+    for field in word
+        .split(|b| b" \t\n".contains(b))
+        .filter(|f| !f.is_empty())
+    {
+        let pattern = match CString::new(field) {
+            Ok(p) if field.iter().any(|b| b"*?[".contains(b)) => p,
+            _ => {
+                each(field);
+                continue;
+            }
+        };
+        // SAFETY: glob_t is plain data that glob fills in; glob reads a NUL-terminated pattern;
+        // on success gl_pathv holds gl_pathc NUL-terminated paths, read before globfree.
+        unsafe {
+            let mut found: libc::glob_t = std::mem::zeroed();
+            if libc::glob(pattern.as_ptr(), 0, None, &mut found) == 0 {
+                for k in 0..found.gl_pathc {
+                    each(std::ffi::CStr::from_ptr(*found.gl_pathv.add(k)).to_bytes());
+                }
+            } else {
+                each(field);
+            }
+            libc::globfree(&mut found);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,5 +401,22 @@ mod tests {
         assert_eq!(q(b"a b"), "'a b'");
         assert_eq!(q(b"it's"), "'it'\\''s'");
         assert_eq!(q(b"$HOME*"), "'$HOME*'");
+    }
+
+    #[test]
+    fn unsafe_words_split_at_default_ifs_and_keep_unmatched_patterns() {
+        let split = |w: &[u8]| {
+            let mut v = Vec::new();
+            split_and_glob(w, |f| v.push(String::from_utf8_lossy(f).into_owned()));
+            v
+        };
+        assert_eq!(split(b"  a b\tc\nd  "), ["a", "b", "c", "d"]);
+        assert!(split(b"").is_empty());
+        assert!(split(b" \t ").is_empty());
+        assert_eq!(split(b"$x 'q' \\n"), ["$x", "'q'", "\\n"]);
+        assert_eq!(
+            split(b"/nonexistent-frun-dir/*.none [z"),
+            ["/nonexistent-frun-dir/*.none", "[z"]
+        );
     }
 }
