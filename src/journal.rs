@@ -321,9 +321,10 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
         };
         match f.as_slice() {
             ["run", hash] => cp.run = hash.to_string(),
+            // The first one counts (`-`: stdout was not a regular file).
             ["stdout", n] => {
                 if base.is_none() {
-                    base = Some(num(n)?);
+                    base = Some(if *n == "-" { None } else { Some(num(n)?) });
                 }
             }
             ["input", len, hash, size] => {
@@ -359,9 +360,9 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
     if cp.run.is_empty() {
         return Err("it names no command".into());
     }
-    cp.base = base;
+    cp.base = base.flatten();
     if cp.batches == 0 {
-        cp.stdout = base;
+        cp.stdout = cp.base;
     }
     cp.intervals = merge_intervals(intervals);
     Ok(cp)
@@ -1125,6 +1126,57 @@ mod tests {
             libc::WEXITSTATUS(st)
         };
         assert_eq!(status, 7, "another process could take the lock");
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_ends_what_the_run_records_where_output_is_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::new(&path, "r", "h", Some(0), false, None);
+        j.done(0, 2, Some(2));
+        j.failed(2, 4, Some(6));
+        j.done(4, 6, Some(8));
+        j.flush().unwrap();
+        let cp = read(&path).unwrap();
+        assert_eq!((cp.intervals, cp.stdout), (vec![(0, 2)], Some(2)));
+        // -u: the failed batch is only left out.
+        let path = dir.path().join("cp-u");
+        let j = Journal::new(&path, "r", "h", None, false, None);
+        j.done(0, 2, None);
+        j.failed(2, 4, None);
+        j.done(4, 6, None);
+        j.flush().unwrap();
+        assert_eq!(read(&path).unwrap().intervals, [(0, 2), (4, 6)]);
+    }
+
+    #[test]
+    fn a_taken_name_moves_a_default_journal_and_removal_spares_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        std::fs::write(&path, "someone else's\n").unwrap();
+        let j = Journal::new(&path, "r", "h", Some(0), false, None).with_alternates();
+        j.done(0, 2, Some(2));
+        j.flush().unwrap();
+        assert_eq!(j.path(), dir.path().join("cp.1"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"someone else's\n");
+        // Its name now leads to another file: it is not removed.
+        std::fs::remove_file(j.path()).unwrap();
+        std::fs::write(j.path(), "new\n").unwrap();
+        j.remove().unwrap();
+        assert_eq!(std::fs::read(j.path()).unwrap(), b"new\n");
+    }
+
+    #[test]
+    fn the_read_limit_grows_with_the_input() {
+        assert_eq!(read_cap(None), READ_CAP);
+        assert_eq!(read_cap(Some(0)), JOURNAL_SLACK);
+        assert_eq!(read_cap(Some(10)), JOURNAL_SLACK + 680);
+        assert_eq!(read_cap(Some(u64::MAX)), u64::MAX);
     }
 }
 

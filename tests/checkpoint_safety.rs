@@ -653,3 +653,44 @@ fn resume_reads_only_a_bounded_regular_file() {
     assert_refused(st, &e, "larger than", "a 17 MiB checkpoint");
     assert_eq!(file_lines(&d.path("out-refused")), 0);
 }
+
+/// A run whose stdout is a pipe (its journal's `stdout` line is `-`) can be resumed: the
+/// resume says how many bytes of the earlier output to keep, and those bytes followed by the
+/// resumed output equal one clean run (`-k`).
+#[test]
+fn a_run_writing_to_a_pipe_can_be_resumed() {
+    let d = Dir::new(100);
+    let args = ["-k", "-l", "1", "-a", "in", "sh", "-c", SLOW, "sh"];
+    let mut child = spawn_frun_in(d.dir.path(), &args, &[], Stdio::null(), Stdio::piped());
+    let stderr = drain(child.stderr.take().unwrap());
+    let out1 = d.path("out1");
+    let mut cat = std::process::Command::new("cat")
+        .stdin(Stdio::from(child.stdout.take().unwrap()))
+        .stdout(append(&out1))
+        .spawn()
+        .unwrap();
+    wait_until("output", Duration::from_secs(20), || {
+        file_lines(&out1) >= 20
+    });
+    send_signal(child.id(), "TERM");
+    assert_eq!(wait_limit(&mut child, LIMIT).code(), Some(143));
+    assert!(wait_limit(&mut cat, LIMIT).success());
+    let _ = stderr.join();
+
+    let mut resume = vec!["--resume", ".frun_resume"];
+    resume.extend_from_slice(&args);
+    let o = frun_in(d.dir.path(), &resume, &[], b"");
+    assert_code(&o, 0);
+    let e = err(&o);
+    let keep: usize = e
+        .split("keep only the first ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the resume says what to keep: {e}"));
+    let mut whole = std::fs::read(&out1).unwrap();
+    assert!(whole.len() >= keep, "{e}");
+    whole.truncate(keep);
+    whole.extend_from_slice(&o.stdout);
+    assert_eq!(text(&whole), text(&seq_n(100)));
+}
