@@ -688,7 +688,11 @@ impl Journal {
                 Err(OpenError::Busy) => Some("is in use by another frun".to_string()),
                 Err(OpenError::Refused(why)) => Some(why),
                 Err(OpenError::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    Some("was created by another process meanwhile".to_string())
+                    Some(if self.alternates {
+                        format!("and its .1 to .{ALTERNATES} exist (remove old checkpoints)")
+                    } else {
+                        "was created by another process meanwhile".to_string()
+                    })
                 }
                 Err(OpenError::Io(e)) => return Err(e),
             };
