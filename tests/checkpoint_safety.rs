@@ -642,6 +642,12 @@ fn resume_reads_only_a_bounded_regular_file() {
     }
     assert_eq!(file_lines(&d.path("out-refused")), 0);
 
+    // The checkpoint as the file stdout goes to.
+    let before = std::fs::read(d.path(".frun_resume")).unwrap();
+    let (st, e) = d.run_to(&args(".frun_resume"), &[], ".frun_resume");
+    assert_refused(st, &e, "standard output", "the checkpoint as stdout");
+    assert_eq!(std::fs::read(d.path(".frun_resume")).unwrap(), before);
+
     let mut big = std::fs::read(d.path(".frun_resume")).unwrap();
     let at = big.iter().position(|&b| b == b'\n').unwrap() + 1;
     let pad = format!("# {}\n", "x".repeat(1000));
