@@ -19,6 +19,7 @@
 //! input <head length> <sha256 of the input's first head-length bytes, hex> <size or ->
 //! task <index> <count> <chunk> <order>                (one task of a sharded run, --results)
 //! done <start> <end> <stdout>
+//! failed <start> <end>                               (a failed batch: not done)
 //! stopped <reason>
 //! end <input length>
 //! ```
@@ -28,6 +29,20 @@
 //! output). Entries are buffered and written in groups: stdout is synced first, then the
 //! entries are appended and the journal synced, so an entry never claims output that a crash
 //! could lose. A torn last line is ignored. A resumed run appends to the same file.
+//!
+//! `failed` names a batch whose command exited non-zero (not retried): its output was written,
+//! but it is not done. Where output is counted, nothing after it in the same run is recorded as
+//! done, so a resume cuts stdout back to before that output and runs the failed batch and
+//! everything after it again (exactly one run's output, and its exit status, in the end).
+//!
+//! # The file
+//!
+//! A new journal is created (mode 0600) under a name that does not exist, never through a
+//! symbolic link; the default place moves to the next free name (`.frun_resume.1`, …) when
+//! another file holds it, so a stopped run's checkpoint is never overwritten. A journal read or
+//! continued must be a regular file (not a symbolic link, FIFO or device) that this user owns
+//! and nobody else can write, no larger than a journal of the input could be. A run removes
+//! only the file it created or continued.
 //!
 //! In a results directory (`--results`) each task of each run writes its own journal next to
 //! its own output file, with a `task` line (which share of the input it took, and the order
@@ -108,16 +123,172 @@ pub struct TaskLine {
     pub order: String,
 }
 
-/// Reads a journal; the error is a one-line explanation.
-pub fn read(path: &Path) -> Result<Checkpoint, String> {
-    let text = std::fs::read(path).map_err(|e| {
+/// The identity of a file: its device and inode (two names of one file have the same).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    pub fn of(m: &std::fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+
+    /// The identity of what descriptor `fd` is open on.
+    pub fn of_fd(fd: RawFd) -> Option<FileId> {
+        // SAFETY: fstat into zeroed storage.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            (libc::fstat(fd, &mut st) == 0).then_some(FileId {
+                dev: st.st_dev,
+                ino: st.st_ino,
+            })
+        }
+    }
+}
+
+/// The largest journal read when nothing bounds it better (the input's size is not known).
+pub const READ_CAP: u64 = 1 << 30;
+/// The most a journal can hold besides its `done` entries: its header, and the few lines each
+/// run that continued it added.
+const JOURNAL_SLACK: u64 = 16 << 20;
+/// The longest `done` entry: three 20-digit numbers.
+const LONGEST_ENTRY: u64 = 68;
+
+/// The largest journal an input of `input_size` bytes can have: every `done` entry covers at
+/// least one input byte that no other entry covers (a resumed run skips what is done).
+pub fn read_cap(input_size: Option<u64>) -> u64 {
+    input_size.map_or(READ_CAP, |n| {
+        JOURNAL_SLACK.saturating_add(n.saturating_mul(LONGEST_ENTRY))
+    })
+}
+
+/// Opens `path` without following a symbolic link in its last component and without waiting
+/// (a FIFO opens at once), close-on-exec.
+fn open_nofollow(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    options
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// What `path` names, without following a symbolic link: refused unless a regular file.
+fn lstat_regular(path: &Path) -> Result<std::fs::Metadata, String> {
+    let m = std::fs::symlink_metadata(path).map_err(|e| {
         format!(
             "cannot read {}: {}",
             path.display(),
             crate::errors::os_message(&e)
         )
     })?;
-    parse(&text).map_err(|e| format!("{} is not a usable checkpoint: {e}", path.display()))
+    if m.file_type().is_symlink() {
+        return Err(format!(
+            "{} is a symbolic link; frun reads and writes checkpoints only as the file itself",
+            path.display()
+        ));
+    }
+    if !m.file_type().is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    Ok(m)
+}
+
+/// Refuses a journal that is not a regular file, that another user owns, or that group or
+/// others may write: frun would act on what someone else wrote.
+fn check_owned(m: &std::fs::Metadata, path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    if !m.file_type().is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    // SAFETY: geteuid has no memory effects.
+    let me = unsafe { libc::geteuid() };
+    if m.uid() != me {
+        return Err(format!(
+            "{} belongs to another user (uid {}); frun uses only checkpoints you own",
+            path.display(),
+            m.uid()
+        ));
+    }
+    if m.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} can be written by other users (mode {:04o}); frun uses only checkpoints \
+             that only you can write (chmod 600)",
+            path.display(),
+            m.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+/// Opens a journal for reading: a regular file, not through a symbolic link (a FIFO or a device
+/// is refused without being opened).
+pub fn open_read(path: &Path) -> Result<File, String> {
+    lstat_regular(path)?;
+    open_nofollow(path, OpenOptions::new().read(true)).map_err(|e| {
+        format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::errors::os_message(&e)
+        )
+    })
+}
+
+/// A journal read back, with the file it was read from.
+pub struct Loaded {
+    pub checkpoint: Checkpoint,
+    pub id: FileId,
+    /// The journal's bytes, as read.
+    pub text: Vec<u8>,
+}
+
+/// Reads a journal: a regular file (never through a symbolic link, never a FIFO or a device),
+/// owned by this user and writable by nobody else, of at most `cap` bytes. The error is a
+/// one-line explanation.
+pub fn load(path: &Path, cap: u64) -> Result<Loaded, String> {
+    use std::io::Read;
+    let cannot = |e: io::Error| {
+        format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::errors::os_message(&e)
+        )
+    };
+    let file = open_read(path)?;
+    let m = file.metadata().map_err(cannot)?;
+    check_owned(&m, path)?;
+    let too_large = || {
+        format!(
+            "{} is larger than a checkpoint of this input can be ({cap} bytes)",
+            path.display()
+        )
+    };
+    if m.len() > cap {
+        return Err(too_large());
+    }
+    let mut text = Vec::with_capacity(m.len() as usize);
+    (&file)
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut text)
+        .map_err(cannot)?;
+    if text.len() as u64 > cap {
+        return Err(too_large());
+    }
+    let checkpoint =
+        parse(&text).map_err(|e| format!("{} is not a usable checkpoint: {e}", path.display()))?;
+    Ok(Loaded {
+        checkpoint,
+        id: FileId::of(&m),
+        text,
+    })
+}
+
+/// Reads a journal (see [`load`], bounded by [`READ_CAP`]).
+pub fn read(path: &Path) -> Result<Checkpoint, String> {
+    load(path, READ_CAP).map(|l| l.checkpoint)
 }
 
 fn parse(text: &[u8]) -> Result<Checkpoint, String> {
@@ -152,9 +323,10 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
         };
         match f.as_slice() {
             ["run", hash] => cp.run = hash.to_string(),
+            // The first one counts (`-`: stdout was not a regular file).
             ["stdout", n] => {
                 if base.is_none() {
-                    base = Some(num(n)?);
+                    base = Some(if *n == "-" { None } else { Some(num(n)?) });
                 }
             }
             ["input", len, hash, size] => {
@@ -183,16 +355,16 @@ fn parse(text: &[u8]) -> Result<Checkpoint, String> {
                 })
             }
             ["end", len] => cp.end = Some(num(len)?),
-            ["stopped", ..] => {}
+            ["stopped", ..] | ["failed", ..] => {}
             _ => return Err(format!("unknown entry '{line}'")),
         }
     }
     if cp.run.is_empty() {
         return Err("it names no command".into());
     }
-    cp.base = base;
+    cp.base = base.flatten();
     if cp.batches == 0 {
-        cp.stdout = base;
+        cp.stdout = cp.base;
     }
     cp.intervals = merge_intervals(intervals);
     Ok(cp)
@@ -213,12 +385,28 @@ pub fn merge_intervals(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 
 /// The journal of a running run.
 pub struct Journal {
-    path: PathBuf,
+    /// Where it is; for a new journal at the default place, set when it is created (a name
+    /// taken by another file moves it to the next free one).
+    path: Mutex<PathBuf>,
     /// The file, once it exists: a new journal is created by its first flush, so a run that ends
     /// within one sync period never touches the disk.
     file: Mutex<Option<File>>,
-    /// What a new journal starts with (empty when continuing one).
+    /// The comment for humans on a new journal's second line.
+    comment: String,
+    /// A new journal says how to resume it (`# resume: …`).
+    resume_hint: bool,
+    /// What a new journal starts with after its comment (empty when continuing one).
     header: String,
+    /// False when continuing the journal being resumed.
+    new: bool,
+    /// A new journal may take the next free name (`PATH.1`, `PATH.2`, …) when `PATH` exists.
+    alternates: bool,
+    /// A failed batch is recorded as done (a results directory: its output is in its place
+    /// there, and `frun merge` needs it); otherwise a failure ends what this run records.
+    failures_done: bool,
+    /// A failed batch's output was written: nothing after it is recorded as done, so a resume
+    /// cuts the output back to before it and runs it again.
+    cut: std::sync::atomic::AtomicBool,
     /// Entries not yet written.
     pending: Mutex<Vec<u8>>,
     /// Stdout, synced before entries are written when it is a regular file.
@@ -232,6 +420,8 @@ pub struct Journal {
 pub enum OpenError {
     /// Another frun holds it.
     Busy,
+    /// It is not a file frun may use as a journal (one line, why).
+    Refused(String),
     Io(io::Error),
 }
 
@@ -249,18 +439,23 @@ pub fn holder(file: &File) -> Option<i32> {
     }
 }
 
-/// Opens (creating) and locks a journal file. The lock is a process-owned (POSIX) lock: it dies
-/// with frun, even while a child spawned a moment before still holds a copy of the descriptor
-/// (an `flock` would live on in it).
-fn open_locked(path: &Path) -> Result<File, OpenError> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .mode(0o600)
-        .custom_flags(libc::O_CLOEXEC)
-        .open(path)
-        .map_err(OpenError::Io)?;
+/// Opens and locks a journal file: a new one is created (mode 0600, failing when the name
+/// exists, whatever it is — a symbolic link is never followed), an existing one is opened
+/// without following a symbolic link and must be a regular file of this user that nobody
+/// else can write. The lock is a process-owned (POSIX) lock: it dies with frun, even while a
+/// child spawned a moment before still holds a copy of the descriptor (an `flock` would live
+/// on in it).
+fn open_locked(path: &Path, new: bool) -> Result<File, OpenError> {
+    let mut options = OpenOptions::new();
+    options.append(true).read(true).mode(0o600);
+    if new {
+        options.create_new(true);
+    }
+    let file = open_nofollow(path, &mut options).map_err(OpenError::Io)?;
+    if !new {
+        let m = file.metadata().map_err(OpenError::Io)?;
+        check_owned(&m, path).map_err(OpenError::Refused)?;
+    }
     // SAFETY: fcntl on a descriptor we own, with a zeroed and filled-in flock record.
     let locked = unsafe {
         let mut lock: libc::flock = std::mem::zeroed();
@@ -281,27 +476,37 @@ fn open_locked(path: &Path) -> Result<File, OpenError> {
     Ok(file)
 }
 
+/// How many other names a new journal at the default place tries (`PATH.1` …) before giving up.
+const ALTERNATES: u32 = 1000;
+
 impl Journal {
-    /// A new journal at `path` (replacing an old one when it is first written), or `resume`'s
-    /// file continued. `header` is the comment for humans; `stdout_base` is stdout's byte count
-    /// now. Nothing is opened yet: see [`Journal::create_now`] and [`Journal::creatable`].
+    /// A new journal to be created at `path` (it must not exist), or `resume`'s file continued.
+    /// `comment` is the comment for humans; `stdout_base` is stdout's byte count now. Nothing
+    /// is opened yet: see [`Journal::create_now`], [`Journal::adopt`] and
+    /// [`Journal::creatable`].
     pub fn new(
         path: &Path,
         run: &str,
-        header: &str,
+        comment: &str,
         stdout_base: Option<u64>,
         resume: bool,
         stdout: Option<RawFd>,
     ) -> Journal {
         let out = stdout_base.map_or("-".to_string(), |n| n.to_string());
         Journal {
-            path: path.to_path_buf(),
+            path: Mutex::new(path.to_path_buf()),
             file: Mutex::new(None),
+            comment: comment.to_string(),
+            resume_hint: false,
             header: if resume {
                 String::new()
             } else {
-                format!("{MAGIC}\n# {header}\nrun {run}\nstdout {out}\n")
+                format!("run {run}\nstdout {out}\n")
             },
+            new: !resume,
+            alternates: false,
+            failures_done: false,
+            cut: std::sync::atomic::AtomicBool::new(false),
             pending: Mutex::new(Vec::new()),
             stdout,
             batches: std::sync::atomic::AtomicU64::new(0),
@@ -315,9 +520,33 @@ impl Journal {
         self.header.push('\n');
     }
 
+    /// A new journal says how to resume it, naming the file it was created as.
+    pub fn with_resume_hint(mut self) -> Journal {
+        self.resume_hint = true;
+        self
+    }
+
+    /// A new journal takes the next free name when its own is taken (the default place:
+    /// another run's checkpoint there is left alone).
+    pub fn with_alternates(mut self) -> Journal {
+        self.alternates = true;
+        self
+    }
+
+    /// Failed batches are recorded as done (see the field).
+    pub fn with_failures_done(mut self) -> Journal {
+        self.failures_done = true;
+        self
+    }
+
     /// True when this journal is a new file, not the continuation of the one being resumed.
     pub fn is_new(&self) -> bool {
-        !self.header.is_empty()
+        self.new
+    }
+
+    /// Uses `file`, already open and locked, as this journal's file (a continued journal).
+    pub fn adopt(&self, file: File) {
+        *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file);
     }
 
     /// Creates and locks the file now (see [`Journal::new`]).
@@ -331,7 +560,8 @@ impl Journal {
 
     /// Checks that the file could be created: its directory is writable.
     pub fn creatable(&self) -> Result<(), OpenError> {
-        let dir = match self.path.parent() {
+        let path = self.path();
+        let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
@@ -345,22 +575,43 @@ impl Journal {
     }
 
     fn create(&self) -> Result<File, OpenError> {
-        let file = open_locked(&self.path)?;
-        if !self.header.is_empty() {
-            // A left-over journal is replaced; truncating costs a filesystem transaction, so a
-            // new (empty) file is not truncated.
-            if file.metadata().map_err(OpenError::Io)?.len() > 0 {
-                file.set_len(0).map_err(OpenError::Io)?;
-            }
-            (&file)
-                .write_all(self.header.as_bytes())
-                .map_err(OpenError::Io)?;
+        if !self.new {
+            return open_locked(&self.path(), false);
         }
+        let first = self.path();
+        let mut path = first.clone();
+        let mut next = 1;
+        let file = loop {
+            match open_locked(&path, true) {
+                Err(OpenError::Io(e))
+                    if e.kind() == io::ErrorKind::AlreadyExists
+                        && self.alternates
+                        && next <= ALTERNATES =>
+                {
+                    let mut name = first.clone().into_os_string();
+                    name.push(format!(".{next}"));
+                    path = PathBuf::from(name);
+                    next += 1;
+                }
+                r => break r?,
+            }
+        };
+        *self.path.lock().unwrap_or_else(|e| e.into_inner()) = path.clone();
+        let mut head = format!("{MAGIC}\n# {}\n", self.comment);
+        if self.resume_hint {
+            head.push_str(&format!(
+                "# resume: frun --resume {} <the same arguments, the same input>\n",
+                path.display()
+            ));
+        }
+        head.push_str(&self.header);
+        (&file).write_all(head.as_bytes()).map_err(OpenError::Io)?;
         Ok(file)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the journal is (for a new one at the default place: once it is created).
+    pub fn path(&self) -> PathBuf {
+        self.path.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Why this run ended up without a journal, if it did.
@@ -383,12 +634,34 @@ impl Journal {
     }
 
     /// Records a completed batch: input `[start, end)`, stdout at `stdout` bytes after it.
+    /// Nothing is recorded after a failed batch's output (see [`Journal::failed`]).
     pub fn done(&self, start: u64, end: u64, stdout: Option<u64>) {
+        if self.cut.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         self.batches
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match stdout {
             Some(n) => self.push(format_args!("done {start} {end} {n}\n")),
             None => self.push(format_args!("done {start} {end} -\n")),
+        }
+    }
+
+    /// Records a batch whose command failed (a non-zero status that is not retried): its
+    /// output was written, but it is not done, so a resume runs it again. Where the output is
+    /// counted (not `-u`) its bytes cannot be cut out of the middle of stdout, so nothing after
+    /// them is recorded as done either: a resume cuts stdout back to before them and goes on
+    /// from there. In a results directory (see [`Journal::with_failures_done`]) it is done.
+    pub fn failed(&self, start: u64, end: u64, stdout: Option<u64>) {
+        if self.failures_done {
+            return self.done(start, end, stdout);
+        }
+        if self.cut.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        self.push(format_args!("failed {start} {end}\n"));
+        if stdout.is_some() {
+            self.cut.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -409,14 +682,26 @@ impl Journal {
             if self.lost().is_some() {
                 return Ok(());
             }
-            match self.create() {
-                Ok(file) => *f = Some(file),
-                Err(OpenError::Busy) => {
-                    *self.lost.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Some(format!("{} is in use by another frun", self.path.display()));
-                    return Ok(());
+            let lost = match self.create() {
+                Ok(file) => {
+                    *f = Some(file);
+                    None
+                }
+                Err(OpenError::Busy) => Some("is in use by another frun".to_string()),
+                Err(OpenError::Refused(why)) => Some(why),
+                Err(OpenError::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    Some(if self.alternates {
+                        format!("and its .1 to .{ALTERNATES} exist (remove old checkpoints)")
+                    } else {
+                        "was created by another process meanwhile".to_string()
+                    })
                 }
                 Err(OpenError::Io(e)) => return Err(e),
+            };
+            if let Some(why) = lost {
+                *self.lost.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(format!("{} {why}", self.path().display()));
+                return Ok(());
             }
         }
         let Some(file) = f.as_ref() else {
@@ -444,13 +729,19 @@ impl Journal {
         self.flush()
     }
 
-    /// Removes the journal of a run that needs no resuming (if it was ever created).
+    /// Removes the journal of a run that needs no resuming (if it was ever created): the file
+    /// this run created or continued, and only while its name still leads to that file.
     pub fn remove(&self) -> io::Result<()> {
         let f = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        if f.is_none() {
+        let Some(file) = f.as_ref() else {
             return Ok(());
+        };
+        let path = self.path();
+        let ours = FileId::of(&file.metadata()?);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if FileId::of(&m) == ours => std::fs::remove_file(&path),
+            _ => Ok(()),
         }
-        std::fs::remove_file(&self.path)
     }
 }
 
@@ -486,119 +777,204 @@ pub struct Restore {
     want: Option<u64>,
 }
 
+/// Refuses a `--checkpoint-file` path that exists: frun creates its journal there, and
+/// removes it at the end, so whatever is there would be lost. The input and stdout's file are
+/// told apart by identity (device and inode), not by name.
+fn refuse_existing(
+    path: &Path,
+    input: Option<FileId>,
+    stdout: Option<FileId>,
+    cap: u64,
+) -> Result<(), String> {
+    let shown = path.display();
+    let m = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        // Not there (or not reachable: creating it says why).
+        Err(_) => return Ok(()),
+    };
+    let id = FileId::of(&m);
+    let why = if m.file_type().is_symlink() {
+        "is a symbolic link".to_string()
+    } else if !m.file_type().is_file() {
+        "exists and is not a regular file".to_string()
+    } else if Some(id) == input {
+        "is the input".to_string()
+    } else if Some(id) == stdout {
+        "is the file standard output goes to".to_string()
+    } else if open_nofollow(path, OpenOptions::new().read(true))
+        .ok()
+        .and_then(|f| holder(&f))
+        .is_some()
+    {
+        return Err(format!("the checkpoint {shown} is in use by another frun"));
+    } else if load(path, cap).is_ok() {
+        format!(
+            "holds the checkpoint of a stopped run; resume it (--resume {shown}) or remove it \
+             first"
+        )
+    } else {
+        "exists and is not a frun checkpoint".to_string()
+    };
+    Err(format!(
+        "--checkpoint-file: {shown} {why}; frun creates a new file there (name one that does \
+         not exist)"
+    ))
+}
+
 /// Opens (or continues) the journal and, when resuming, brings stdout back to the recorded
 /// output. `run` identifies the command; `explicit` is `--checkpoint-file`; `default` is where the
-/// journal goes without it. Errors are one line for the user (exit 2).
+/// journal goes without it (a name another file holds moves it to the next free one, `.1`,
+/// `.2`, …: a stopped run's checkpoint there is left alone); `input` is the input. Errors are
+/// one line for the user (exit 2).
 pub fn prepare(
     run: &str,
     command: &str,
     explicit: Option<&Path>,
     resume_from: Option<&Path>,
     default: &Path,
+    input: &File,
 ) -> Result<Prepared, String> {
+    let input_meta = input.metadata().ok().filter(|m| m.file_type().is_file());
+    let input_id = input_meta.as_ref().map(FileId::of);
+    let stdout_id = FileId::of_fd(1);
+    let cap = read_cap(input_meta.as_ref().map(|m| m.len()));
     let resume = match resume_from {
         None => None,
         Some(p) => {
-            let cp = read(p).map_err(|e| format!("--resume: {e}"))?;
-            if cp.run != run {
+            let loaded = load(p, cap).map_err(|e| format!("--resume: {e}"))?;
+            if Some(loaded.id) == input_id {
+                return Err(format!("--resume: {} is the input", p.display()));
+            }
+            if Some(loaded.id) == stdout_id {
+                return Err(format!(
+                    "--resume: {} is the file standard output goes to",
+                    p.display()
+                ));
+            }
+            if loaded.checkpoint.run != run {
                 return Err(format!(
                     "--resume: {} was written for another command (or other options that shape \
                      its output); resume with the same arguments",
                     p.display()
                 ));
             }
-            Some((p, cp))
+            Some((p, loaded))
         }
     };
     let chosen = explicit.or(resume_from);
     let path = chosen.unwrap_or(default);
-    if let (Some((from, _)), Some(to)) = (&resume, explicit)
-        && !same_file(from, to)
+    // The resumed file itself is continued, unless --checkpoint-file names another.
+    let continued = match (&resume, explicit) {
+        (Some(_), None) => true,
+        (Some((_, loaded)), Some(to)) => {
+            std::fs::symlink_metadata(to).is_ok_and(|m| FileId::of(&m) == loaded.id)
+        }
+        (None, _) => false,
+    };
+    if let Some(to) = explicit
+        && !continued
     {
-        std::fs::copy(from, to).map_err(|e| {
-            format!(
-                "cannot write the checkpoint {}: {}",
-                to.display(),
-                crate::errors::os_message(&e)
-            )
-        })?;
+        refuse_existing(to, input_id, stdout_id, cap)?;
     }
 
     let stdout_regular = stdout_size(1).is_some();
     let restore = match &resume {
-        Some((from, cp)) => Some(Restore::check(from, cp)?),
+        Some((from, loaded)) => Some(Restore::check(from, &loaded.checkpoint)?),
         None => None,
     };
     let stdout_base = match &resume {
-        Some((_, cp)) => cp.stdout.unwrap_or(0),
+        Some((_, loaded)) => loaded.checkpoint.stdout.unwrap_or(0),
         None => stdout_position(1).unwrap_or(0),
     };
-    let header = format!(
-        "command: {command}\n# resume: frun --resume {} <the same arguments, the same input>",
-        path.display()
-    );
-    let j = Journal::new(
+    let mut j = Journal::new(
         path,
         run,
-        &header,
+        &format!("command: {command}"),
         stdout_regular.then_some(stdout_base),
         resume.is_some(),
         stdout_regular.then_some(1),
-    );
-    // A location the user chose is opened now; the default one only checked.
-    let opened = if chosen.is_some() {
-        j.create_now()
-    } else {
-        j.creatable()
+    )
+    .with_resume_hint();
+    if chosen.is_none() {
+        j = j.with_alternates();
     }
-    .map(|()| j);
-    let (journal, missing) = match opened {
-        Ok(j) => (Some(std::sync::Arc::new(j)), None),
-        Err(OpenError::Busy) if chosen.is_some() => {
+    let cannot_write = |e: &io::Error| {
+        format!(
+            "cannot write the checkpoint {}: {}",
+            path.display(),
+            crate::errors::os_message(e)
+        )
+    };
+    // A location the user chose is opened now; the default one only checked.
+    let opened = match &resume {
+        Some((_, loaded)) if continued => open_locked(path, false).and_then(|file| {
+            // The name must still lead to the file that was read.
+            match file.metadata() {
+                Ok(m) if FileId::of(&m) == loaded.id => Ok(file),
+                Ok(_) => Err(OpenError::Refused(format!(
+                    "{} was replaced while it was read",
+                    path.display()
+                ))),
+                Err(e) => Err(OpenError::Io(e)),
+            }
+        }),
+        // Resuming into another file: a copy of the one resumed, continued there.
+        Some((_, loaded)) => open_locked(path, true).and_then(|file| {
+            (&file)
+                .write_all(&loaded.text)
+                .and_then(|()| file.sync_data())
+                .map(|()| file)
+                .map_err(OpenError::Io)
+        }),
+        // A new journal at a place the user chose: created now, with its header.
+        None if chosen.is_some() => j.create(),
+        None => {
+            let (journal, missing) = match j.creatable() {
+                Ok(()) => (Some(std::sync::Arc::new(j)), None),
+                Err(e) => {
+                    let why = match e {
+                        OpenError::Io(e) => format!(
+                            "cannot write {}: {}",
+                            path.display(),
+                            crate::errors::os_message(&e)
+                        ),
+                        OpenError::Refused(why) => why,
+                        OpenError::Busy => format!("{} is in use by another frun", path.display()),
+                    };
+                    eprintln!(
+                        "frun: warning: {why}; this run cannot be resumed (choose a place with \
+                         --checkpoint-file)"
+                    );
+                    (None, Some(why))
+                }
+            };
+            return Ok(Prepared {
+                journal,
+                resume: None,
+                stdout_base,
+                restore,
+                missing,
+            });
+        }
+    };
+    match opened {
+        Ok(file) => j.adopt(file),
+        Err(OpenError::Busy) => {
             return Err(format!(
                 "the checkpoint {} is in use by another frun",
                 path.display()
             ));
         }
-        Err(OpenError::Io(e)) if chosen.is_some() => {
-            return Err(format!(
-                "cannot write the checkpoint {}: {}",
-                path.display(),
-                crate::errors::os_message(&e)
-            ));
-        }
-        Err(OpenError::Busy) => (
-            None,
-            Some(format!("{} is in use by another frun", path.display())),
-        ),
-        Err(OpenError::Io(e)) => {
-            let why = format!(
-                "cannot write {}: {}",
-                path.display(),
-                crate::errors::os_message(&e)
-            );
-            eprintln!(
-                "frun: warning: {why}; this run cannot be resumed (choose a place with \
-                 --checkpoint-file)"
-            );
-            (None, Some(why))
-        }
-    };
+        Err(OpenError::Refused(why)) => return Err(format!("--resume: {why}")),
+        Err(OpenError::Io(e)) => return Err(cannot_write(&e)),
+    }
     Ok(Prepared {
-        journal,
-        resume: resume.map(|(_, cp)| cp),
+        journal: Some(std::sync::Arc::new(j)),
+        resume: resume.map(|(_, loaded)| loaded.checkpoint),
         stdout_base,
         restore,
-        missing,
+        missing: None,
     })
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
 }
 
 /// Where output written to `fd` lands next, for a regular file: its size when it appends,
@@ -756,6 +1132,57 @@ mod tests {
             libc::WEXITSTATUS(st)
         };
         assert_eq!(status, 7, "another process could take the lock");
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_ends_what_the_run_records_where_output_is_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::new(&path, "r", "h", Some(0), false, None);
+        j.done(0, 2, Some(2));
+        j.failed(2, 4, Some(6));
+        j.done(4, 6, Some(8));
+        j.flush().unwrap();
+        let cp = read(&path).unwrap();
+        assert_eq!((cp.intervals, cp.stdout), (vec![(0, 2)], Some(2)));
+        // -u: the failed batch is only left out.
+        let path = dir.path().join("cp-u");
+        let j = Journal::new(&path, "r", "h", None, false, None);
+        j.done(0, 2, None);
+        j.failed(2, 4, None);
+        j.done(4, 6, None);
+        j.flush().unwrap();
+        assert_eq!(read(&path).unwrap().intervals, [(0, 2), (4, 6)]);
+    }
+
+    #[test]
+    fn a_taken_name_moves_a_default_journal_and_removal_spares_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        std::fs::write(&path, "someone else's\n").unwrap();
+        let j = Journal::new(&path, "r", "h", Some(0), false, None).with_alternates();
+        j.done(0, 2, Some(2));
+        j.flush().unwrap();
+        assert_eq!(j.path(), dir.path().join("cp.1"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"someone else's\n");
+        // Its name now leads to another file: it is not removed.
+        std::fs::remove_file(j.path()).unwrap();
+        std::fs::write(j.path(), "new\n").unwrap();
+        j.remove().unwrap();
+        assert_eq!(std::fs::read(j.path()).unwrap(), b"new\n");
+    }
+
+    #[test]
+    fn the_read_limit_grows_with_the_input() {
+        assert_eq!(read_cap(None), READ_CAP);
+        assert_eq!(read_cap(Some(0)), JOURNAL_SLACK);
+        assert_eq!(read_cap(Some(10)), JOURNAL_SLACK + 680);
+        assert_eq!(read_cap(Some(u64::MAX)), u64::MAX);
     }
 }
 

@@ -201,7 +201,7 @@ impl DoneSet {
 
 struct Reorder {
     next: u64,
-    held: BTreeMap<u64, (Option<Piece>, DoneSet)>,
+    held: BTreeMap<u64, (Option<Piece>, DoneSet, bool)>,
     /// Stdout's byte count after everything emitted so far.
     written: u64,
 }
@@ -237,9 +237,15 @@ impl Output {
         }
     }
 
-    fn record(&self, done: &DoneSet, written: Option<u64>) {
+    /// Tells the journal about a batch's input once its output is out: done, or, when its
+    /// command failed, not done (see [`Journal::failed`]).
+    fn record(&self, done: &DoneSet, written: Option<u64>, failed: bool) {
         if let Some(j) = &self.journal {
-            done.each(|start, end| j.done(start, end, written));
+            if failed {
+                done.each(|start, end| j.failed(start, end, written));
+            } else {
+                done.each(|start, end| j.done(start, end, written));
+            }
         }
     }
 
@@ -248,7 +254,7 @@ impl Output {
     pub fn record_skipped(&self, start: u64, end: u64) {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let written = (self.mode != OrderMode::Unbuffered).then_some(st.written);
-        self.record(&DoneSet::One(start, end), written);
+        self.record(&DoneSet::One(start, end), written, false);
     }
 
     /// Where the output goes (stdout, or a task's results file).
@@ -274,12 +280,19 @@ impl Output {
     }
 
     /// Hands over batch `seq`'s output (None: the batch produced none, or it was given up) and
-    /// the input it completed. Emits it now (buffered) or once every earlier batch is out
-    /// (`-k`); then the journal records it as done.
-    pub fn complete(&self, seq: u64, piece: Option<Piece>, done: DoneSet) -> Result<(), EmitError> {
+    /// the input it completed; `failed`: a command of the batch exited non-zero (not retried).
+    /// Emits it now (buffered) or once every earlier batch is out (`-k`); then the journal
+    /// records it.
+    pub fn complete(
+        &self,
+        seq: u64,
+        piece: Option<Piece>,
+        done: DoneSet,
+        failed: bool,
+    ) -> Result<(), EmitError> {
         match self.mode {
             OrderMode::Unbuffered => {
-                self.record(&done, None);
+                self.record(&done, None, failed);
                 Ok(())
             }
             OrderMode::Buffered => {
@@ -291,7 +304,7 @@ impl Output {
                     self.emit(&p)?;
                     st.written += p.len;
                 }
-                self.record(&done, Some(st.written));
+                self.record(&done, Some(st.written), failed);
                 Ok(())
             }
             OrderMode::Ordered => {
@@ -300,10 +313,10 @@ impl Output {
                     self.held.fetch_add(p.len, Ordering::Relaxed);
                 }
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                st.held.insert(seq, (piece, done));
+                st.held.insert(seq, (piece, done, failed));
                 loop {
                     let next = st.next;
-                    let Some((p, done)) = st.held.remove(&next) else {
+                    let Some((p, done, failed)) = st.held.remove(&next) else {
                         break;
                     };
                     st.next += 1;
@@ -314,7 +327,7 @@ impl Output {
                         r?;
                         st.written += p.len;
                     }
-                    self.record(&done, Some(st.written));
+                    self.record(&done, Some(st.written), failed);
                 }
                 Ok(())
             }

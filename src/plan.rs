@@ -453,6 +453,7 @@ impl Plan {
                     }
                     None => PathBuf::from(crate::journal::DEFAULT_PATH),
                 },
+                &input,
             )
             .map_err(PlanError::Usage)?
         };

@@ -101,8 +101,7 @@ pub fn prepare(
     let mut any = false;
     let mut intervals = Vec::new();
     for path in journals(dir)? {
-        let file = File::open(&path)
-            .map_err(|e| format!("--results: cannot read {}: {}", path.display(), os(&e)))?;
+        let file = journal::open_read(&path).map_err(|e| format!("--results: {e}"))?;
         if let Some(pid) = journal::holder(&file) {
             // A live task. One of this run (same task count, another task) is fine: its work
             // lies in its own chunks. Any other is a run still going (an old job not yet gone):
@@ -184,7 +183,8 @@ pub fn prepare(
         Some(0),
         false,
         Some(out.as_raw_fd()),
-    );
+    )
+    .with_failures_done();
     let order = match order {
         OrderMode::Ordered => "ordered",
         _ => "buffered",
@@ -201,6 +201,7 @@ pub fn prepare(
                 journal_path.display()
             ));
         }
+        Err(journal::OpenError::Refused(why)) => return Err(format!("--results: {why}")),
         Err(journal::OpenError::Io(e)) => {
             return Err(format!(
                 "--results: cannot write {}: {}",
@@ -223,9 +224,17 @@ pub fn prepare(
 
 /// Whether a journal holds any `done` entry.
 fn records_anything(path: &Path) -> bool {
-    std::fs::read(path).map_or(true, |t| {
-        t.starts_with(b"done ") || t.windows(6).any(|w| w == b"\ndone ")
-    })
+    use std::io::Read;
+    let mut t = Vec::new();
+    journal::open_read(path)
+        .and_then(|f| {
+            f.take(journal::READ_CAP)
+                .read_to_end(&mut t)
+                .map_err(|e| os(&e))
+        })
+        .map_or(true, |_| {
+            t.starts_with(b"done ") || t.windows(6).any(|w| w == b"\ndone ")
+        })
 }
 
 fn same_input(a: &InputId, b: &InputId) -> bool {
@@ -282,8 +291,7 @@ fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
     let mut ordered = None;
     let mut total: Option<u64> = None;
     for path in &paths {
-        let file =
-            File::open(path).map_err(|e| format!("cannot read {}: {}", path.display(), os(&e)))?;
+        let file = journal::open_read(path)?;
         if let Some(pid) = journal::holder(&file) {
             return Err(format!(
                 "{} is still being written (by pid {pid} here or on another host); merge once \

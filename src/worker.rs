@@ -75,6 +75,8 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         let began = timed.then(std::time::Instant::now);
         parts.clear();
         done.clear();
+        // A command of this batch exited non-zero and that stands (it is not retried).
+        let mut failed = false;
         parts.push((batch.start, batch.end, 0));
         // The capture holds this batch's kept output from `written` to `kept`.
         let mut kept = written;
@@ -230,6 +232,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                     kept = c.size()?;
                 }
                 done.push((start, end));
+                failed |= !matches!(outcome, Outcome::Ok);
                 shared.ledger.record(&part, &outcome);
                 continue;
             }
@@ -275,7 +278,10 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             }
             None => None,
         };
-        match shared.output.complete(batch.seq, piece, DoneSet::of(&done)) {
+        match shared
+            .output
+            .complete(batch.seq, piece, DoneSet::of(&done), failed)
+        {
             Ok(()) => {}
             Err(EmitError::Closed) => {
                 shared.stop.request(StopReason::ReaderGone);

@@ -256,8 +256,11 @@ pub const FLAGS: &[FlagDef] = &[
         help: "Where the checkpoint journal goes (default ./.frun_resume)",
         long_help: "The journal records every completed batch while the run goes; it is removed \
                     when the run ends normally and kept when it is stopped (signal, --halt, \
-                    kill -9), or when batches were given up, for --resume. An unwritable \
-                    location given here is an error at start.",
+                    kill -9), or when batches were given up, for --resume. FILE must not \
+                    exist: frun creates it (mode 0600) and refuses an existing file, whatever \
+                    it is. Without this flag a ./.frun_resume that exists is left alone and the \
+                    journal goes to ./.frun_resume.1 (.2, ...). An unwritable location given \
+                    here is an error at start.",
         ..flag("checkpoint-file", None, "checkpoint-file")
     },
     FlagDef {
@@ -265,8 +268,10 @@ pub const FLAGS: &[FlagDef] = &[
         help: "Continue the run checkpointed in FILE: same command, same input",
         long_help: "Records the checkpoint lists as done are skipped. When stdout is a regular \
                     file opened for appending (>>), frun first truncates it to the output the \
-                    checkpoint recorded; otherwise it prints that byte count. A checkpoint for \
-                    another command or input is refused.",
+                    checkpoint recorded; otherwise it prints that byte count. Records whose \
+                    command failed are run again. A checkpoint for another command or input is \
+                    refused, and so is FILE unless it is a regular file (not a link) that you \
+                    own and nobody else can write.",
         ..flag("resume", None, "resume")
     },
     FlagDef {
