@@ -354,6 +354,7 @@ fn ctrl_c_to_the_process_group_gives_130() {
     let m = marker(8);
     let mut child = std::process::Command::new(BIN)
         .args(["-l", "1", "sleep"])
+        .current_dir(scratch())
         .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -14,10 +14,23 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_frun");
 /// How long any single process in a test may run before it is killed and the test fails.
 pub const LIMIT: Duration = Duration::from_secs(30);
 
-/// An assert_cmd command for frun with a safety timeout.
+/// The directory the plain helpers ([`frun`], [`frun_cmd`], [`spawn_frun`], [`bash`]) run in:
+/// one per test process under cargo's target tmp dir, so the checkpoints that stopped runs keep
+/// (`./.frun_resume`, `.frun_resume.N`) never land in the source tree.
+pub fn scratch() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("cwd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create the scratch directory");
+        dir
+    })
+}
+
+/// An assert_cmd command for frun with a safety timeout, run in [`scratch`].
 pub fn frun_cmd() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::new(BIN);
-    c.timeout(LIMIT);
+    c.timeout(LIMIT).current_dir(scratch());
     c
 }
 
@@ -28,9 +41,14 @@ pub fn run_prog<S: AsRef<OsStr>>(program: &str, args: &[S], input: &[u8]) -> Out
     c.output().expect("spawn")
 }
 
-/// Runs frun with `args` and `input` on stdin.
+/// Runs frun with `args` and `input` on stdin, in [`scratch`].
 pub fn frun<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
-    run_prog(BIN, args, input)
+    let mut c = assert_cmd::Command::new(BIN);
+    c.args(args)
+        .current_dir(scratch())
+        .write_stdin(input.to_vec())
+        .timeout(LIMIT);
+    c.output().expect("spawn")
 }
 
 /// Runs `xargs args` with `input` on stdin.
@@ -44,6 +62,7 @@ pub fn bash(script: &str) -> Output {
     c.arg("-c")
         .arg(script)
         .env("FRUN", BIN)
+        .current_dir(scratch())
         .write_stdin(Vec::new())
         .timeout(LIMIT);
     c.output().expect("spawn bash")
@@ -170,6 +189,7 @@ pub fn counts(b: &[u8]) -> Vec<usize> {
 pub fn spawn_frun<S: AsRef<OsStr>>(args: &[S], stdin: Stdio) -> Child {
     Command::new(BIN)
         .args(args)
+        .current_dir(scratch())
         .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -183,6 +203,7 @@ pub fn spawn_bash(script: &str) -> Child {
         .arg("-c")
         .arg(script)
         .env("FRUN", BIN)
+        .current_dir(scratch())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
