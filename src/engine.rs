@@ -63,6 +63,8 @@ pub struct Shared {
     /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
     pub delimiter: u8,
+    /// The input as messages name it.
+    input_name: String,
     journal: Option<Arc<Journal>>,
     /// The input identity a resumed checkpoint recorded.
     resume_input: Option<InputId>,
@@ -99,6 +101,22 @@ impl Shared {
     /// The fd children get as stdin (None: they keep frun's).
     pub fn child_stdin(&self) -> Option<RawFd> {
         self.devnull.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    /// Stops the run because the input file shrank while it was read (see [`Spool::shrank`]).
+    pub fn input_shrank(&self) {
+        self.stop.request(self.shrank_reason());
+    }
+
+    fn shrank_reason(&self) -> StopReason {
+        let (was, now) = self.spool.sizes();
+        StopReason::Fatal(format!(
+            "{} shrank while being read (was {was} bytes, now {}): frun reads a regular input \
+             file in place, so it must not change until the run ends (give frun a copy of a \
+             file that is rotated or rewritten)",
+            self.input_name,
+            now.map_or_else(|| "unknown".to_string(), |n| n.to_string())
+        ))
     }
 
     fn notify_done(&self) {
@@ -184,6 +202,11 @@ impl ScanEvents for Events<'_> {
     }
 
     fn oversized(&self, offset: u64, len: u64, end: u64) {
+        // Zeros read past a shrunk file's end are no record: nothing is recorded done.
+        if !self.shared.spool.intact(end) {
+            self.shared.input_shrank();
+            return;
+        }
         self.shared
             .ledger
             .oversized(offset, len, self.shared.arg_max_record);
@@ -345,6 +368,7 @@ fn try_run(
         stats: plan.stats,
         splittable: matches!(plan.sizing, crate::scan::Sizing::Adaptive { .. }),
         delimiter: plan.delimiter,
+        input_name: plan.input_name,
         journal: plan.journal.clone(),
         resume_input: plan.resume.as_ref().and_then(|cp| cp.input.clone()),
         resumed_from: plan.results.as_ref().map(|r| r.dir.display().to_string()),
@@ -445,7 +469,12 @@ fn try_run(
 
     supervise(&shared, signals.as_raw_fd());
 
-    let stop = shared.stop.reason();
+    // An input that shrank stops the run even when the scanner alone saw it (it then published
+    // nothing more, and every batch the workers ran was intact).
+    let stop = match shared.stop.reason() {
+        None if shared.spool.shrank() => Some(shared.shrank_reason()),
+        stop => stop,
+    };
     let scan_error = match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
         Some(Err(e)) => Some(crate::errors::os_message(e)),
         _ => None,

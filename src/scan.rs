@@ -498,7 +498,8 @@ impl Scanner<'_> {
             return Ok(totals);
         }
         let publish = |start: u64, end: u64, totals: &mut ScanTotals| -> bool {
-            if !self.check_head(&checked, eof_seen.get(), events) {
+            // A mapped input that shrank may have shown zeros instead of records: stop.
+            if self.spool.shrank() || !self.check_head(&checked, eof_seen.get(), events) {
                 return false;
             }
             let records = if at_records {
@@ -632,7 +633,8 @@ impl Scanner<'_> {
             if p.cursor == p.start {
                 return true;
             }
-            if !self.check_head(&checked, eof_seen.get(), events) {
+            // A mapped input that shrank may have shown zeros instead of records: stop.
+            if self.spool.shrank() || !self.check_head(&checked, eof_seen.get(), events) {
                 return false;
             }
             let Some(seq) = self.ring.publish(p.start, p.cursor, p.records) else {
