@@ -218,6 +218,14 @@ impl ScanEvents for Events<'_> {
         self.shared.stop.is_stopped()
     }
 
+    fn nul_in_argument(&self, offset: u64) {
+        eprintln!(
+            "frun: warning: the record at byte {offset} contains a NUL byte, which ends an \
+             argument: it is cut there (for NUL-delimited input use -0; later such records are \
+             not reported)"
+        );
+    }
+
     fn released(&self, seq: u64) -> bool {
         self.shared.input_release.is_released(seq)
     }
@@ -430,6 +438,9 @@ fn try_run(
             plan.records_on_stdin,
         );
         let count_records = plan.count_records;
+        // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
+        let warn_nul = !plan.records_on_stdin
+            && (plan.delimiter != 0 || matches!(plan.sizing, crate::scan::Sizing::Bytes(_)));
         std::thread::Builder::new()
             .name("frun-scan".into())
             .spawn(move || {
@@ -449,6 +460,7 @@ fn try_run(
                     skip: &skip,
                     shard,
                     head_first,
+                    warn_nul,
                 };
                 let events = Events { shared: &shared };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

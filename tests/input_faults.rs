@@ -224,3 +224,79 @@ fn stdin_file_truncated_while_mapped() {
 fn input_file_truncated_under_stdin_mode() {
     shrinking_input_stops_cleanly_and_resumes("-a", &["-s"], |n| n / 2 + 3);
 }
+
+/// `seq 1 100000` with a NUL byte inside records 1000 and 90000 (`1000` becomes `10\0x`);
+/// returns the input and the byte offset of record 1000.
+fn input_with_nuls() -> (Vec<u8>, u64) {
+    let mut input = Vec::new();
+    let mut first = 0;
+    for (i, line) in seq_n(100_000).split(|&b| b == b'\n').enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        match i + 1 {
+            1000 => {
+                first = input.len() as u64;
+                input.extend_from_slice(b"10\0x");
+            }
+            90_000 => input.extend_from_slice(b"90\0y"),
+            _ => input.extend_from_slice(line),
+        }
+        input.push(b'\n');
+    }
+    (input, first)
+}
+
+/// Arguments are cut at a NUL, as xargs cuts them, and frun says so once, naming the first
+/// such record's byte offset.
+#[test]
+fn a_nul_inside_a_record_is_warned_about_once_with_its_offset() {
+    let (input, first) = input_with_nuls();
+    let print = ["sh", "-c", r#"printf '%s\n' "$@""#, "sh"];
+    let want = run_prog("xargs", &[&["-d", "\\n"][..], &print[..]].concat(), &input);
+    assert!(want.status.success());
+    assert!(want.stdout.starts_with(b"1\n2\n"));
+    assert!(
+        text(&want.stdout).contains("\n10\n")
+            && !text(&want.stdout).contains("10x")
+            && !want.stdout.contains(&0),
+        "xargs cuts the argument at the NUL"
+    );
+    for how in [&["-k", "-j", "2"][..], &["-k", "-j", "2", "-l", "100"][..]] {
+        let o = frun(&[how, &print[..]].concat(), &input);
+        assert_code(&o, 0);
+        assert!(
+            o.stdout == want.stdout,
+            "{how:?}: output differs from xargs'"
+        );
+        let e = err(&o);
+        assert_eq!(e.lines().count(), 1, "{how:?}: one warning line: {e:?}");
+        assert!(
+            e.starts_with(&format!(
+                "frun: warning: the record at byte {first} contains a NUL byte"
+            )),
+            "{how:?}: {e:?}"
+        );
+        assert!(e.contains("cut"), "{how:?}: {e:?}");
+    }
+    // Dry run: the words shown are the ones a run would pass.
+    let o = frun(&["-N", "-l", "5000", "echo"], &input);
+    assert_code(&o, 0);
+    assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
+    assert!(err(&o).contains(&format!("at byte {first} ")));
+}
+
+/// Where records are not arguments, a NUL is data: no warning.
+#[test]
+fn a_nul_is_data_on_stdin_and_a_delimiter_with_minus_zero() {
+    let (input, _) = input_with_nuls();
+    let o = frun(&["-s", "-k", "-j", "2", "cat"], &input);
+    assert_clean(&o);
+    assert!(o.stdout == input, "-s passes bytes verbatim");
+    let small = b"a\nb\0c\nd\0e\n";
+    let o = frun(&["-0", "-k", "printf", "%s|"], small);
+    assert_clean(&o);
+    let want = run_prog("xargs", &["-0", "printf", "%s|"], small);
+    assert_eq!(out(&o), "a\nb|c\nd|e\n|");
+    assert_eq!(out(&o), out(&want));
+}
