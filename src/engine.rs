@@ -218,11 +218,15 @@ impl ScanEvents for Events<'_> {
         self.shared.stop.is_stopped()
     }
 
-    fn nul_in_argument(&self, offset: u64) {
+    fn nul_in_argument(&self, offset: u64, chunk: bool) {
+        let (what, hint) = if chunk {
+            ("chunk", "-s passes chunks on stdin instead")
+        } else {
+            ("record", "for NUL-delimited input use -0")
+        };
         eprintln!(
-            "frun: warning: the record at byte {offset} contains a NUL byte, which ends an \
-             argument: it is cut there (for NUL-delimited input use -0; later such records are \
-             not reported)"
+            "frun: warning: the {what} at byte {offset} contains a NUL byte, which ends an \
+             argument: it is cut there ({hint}; later such {what}s are not reported)"
         );
     }
 

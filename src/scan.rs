@@ -75,9 +75,9 @@ pub trait ScanEvents {
     /// when known, once, before anything is published. False stops the scan (the input is not
     /// the one being resumed).
     fn input_head(&self, head: &[u8], size: Option<u64>) -> bool;
-    /// The first published record (or `-b` chunk) holding a NUL byte starts at `offset`; it
-    /// becomes an argument, which the NUL cuts. Called once per run at most.
-    fn nul_in_argument(&self, _offset: u64) {}
+    /// The first published record (or `-b` chunk, `chunk`) holding a NUL byte starts at
+    /// `offset`; it becomes an argument, which the NUL cuts. Called once per run at most.
+    fn nul_in_argument(&self, _offset: u64, _chunk: bool) {}
 }
 
 /// Unfinished input the spool may hold before ingest waits (plus the batch being built).
@@ -296,7 +296,7 @@ impl Scanner<'_> {
             0
         };
         reported.set(true);
-        events.nul_in_argument(start + record);
+        events.nul_in_argument(start + record, !records);
     }
 
     /// Scans until end of input, the record limit, or a stop; closes the ring at the end.

@@ -286,6 +286,25 @@ fn a_nul_inside_a_record_is_warned_about_once_with_its_offset() {
     assert!(err(&o).contains(&format!("at byte {first} ")));
 }
 
+/// A `-b` chunk passed whole as one argument (`+s`) is cut at a NUL too, whatever the delimiter.
+#[test]
+fn a_nul_inside_a_chunk_passed_as_an_argument_is_warned_about() {
+    for delim in [&[][..], &["-z"][..]] {
+        let o = frun(
+            &[delim, &["-k", "-b", "3", "+s", "echo"][..]].concat(),
+            b"abcd\0efgh\0i",
+        );
+        assert_code(&o, 0);
+        assert_eq!(out(&o), "abc\nd\nfgh\n\n", "{delim:?}");
+        let e = err(&o);
+        assert_eq!(e.lines().count(), 1, "{delim:?}: one warning line: {e:?}");
+        assert!(
+            e.starts_with("frun: warning: the chunk at byte 3 contains a NUL byte"),
+            "{delim:?}: {e:?}"
+        );
+    }
+}
+
 /// Where records are not arguments, a NUL is data: no warning.
 #[test]
 fn a_nul_is_data_on_stdin_and_a_delimiter_with_minus_zero() {
