@@ -225,6 +225,34 @@ fn input_file_truncated_under_stdin_mode() {
     shrinking_input_stops_cleanly_and_resumes("-a", &["-s"], |n| n / 2 + 3);
 }
 
+/// A file appended to while frun runs: the run's input is what the file held at the start.
+#[test]
+fn input_file_growing_while_mapped_is_read_to_its_size_at_start() {
+    let s = Shrink::new();
+    let stdout = OpenOptions::new().append(true).open(&s.out).unwrap();
+    let args = s.args("-a", &[], false);
+    let mut child = spawn_frun_in(s.dir.path(), &args, &s.envs(), Stdio::null(), stdout.into());
+    let stderr = drain(child.stderr.take().unwrap());
+    wait_until("output before the file grows", LIMIT, || {
+        file_lines(&s.out) >= 5000
+    });
+    let mut f = OpenOptions::new().append(true).open(&s.input).unwrap();
+    std::io::Write::write_all(&mut f, b"appended 1\nappended 2\n").unwrap();
+    drop(f);
+    std::fs::remove_file(&s.slow).unwrap();
+    let st = wait_limit(&mut child, Duration::from_secs(120));
+    let e = text(&stderr.join().unwrap());
+    assert_eq!(st.code(), Some(0), "stderr: {e}");
+    assert_eq!(e, "");
+    let got = std::fs::read(&s.out).unwrap();
+    assert!(
+        got == s.content,
+        "the output is the input as it was at the start ({} vs {} bytes)",
+        got.len(),
+        s.content.len()
+    );
+}
+
 /// `seq 1 100000` with a NUL byte inside records 1000 and 90000 (`1000` becomes `10\0x`);
 /// returns the input and the byte offset of record 1000.
 fn input_with_nuls() -> (Vec<u8>, u64) {
