@@ -110,13 +110,21 @@ impl Shared {
 
     fn shrank_reason(&self) -> StopReason {
         let (was, now) = self.spool.sizes();
-        StopReason::Fatal(format!(
-            "{} shrank while being read (was {was} bytes, now {}): frun reads a regular input \
-             file in place, so it must not change until the run ends (give frun a copy of a \
-             file that is rotated or rewritten)",
-            self.input_name,
-            now.map_or_else(|| "unknown".to_string(), |n| n.to_string())
-        ))
+        let advice = "frun reads a regular input file in place, so it must not change until the \
+                      run ends (give frun a copy of a file that is rotated or rewritten)";
+        StopReason::Fatal(match now {
+            // Not smaller now: it shrank and grew again, or the read failed (an I/O error).
+            Some(n) if n >= was => format!(
+                "{} could not be read where it was mapped (it was truncated and written again, \
+                 or an I/O error; {n} bytes now): {advice}",
+                self.input_name
+            ),
+            _ => format!(
+                "{} shrank while being read (was {was} bytes, now {}): {advice}",
+                self.input_name,
+                now.map_or_else(|| "unknown".to_string(), |n| n.to_string())
+            ),
+        })
     }
 
     fn notify_done(&self) {

@@ -78,14 +78,15 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut
                 }
                 s.faulted.store(true, Ordering::SeqCst);
                 let page = addr & !(PAGE.load(Ordering::Relaxed) - 1);
+                // The raw system call (no C library lock); every argument a full register.
                 let r = libc::syscall(
                     libc::SYS_mmap,
-                    page,
-                    end - page,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1 as libc::c_int,
-                    0 as libc::off_t,
+                    page as libc::c_long,
+                    (end - page) as libc::c_long,
+                    libc::PROT_READ as libc::c_long,
+                    (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED) as libc::c_long,
+                    -1 as libc::c_long,
+                    0 as libc::c_long,
                 );
                 if r != -1 {
                     *libc::__errno_location() = errno;
