@@ -63,6 +63,8 @@ pub struct Shared {
     /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
     pub delimiter: u8,
+    /// The input as messages name it.
+    input_name: String,
     journal: Option<Arc<Journal>>,
     /// The input identity a resumed checkpoint recorded.
     resume_input: Option<InputId>,
@@ -99,6 +101,30 @@ impl Shared {
     /// The fd children get as stdin (None: they keep frun's).
     pub fn child_stdin(&self) -> Option<RawFd> {
         self.devnull.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    /// Stops the run because the input file shrank while it was read (see [`Spool::shrank`]).
+    pub fn input_shrank(&self) {
+        self.stop.request(self.shrank_reason());
+    }
+
+    fn shrank_reason(&self) -> StopReason {
+        let (was, now) = self.spool.sizes();
+        let advice = "frun reads a regular input file in place, so it must not change until the \
+                      run ends (give frun a copy of a file that is rotated or rewritten)";
+        StopReason::Fatal(match now {
+            // Not smaller now: it shrank and grew again, or the read failed (an I/O error).
+            Some(n) if n >= was => format!(
+                "{} could not be read where it was mapped (it was truncated and written again, \
+                 or an I/O error; {n} bytes now): {advice}",
+                self.input_name
+            ),
+            _ => format!(
+                "{} shrank while being read (was {was} bytes, now {}): {advice}",
+                self.input_name,
+                now.map_or_else(|| "unknown".to_string(), |n| n.to_string())
+            ),
+        })
     }
 
     fn notify_done(&self) {
@@ -184,6 +210,11 @@ impl ScanEvents for Events<'_> {
     }
 
     fn oversized(&self, offset: u64, len: u64, end: u64) {
+        // Zeros read past a shrunk file's end are no record: nothing is recorded done.
+        if !self.shared.spool.intact(end) {
+            self.shared.input_shrank();
+            return;
+        }
         self.shared
             .ledger
             .oversized(offset, len, self.shared.arg_max_record);
@@ -193,6 +224,18 @@ impl ScanEvents for Events<'_> {
 
     fn stopped(&self) -> bool {
         self.shared.stop.is_stopped()
+    }
+
+    fn nul_in_argument(&self, offset: u64, chunk: bool) {
+        let (what, hint) = if chunk {
+            ("chunk", "-s passes chunks on stdin instead")
+        } else {
+            ("record", "for NUL-delimited input use -0")
+        };
+        eprintln!(
+            "frun: warning: the {what} at byte {offset} contains a NUL byte, which ends an \
+             argument: it is cut there ({hint}; later such {what}s are not reported)"
+        );
     }
 
     fn released(&self, seq: u64) -> bool {
@@ -345,6 +388,7 @@ fn try_run(
         stats: plan.stats,
         splittable: matches!(plan.sizing, crate::scan::Sizing::Adaptive { .. }),
         delimiter: plan.delimiter,
+        input_name: plan.input_name,
         journal: plan.journal.clone(),
         resume_input: plan.resume.as_ref().and_then(|cp| cp.input.clone()),
         resumed_from: plan.results.as_ref().map(|r| r.dir.display().to_string()),
@@ -406,6 +450,9 @@ fn try_run(
             plan.records_on_stdin,
         );
         let count_records = plan.count_records;
+        // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
+        let warn_nul = !plan.records_on_stdin
+            && (plan.delimiter != 0 || matches!(plan.sizing, crate::scan::Sizing::Bytes(_)));
         std::thread::Builder::new()
             .name("frun-scan".into())
             .spawn(move || {
@@ -425,6 +472,7 @@ fn try_run(
                     skip: &skip,
                     shard,
                     head_first,
+                    warn_nul,
                 };
                 let events = Events { shared: &shared };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -445,7 +493,12 @@ fn try_run(
 
     supervise(&shared, signals.as_raw_fd());
 
-    let stop = shared.stop.reason();
+    // An input that shrank stops the run even when the scanner alone saw it (it then published
+    // nothing more, and every batch the workers ran was intact).
+    let stop = match shared.stop.reason() {
+        None if shared.spool.shrank() => Some(shared.shrank_reason()),
+        stop => stop,
+    };
     let scan_error = match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
         Some(Err(e)) => Some(crate::errors::os_message(e)),
         _ => None,

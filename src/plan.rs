@@ -48,6 +48,8 @@ pub struct Plan {
     pub timeout: Option<Duration>,
     pub delimiter: u8,
     pub input: File,
+    /// The input as messages name it: its path, or "standard input".
+    pub input_name: String,
     /// Children keep frun's stdin (input came from `-a FILE`); otherwise they get /dev/null.
     pub children_keep_stdin: bool,
     pub backend: Backend,
@@ -478,6 +480,10 @@ impl Plan {
             timeout: cfg.timeout,
             delimiter: cfg.delimiter,
             input,
+            input_name: match &cfg.input {
+                InputSpec::Stdin => "standard input".to_string(),
+                InputSpec::File(p) => p.display().to_string(),
+            },
             children_keep_stdin,
             backend: match (dry_run, cfg.stdin) {
                 (true, _) => Backend::DryRun {

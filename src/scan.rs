@@ -75,6 +75,9 @@ pub trait ScanEvents {
     /// when known, once, before anything is published. False stops the scan (the input is not
     /// the one being resumed).
     fn input_head(&self, head: &[u8], size: Option<u64>) -> bool;
+    /// The first published record (or `-b` chunk, `chunk`) holding a NUL byte starts at
+    /// `offset`; it becomes an argument, which the NUL cuts. Called once per run at most.
+    fn nul_in_argument(&self, _offset: u64, _chunk: bool) {}
 }
 
 /// Unfinished input the spool may hold before ingest waits (plus the batch being built).
@@ -133,6 +136,9 @@ pub struct Scanner<'a> {
     /// free the head before a batch is published), once this many bytes (or the whole input)
     /// are in.
     pub head_first: Option<u64>,
+    /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
+    /// is not NUL): each batch is searched for one, once per batch, until one is reported.
+    pub warn_nul: bool,
 }
 
 /// Walks the input a run skips: intervals done in an earlier run, and the chunks of other
@@ -266,6 +272,31 @@ impl Scanner<'_> {
             delimiter: self.delimiter,
             run_end: None,
         }
+    }
+
+    /// Reports the first record of `[start, end)` that holds a NUL byte (the range itself when
+    /// it is one argument, `records` false), unless one was reported already. One `memchr`.
+    fn look_for_nul(
+        &self,
+        reported: &std::cell::Cell<bool>,
+        (start, end): (u64, u64),
+        records: bool,
+        events: &dyn ScanEvents,
+    ) {
+        if !self.warn_nul || reported.get() {
+            return;
+        }
+        let bytes = self.spool.bytes(start, end);
+        let Some(at) = memchr::memchr(0, bytes) else {
+            return;
+        };
+        let record = if records {
+            memchr::memrchr(self.delimiter, &bytes[..at]).map_or(0, |i| i as u64 + 1)
+        } else {
+            0
+        };
+        reported.set(true);
+        events.nul_in_argument(start + record, !records);
     }
 
     /// Scans until end of input, the record limit, or a stop; closes the ring at the end.
@@ -493,14 +524,17 @@ impl Scanner<'_> {
         let window = std::cell::RefCell::new(Window::default());
         let checked = std::cell::Cell::new(false);
         let eof_seen = std::cell::Cell::new(false);
+        let nul_reported = std::cell::Cell::new(false);
         let mut skips = self.skips();
         if !self.resume_check(ingest, &checked, events)? {
             return Ok(totals);
         }
         let publish = |start: u64, end: u64, totals: &mut ScanTotals| -> bool {
-            if !self.check_head(&checked, eof_seen.get(), events) {
+            // A mapped input that shrank may have shown zeros instead of records: stop.
+            if self.spool.shrank() || !self.check_head(&checked, eof_seen.get(), events) {
                 return false;
             }
+            self.look_for_nul(&nul_reported, (start, end), at_records, events);
             let records = if at_records {
                 count_records(self.spool.bytes(start, end), self.delimiter)
             } else {
@@ -621,6 +655,7 @@ impl Scanner<'_> {
 
         let checked = std::cell::Cell::new(false);
         let eof_seen = std::cell::Cell::new(false);
+        let nul_reported = std::cell::Cell::new(false);
         let mut skips = self.skips();
         if !self.resume_check(ingest, &checked, events)? {
             return Ok(totals);
@@ -632,9 +667,11 @@ impl Scanner<'_> {
             if p.cursor == p.start {
                 return true;
             }
-            if !self.check_head(&checked, eof_seen.get(), events) {
+            // A mapped input that shrank may have shown zeros instead of records: stop.
+            if self.spool.shrank() || !self.check_head(&checked, eof_seen.get(), events) {
                 return false;
             }
+            self.look_for_nul(&nul_reported, (p.start, p.cursor), true, events);
             let Some(seq) = self.ring.publish(p.start, p.cursor, p.records) else {
                 return false;
             };
@@ -947,6 +984,7 @@ mod tests {
                 skip: how.skip,
                 shard: how.shard,
                 head_first: None,
+                warn_nul: false,
             };
             scanner.run(&mut ingest, &rec).unwrap();
             consumer.join().unwrap()

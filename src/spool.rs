@@ -4,12 +4,31 @@
 //! read into an anonymous memory file (memfd) mapped `MAP_SHARED`, so forked workers see the same
 //! bytes. Offsets are input offsets. The spool never looks for records: that is `scan`'s job.
 //! Only the [`Ingest`] half writes; readers only look at ranges that were already filled.
+//!
+//! # A mapped file belongs to someone else
+//!
+//! frun never writes the input, but a mapped file's owner may change it while frun runs, and
+//! the mapping shows every change. The contract:
+//! - The input is the file's bytes up to the size it had when frun opened it. A file that grows
+//!   meanwhile (appended to) is read only up to that size; the rest is not part of the run.
+//! - A file that **shrinks** (truncated: logrotate's `copytruncate`) is detected, not a crash.
+//!   Reading a page past the new end would raise SIGBUS; while a file is mapped, a handler
+//!   (see `guard`) turns that into zero pages and a flag. A read of the page holding the new
+//!   end sees zeros past it without a fault: [`Spool::intact`] compares the file's size with
+//!   the end of what was read. Stages call [`Spool::shrank`] or [`Spool::intact`] once per
+//!   batch, after reading its bytes and before running or recording it, and stop the run when
+//!   the input shrank: no batch holding bytes from past the new end runs or is recorded done.
+//! - A file **rewritten in place** (the same bytes changed, or truncated and written again past
+//!   where frun reads) cannot be told from the original: frun reads whatever is there when it
+//!   reads it. Such a file must be copied before it is given to frun.
 
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+mod guard;
 
 /// Address space reserved for a streamed input; tried in this order until the kernel agrees.
 const STREAM_RESERVE: [u64; 5] = [1 << 44, 1 << 40, 1 << 36, 1 << 32, 1 << 30];
@@ -30,9 +49,14 @@ pub struct Spool {
     stream: bool,
     /// Bytes of input available at `base` (grows while a stream is read).
     filled: AtomicU64,
+    /// A mapped file: catches reads past its end once it shrank (dropped before unmapping).
+    guard: Option<guard::Guard>,
+    /// The mapped file was seen to be shorter than what was read from it.
+    shrank: AtomicBool,
 }
 
-// SAFETY: readers only access ranges below `filled`, which the single writer never touches again;
+// SAFETY: readers only access ranges below `filled`, which the single writer never touches again
+// (a mapped file's owner may, which only changes the bytes read: see the module docs);
 // `filled` is published with release/acquire ordering.
 unsafe impl Send for Spool {}
 // SAFETY: see above.
@@ -91,6 +115,12 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             libc::MAP_PRIVATE,
             input.as_raw_fd(),
         )?;
+        // Without a guard a shrinking file would kill frun: read it like a stream instead.
+        let Some(guard) = guard::Guard::register(map_base.as_ptr(), size as usize) else {
+            // SAFETY: unmaps the mapping made just above, which nothing references.
+            unsafe { libc::munmap(map_base.as_ptr().cast(), size as usize) };
+            return open_stream(input);
+        };
         // SAFETY: advisory hint on our own mapping.
         unsafe {
             libc::madvise(
@@ -109,6 +139,8 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             filled: AtomicU64::new(size - pos),
             file: OwnedFd::from(input),
             stream: false,
+            guard: Some(guard),
+            shrank: AtomicBool::new(false),
         };
         let ingest = Ingest {
             source: None,
@@ -120,7 +152,11 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
         };
         return Ok((spool, ingest));
     }
+    open_stream(input)
+}
 
+/// Opens the spool over `input` read as a stream into a memfd.
+fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
     let name = c"frun-spool";
     // SAFETY: valid C string, valid flags.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
@@ -149,6 +185,8 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
                     filled: AtomicU64::new(0),
                     file: memfd,
                     stream: true,
+                    guard: None,
+                    shrank: AtomicBool::new(false),
                 };
                 let ingest = Ingest {
                     source: Some(input),
@@ -217,14 +255,63 @@ impl Spool {
         end - base
     }
 
-    /// The input bytes `[start, end)`; `end` must not exceed [`Spool::filled`].
+    /// True once the mapped input file was seen to shrink (a read past its new end, or
+    /// [`Spool::intact`] or [`Spool::mark_shrank`] said so): bytes read from the spool since may
+    /// be zeros instead of input. Never true for a stream. One atomic load: call it per batch.
+    pub fn shrank(&self) -> bool {
+        self.shrank.load(Ordering::SeqCst) || self.guard.as_ref().is_some_and(|g| g.faulted())
+    }
+
+    /// Records that the input file shrank (a copy from it came up short).
+    pub fn mark_shrank(&self) {
+        if !self.stream {
+            self.shrank.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// True when the bytes read so far up to input offset `end` were the file's: it has not
+    /// shrunk below `end` (one `fstat` for a mapped file; a stream is always intact). Call it
+    /// after reading the bytes: a file that shrank before the read is then caught, also where
+    /// the read saw the zeros past the new end in the same page, which raise no fault.
+    pub fn intact(&self, end: u64) -> bool {
+        if self.stream {
+            return true;
+        }
+        if self.shrank() {
+            return false;
+        }
+        match self.file_size() {
+            Some(now) if now < self.offset as u64 + end => {
+                self.mark_shrank();
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// A mapped file's size when frun opened it and now (None: unknown), for messages.
+    pub fn sizes(&self) -> (u64, Option<u64>) {
+        (self.map_len as u64, self.file_size())
+    }
+
+    fn file_size(&self) -> Option<u64> {
+        // SAFETY: a zeroed stat is valid storage for fstat to fill.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat on the fd we own into a live stat.
+        (unsafe { libc::fstat(self.file.as_raw_fd(), &mut st) } == 0).then_some(st.st_size as u64)
+    }
+
+    /// The input bytes `[start, end)`; `end` must not exceed [`Spool::filled`]. For a mapped
+    /// file, these are whatever the file holds there now (see the module docs; once it shrank,
+    /// zeros past its end, and [`Spool::shrank`] says so).
     pub fn bytes(&self, start: u64, end: u64) -> &[u8] {
         assert!(
             start <= end && end <= self.filled(),
             "range beyond filled input"
         );
-        // SAFETY: [start, end) lies inside the filled part of the mapping, which is never written
-        // again and lives as long as `self`.
+        // SAFETY: [start, end) lies inside the filled part of the mapping, which frun never
+        // writes again and which lives as long as `self`. A mapped file that shrinks cannot make
+        // the read fault: the guard maps zero pages over what lies past its end.
         unsafe {
             std::slice::from_raw_parts(
                 self.map.as_ptr().add(self.offset + start as usize),
@@ -236,6 +323,8 @@ impl Spool {
 
 impl Drop for Spool {
     fn drop(&mut self) {
+        // Unguarded first: a fault at this address range is no longer ours once it is unmapped.
+        self.guard = None;
         // SAFETY: unmaps exactly the mapping made in `open`; slices borrowed from `self` are gone.
         unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
     }
@@ -368,5 +457,86 @@ pub fn poll_in(fds: &[RawFd], timeout_ms: Option<i32>) -> Option<usize> {
             return None;
         }
         return pfds.iter().position(|p| p.revents != 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A mapped file of `len` bytes (`0..=250` repeated) and its path.
+    fn mapped(len: usize) -> (tempfile::NamedTempFile, Vec<u8>, Spool) {
+        let content: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&content).unwrap();
+        let (spool, _) = open(File::open(f.path()).unwrap()).unwrap();
+        assert!(spool.guard.is_some(), "a regular file is mapped in place");
+        (f, content, spool)
+    }
+
+    #[test]
+    fn a_file_that_shrinks_reads_as_zeros_past_its_end_and_says_so() {
+        let (f, content, spool) = mapped(5 * 4096 + 100);
+        assert!(!spool.shrank() && spool.intact(content.len() as u64));
+        let cut = 2 * 4096 + 10;
+        f.as_file().set_len(cut as u64).unwrap();
+        // The page holding the new end: zeros past it, no fault, only the size tells.
+        let head = spool.bytes(0, 3 * 4096).to_vec();
+        assert_eq!(head[..cut], content[..cut]);
+        assert!(head[cut..].iter().all(|&b| b == 0));
+        assert!(spool.intact(cut as u64));
+        assert!(!spool.intact(cut as u64 + 1));
+        assert!(spool.shrank(), "once seen, it stays shrunk");
+        assert!(!spool.intact(0));
+        assert_eq!(spool.sizes(), (content.len() as u64, Some(cut as u64)));
+        // Past it: the read faults, and sees zeros.
+        let (f2, content2, spool2) = mapped(4 * 4096);
+        f2.as_file().set_len(4096).unwrap();
+        assert!(!spool2.shrank());
+        let all = spool2.bytes(0, content2.len() as u64);
+        assert_eq!(all[..4096], content2[..4096]);
+        assert!(all[4096..].iter().all(|&b| b == 0));
+        assert!(spool2.shrank(), "the fault was noticed");
+        assert!(!spool2.intact(1));
+    }
+
+    /// A SIGBUS outside every guarded mapping still kills the process, as without the guard:
+    /// checked in a copy of this test binary.
+    #[test]
+    fn a_sigbus_outside_the_input_still_kills() {
+        const CHILD: &str = "FRUN_TEST_SIGBUS_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            let (_f, _content, _spool) = mapped(3 * 4096);
+            let mut other = tempfile::NamedTempFile::new().unwrap();
+            other.write_all(&[7u8; 3 * 4096]).unwrap();
+            let len = 3 * 4096;
+            let p = map(
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                other.as_file().as_raw_fd(),
+            )
+            .unwrap();
+            other.as_file().set_len(0).unwrap();
+            // SAFETY: reads inside a live mapping whose file shrank: faults with SIGBUS.
+            let b = unsafe { std::ptr::read_volatile(p.as_ptr().add(4096)) };
+            println!("survived a SIGBUS outside the input: read {b}");
+            std::process::exit(0);
+        }
+        let me = std::env::current_exe().unwrap();
+        let st = std::process::Command::new(me)
+            .args([
+                "--exact",
+                "spool::tests::a_sigbus_outside_the_input_still_kills",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(st.signal(), Some(libc::SIGBUS), "{st:?}");
     }
 }

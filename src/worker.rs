@@ -99,6 +99,17 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             };
             attempts += 1;
             shared.template.build(arg_bytes, id, &mut argv);
+            // Nothing runs on bytes read past the end of an input file that shrank (argv mode
+            // checks the file's size; stdin mode's copy from the file checks it itself).
+            let intact = if shared.records_on_stdin {
+                !shared.spool.shrank()
+            } else {
+                shared.spool.intact(end)
+            };
+            if !intact {
+                shared.input_shrank();
+                break 'batches;
+            }
             // Arguments are copies: the input bytes are not needed any more, unless they are
             // fed to the command's stdin below or the batch may have to run again.
             if stdin_slot.is_none() && !keep_input {
@@ -265,6 +276,11 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             }
         }
         shared.input_release.release(batch.seq);
+        // Checked before the batch is recorded done: its stdin copy may have come up short.
+        if shared.spool.shrank() {
+            shared.input_shrank();
+            break;
+        }
 
         let piece = match &capture {
             Some(c) => {
@@ -331,7 +347,11 @@ fn feed_running(
     }
     if let Some(feed) = feed {
         let (file, off) = shared.spool.file_at(start);
-        feed.send(file, off, end - start)?;
+        match feed.send(file, off, end - start) {
+            // The file shrank: the batch is not recorded (the caller checks before).
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => shared.spool.mark_shrank(),
+            r => r?,
+        }
         if !keep_input {
             shared.input_release.release(batch.seq);
         }

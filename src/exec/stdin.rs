@@ -70,7 +70,8 @@ impl StdinSlot {
 
 impl Feed {
     /// Copies `len` bytes at file offset `off` of `file` into the pipe, then closes it. A reader
-    /// that went away early (EPIPE) is not an error.
+    /// that went away early (EPIPE) is not an error; a file that ends before `off + len` (it
+    /// shrank) is `UnexpectedEof`.
     pub fn send(self, file: RawFd, mut off: u64, len: u64) -> io::Result<()> {
         let end = off + len;
         while off < end {
@@ -84,7 +85,12 @@ impl Feed {
             }
             let e = io::Error::last_os_error();
             match e.raw_os_error() {
-                _ if n == 0 => return Err(io::Error::other("input file shrank")),
+                _ if n == 0 => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "input file shrank",
+                    ));
+                }
                 Some(libc::EINTR) => {}
                 Some(libc::EPIPE) => return Ok(()),
                 _ => return Err(e),

@@ -66,6 +66,59 @@ head -c "$(( $(stat -c %s "$FRUN_BASH") / 2 ))" "$FRUN_BASH" >truncated.bash
 out=$(bash --norc -c 'source ./truncated.bash; echo "status=$?"' 2>&1 </dev/null)
 check "truncated file is refused" 1 "$(grep -c 'damaged or truncated' <<<"$out")"
 check "truncated file: source fails" 1 "$(grep -c 'status=1' <<<"$out")"
+# --verify on a damaged file: a file of two builtins (the one built here, twice, under two
+# floors), cut at several points or with one byte changed, must fail and name each damaged
+# builtin ("damaged: the builtin for glibc >= FLOOR"); the intact file passes.
+first=$(grep -n '^#@blob ' "$FRUN_BASH" | head -n 1 | cut -d: -f1)
+end=$(awk -v f="$first" 'NR > f && $0 == "#@end" { print NR; exit }' "$FRUN_BASH")
+sed -n "$((first + 1)),$((end - 1))p" "$FRUN_BASH" | base64 -d >blob.so
+host_floor=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+bash "$repo/packaging/assemble-bash.sh" "$repo/packaging/frun.bash.in" verify-test test two.bash \
+  "2.17=blob.so" "$host_floor=blob.so"
+# verify_damaged NAME FILE FLOORS: --verify fails on FILE and names exactly FLOORS as damaged.
+verify_damaged() {
+  local out st=0
+  out=$(bash "$2" --verify 2>&1) || st=$?
+  check "verify fails: $1" failed "$( ((st != 0)) && echo failed || echo "passed: $out")"
+  check "verify names the damaged builtins: $1" "$3" \
+    "$(awk '/^damaged: the builtin for glibc >= / { printf "%s%s", sep, $NF; sep = " " }' <<<"$out")"
+}
+check "verify: the intact two-builtin file passes" "0 2" \
+  "$(out=$(bash two.bash --verify); echo "$? $(grep -c ' ok$' <<<"$out")")"
+mapfile -t blob_lines < <(grep -n -e "^#@blob " -e "^#@end$" two.bash | cut -d: -f1)
+# Cuts two.bash after line $2 into $1.
+cut_after_line() { head -n "$2" two.bash >"$1"; }
+cut_after_line cut-in-last.bash $(((blob_lines[2] + blob_lines[3]) / 2))
+verify_damaged "cut inside the last builtin" cut-in-last.bash "$host_floor"
+cut_after_line cut-before-last-end.bash $((blob_lines[3] - 1))
+verify_damaged "cut before the last #@end" cut-before-last-end.bash "$host_floor"
+cut_after_line cut-between.bash "${blob_lines[1]}"
+verify_damaged "cut between the builtins (the last one gone whole)" cut-between.bash "$host_floor"
+cut_after_line cut-in-first.bash $(((blob_lines[0] + blob_lines[1]) / 2))
+verify_damaged "cut inside the first builtin" cut-in-first.bash "2.17 $host_floor"
+cut_after_line cut-after-last.bash "${blob_lines[3]}"
+verify_damaged "cut after the last builtin (its #@eof gone)" cut-after-last.bash ""
+check "verify: a cut after the last builtin says the file is truncated" 1 \
+  "$(bash cut-after-last.bash --verify | grep -c 'is truncated')"
+head -c "$(($(stat -c %s two.bash) - 1))" two.bash >cut-last-byte.bash
+verify_damaged "the last byte cut" cut-last-byte.bash ""
+head -c 3000 two.bash >cut-in-code.bash
+check "verify fails: cut inside the code" failed \
+  "$(bash cut-in-code.bash --verify >/dev/null 2>&1 && echo passed || echo failed)"
+# flip_byte OUT LINE: two.bash with the first character of LINE changed (to another base64 one).
+flip_byte() {
+  awk -v n="$2" 'NR == n { c = substr($0, 1, 1); $0 = (c == "A" ? "B" : "A") substr($0, 2) } { print }' \
+    two.bash >"$1"
+}
+flip_byte flip-first.bash $((blob_lines[0] + 50))
+verify_damaged "a byte changed in the first builtin" flip-first.bash 2.17
+check "verify: the other builtin is still ok" 1 "$(bash flip-first.bash --verify | grep -c ' ok$')"
+flip_byte flip-last.bash $((blob_lines[2] + 50))
+verify_damaged "a byte changed in the builtin it would load" flip-last.bash "$host_floor"
+check "verify: would not load a damaged builtin" \
+  "would load: nothing (the builtin for glibc >= $host_floor is damaged)" \
+  "$(bash flip-last.bash --verify | grep '^would load: ')"
+
 # The fallback refuses a function clearly instead of failing later.
 out=$(bash --norc -c 'source ./tampered.bash 2>/dev/null; f() { :; }; frun f </dev/null; echo "status=$?"' 2>&1)
 check "fallback refuses a function" 1 "$(grep -c 'f is a bash function, which needs the frun builtin' <<<"$out")"
@@ -131,10 +184,13 @@ seq 5000 >lines.txt
 parity() { # NAME INPUT ARGS...
   local name=$1 input=$2
   shift 2
-  # Output and status, compared as bytes (some outputs are binary).
+  # Output and status, then stderr, compared as bytes (some outputs are binary). Separately:
+  # stderr passes straight through, so where it falls among the batches' output is timing.
   local st=0
-  { "$bin" "$@" <"$input" 2>&1 || st=$?; echo "status $st"; } >parity.want
-  in_bash 'frun "$@" 2>&1; echo "status $?"' "$@" <"$input" >parity.got
+  { "$bin" "$@" <"$input" 2>parity.want.err || st=$?; echo "status $st"; } >parity.want
+  in_bash 'frun "$@" 2>parity.got.err; echo "status $?"' "$@" <"$input" >parity.got
+  cat parity.want.err >>parity.want
+  cat parity.got.err >>parity.got
   if cmp -s parity.want parity.got; then
     check "same as the binary: $name" same same
   else
