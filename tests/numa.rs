@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
+#[cfg(feature = "hwloc")]
 use std::time::{Duration, Instant};
 
 fn topology(name: &str) -> String {
@@ -17,6 +18,7 @@ fn topology(name: &str) -> String {
 }
 
 /// The CPUs this test process may use (what frun lays simulated CPUs over).
+#[cfg(feature = "hwloc")]
 fn allowed_cpus() -> Vec<usize> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let list = status
@@ -27,6 +29,7 @@ fn allowed_cpus() -> Vec<usize> {
     parse_cpu_list(list)
 }
 
+#[cfg(feature = "hwloc")]
 fn parse_cpu_list(s: &str) -> Vec<usize> {
     let mut out = Vec::new();
     for part in s.split(',').filter(|p| !p.is_empty()) {
@@ -59,6 +62,7 @@ fn stats_line(stderr: &str, prefix: &str) -> Vec<(String, String)> {
 }
 
 /// A file of `n` records of exactly 16 bytes, so 1 MiB chunks hold 65536 whole records.
+#[cfg(feature = "hwloc")]
 fn sixteen_byte_records(n: usize) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     let mut buf = Vec::with_capacity(n * 16);
@@ -70,6 +74,7 @@ fn sixteen_byte_records(n: usize) -> tempfile::NamedTempFile {
 }
 
 /// Reads back the CPUs each worker thread of `pid` is pinned to, by thread name.
+#[cfg(feature = "hwloc")]
 fn worker_pinning(pid: u32, workers: usize) -> Vec<(String, Vec<usize>)> {
     let start = Instant::now();
     loop {
@@ -226,6 +231,7 @@ fn an_xml_topology_gives_its_nodes_and_distances() {
 }
 
 /// The lines `echo` prints for `seq n` in batches of `k` records.
+#[cfg(feature = "hwloc")]
 fn seq_in_batches(n: u32, k: usize) -> Vec<String> {
     let all: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
     all.chunks(k).map(|c| c.join(" ")).collect()
