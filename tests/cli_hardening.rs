@@ -101,11 +101,13 @@ fn closed_stderr_changes_no_status_and_no_output() {
 
 // ---- item: the batch mode does not depend on flag order --------------------------------------
 
-/// Shows how a batch arrived: its arguments, then the byte count of its stdin.
+/// Shows how a batch arrived: its arguments, then the byte count of its stdin. (A loop, not
+/// `printf '[%s]' "$@"`, which prints `[]` for no arguments: a batch count would then show in
+/// the arguments of an unsized stdin run, whose batches follow timing.)
 const SHOW: &[&str] = &[
     "sh",
     "-c",
-    r#"printf '[%s]' "$@"; printf ' stdin='; wc -c"#,
+    r#"for a; do printf '[%s]' "$a"; done; printf ' stdin='; wc -c"#,
     "sh",
 ];
 
