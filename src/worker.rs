@@ -27,7 +27,10 @@ pub fn run(shared: &Shared, index: usize) {
     }
 }
 
-fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
+/// What a worker holds for all its batches: its capture file, its stdin slot and its spawner.
+type Setup = (Option<std::sync::Arc<Capture>>, Option<StdinSlot>, Spawner);
+
+fn setup(shared: &Shared) -> std::io::Result<Setup> {
     let capture = if shared.output.captures() {
         Some(Capture::new()?)
     } else {
@@ -43,6 +46,23 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         &shared.sigmask,
         shared.children_own_group,
     )?;
+    Ok((capture, stdin_slot, spawner))
+}
+
+fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
+    // A worker that cannot get its descriptors (the open-file limit) leaves the work to the
+    // others; only the first one's failure ends the run.
+    let (capture, stdin_slot, spawner) = match setup(shared) {
+        Ok(s) => s,
+        Err(e) if index > 0 => {
+            shared.worker_failed(
+                index,
+                &format!("cannot set up a worker: {}", crate::errors::os_message(&e)),
+            );
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
     let pid_slot = &shared.children[index];
     // The worker shell this worker runs bash functions in (started at the first batch, again
     // after one is lost).
