@@ -77,6 +77,8 @@ pub struct Shared {
     /// Each child leads its own process group (stopping it reaches its descendants). Off only
     /// when children share frun's terminal as stdin and must stay in the foreground group.
     pub children_own_group: bool,
+    /// The command is a script without `#!`: it runs under /bin/sh (set at its first start).
+    pub script_via_sh: AtomicBool,
     /// Where worker shells come from, when batches run as bash functions (the bash front end).
     pub shell: Option<Arc<dyn crate::exec::shell::Host>>,
     devnull: Option<OwnedFd>,
@@ -451,6 +453,7 @@ fn try_run(
         sigmask,
         // SAFETY: isatty has no memory effects.
         children_own_group: !(plan.children_keep_stdin && unsafe { libc::isatty(0) } == 1),
+        script_via_sh: AtomicBool::new(false),
         shell,
         devnull,
         workers_init: plan.workers_init,
@@ -657,6 +660,19 @@ fn try_run(
             eprintln!("frun: {msg}");
             // The checkpoint being resumed stays as it was (nothing was added).
             2
+        }
+        Some(StopReason::CannotRun(why)) => {
+            eprintln!("frun: {}", why.message());
+            // A run that did nothing leaves nothing to resume.
+            if shared.ledger.batches() > 0 {
+                keep_checkpoint("the command cannot be started");
+            } else if plan.results.is_none()
+                && let Some(j) = journal
+                && j.is_new()
+            {
+                let _ = j.remove();
+            }
+            why.status()
         }
         Some(StopReason::Setup(code)) => {
             eprintln!(

@@ -7,7 +7,10 @@
 use std::sync::atomic::Ordering;
 
 use crate::engine::Shared;
-use crate::exec::argv::{Argv, BatchId, shell_quote};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::exec::argv::{Argv, BatchId, SH, shell_quote};
+use crate::exec::resolve::start_failure;
 use crate::exec::shell::{ShellWorker, StartError};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 use crate::exec::stdin::{Feed, StdinSlot};
@@ -68,6 +71,8 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     // after one is lost).
     let mut shell: Option<ShellWorker> = None;
     let mut argv = Argv::default();
+    // `/bin/sh SCRIPT ARGS…`, for a script without `#!`.
+    let mut sh_argv: Vec<*const libc::c_char> = Vec::new();
     let mut text = Vec::new();
     let mut written = 0u64;
     let mut attempts = 0u64;
@@ -203,12 +208,24 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                         Some(slot) => Some(slot.open()?),
                         None => None,
                     };
-                    let spawned = spawner.spawn(shared.template.path(), argv.pointers());
+                    let spawned = start_command(shared, &spawner, &argv, &mut sh_argv);
                     if let Some(slot) = &stdin_slot {
                         slot.release()?;
                     }
                     match spawned {
-                        Err(e) => Outcome::SpawnFailed(e),
+                        Err(e) => {
+                            // What no retry can fix ends the run at once, said once.
+                            let t = &shared.template;
+                            let shown = String::from_utf8_lossy(t.argv0());
+                            let path = std::path::Path::new(std::ffi::OsStr::from_bytes(
+                                t.path().to_bytes(),
+                            ));
+                            if let Some(why) = start_failure(&shown, path, &e) {
+                                shared.stop.request(StopReason::CannotRun(why));
+                                break 'batches;
+                            }
+                            Outcome::SpawnFailed(e)
+                        }
                         Ok(pid) => {
                             pid_slot.store(pid, Ordering::SeqCst);
                             feed_running(shared, pid, feed, &batch, (start, end), keep_input)?;
@@ -343,6 +360,38 @@ fn feed_running(
         }
     }
     Ok(())
+}
+
+/// Starts the batch's command. A file the kernel cannot execute (ENOEXEC: a script without
+/// `#!`) runs as `/bin/sh FILE ARGS…`, as `execvp` and xargs do; once one did, every later
+/// batch goes to the shell directly.
+fn start_command(
+    shared: &Shared,
+    spawner: &Spawner,
+    argv: &Argv,
+    sh_argv: &mut Vec<*const libc::c_char>,
+) -> std::io::Result<libc::pid_t> {
+    let path = shared.template.path();
+    if !shared.script_via_sh.load(Ordering::Relaxed) {
+        match spawner.spawn(path, argv.pointers()) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
+                shared.script_via_sh.store(true, Ordering::Relaxed)
+            }
+            started => return started,
+        }
+    }
+    sh_argv.clear();
+    sh_argv.push(SH.as_ptr());
+    sh_argv.push(path.as_ptr());
+    sh_argv.extend_from_slice(&argv.pointers()[1..]);
+    spawner.spawn(SH, sh_argv).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENOENT) {
+            // No shell to run it with: the file stays what the kernel said it is.
+            std::io::Error::from_raw_os_error(libc::ENOEXEC)
+        } else {
+            e
+        }
+    })
 }
 
 /// Where to split a failed part of several records in two: the record boundary nearest its

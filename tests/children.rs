@@ -70,3 +70,99 @@ fn workers_past_the_open_file_limit_degrade_with_one_note() {
         assert!(notes.iter().all(|l| l.starts_with("frun: ")), "{notes:?}");
     }
 }
+
+// ---- item: scripts and commands that cannot be started ----
+
+/// Writes an executable file `name` with `body` in `dir`.
+fn script(dir: &std::path::Path, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Runs `program args` in `dir` with `input` on stdin.
+fn run_in(
+    dir: &std::path::Path,
+    program: &str,
+    args: &[&str],
+    input: &[u8],
+) -> std::process::Output {
+    let mut c = assert_cmd::Command::new(program);
+    c.args(args)
+        .current_dir(dir)
+        .write_stdin(input.to_vec())
+        .timeout(LIMIT);
+    c.output().expect("spawn")
+}
+
+#[test]
+fn a_script_without_a_shebang_runs_under_sh_like_xargs() {
+    let dir = tempfile::tempdir().unwrap();
+    script(dir.path(), "s.sh", "for a; do echo \"got $a\"; done\n");
+    let input = seq_n(300);
+    let x = run_in(dir.path(), "xargs", &["./s.sh"], &input);
+    assert_eq!(x.status.code(), Some(0));
+    for extra in [&[][..], &["-j", "3", "-L", "7"][..]] {
+        let mut args = extra.to_vec();
+        args.push("./s.sh");
+        let o = run_in(dir.path(), BIN, &args, &input);
+        assert_clean(&o);
+        assert_eq!(sorted_lines(&o.stdout), sorted_lines(&x.stdout));
+    }
+    // Also with the records on stdin.
+    script(dir.path(), "c.sh", "wc -l\n");
+    let o = run_in(dir.path(), BIN, &["-s", "-j", "1", "./c.sh"], &input);
+    assert_clean(&o);
+    let counted: u64 = lines(&o.stdout)
+        .iter()
+        .map(|l| l.trim().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(counted, 300);
+}
+
+/// Asserts that frun on `cmd` over 1000 records fails once, with xargs's exit status, one line
+/// `want` on stderr, nothing on stdout and no checkpoint left.
+#[track_caller]
+fn assert_cannot_start(dir: &std::path::Path, cmd: &str, want: &str, extra: &[&str]) {
+    let input = seq_n(1000);
+    let x = run_in(dir, "xargs", &[cmd], &input);
+    let mut args = extra.to_vec();
+    args.push(cmd);
+    let o = run_in(dir, BIN, &args, &input);
+    assert_eq!(o.status.code(), x.status.code(), "stderr: {}", err(&o));
+    assert!(matches!(o.status.code(), Some(126 | 127)));
+    assert_eq!(lines(&o.stderr), vec![want.to_string()]);
+    assert_eq!(out(&o), "");
+    assert!(
+        !dir.join(".frun_resume").exists(),
+        "a run that did nothing leaves no checkpoint"
+    );
+}
+
+#[test]
+fn a_missing_interpreter_is_reported_once_with_127() {
+    let dir = tempfile::tempdir().unwrap();
+    script(dir.path(), "b.sh", "#!/nonexistent/bin\necho hi\n");
+    let want = "frun: ./b.sh: bad interpreter /nonexistent/bin: No such file or directory";
+    assert_cannot_start(dir.path(), "./b.sh", want, &[]);
+    assert_cannot_start(dir.path(), "./b.sh", want, &["-j", "4", "-L", "1"]);
+    assert_cannot_start(dir.path(), "./b.sh", want, &["-s", "-j", "4"]);
+}
+
+#[test]
+fn an_interpreter_that_is_not_executable_is_reported_once_with_126() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data"), "not a program\n").unwrap();
+    let interp = dir.path().join("data");
+    script(
+        dir.path(),
+        "c.sh",
+        &format!("#!{}\necho hi\n", interp.display()),
+    );
+    let want = format!(
+        "frun: ./c.sh: bad interpreter {}: Permission denied",
+        interp.display()
+    );
+    assert_cannot_start(dir.path(), "./c.sh", &want, &["-j", "2"]);
+}
