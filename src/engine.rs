@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::cli::Halt;
 use crate::exec::argv::ArgvTemplate;
+use crate::exec::descendants;
 use crate::journal::{InputId, Journal};
 use crate::ledger::{InputRelease, Ledger, RetryPolicy};
 use crate::output::Output;
@@ -25,6 +26,9 @@ use crate::stop::{Stop, StopReason};
 const RING_SLOTS: usize = 1024;
 /// How long children get between SIGTERM and SIGKILL when a run stops.
 const KILL_GRACE: Duration = Duration::from_millis(1500);
+
+/// How often descendants frun adopted are reaped while a run goes (they stay zombies until).
+const ORPHAN_REAP: Duration = Duration::from_millis(500);
 
 /// How often the checkpoint journal is made durable while a run goes.
 const JOURNAL_SYNC: Duration = Duration::from_millis(200);
@@ -411,6 +415,7 @@ fn try_run(
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
 ) -> std::io::Result<i32> {
     let started = Instant::now();
+    descendants::adopt_orphans();
     let (spool, mut ingest) = spool::open(plan.input)?;
     let devnull = if plan.children_keep_stdin {
         None
@@ -551,6 +556,8 @@ fn try_run(
     }
 
     supervise(&shared, signals.as_raw_fd());
+    // Every command has ended; what they left running (adopted by frun) ends with the run.
+    descendants::end_all(KILL_GRACE);
 
     let stop = shared.stop.reason();
     let scan_error = match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -798,10 +805,12 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
     let finished = || {
         shared.scan_done.load(Ordering::Acquire) && shared.workers_live.load(Ordering::Acquire) == 0
     };
+    // Wakes up now and then to sync the journal and reap descendants that ended after frun
+    // adopted them.
     let timeout = if shared.journal.is_some() {
         JOURNAL_SYNC.as_millis() as i32
     } else {
-        -1
+        ORPHAN_REAP.as_millis() as i32
     };
     let mut synced = Instant::now();
     let sync_journal = |synced: &mut Instant| {
@@ -828,6 +837,7 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
         // SAFETY: polls a live array of pollfd.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
         sync_journal(&mut synced);
+        descendants::reap_adopted();
         if n <= 0 {
             continue;
         }

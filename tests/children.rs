@@ -166,3 +166,141 @@ fn an_interpreter_that_is_not_executable_is_reported_once_with_126() {
     );
     assert_cannot_start(dir.path(), "./c.sh", &want, &["-j", "2"]);
 }
+
+// ---- item: nothing outlives the run ----
+
+/// A number `sleep` accepts that no other test (or other run of this one) uses:
+/// `1000.<pid><n>`, so `pgrep -f` finds exactly this test's processes.
+fn marker(n: u32) -> String {
+    format!("1000.{}{n}", std::process::id())
+}
+
+/// Waits until `pgrep -f pattern` finds `count` processes (or more); panics after 20 s.
+fn wait_for(pattern: &str, count: usize) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while pgrep(pattern).len() < count {
+        assert!(
+            Instant::now() < until,
+            "{pattern}: {count} processes never appeared"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Asserts that within `within` no process matches any of `patterns`; kills them if some do.
+#[track_caller]
+fn assert_none_left(patterns: &[&str], within: Duration) {
+    let until = Instant::now() + within;
+    loop {
+        let left: Vec<u32> = patterns.iter().flat_map(|p| pgrep(p)).collect();
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() >= until {
+            kill_pids(&left);
+            panic!("processes outlived frun: {left:?} ({patterns:?})");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts frun in `dir` with `args` and `input` on stdin (then closed).
+fn start_frun(dir: &std::path::Path, args: &[&str], input: &[u8]) -> std::process::Child {
+    use std::io::Write;
+    let mut c = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn frun");
+    c.stdin.take().unwrap().write_all(input).unwrap();
+    c
+}
+
+#[test]
+fn kill_9_of_frun_ends_its_running_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = marker(1);
+    let mut f = start_frun(dir.path(), &["-j", "3", "-L", "1", "sleep", &m], &seq_n(3));
+    wait_for(&m, 3);
+    send_signal(f.id(), "KILL");
+    let _ = f.wait();
+    // Within a generous margin: the kernel delivers the parent-death signal at once.
+    assert_none_left(&[&m], Duration::from_secs(5));
+}
+
+#[test]
+fn a_stop_signal_ends_descendants_in_their_own_session() {
+    for (i, sig) in [(2, "INT"), (3, "TERM")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (daemon, direct) = (marker(i * 10), marker(i * 10 + 1));
+        // `setsid sleep` in a subshell (not a group leader) gets its own session: the stop's
+        // signal to the command's process group does not reach it; `setsid -f` forks and
+        // leaves at once.
+        let script =
+            format!("setsid sleep {daemon} & setsid -f sleep {daemon}; exec sleep {direct}");
+        let mut f = start_frun(
+            dir.path(),
+            &["-j", "2", "-L", "1", "sh", "-c", &script],
+            &seq_n(2),
+        );
+        wait_for(&daemon, 4);
+        wait_for(&direct, 2);
+        send_signal(f.id(), sig);
+        let st = f.wait().unwrap();
+        let want = if sig == "INT" { 130 } else { 143 };
+        assert_eq!(st.code(), Some(want));
+        // frun returns only once they are gone.
+        assert_none_left(&[&daemon, &direct], Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_normal_end_leaves_no_background_job_running() {
+    let m = marker(5);
+    let script = format!("sleep {m} & setsid -f sleep {m}; echo \"x $1\"");
+    let o = frun(
+        &["-j", "3", "-L", "1", "bash", "-c", &script, "bash"],
+        &seq_n(6),
+    );
+    assert_clean(&o);
+    let want: Vec<String> = (1..=6).map(|i| format!("x {i}")).collect();
+    let mut want = want;
+    want.sort();
+    assert_eq!(sorted_lines(&o.stdout), want);
+    assert_none_left(&[&m], Duration::from_millis(200));
+}
+
+#[test]
+fn long_runs_reap_what_they_adopt() {
+    // Background jobs that end by themselves while the run goes are reaped as it goes: no pile
+    // of zombies (each holds a pid).
+    let script = "sleep 0.01 & echo x";
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = start_frun(
+        dir.path(),
+        &["-j", "2", "-L", "1", "sh", "-c", script],
+        &seq_n(2000),
+    );
+    let stdout = drain(f.stdout.take().unwrap());
+    let stderr = drain(f.stderr.take().unwrap());
+    let pid = f.id();
+    let mut most = 0;
+    let until = Instant::now() + LIMIT;
+    loop {
+        if let Ok(Some(_)) = f.try_wait() {
+            break;
+        }
+        let zombies = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .map_or(0, |t| t.split_whitespace().count());
+        most = most.max(zombies);
+        assert!(Instant::now() < until, "frun did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(f.wait().unwrap().success());
+    assert_eq!(stdout.join().unwrap(), b"x\n".repeat(2000));
+    assert_eq!(text(&stderr.join().unwrap()), "");
+    assert!(most < 1000, "{most} adopted processes were left unreaped");
+}
