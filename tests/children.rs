@@ -21,7 +21,12 @@ fn sorted_numbers(b: &[u8]) -> Vec<u64> {
 /// Asserts `frun args` over `seq n` prints exactly seq's numbers, exits 0, and never panics.
 #[track_caller]
 fn assert_echoes_seq(args: &[&str], n: u64, shell_prefix: &str) {
-    let mut cmd = format!("{shell_prefix} seq {n} | \"$FRUN\"");
+    // In a directory of its own: a failed run would leave its checkpoint there.
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = format!(
+        "cd '{}' && {shell_prefix} seq {n} | \"$FRUN\"",
+        dir.path().display()
+    );
     for a in args {
         cmd.push(' ');
         cmd.push_str(a);
@@ -59,7 +64,11 @@ fn workers_past_the_open_file_limit_degrade_with_one_note() {
         let mut args = vec!["-j", "1000"];
         args.extend_from_slice(mode);
         assert_echoes_seq(&args, 2000, "ulimit -n 100;");
-        let mut cmd = "ulimit -n 100; seq 2000 | \"$FRUN\" -j 1000".to_string();
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = format!(
+            "cd '{}' && ulimit -n 100; seq 2000 | \"$FRUN\" -j 1000",
+            dir.path().display()
+        );
         for a in mode {
             cmd.push(' ');
             cmd.push_str(a);
