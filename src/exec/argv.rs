@@ -275,7 +275,7 @@ fn push_word(out: &mut Vec<u8>, w: &Word, record: &[u8], prefix: &[u8], id: Batc
 }
 
 impl Argv {
-    /// The NULL-terminated pointer array for `posix_spawn`.
+    /// The NULL-terminated pointer array for `execve`.
     pub fn pointers(&self) -> &[*const libc::c_char] {
         &self.ptrs
     }
