@@ -34,6 +34,8 @@ pub struct Spawner {
     /// The signal mask the child starts with.
     sigmask: libc::sigset_t,
     own_group: bool,
+    /// frun's pid, for the child's check that its parent is still frun.
+    parent: libc::pid_t,
     /// The child's stack (it shares the worker's memory until it execs; the worker waits).
     stack: UnsafeCell<Box<[u128]>>,
 }
@@ -119,6 +121,8 @@ impl Spawner {
             stdin: stdin.unwrap_or(-1),
             sigmask: *sigmask,
             own_group,
+            // SAFETY: getpid has no memory effects.
+            parent: unsafe { libc::getpid() },
             stack: UnsafeCell::new(vec![0u128; CHILD_STACK / 16].into_boxed_slice()),
         })
     }
@@ -136,8 +140,7 @@ impl Spawner {
             stdin: self.stdin,
             own_group: self.own_group,
             sigmask: &self.sigmask,
-            // SAFETY: getpid has no memory effects.
-            parent: unsafe { libc::getpid() },
+            parent: self.parent,
             error: 0,
         };
         // SAFETY: the stack is this Spawner's and only this call uses it; the child runs on
