@@ -140,6 +140,25 @@ impl Shared {
         self.note_fewer_workers(why);
     }
 
+    /// A command could not be started for want of processes: one worker fewer (the last one
+    /// leaves after its batch), and no new ones.
+    pub fn too_many_processes(&self) {
+        let live = self.workers_live.load(Ordering::Acquire);
+        let cap = self.workers_cap.load(Ordering::Acquire);
+        if cap >= live {
+            self.worker_failed(
+                live.saturating_sub(1),
+                "cannot start more processes: Resource temporarily unavailable",
+            );
+        }
+    }
+
+    /// True when worker `index` is past the number of workers the run may have now (never the
+    /// first one).
+    pub fn over_cap(&self, index: usize) -> bool {
+        index > 0 && index >= self.workers_cap.load(Ordering::Relaxed)
+    }
+
     /// Starts one more worker unless the maximum is reached; returns whether it did.
     fn add_worker(self: &Arc<Self>) -> bool {
         let index = self.workers_started.fetch_add(1, Ordering::AcqRel);

@@ -21,6 +21,10 @@ use crate::ring::{Batch, Claim};
 use crate::scan::count_records;
 use crate::stop::StopReason;
 
+/// How many times a start that failed for want of processes (EAGAIN) waits and tries again
+/// (about 10 seconds in all) before it counts as a failed attempt.
+const PROCESS_WAITS: u64 = 100;
+
 /// Runs worker `index` until there is no more work. Errors stop the whole run.
 pub fn run(shared: &Shared, index: usize) {
     if let Err(e) = work(shared, index) {
@@ -92,7 +96,16 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     }
     let timed = shared.stats && !layout.is_single();
     let mut finished = false;
-    'batches: while let Claim::Batch(batch) = shared.rings.claim(node, finished) {
+    'batches: loop {
+        // The system allows fewer workers than run (processes could not be started): the
+        // last ones leave, between batches.
+        if shared.over_cap(index) {
+            shared.rings.leave(node, finished);
+            break;
+        }
+        let Claim::Batch(batch) = shared.rings.claim(node, finished) else {
+            break;
+        };
         finished = true;
         if shared.stop.is_stopped() {
             break;
@@ -208,7 +221,21 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                         Some(slot) => Some(slot.open()?),
                         None => None,
                     };
-                    let spawned = start_command(shared, &spawner, &argv, &mut sh_argv);
+                    let mut spawned = start_command(shared, &spawner, &argv, &mut sh_argv);
+                    // Out of processes (the user's process limit): fewer workers, and this
+                    // start waits for one of theirs to end instead of spending a retry.
+                    let mut waits = 0u64;
+                    while spawned
+                        .as_ref()
+                        .is_err_and(|e| e.raw_os_error() == Some(libc::EAGAIN))
+                        && waits < PROCESS_WAITS
+                        && !shared.stop.is_stopped()
+                    {
+                        shared.too_many_processes();
+                        waits += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(10 * waits.min(10)));
+                        spawned = start_command(shared, &spawner, &argv, &mut sh_argv);
+                    }
                     if let Some(slot) = &stdin_slot {
                         slot.release()?;
                     }

@@ -313,3 +313,38 @@ fn long_runs_reap_what_they_adopt() {
     assert_eq!(text(&stderr.join().unwrap()), "");
     assert!(most < 1000, "{most} adopted processes were left unreaped");
 }
+
+#[test]
+fn workers_past_the_process_limit_degrade_with_one_note() {
+    // RLIMIT_NPROC binds only users other than root: run frun as nobody where the tests run
+    // as root (skipped elsewhere). Each worker is a thread and its command a process, both
+    // counted: frun runs as many workers as fit.
+    // SAFETY: geteuid has no memory effects.
+    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--help").output().is_err() {
+        eprintln!("skipped: needs root and setpriv");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    for mode in ["-L 1 echo", "-s -L 1 cat"] {
+        let script = format!(
+            "cd '{}' && seq 3000 | setpriv --reuid=65534 --regid=65534 --clear-groups \
+             bash -c 'ulimit -u 60; exec \"$FRUN\" -j 1000 {mode}'",
+            dir.path().display()
+        );
+        let o = bash(&script);
+        let e = err(&o);
+        assert!(!e.contains("panicked"), "{e}");
+        assert_code(&o, 0);
+        assert_eq!(sorted_numbers(&o.stdout), (1..=3000).collect::<Vec<u64>>());
+        let notes = lines(&o.stderr);
+        assert!(
+            notes.len() <= 1
+                && notes
+                    .iter()
+                    .all(|l| l.starts_with("frun: running with at most")),
+            "{notes:?}"
+        );
+    }
+}
