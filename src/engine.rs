@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::cli::Halt;
 use crate::exec::argv::ArgvTemplate;
+use crate::exec::descendants;
 use crate::journal::{InputId, Journal};
 use crate::ledger::{InputRelease, Ledger, RetryPolicy};
 use crate::output::Output;
@@ -25,6 +26,9 @@ use crate::stop::{Stop, StopReason};
 const RING_SLOTS: usize = 1024;
 /// How long children get between SIGTERM and SIGKILL when a run stops.
 const KILL_GRACE: Duration = Duration::from_millis(1500);
+
+/// How often descendants frun adopted are reaped while a run goes (they stay zombies until).
+const ORPHAN_REAP: Duration = Duration::from_millis(500);
 
 /// How often the checkpoint journal is made durable while a run goes.
 const JOURNAL_SYNC: Duration = Duration::from_millis(200);
@@ -79,10 +83,22 @@ pub struct Shared {
     /// Each child leads its own process group (stopping it reaches its descendants). Off only
     /// when children share frun's terminal as stdin and must stay in the foreground group.
     pub children_own_group: bool,
+    /// The command is a script without `#!`: it runs under /bin/sh (set at its first start).
+    pub script_via_sh: AtomicBool,
     /// Where worker shells come from, when batches run as bash functions (the bash front end).
     pub shell: Option<Arc<dyn crate::exec::shell::Host>>,
     devnull: Option<OwnedFd>,
+    /// Workers started before the run grows by need (`-j INIT:MAX`'s INIT), each only once
+    /// work for it appears.
+    workers_init: usize,
     workers_max: usize,
+    /// The most workers this run can have: `workers_max`, lowered to what the system allows
+    /// and once starting a worker failed.
+    workers_cap: AtomicUsize,
+    /// Why the system allows fewer than `workers_max` workers (said once, when it matters).
+    workers_limit: Option<String>,
+    /// The note about fewer workers was printed.
+    workers_noted: AtomicBool,
     workers_started: AtomicUsize,
     workers_live: AtomicUsize,
     scan_done: AtomicBool,
@@ -133,11 +149,52 @@ impl Shared {
         unsafe { libc::write(self.done_fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
     }
 
+    /// Says once that the run goes on with fewer workers than asked, and why.
+    fn note_fewer_workers(&self, why: &str) {
+        if !self.workers_noted.swap(true, Ordering::AcqRel) {
+            eprintln!(
+                "frun: running with at most {} workers instead of {}: {why}",
+                self.workers_cap.load(Ordering::Acquire).max(1),
+                self.workers_max
+            );
+        }
+    }
+
+    /// A worker could not be set up or started: the run goes on with the ones it has.
+    pub fn worker_failed(&self, index: usize, why: &str) {
+        self.workers_cap.fetch_min(index.max(1), Ordering::AcqRel);
+        self.note_fewer_workers(why);
+    }
+
+    /// A command could not be started for want of processes: one worker fewer (the last one
+    /// leaves after its batch), and no new ones.
+    pub fn too_many_processes(&self) {
+        let live = self.workers_live.load(Ordering::Acquire);
+        let cap = self.workers_cap.load(Ordering::Acquire);
+        if cap >= live {
+            self.worker_failed(
+                live.saturating_sub(1),
+                "cannot start more processes: Resource temporarily unavailable",
+            );
+        }
+    }
+
+    /// True when worker `index` is past the number of workers the run may have now (never the
+    /// first one).
+    pub fn over_cap(&self, index: usize) -> bool {
+        index > 0 && index >= self.workers_cap.load(Ordering::Relaxed)
+    }
+
     /// Starts one more worker unless the maximum is reached; returns whether it did.
     fn add_worker(self: &Arc<Self>) -> bool {
         let index = self.workers_started.fetch_add(1, Ordering::AcqRel);
-        if index >= self.workers_max {
+        if index >= self.workers_cap.load(Ordering::Acquire) {
             self.workers_started.fetch_sub(1, Ordering::AcqRel);
+            if index < self.workers_max
+                && let Some(why) = &self.workers_limit
+            {
+                self.note_fewer_workers(why);
+            }
             return false;
         }
         self.workers_live.fetch_add(1, Ordering::AcqRel);
@@ -158,10 +215,15 @@ impl Shared {
             });
         if let Err(e) = spawned {
             self.workers_live.fetch_sub(1, Ordering::AcqRel);
+            self.workers_started.fetch_sub(1, Ordering::AcqRel);
+            let why = format!(
+                "cannot start a worker thread: {}",
+                crate::errors::os_message(&e)
+            );
             if index == 0 {
-                self.stop.request(StopReason::Fatal(format!(
-                    "cannot start a worker thread: {e}"
-                )));
+                self.stop.request(StopReason::Fatal(why));
+            } else {
+                self.worker_failed(index, &why);
             }
             return false;
         }
@@ -200,10 +262,13 @@ struct Events<'a> {
 
 impl ScanEvents for Events<'_> {
     fn published(&self, ring: &Rings) {
+        // A worker starts only for work that waits: up to INIT whenever a batch is waiting,
+        // beyond that only while no worker starves.
         let s = self.shared;
+        let started = s.workers_started.load(Ordering::Acquire);
         if ring.backlog() > 0
-            && !ring.starving()
-            && s.workers_started.load(Ordering::Acquire) < s.workers_max
+            && started < s.workers_max
+            && (started < s.workers_init || !ring.starving())
         {
             s.add_worker();
         }
@@ -289,6 +354,59 @@ impl ScanEvents for Events<'_> {
     }
 }
 
+/// Reads a number from a `/proc/sys` file.
+fn sysctl(path: &str) -> Option<u64> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// The most workers this system can run at once, and the limit that says so: each worker is a
+/// thread (with its child, a process or task), a few memory mappings (stack, guard pages, signal
+/// stack) and `fds_per_worker` descriptors. Past these, starting a thread fails, or the Rust
+/// runtime aborts the process when a new thread's signal stack cannot be mapped.
+fn worker_ceiling(fds_per_worker: u64) -> (usize, String) {
+    let mut best = (u64::MAX, String::new());
+    let mut limit = |n: u64, why: String| {
+        if n < best.0 {
+            best = (n, why);
+        }
+    };
+    if let Some(maps) = sysctl("/proc/sys/vm/max_map_count") {
+        let used = std::fs::read("/proc/self/maps")
+            .map_or(0, |m| m.iter().filter(|&&b| b == b'\n').count() as u64);
+        limit(
+            maps.saturating_sub(used + 4096) / 6,
+            format!("vm.max_map_count is {maps} (memory mappings per process)"),
+        );
+    }
+    if let Some(threads) = sysctl("/proc/sys/kernel/threads-max") {
+        limit(threads / 4, format!("kernel.threads-max is {threads}"));
+    }
+    if let Some(pids) = sysctl("/proc/sys/kernel/pid_max") {
+        limit(pids / 4, format!("kernel.pid_max is {pids}"));
+    }
+    // SAFETY: getrlimit fills a live struct; geteuid has no memory effects.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur != libc::RLIM_INFINITY {
+            let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
+            limit(
+                (r.rlim_cur as u64).saturating_sub(open + 32) / fds_per_worker,
+                format!("the open-file limit (ulimit -n) is {}", r.rlim_cur),
+            );
+        }
+        if libc::geteuid() != 0
+            && libc::getrlimit(libc::RLIMIT_NPROC, &mut r) == 0
+            && r.rlim_cur != libc::RLIM_INFINITY
+        {
+            limit(
+                (r.rlim_cur as u64) / 2,
+                format!("the process limit (ulimit -u) is {}", r.rlim_cur),
+            );
+        }
+    }
+    (best.0.clamp(1, usize::MAX as u64) as usize, best.1)
+}
+
 fn eventfd() -> std::io::Result<OwnedFd> {
     // SAFETY: creates a fresh eventfd; checked below.
     let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
@@ -359,6 +477,7 @@ fn try_run(
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
 ) -> std::io::Result<i32> {
     let started = Instant::now();
+    descendants::adopt_orphans();
     let (spool, mut ingest) = spool::open(plan.input)?;
     let devnull = if plan.children_keep_stdin {
         None
@@ -368,6 +487,11 @@ fn try_run(
         ))
     };
     let arg_space: Option<ArgSpace> = plan.arg_space;
+    let ceiling = worker_ceiling(match (&shell, plan.records_on_stdin) {
+        (Some(_), _) => 4,
+        (None, true) => 5,
+        (None, false) => 1,
+    });
     let shared = Arc::new(Shared {
         spool,
         rings: Rings::new(plan.layout.clone(), RING_SLOTS)?,
@@ -397,9 +521,14 @@ fn try_run(
         sigmask,
         // SAFETY: isatty has no memory effects.
         children_own_group: !(plan.children_keep_stdin && unsafe { libc::isatty(0) } == 1),
+        script_via_sh: AtomicBool::new(false),
         shell,
         devnull,
+        workers_init: plan.workers_init,
         workers_max: plan.workers_max,
+        workers_cap: AtomicUsize::new(plan.workers_max.min(ceiling.0)),
+        workers_limit: (ceiling.0 < plan.workers_max).then_some(ceiling.1),
+        workers_noted: AtomicBool::new(false),
         workers_started: AtomicUsize::new(0),
         workers_live: AtomicUsize::new(0),
         scan_done: AtomicBool::new(false),
@@ -435,7 +564,9 @@ fn try_run(
                 .bind(base, from, to, |node| shared.rings.note_bound(node))
         }));
     }
-    for _ in 0..plan.workers_init {
+    // The first worker (one per node) starts now; the others as batches wait for them, so a
+    // large -j over little input starts no more workers than it has batches.
+    for _ in 0..plan.workers_init.min(plan.layout.nodes.len().max(1)) {
         shared.add_worker();
     }
     {
@@ -466,7 +597,7 @@ fn try_run(
                     arg_space,
                     stop_fd: shared.stop.fd(),
                     hunger_fd,
-                    workers: workers_max as u64,
+                    workers: workers_max.min(ceiling.0) as u64,
                     byte_guided,
                     count_records,
                     skip: &skip,
@@ -492,6 +623,8 @@ fn try_run(
     }
 
     supervise(&shared, signals.as_raw_fd());
+    // Every command has ended; what they left running (adopted by frun) ends with the run.
+    descendants::end_all(KILL_GRACE);
 
     // An input that shrank stops the run even when the scanner alone saw it (it then published
     // nothing more, and every batch the workers ran was intact).
@@ -606,6 +739,19 @@ fn try_run(
             eprintln!("frun: {msg}");
             // The checkpoint being resumed stays as it was (nothing was added).
             2
+        }
+        Some(StopReason::CannotRun(why)) => {
+            eprintln!("frun: {}", why.message());
+            // A run that did nothing leaves nothing to resume.
+            if shared.ledger.batches() > 0 {
+                keep_checkpoint("the command cannot be started");
+            } else if plan.results.is_none()
+                && let Some(j) = journal
+                && j.is_new()
+            {
+                let _ = j.remove();
+            }
+            why.status()
         }
         Some(StopReason::Setup(code)) => {
             eprintln!(
@@ -731,10 +877,12 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
     let finished = || {
         shared.scan_done.load(Ordering::Acquire) && shared.workers_live.load(Ordering::Acquire) == 0
     };
+    // Wakes up now and then to sync the journal and reap descendants that ended after frun
+    // adopted them.
     let timeout = if shared.journal.is_some() {
         JOURNAL_SYNC.as_millis() as i32
     } else {
-        -1
+        ORPHAN_REAP.as_millis() as i32
     };
     let mut synced = Instant::now();
     let sync_journal = |synced: &mut Instant| {
@@ -761,6 +909,7 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
         // SAFETY: polls a live array of pollfd.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
         sync_journal(&mut synced);
+        descendants::reap_adopted();
         if n <= 0 {
             continue;
         }

@@ -269,6 +269,10 @@ impl Plan {
             .ok()
             .filter(|m| m.is_file() && m.len() > 0)
             .map(|m| m.len());
+        // A file of known size has at most one record per byte: more workers would never get
+        // work (each is a thread, its stack and its descriptors).
+        let wm = input_size.map_or(wm, |n| wm.min(n.max(1)));
+        let wi = wi.min(wm);
         let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
         let shard = match cfg.shard {
             ShardSpec::Given(s) => Some(s),

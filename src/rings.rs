@@ -186,6 +186,14 @@ impl Rings {
         }
     }
 
+    /// A worker of node `home` leaves without claiming again (`finished`: it comes back from a
+    /// batch it claimed here).
+    pub fn leave(&self, home: usize, finished: bool) {
+        if !self.single() && finished {
+            self.busy[home].fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
     /// Takes the next batch for a worker of node `home`: its own ring first, then a steal;
     /// waits while there is neither. `finished` says the worker comes back from a batch it
     /// claimed here. Lock-free: a `fetch_add` on the own ring, one compare-and-swap per steal

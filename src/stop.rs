@@ -18,6 +18,9 @@ pub enum StopReason {
     Halt { now: bool },
     /// The run cannot go on as asked, e.g. `--resume` with another input (exit 2).
     Refused(String),
+    /// The command cannot be started at all (a missing interpreter, a file gone): exit 126 or
+    /// 127, reported once.
+    CannotRun(crate::exec::resolve::ResolveError),
     /// A worker shell's setup code (`FORKRUN_EXTRA_SETUP`) failed with this status (exit with
     /// it).
     Setup(i32),

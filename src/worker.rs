@@ -7,7 +7,10 @@
 use std::sync::atomic::Ordering;
 
 use crate::engine::Shared;
-use crate::exec::argv::{Argv, BatchId, shell_quote, split_and_glob};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::exec::argv::{Argv, BatchId, SH, shell_quote, split_and_glob};
+use crate::exec::resolve::start_failure;
 use crate::exec::shell::{ShellWorker, StartError};
 use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 use crate::exec::stdin::{Feed, StdinSlot};
@@ -18,6 +21,10 @@ use crate::ring::{Batch, Claim};
 use crate::scan::count_records;
 use crate::stop::StopReason;
 
+/// How many times a start that failed for want of processes (EAGAIN) waits and tries again
+/// (about 10 seconds in all) before it counts as a failed attempt.
+const PROCESS_WAITS: u64 = 100;
+
 /// Runs worker `index` until there is no more work. Errors stop the whole run.
 pub fn run(shared: &Shared, index: usize) {
     if let Err(e) = work(shared, index) {
@@ -27,7 +34,10 @@ pub fn run(shared: &Shared, index: usize) {
     }
 }
 
-fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
+/// What a worker holds for all its batches: its capture file, its stdin slot and its spawner.
+type Setup = (Option<std::sync::Arc<Capture>>, Option<StdinSlot>, Spawner);
+
+fn setup(shared: &Shared) -> std::io::Result<Setup> {
     let capture = if shared.output.captures() {
         Some(Capture::new()?)
     } else {
@@ -43,11 +53,30 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
         &shared.sigmask,
         shared.children_own_group,
     )?;
+    Ok((capture, stdin_slot, spawner))
+}
+
+fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
+    // A worker that cannot get its descriptors (the open-file limit) leaves the work to the
+    // others; only the first one's failure ends the run.
+    let (capture, stdin_slot, spawner) = match setup(shared) {
+        Ok(s) => s,
+        Err(e) if index > 0 => {
+            shared.worker_failed(
+                index,
+                &format!("cannot set up a worker: {}", crate::errors::os_message(&e)),
+            );
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
     let pid_slot = &shared.children[index];
     // The worker shell this worker runs bash functions in (started at the first batch, again
     // after one is lost).
     let mut shell: Option<ShellWorker> = None;
     let mut argv = Argv::default();
+    // `/bin/sh SCRIPT ARGS…`, for a script without `#!`.
+    let mut sh_argv: Vec<*const libc::c_char> = Vec::new();
     let mut text = Vec::new();
     let mut written = 0u64;
     let mut attempts = 0u64;
@@ -67,7 +96,16 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     }
     let timed = shared.stats && !layout.is_single();
     let mut finished = false;
-    'batches: while let Claim::Batch(batch) = shared.rings.claim(node, finished) {
+    'batches: loop {
+        // The system allows fewer workers than run (processes could not be started): the
+        // last ones leave, between batches.
+        if shared.over_cap(index) {
+            shared.rings.leave(node, finished);
+            break;
+        }
+        let Claim::Batch(batch) = shared.rings.claim(node, finished) else {
+            break;
+        };
         finished = true;
         if shared.stop.is_stopped() {
             break;
@@ -204,12 +242,38 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                         Some(slot) => Some(slot.open()?),
                         None => None,
                     };
-                    let spawned = spawner.spawn(shared.template.path(), argv.pointers());
+                    let mut spawned = start_command(shared, &spawner, &argv, &mut sh_argv);
+                    // Out of processes (the user's process limit): fewer workers, and this
+                    // start waits for one of theirs to end instead of spending a retry.
+                    let mut waits = 0u64;
+                    while spawned
+                        .as_ref()
+                        .is_err_and(|e| e.raw_os_error() == Some(libc::EAGAIN))
+                        && waits < PROCESS_WAITS
+                        && !shared.stop.is_stopped()
+                    {
+                        shared.too_many_processes();
+                        waits += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(10 * waits.min(10)));
+                        spawned = start_command(shared, &spawner, &argv, &mut sh_argv);
+                    }
                     if let Some(slot) = &stdin_slot {
                         slot.release()?;
                     }
                     match spawned {
-                        Err(e) => Outcome::SpawnFailed(e),
+                        Err(e) => {
+                            // What no retry can fix ends the run at once, said once.
+                            let t = &shared.template;
+                            let shown = String::from_utf8_lossy(t.argv0());
+                            let path = std::path::Path::new(std::ffi::OsStr::from_bytes(
+                                t.path().to_bytes(),
+                            ));
+                            if let Some(why) = start_failure(&shown, path, &e) {
+                                shared.stop.request(StopReason::CannotRun(why));
+                                break 'batches;
+                            }
+                            Outcome::SpawnFailed(e)
+                        }
                         Ok(pid) => {
                             pid_slot.store(pid, Ordering::SeqCst);
                             feed_running(shared, pid, feed, &batch, (start, end), keep_input)?;
@@ -357,6 +421,38 @@ fn feed_running(
         }
     }
     Ok(())
+}
+
+/// Starts the batch's command. A file the kernel cannot execute (ENOEXEC: a script without
+/// `#!`) runs as `/bin/sh FILE ARGS…`, as `execvp` and xargs do; once one did, every later
+/// batch goes to the shell directly.
+fn start_command(
+    shared: &Shared,
+    spawner: &Spawner,
+    argv: &Argv,
+    sh_argv: &mut Vec<*const libc::c_char>,
+) -> std::io::Result<libc::pid_t> {
+    let path = shared.template.path();
+    if !shared.script_via_sh.load(Ordering::Relaxed) {
+        match spawner.spawn(path, argv.pointers()) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
+                shared.script_via_sh.store(true, Ordering::Relaxed)
+            }
+            started => return started,
+        }
+    }
+    sh_argv.clear();
+    sh_argv.push(SH.as_ptr());
+    sh_argv.push(path.as_ptr());
+    sh_argv.extend_from_slice(&argv.pointers()[1..]);
+    spawner.spawn(SH, sh_argv).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENOENT) {
+            // No shell to run it with: the file stays what the kernel said it is.
+            std::io::Error::from_raw_os_error(libc::ENOEXEC)
+        } else {
+            e
+        }
+    })
 }
 
 /// Where to split a failed part of several records in two: the record boundary nearest its

@@ -15,6 +15,8 @@ pub const MAX_ARG_STRLEN: u64 = 32 * 4096;
 /// Bytes of ARG_MAX kept free for the kernel's own bookkeeping (argv[0] path copy, alignment).
 const ARG_HEADROOM: u64 = 4096;
 const PTR: u64 = std::mem::size_of::<usize>() as u64;
+/// The shell a script without `#!` runs under, as `execvp` and xargs do.
+pub const SH: &std::ffi::CStr = c"/bin/sh";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seg {
@@ -149,10 +151,18 @@ impl ArgvTemplate {
         &self.path
     }
 
+    /// The command as the user named it (argv[0]).
+    pub fn argv0(&self) -> &[u8] {
+        &self.argv0
+    }
+
     /// The argument space a batch may use and what each record costs, for an ARG_MAX of
     /// `arg_max` and an environment of `env_bytes` (strings and pointers).
     pub fn arg_space(&self, arg_max: u64, env_bytes: u64) -> ArgSpace {
+        // A script without `#!` runs as `/bin/sh PATH ARGS…` (see worker.rs): room for both.
         let mut fixed = self.argv0.len() as u64 + 1 + PTR * 2;
+        fixed +=
+            SH.to_bytes_with_nul().len() as u64 + self.path.as_bytes_with_nul().len() as u64 + PTR;
         let mut per_byte = 0;
         let mut per_record = 0;
         let mut max_record_len = MAX_ARG_STRLEN - 1;
@@ -265,7 +275,7 @@ fn push_word(out: &mut Vec<u8>, w: &Word, record: &[u8], prefix: &[u8], id: Batc
 }
 
 impl Argv {
-    /// The NULL-terminated pointer array for `posix_spawn`.
+    /// The NULL-terminated pointer array for `execve`.
     pub fn pointers(&self) -> &[*const libc::c_char] {
         &self.ptrs
     }

@@ -1,5 +1,6 @@
 //! Finds the command on disk once, before any work, so "not found" (127) and "not executable"
-//! (126) are reported once instead of per batch. Never runs anything.
+//! (126) are reported once instead of per batch; and words a failed start that no retry can fix
+//! (a missing interpreter is only seen when the command is started). Never runs anything.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -7,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Why a command cannot be run.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResolveError {
     /// Exit status 127.
     NotFound(String),
@@ -86,6 +87,54 @@ pub fn resolve(name: &OsStr, path: Option<&OsStr>) -> Result<PathBuf, ResolveErr
     }
 }
 
+/// The interpreter a `#!` line names, if the file starts with one.
+fn interpreter(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = &line[line.iter().position(|&b| b != b' ' && b != b'\t')?..];
+    let end = line
+        .iter()
+        .position(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0))
+        .unwrap_or(line.len());
+    (end > 0).then(|| String::from_utf8_lossy(&line[..end]).into_owned())
+}
+
+/// Why starting `path` (the command the user named `shown`) failed with `err`, when no retry
+/// can fix it: the file or its interpreter is missing (127), or cannot be executed (126).
+/// None for a failure that may pass (no memory, too many processes, text file busy).
+pub fn start_failure(shown: &str, path: &Path, err: &std::io::Error) -> Option<ResolveError> {
+    let code = err.raw_os_error()?;
+    if !matches!(
+        code,
+        libc::ENOENT
+            | libc::EACCES
+            | libc::EPERM
+            | libc::ENOEXEC
+            | libc::ENOTDIR
+            | libc::ELOOP
+            | libc::ENAMETOOLONG
+            | libc::EISDIR
+            | libc::ELIBBAD
+    ) {
+        return None;
+    }
+    let why = crate::errors::os_message(err);
+    // The file itself is still there and executable: what failed is the interpreter it names.
+    let text = match interpreter(path) {
+        Some(interp) if is_executable_file(path) == Ok(true) => {
+            format!("{shown}: bad interpreter {interp}: {why}")
+        }
+        _ => format!("{shown}: {why}"),
+    };
+    Some(if code == libc::ENOENT {
+        ResolveError::NotFound(text)
+    } else {
+        ResolveError::NotExecutable(text)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +162,30 @@ mod tests {
             127
         );
         assert_eq!(resolve(OsStr::new("/tmp"), None).unwrap_err().status(), 126);
+    }
+
+    #[test]
+    fn names_a_missing_interpreter() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s.sh");
+        std::fs::write(&script, "#! /nonexistent/bin -x\necho hi\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let enoent = std::io::Error::from_raw_os_error(libc::ENOENT);
+        let e = start_failure("./s.sh", &script, &enoent).unwrap();
+        assert_eq!(
+            e,
+            ResolveError::NotFound(
+                "./s.sh: bad interpreter /nonexistent/bin: No such file or directory".into()
+            )
+        );
+        let eacces = std::io::Error::from_raw_os_error(libc::EACCES);
+        assert_eq!(start_failure("x", &script, &eacces).unwrap().status(), 126);
+        let gone = dir.path().join("gone");
+        assert_eq!(
+            start_failure("gone", &gone, &enoent).unwrap().message(),
+            "gone: No such file or directory"
+        );
+        let again = std::io::Error::from_raw_os_error(libc::EAGAIN);
+        assert_eq!(start_failure("x", &script, &again), None);
     }
 }

@@ -1,9 +1,13 @@
-//! Starts a child with `posix_spawn` (vfork-style: no page-table copy, no shell) and waits for it.
+//! Starts a child the way `posix_spawn` does (a `vfork`-style clone: no page-table copy, no
+//! shell), plus one step posix_spawn cannot take: the child asks for SIGKILL when the worker
+//! thread that started it goes away (`PR_SET_PDEATHSIG`), so `kill -9` of frun ends its
+//! commands too. It also waits for children.
 //!
-//! One [`Spawner`] per worker holds the prepared attributes (signal mask and dispositions) and
-//! file actions (stdout to the worker's capture file, stdin from /dev/null), so a spawn does no
+//! One [`Spawner`] per worker holds what every start needs (the descriptors for fd 1 and 0, the
+//! signal mask, a small stack for the child's few steps before exec), so a spawn does no
 //! allocation. It knows nothing about batches or records.
 
+use std::cell::UnsafeCell;
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;
@@ -19,21 +23,85 @@ pub enum ChildEnd {
     Signaled(i32),
 }
 
-/// Prepared `posix_spawn` attributes and file actions for one worker.
+/// Bytes of stack the child runs on between clone and exec (a handful of system calls).
+const CHILD_STACK: usize = 32 << 10;
+
+/// What one worker's children start with.
 pub struct Spawner {
-    attr: Box<libc::posix_spawnattr_t>,
-    actions: Box<libc::posix_spawn_file_actions_t>,
+    /// Descriptors to put on the child's fd 1 and fd 0 (-1: inherit).
+    stdout: RawFd,
+    stdin: RawFd,
+    /// The signal mask the child starts with.
+    sigmask: libc::sigset_t,
+    own_group: bool,
+    /// frun's pid, for the child's check that its parent is still frun.
+    parent: libc::pid_t,
+    /// The child's stack (it shares the worker's memory until it execs; the worker waits).
+    stack: UnsafeCell<Box<[u128]>>,
 }
 
-// SAFETY: the attribute and file-action objects are only read by posix_spawn, and one worker owns
-// its Spawner; moving it to another thread is fine.
+// SAFETY: a Spawner is owned by one worker; the stack is only used during `spawn`, by the child
+// of the thread that called it, while that thread is suspended.
 unsafe impl Send for Spawner {}
 
-fn check(rc: libc::c_int) -> io::Result<()> {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::from_raw_os_error(rc))
+/// What the child needs between clone and exec. It lives in the worker's frame, which the child
+/// shares (CLONE_VM) while the worker waits for it to exec or exit (CLONE_VFORK).
+struct Start {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    stdout: RawFd,
+    stdin: RawFd,
+    own_group: bool,
+    sigmask: *const libc::sigset_t,
+    /// frun's pid: a child whose parent is already someone else must not run.
+    parent: libc::pid_t,
+    /// The errno of the step that failed (0: exec succeeded).
+    error: libc::c_int,
+}
+
+/// The child's side: ends with exec, or with `_exit(127)` after writing the errno to `error`.
+extern "C" fn child_start(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` points to the Start in the suspended parent's frame; the child only makes
+    // system calls (no allocation, no locks) on its own stack before exec or _exit.
+    unsafe {
+        let s = arg.cast::<Start>();
+        let fail = |s: *mut Start| -> libc::c_int {
+            (*s).error = *libc::__errno_location();
+            libc::_exit(127)
+        };
+        // The Rust runtime ignores SIGPIPE, and an ignored signal stays ignored across exec:
+        // commands expect the default.
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        if (*s).own_group && libc::setpgid(0, 0) != 0 {
+            return fail(s);
+        }
+        for (fd, target) in [((*s).stdout, 1), ((*s).stdin, 0)] {
+            if fd < 0 {
+                continue;
+            }
+            let r = if fd == target {
+                libc::fcntl(fd, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, target)
+            };
+            if r < 0 {
+                return fail(s);
+            }
+        }
+        // SIGKILL once the starting thread ends (frun killed): set first, then check that
+        // frun did not die before it was set.
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            return fail(s);
+        }
+        if libc::getppid() != (*s).parent {
+            (*s).error = libc::ESRCH;
+            libc::_exit(127);
+        }
+        if libc::sigprocmask(libc::SIG_SETMASK, (*s).sigmask, std::ptr::null_mut()) != 0 {
+            return fail(s);
+        }
+        libc::execve((*s).path, (*s).argv, environ);
+        fail(s)
     }
 }
 
@@ -48,36 +116,15 @@ impl Spawner {
         sigmask: &libc::sigset_t,
         own_group: bool,
     ) -> io::Result<Spawner> {
-        // SAFETY: zeroed storage is a valid argument for the *_init functions, which fully
-        // initialise the objects; every call's result is checked.
-        unsafe {
-            let mut attr: Box<libc::posix_spawnattr_t> = Box::new(std::mem::zeroed());
-            check(libc::posix_spawnattr_init(&mut *attr))?;
-            let mut def: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut def);
-            // The Rust runtime ignores SIGPIPE; commands expect the default.
-            libc::sigaddset(&mut def, libc::SIGPIPE);
-            check(libc::posix_spawnattr_setsigdefault(&mut *attr, &def))?;
-            check(libc::posix_spawnattr_setsigmask(&mut *attr, sigmask))?;
-            let mut flags = libc::POSIX_SPAWN_SETSIGDEF | libc::POSIX_SPAWN_SETSIGMASK;
-            if own_group {
-                check(libc::posix_spawnattr_setpgroup(&mut *attr, 0))?;
-                flags |= libc::POSIX_SPAWN_SETPGROUP;
-            }
-            check(libc::posix_spawnattr_setflags(
-                &mut *attr,
-                flags as libc::c_short,
-            ))?;
-            let mut actions: Box<libc::posix_spawn_file_actions_t> = Box::new(std::mem::zeroed());
-            check(libc::posix_spawn_file_actions_init(&mut *actions))?;
-            if let Some(fd) = stdout {
-                check(libc::posix_spawn_file_actions_adddup2(&mut *actions, fd, 1))?;
-            }
-            if let Some(fd) = stdin {
-                check(libc::posix_spawn_file_actions_adddup2(&mut *actions, fd, 0))?;
-            }
-            Ok(Spawner { attr, actions })
-        }
+        Ok(Spawner {
+            stdout: stdout.unwrap_or(-1),
+            stdin: stdin.unwrap_or(-1),
+            sigmask: *sigmask,
+            own_group,
+            // SAFETY: getpid has no memory effects.
+            parent: unsafe { libc::getpid() },
+            stack: UnsafeCell::new(vec![0u128; CHILD_STACK / 16].into_boxed_slice()),
+        })
     }
 
     /// Starts `path` with the NULL-terminated `argv` and frun's own environment.
@@ -86,31 +133,45 @@ impl Spawner {
             argv.last().is_some_and(|p| p.is_null()),
             "argv must end with NULL"
         );
-        let mut pid: libc::pid_t = 0;
-        // SAFETY: path is NUL-terminated; argv is a NULL-terminated array of pointers to
-        // NUL-terminated strings that outlive the call; environ is the process environment,
-        // which frun never modifies; attr and actions were initialised in `new`.
-        let rc = unsafe {
-            libc::posix_spawn(
-                &mut pid,
-                path.as_ptr(),
-                &*self.actions,
-                &*self.attr,
-                argv.as_ptr() as *const *mut libc::c_char,
-                environ as *const *mut libc::c_char,
-            )
+        let mut start = Start {
+            path: path.as_ptr(),
+            argv: argv.as_ptr(),
+            stdout: self.stdout,
+            stdin: self.stdin,
+            own_group: self.own_group,
+            sigmask: &self.sigmask,
+            parent: self.parent,
+            error: 0,
         };
-        check(rc)?;
-        Ok(pid)
-    }
-}
-
-impl Drop for Spawner {
-    fn drop(&mut self) {
-        // SAFETY: both objects were initialised in `new` and are destroyed once.
+        // SAFETY: the stack is this Spawner's and only this call uses it; the child runs on
+        // its top (stacks grow down; 16-byte aligned as u128). All signals are blocked around
+        // the clone, so no handler runs in the child on the shared memory; the child sets its
+        // own mask before exec. CLONE_VFORK suspends this thread until the child has exec'd
+        // or exited, so `start` outlives every use the child makes of it.
         unsafe {
-            libc::posix_spawn_file_actions_destroy(&mut *self.actions);
-            libc::posix_spawnattr_destroy(&mut *self.attr);
+            let stack = &mut *self.stack.get();
+            let top = stack.as_mut_ptr().add(stack.len()).cast::<libc::c_void>();
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+            let pid = libc::clone(
+                child_start,
+                top,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&mut start as *mut Start).cast(),
+            );
+            let clone_error = io::Error::last_os_error();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            if pid < 0 {
+                return Err(clone_error);
+            }
+            let error = std::ptr::read_volatile(&start.error);
+            if error != 0 {
+                wait_reap(pid);
+                return Err(io::Error::from_raw_os_error(error));
+            }
+            Ok(pid)
         }
     }
 }

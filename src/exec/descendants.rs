@@ -1,0 +1,115 @@
+//! Makes every descendant of the commands end with the run. frun is a child subreaper: a
+//! process its commands leave behind (a background job, a `setsid` daemon) is re-parented to
+//! frun instead of init when its parent exits. frun reaps those while the run goes and, at the
+//! end, ends the ones still running (SIGTERM, SIGKILL after a grace period), again and again
+//! until none is left, since ending one re-parents its own children to frun.
+//!
+//! Adopted processes are children of frun's main thread (the kernel gives orphans to the first
+//! live thread of the subreaper), the thread that supervises the run; commands are children of
+//! the worker threads that started them. Reaping waits only for the main thread's own children
+//! (`__WNOTHREAD`), so it never takes a worker's child from it.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// Makes frun the reaper of orphaned descendants (call before any command starts).
+pub fn adopt_orphans() {
+    // SAFETY: prctl on this process, no memory effects.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
+}
+
+/// Reaps the adopted descendants that have ended (non-blocking). Call from the main thread.
+pub fn reap_adopted() {
+    loop {
+        // SAFETY: waitpid with a null status pointer, not blocking.
+        let r = unsafe {
+            libc::waitpid(
+                -1,
+                std::ptr::null_mut(),
+                libc::WNOHANG | libc::__WALL | libc::__WNOTHREAD,
+            )
+        };
+        if r <= 0 {
+            return;
+        }
+    }
+}
+
+/// Pids of frun's children (any thread's): `/proc/self/task/*/children`, or a scan of `/proc`
+/// where the kernel has no such files.
+fn children() -> Vec<libc::pid_t> {
+    let mut out = Vec::new();
+    let mut listed = false;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for t in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(t.path().join("children")) {
+                listed = true;
+                out.extend(
+                    text.split_whitespace()
+                        .filter_map(|w| w.parse::<libc::pid_t>().ok()),
+                );
+            }
+        }
+    }
+    if !listed {
+        // SAFETY: getpid has no memory effects.
+        let me = unsafe { libc::getpid() };
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+                continue;
+            };
+            // "pid (comm) state ppid …": comm may hold anything but ends at the last ')'.
+            let ppid = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+                .and_then(|w| w.parse::<libc::pid_t>().ok());
+            if ppid == Some(me) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// Sends `sig` to child `pid` and to the process group it leads, if it leads one. `pid` is an
+/// unreaped child of frun, so neither number can have been reused.
+fn signal(pid: libc::pid_t, sig: i32) {
+    // SAFETY: kill has no memory effects.
+    unsafe {
+        libc::kill(-pid, sig);
+        libc::kill(pid, sig);
+    }
+}
+
+/// Ends every descendant still running once the commands are done: SIGTERM first (to each
+/// adopted process and the group it leads), SIGKILL to whatever is left after `grace`. Returns
+/// when frun has no child left. Call from the main thread after every worker has returned.
+pub fn end_all(grace: Duration) {
+    reap_adopted();
+    let mut termed: HashSet<libc::pid_t> = HashSet::new();
+    let started = Instant::now();
+    // A bound, so a descendant that keeps forking faster than it is killed cannot hold frun.
+    let give_up = started + grace + Duration::from_secs(10);
+    loop {
+        let kids = children();
+        if kids.is_empty() {
+            return;
+        }
+        let late = started.elapsed() >= grace;
+        for &pid in &kids {
+            if late {
+                signal(pid, libc::SIGKILL);
+            } else if termed.insert(pid) {
+                signal(pid, libc::SIGTERM);
+            }
+        }
+        if Instant::now() >= give_up {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        reap_adopted();
+    }
+}
