@@ -187,7 +187,8 @@ fn lstat_regular(path: &Path) -> Result<std::fs::Metadata, String> {
     })?;
     if m.file_type().is_symlink() {
         return Err(format!(
-            "{} is a symbolic link; frun reads and writes checkpoints only as the file itself",
+            "{} is a symbolic link; frun opens the files it keeps (checkpoints, results) \
+             only as the file itself",
             path.display()
         ));
     }
@@ -208,14 +209,14 @@ fn check_owned(m: &std::fs::Metadata, path: &Path) -> Result<(), String> {
     let me = unsafe { libc::geteuid() };
     if m.uid() != me {
         return Err(format!(
-            "{} belongs to another user (uid {}); frun uses only checkpoints you own",
+            "{} belongs to another user (uid {}); frun reads back only files you own",
             path.display(),
             m.uid()
         ));
     }
     if m.mode() & 0o022 != 0 {
         return Err(format!(
-            "{} can be written by other users (mode {:04o}); frun uses only checkpoints \
+            "{} can be written by other users (mode {:04o}); frun reads back only files \
              that only you can write (chmod 600)",
             path.display(),
             m.mode() & 0o7777
@@ -235,6 +236,21 @@ pub fn open_read(path: &Path) -> Result<File, String> {
             crate::errors::os_message(&e)
         )
     })
+}
+
+/// Opens a file frun wrote and now reads back (a journal, a results directory's output file):
+/// a regular file, not through a symbolic link, owned by this user and writable by nobody else.
+pub fn open_owned(path: &Path) -> Result<File, String> {
+    let file = open_read(path)?;
+    let m = file.metadata().map_err(|e| {
+        format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::errors::os_message(&e)
+        )
+    })?;
+    check_owned(&m, path)?;
+    Ok(file)
 }
 
 /// A journal read back, with the file it was read from.
@@ -257,9 +273,8 @@ pub fn load(path: &Path, cap: u64) -> Result<Loaded, String> {
             crate::errors::os_message(&e)
         )
     };
-    let file = open_read(path)?;
+    let file = open_owned(path)?;
     let m = file.metadata().map_err(cannot)?;
-    check_owned(&m, path)?;
     let too_large = || {
         format!(
             "{} is larger than a checkpoint of this input can be ({cap} bytes)",

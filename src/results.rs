@@ -322,8 +322,9 @@ fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
             total = Some(total.map_or(len, |t: u64| t.max(len)));
         }
         let out_path = output_of(path);
-        let out = File::open(&out_path)
-            .map_err(|e| format!("cannot read {}: {}", out_path.display(), os(&e)))?;
+        // The same rules as for the journal: a FIFO would hang the merge, and a link or another
+        // user's file would put bytes frun never wrote into the merged output.
+        let out = journal::open_owned(&out_path)?;
         let size = out.metadata().map_err(|e| os(&e))?.len();
         let mut at = cp.base.unwrap_or(0);
         for &(start, end, written) in &cp.entries {

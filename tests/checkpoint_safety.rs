@@ -411,6 +411,77 @@ fn a_results_directory_refuses_a_planted_symlink() {
     );
 }
 
+/// Results directories, read back by `frun merge DIR`: a task's output file replaced by a
+/// symbolic link (to a file of the right size or more) or a FIFO is refused in one line (exit
+/// 2) without blocking, instead of merging bytes frun never wrote or hanging; the intact
+/// directory merges to exactly the input's `echo` output.
+#[test]
+fn merge_reads_only_the_output_files_the_run_wrote() {
+    let d = Dir::new(200);
+    let (st, e) = d.run_to(
+        &["--results", "rd", "-k", "-L", "1", "-a", "in", "echo"],
+        &[],
+        "out",
+    );
+    assert_eq!(st.code(), Some(0), "{e}");
+    let merge = || {
+        let mut c = assert_cmd::Command::new(BIN);
+        c.args(["merge", "rd"])
+            .current_dir(d.path(""))
+            .timeout(LIMIT);
+        c.output().expect("spawn frun merge")
+    };
+    let o = merge();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        o.stdout,
+        seq_n(200),
+        "the intact directory merges to the input"
+    );
+
+    let output = std::fs::read_dir(d.path("rd"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".out"))
+        .expect("a task output file");
+    let kept = d.path("kept.out");
+    std::fs::rename(&output, &kept).unwrap();
+    // Another file at least as long, seen through a link.
+    std::fs::write(d.path("other"), vec![b'x'; 4096]).unwrap();
+    std::os::unix::fs::symlink(d.path("other"), &output).unwrap();
+    let refused = |o: &Output, what: &str, ctx: &str| {
+        let e = err(o);
+        assert_eq!(o.status.code(), Some(2), "{ctx}: {e}");
+        assert!(
+            e.starts_with("frun merge: ") && e.matches('\n').count() == 1,
+            "{ctx}: {e:?}"
+        );
+        assert!(e.contains(what), "{ctx}: stderr should say {what:?}: {e:?}");
+        assert_eq!(out(o), "", "{ctx}: nothing may be merged");
+    };
+    let o = merge();
+    refused(&o, "symbolic link", "linked output file");
+
+    std::fs::remove_file(&output).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&output)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let start = Instant::now();
+    let o = merge();
+    refused(&o, "regular file", "FIFO as output file");
+    assert!(start.elapsed() < Duration::from_secs(10));
+
+    std::fs::remove_file(&output).unwrap();
+    std::fs::rename(&kept, &output).unwrap();
+    std::fs::set_permissions(&output, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let o = merge();
+    refused(&o, "other users", "output file others can write");
+}
+
 /// Item 3: `--resume` after `--halt` (now and soon, buffered and `-k`) runs the failed record
 /// again: with a command that now succeeds, the outputs together equal one clean run (exactly
 /// under `-k`) and the resume exits 0.
