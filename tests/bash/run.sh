@@ -159,6 +159,10 @@ check "{ID} never repeats" 50 \
   "$(seq 50 | in_bash 'f() { echo "$1"; }; frun -l 1 -I f "{ID}"' | sort -u | wc -l)"
 check "a builtin as the command" "$(seq 10 | cksum)" \
   "$(seq 10 | in_bash 'frun -k -l 3 printf "%s\n"' | cksum)"
+# A run keeps a stopped run's checkpoint and never writes over an existing --checkpoint-file:
+# cases that compare or resume runs start without the journals earlier cases kept.
+no_journals() { rm -f -- ./*.cp ./cp .frun_resume .frun_resume.*; }
+no_journals
 check "the : builtin" "0 no checkpoint" \
   "$(seq 100000 | in_bash 'frun :; echo "$? $([[ -e .frun_resume ]] && echo checkpoint || echo no checkpoint)"')"
 check "-X runs the external command" "$(seq 10 | cksum)" \
@@ -187,7 +191,9 @@ parity() { # NAME INPUT ARGS...
   # Output and status, then stderr, compared as bytes (some outputs are binary). Separately:
   # stderr passes straight through, so where it falls among the batches' output is timing.
   local st=0
+  no_journals
   { "$bin" "$@" <"$input" 2>parity.want.err || st=$?; echo "status $st"; } >parity.want
+  no_journals
   in_bash 'frun "$@" 2>parity.got.err; echo "status $?"' "$@" <"$input" >parity.got
   cat parity.want.err >>parity.want
   cat parity.got.err >>parity.got
@@ -249,10 +255,12 @@ rm -f once
 check "kill -9 \$BASHPID once: retried, exactly once" "$(seq 1000 | cksum)" \
   "$(seq 1000 | in_bash 'f() { if [[ ! -e once ]]; then : >once; kill -9 $BASHPID; fi; printf "%s\n" "$@"; }; frun -k f' | cksum)"
 rm -f once
+no_journals
 out=$(seq 3 | in_bash 'f() { kill -9 $BASHPID; }; FRUN_RETRY_LIMIT=1 frun --checkpoint-file cp f; echo "status=$?"' 2>&1)
 check "a persistent crash is given up: status 3" 1 "$(grep -c '^status=3$' <<<"$out")"
 check "a persistent crash is named" 3 "$(grep -c '^frun: batch .* given up after 2 attempts; last: killed by signal 9' <<<"$out")"
 check "return N fails the batch: 123" 123 "$(seq 3 | in_bash 'f() { return 4; }; frun f 2>/dev/null; echo $?')"
+no_journals
 check "return N with -E is retried, then given up: 3" 3 \
   "$(seq 3 | in_bash 'f() { return 4; }; FRUN_RETRY_LIMIT=1 frun -E --checkpoint-file cp f 2>/dev/null; echo $?')"
 check "FORKRUN_EXTRA_SETUP exit status" 5 \
@@ -266,6 +274,7 @@ check "a reader that goes away: status 0, no hang" 0 \
 
 # kill of the shell running a background frun stops frun as it would stop the binary: the
 # checkpoint is kept, and resuming completes the output exactly once.
+no_journals
 in_bash 'f() { printf "%s\n" "$@"; sleep 0.02; }
   seq 3000 | frun -k -l 10 f >resumed.txt 2>/dev/null & sleep 1; kill -TERM $!; wait $!; echo "$?" >first.status
   seq 3000 | frun --resume .frun_resume -k -l 10 f >>resumed.txt 2>/dev/null; echo "$?" >second.status'
