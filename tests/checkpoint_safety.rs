@@ -87,20 +87,27 @@ fn assert_refused_output(o: &Output, what: &str, ctx: &str) {
 /// A slow command: prints its record, sleeps 20 ms.
 const SLOW: &str = r#"echo "$1"; sleep 0.02"#;
 
-/// Stops a slow run of `seq n` (buffered, `-l 1`) with SIGTERM once `lines` lines are out,
-/// leaving its checkpoint in `.frun_resume`; returns its stderr.
-fn stopped_run(d: &Dir, lines: usize) -> String {
-    let args = ["-l", "1", "-a", "in", "sh", "-c", SLOW, "sh"];
-    let mut child = d.spawn_to(&args, &[], "out1");
+/// Stops a slow run (buffered, `-l 1`) over the file `input` with SIGTERM once `lines` lines
+/// are in `out`; checks its status (143) and returns its stderr.
+fn stop_slow_run(d: &Dir, input: &str, out: &str, lines: usize) -> String {
+    let args = ["-l", "1", "-a", input, "sh", "-c", SLOW, "sh"];
+    let mut child = d.spawn_to(&args, &[], out);
     let stderr = drain(child.stderr.take().unwrap());
-    let out1 = d.path("out1");
+    let out = d.path(out);
     wait_until("output of the run to stop", Duration::from_secs(20), || {
-        file_lines(&out1) >= lines
+        file_lines(&out) >= lines
     });
     send_signal(child.id(), "TERM");
     let st = wait_limit(&mut child, LIMIT);
     let e = text(&stderr.join().unwrap());
     assert_eq!(st.code(), Some(143), "stopped run: {st:?}, stderr {e}");
+    e
+}
+
+/// Stops a slow run of `seq n` (see [`stop_slow_run`]), leaving its checkpoint in
+/// `.frun_resume`; returns its stderr.
+fn stopped_run(d: &Dir, lines: usize) -> String {
+    let e = stop_slow_run(d, "in", "out1", lines);
     assert!(
         e.contains("--resume .frun_resume "),
         "the stop message names .frun_resume: {e}"
@@ -297,19 +304,7 @@ fn a_planted_symlink_journal_is_not_followed() {
         "the link was removed"
     );
     // Stopped, the run names where its checkpoint went, which is private.
-    let mut child = d.spawn_to(
-        &["-l", "1", "-a", "in", "sh", "-c", SLOW, "sh"],
-        &[],
-        "out2",
-    );
-    let stderr = drain(child.stderr.take().unwrap());
-    let out2 = d.path("out2");
-    wait_until("output", Duration::from_secs(20), || {
-        file_lines(&out2) >= 10
-    });
-    send_signal(child.id(), "TERM");
-    assert_eq!(wait_limit(&mut child, LIMIT).code(), Some(143));
-    let e = text(&stderr.join().unwrap());
+    let e = stop_slow_run(&d, "in", "out2", 10);
     assert!(e.contains("--resume .frun_resume.1 "), "{e}");
     let m = std::fs::symlink_metadata(d.path(".frun_resume.1")).unwrap();
     assert!(m.file_type().is_file());
@@ -605,17 +600,7 @@ fn a_stopped_runs_checkpoint_survives_the_next_run() {
     );
 
     // An unrelated run that is stopped: its checkpoint goes elsewhere, named on stderr.
-    let mut child = d.spawn_to(
-        &["-l", "1", "-a", "other-in", "sh", "-c", SLOW, "sh"],
-        &[],
-        "other-out2",
-    );
-    let stderr = drain(child.stderr.take().unwrap());
-    let o2 = d.path("other-out2");
-    wait_until("output", Duration::from_secs(20), || file_lines(&o2) >= 10);
-    send_signal(child.id(), "TERM");
-    assert_eq!(wait_limit(&mut child, LIMIT).code(), Some(143));
-    let e = text(&stderr.join().unwrap());
+    let e = stop_slow_run(&d, "other-in", "other-out2", 10);
     assert!(e.contains("--resume .frun_resume.1 "), "{e}");
     assert_eq!(
         std::fs::read(&ck).unwrap(),
@@ -663,7 +648,7 @@ fn a_stopped_runs_checkpoint_survives_the_next_run() {
     );
     assert_eq!(st.code(), Some(0), "{e}");
     assert_eq!(
-        sorted_lines(&std::fs::read(&o2).unwrap()),
+        sorted_lines(&std::fs::read(d.path("other-out2")).unwrap()),
         sorted_lines(&seq(1000, 1039))
     );
     assert!(!ck.exists() && !d.path(".frun_resume.1").exists());

@@ -6,6 +6,19 @@
 # `SETUP PARTIAL_DIR` there when given, writes MARKER and moves it into place, so an interrupted
 # build is never taken for a complete one. FRUN_DEBIAN_MIRROR overrides the mirror. The caller
 # defines die and step, holds a lock on ROOT, and runs as root.
+#
+# Also: `mounted` lists what the caller mounted (append each mount point); an EXIT trap
+# unmounts them in reverse order.
+mounted=()
+# shellcheck disable=SC2317 # called from the EXIT trap
+unmount_all() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount -- "${mounted[i]}" 2>/dev/null || umount -l -- "${mounted[i]}" || true
+  done
+}
+trap unmount_all EXIT
+
 debian_root() {
   local suite=$1 root=$2 marker=$3 setup=${4-} partial
   local mirror=${FRUN_DEBIAN_MIRROR:-http://deb.debian.org/debian}

@@ -33,15 +33,6 @@ command=$(awk '/^```/ { if (inside) exit; inside = 1; next } inside { print; exi
 exec {lock}>"$root.lock"
 flock "$lock"
 
-mounted=()
-# shellcheck disable=SC2317 # called from the EXIT trap
-cleanup() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount -- "${mounted[i]}" 2>/dev/null || umount -l -- "${mounted[i]}" || true
-  done
-}
-trap cleanup EXIT
 mount_proc() {
   mountpoint -q "$1/proc" && return
   mount -t proc -o nosuid,nodev,noexec proc "$1/proc"

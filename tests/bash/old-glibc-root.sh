@@ -51,15 +51,6 @@ smoke_name=$(basename "$smoke")
 [[ $smoke_name != frun.bash ]] || smoke_name=smoke-$smoke_name
 cp -- "$smoke" "$root/frun-test/$smoke_name"
 
-mounted=()
-# shellcheck disable=SC2317 # called from the EXIT trap
-cleanup() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount -- "${mounted[i]}" 2>/dev/null || umount -l -- "${mounted[i]}" || true
-  done
-}
-trap cleanup EXIT
 
 # /proc is needed for /proc/self/fd/N and /dev/fd/N (process substitution); /dev/shm is a plain
 # directory in a debootstrap root, a tmpfs on a real system.
