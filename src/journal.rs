@@ -1148,11 +1148,6 @@ mod tests {
         };
         assert_eq!(status, 7, "another process could take the lock");
     }
-}
-
-#[cfg(test)]
-mod file_tests {
-    use super::*;
 
     #[test]
     fn a_failure_ends_what_the_run_records_where_output_is_counted() {
@@ -1199,11 +1194,6 @@ mod file_tests {
         assert_eq!(read_cap(Some(10)), JOURNAL_SLACK + 680);
         assert_eq!(read_cap(Some(u64::MAX)), u64::MAX);
     }
-}
-
-#[cfg(test)]
-mod lazy_tests {
-    use super::*;
 
     #[test]
     fn a_journal_is_created_by_its_first_flush_only() {

@@ -87,6 +87,20 @@ fn assert_refused_output(o: &Output, what: &str, ctx: &str) {
 /// A slow command: prints its record, sleeps 20 ms.
 const SLOW: &str = r#"echo "$1"; sleep 0.02"#;
 
+/// Resumes [`stopped_run`]'s run from `.frun_resume`.
+const RESUME_SLOW: &[&str] = &[
+    "--resume",
+    ".frun_resume",
+    "-l",
+    "1",
+    "-a",
+    "in",
+    "sh",
+    "-c",
+    SLOW,
+    "sh",
+];
+
 /// Stops a slow run (buffered, `-l 1`) over the file `input` with SIGTERM once `lines` lines
 /// are in `out`; checks its status (143) and returns its stderr.
 fn stop_slow_run(d: &Dir, input: &str, out: &str, lines: usize) -> String {
@@ -321,28 +335,17 @@ fn resume_refuses_a_checkpoint_others_can_write_or_own() {
     stopped_run(&d, 20);
     let ck = d.path(".frun_resume");
     let before = std::fs::read(&ck).unwrap();
-    let args = [
-        "--resume",
-        ".frun_resume",
-        "-l",
-        "1",
-        "-a",
-        "in",
-        "sh",
-        "-c",
-        SLOW,
-        "sh",
-    ];
+    let args = RESUME_SLOW;
 
     std::fs::set_permissions(&ck, std::fs::Permissions::from_mode(0o666)).unwrap();
-    let (st, e) = d.run_to(&args, &[], "out1");
+    let (st, e) = d.run_to(args, &[], "out1");
     assert_refused(st, &e, "other users", "mode 0666");
     std::fs::set_permissions(&ck, std::fs::Permissions::from_mode(0o620)).unwrap();
-    let (st, e) = d.run_to(&args, &[], "out1");
+    let (st, e) = d.run_to(args, &[], "out1");
     assert_refused(st, &e, "other users", "mode 0620");
     std::fs::set_permissions(&ck, std::fs::Permissions::from_mode(0o600)).unwrap();
     std::os::unix::fs::chown(&ck, Some(65534), None).unwrap();
-    let (st, e) = d.run_to(&args, &[], "out1");
+    let (st, e) = d.run_to(args, &[], "out1");
     assert_refused(st, &e, "another user", "owned by uid 65534");
     assert_eq!(
         std::fs::read(&ck).unwrap(),
@@ -352,7 +355,7 @@ fn resume_refuses_a_checkpoint_others_can_write_or_own() {
     assert_eq!(std::fs::metadata(&ck).unwrap().uid(), 65534);
 
     std::os::unix::fs::chown(&ck, Some(my_uid()), None).unwrap();
-    let (st, e) = d.run_to(&args, &[], "out1");
+    let (st, e) = d.run_to(args, &[], "out1");
     assert_eq!(st.code(), Some(0), "{e}");
     assert_eq!(
         sorted_lines(&std::fs::read(d.path("out1")).unwrap()),
@@ -609,22 +612,7 @@ fn a_stopped_runs_checkpoint_survives_the_next_run() {
     );
 
     // Both resume.
-    let (st, e) = d.run_to(
-        &[
-            "--resume",
-            ".frun_resume",
-            "-l",
-            "1",
-            "-a",
-            "in",
-            "sh",
-            "-c",
-            SLOW,
-            "sh",
-        ],
-        &[],
-        "out1",
-    );
+    let (st, e) = d.run_to(RESUME_SLOW, &[], "out1");
     assert_eq!(st.code(), Some(0), "{e}");
     assert_eq!(
         sorted_lines(&std::fs::read(d.path("out1")).unwrap()),

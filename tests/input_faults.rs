@@ -31,6 +31,18 @@ struct Shrink {
 }
 
 impl Shrink {
+    /// Asserts that frun's output file holds exactly the input's content (as at the start).
+    #[track_caller]
+    fn assert_output_is_input(&self, ctx: &str) {
+        let got = std::fs::read(&self.out).unwrap();
+        assert!(
+            got == self.content,
+            "{ctx}: the output differs from the input ({} vs {} bytes)",
+            got.len(),
+            self.content.len()
+        );
+    }
+
     fn new() -> Shrink {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("input.log");
@@ -183,13 +195,7 @@ fn shrinking_input_stops_cleanly_and_resumes(how: &str, mode: &[&str], shrink_to
         e.lines().all(|l| l.starts_with("frun: resuming ")),
         "{how} {mode:?}: resumed run says only that it resumes: {e:?}"
     );
-    let got = std::fs::read(&s.out).unwrap();
-    assert!(
-        got == s.content,
-        "{how} {mode:?}: concatenated output differs from the input ({} vs {} bytes)",
-        got.len(),
-        s.content.len()
-    );
+    s.assert_output_is_input(&format!("{how} {mode:?}: resumed, concatenated"));
     assert!(
         !s.checkpoint().exists(),
         "{how} {mode:?}: checkpoint removed"
@@ -244,13 +250,7 @@ fn input_file_growing_while_mapped_is_read_to_its_size_at_start() {
     let e = text(&stderr.join().unwrap());
     assert_eq!(st.code(), Some(0), "stderr: {e}");
     assert_eq!(e, "");
-    let got = std::fs::read(&s.out).unwrap();
-    assert!(
-        got == s.content,
-        "the output is the input as it was at the start ({} vs {} bytes)",
-        got.len(),
-        s.content.len()
-    );
+    s.assert_output_is_input("a file growing while mapped is read to its size at the start");
 }
 
 /// `seq 1 100000` with a NUL byte inside records 1000 and 90000 (`1000` becomes `10\0x`);
