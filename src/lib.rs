@@ -36,7 +36,6 @@ pub mod shard;
 pub mod spool;
 pub mod stats;
 pub mod stop;
-pub mod worker;
 
 use std::io::Write;
 

@@ -22,6 +22,8 @@ use crate::spool::{self, Spool};
 use crate::stats::Stats;
 use crate::stop::{Stop, StopReason};
 
+mod worker;
+
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;
 /// How long children get between SIGTERM and SIGKILL when a run stops.
@@ -204,7 +206,7 @@ impl Shared {
             .stack_size(256 << 10)
             .spawn(move || {
                 let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::worker::run(&me, index)
+                    worker::run(&me, index)
                 }));
                 if ran.is_err() {
                     me.stop

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Prints the module import graph of src/ and checks the layering rule of docs/design.md.
+
+Every `crate::a::b` path in a file (in `use` items, braces expanded, and in code) is an import
+of the top-level module `a`; `super::` paths are resolved against the file's own module. The
+graph printed is between top-level modules (a folder and its files are one module); inside
+each folder the graph between its files is checked too.
+
+Fails (exit 1) when:
+  - there is a circle between top-level modules, or between the files of one folder;
+  - a module imports one of a higher layer (LAYERS below), e.g. a stage importing `cli`.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+# Highest layer first. A module may import its own layer's modules (without circles) and those
+# of lower layers, never a higher one. The front ends are the crate root and main.rs too.
+LAYERS = [
+    ("front ends", {"<root>", "<main>", "cli", "bash", "python"}),
+    ("plan", {"plan"}),
+    ("engine", {"engine"}),
+    (
+        "stages",
+        {"spool", "scan", "batch", "ring", "rings", "output", "ledger", "journal", "results",
+         "shard", "numa", "exec", "stats", "stop"},
+    ),
+    ("base", {"sys", "exit", "errors"}),
+]
+
+
+def module_of(path: Path, src: Path) -> list[str]:
+    """The module path of a source file: src/a/b.rs -> [a, b]; src/a/mod.rs -> [a]."""
+    rel = path.relative_to(src).with_suffix("")
+    parts = list(rel.parts)
+    if parts == ["lib"]:
+        return []
+    if parts == ["main"]:
+        return ["<main>"]
+    if parts[-1] == "mod":
+        parts.pop()
+    return parts
+
+
+def strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    # String literals may hold `crate::` in messages; drop their contents.
+    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+
+
+def expand_use(tree: str) -> list[str]:
+    """Expands a use tree `a::{b, c::{d}}` into paths a::b, a::c::d."""
+    tree = re.sub(r"\s+", "", tree)
+    out: list[str] = []
+
+    def walk(prefix: str, s: str) -> None:
+        depth, start, items = 0, 0, []
+        for i, ch in enumerate(s):
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                items.append(s[start:i])
+                start = i + 1
+        items.append(s[start:])
+        for item in filter(None, items):
+            brace = item.find("{")
+            if brace >= 0 and item.endswith("}"):
+                walk(prefix + item[:brace], item[brace + 1 : -1])
+            else:
+                out.append(prefix + item.split("as")[0] if "::" not in item else prefix + item)
+
+    walk("", tree)
+    return out
+
+
+def inline_modules(text: str) -> list[tuple[int, int, str]]:
+    """The extents (start, end, name) of the inline `mod name { ... }` blocks of a file."""
+    out = []
+    for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text):
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        out.append((m.start(), i, m.group(1)))
+    return out
+
+
+def imports_of(text: str, me: list[str]) -> set[tuple[str, ...]]:
+    """Module paths this file refers to, absolute (as lists of segments)."""
+    text = strip_comments(text)
+    inline = inline_modules(text)
+    paths: list[tuple[int, str]] = []
+    for m in re.finditer(r"\buse\s+([^;]+);", text):
+        paths.extend((m.start(), p) for p in expand_use(m.group(1)))
+    paths.extend((m.start(), m.group(0)) for m in re.finditer(r"\b(?:crate|super)(?:::\w+)+", text))
+    found: set[tuple[str, ...]] = set()
+    for at, p in paths:
+        segs = [s for s in p.split("::") if s]
+        if not segs:
+            continue
+        here = list(me) + [name for (a, b, name) in inline if a <= at < b]
+        if segs[0] == "crate":
+            found.add(tuple(segs[1:]))
+        elif segs[0] == "super":
+            base = here
+            while segs and segs[0] == "super":
+                segs.pop(0)
+                base = base[:-1]
+            found.add(tuple(base + segs))
+        elif segs[0] == "self":
+            found.add(tuple(here + segs[1:]))
+    return found
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    color: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(n: str) -> list[str] | None:
+        color[n] = 1
+        stack.append(n)
+        for m in sorted(graph.get(n, ())):
+            if color.get(m) == 1:
+                return stack[stack.index(m) :] + [m]
+            if color.get(m) is None:
+                found = dfs(m)
+                if found:
+                    return found
+        stack.pop()
+        color[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if color.get(n) is None:
+            found = dfs(n)
+            if found:
+                return found
+    return None
+
+
+def main() -> int:
+    src = Path(sys.argv[1] if len(sys.argv) > 1 else "src")
+    files = sorted(src.rglob("*.rs"))
+    modules = {tuple(module_of(f, src)): f for f in files}
+    layer_of = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
+
+    def top(mod: tuple[str, ...]) -> str:
+        return mod[0] if mod else "<root>"
+
+    def resolve(path: tuple[str, ...]) -> tuple[str, ...]:
+        """The longest prefix of path that is a source file's module."""
+        for n in range(len(path), 0, -1):
+            if path[:n] in modules:
+                return path[:n]
+        return ()  # an item of the crate root
+
+    top_graph: dict[str, set[str]] = {}
+    folder_graphs: dict[str, dict[str, set[str]]] = {}
+    errors: list[str] = []
+    for mod, f in modules.items():
+        me = top(mod)
+        top_graph.setdefault(me, set())
+        for target in imports_of(f.read_text(), list(mod)):
+            target = resolve(tuple(s for s in target if s != "*"))
+            other = top(target)
+            if other != me:
+                top_graph[me].add(other)
+            elif len(target) >= 2 and target != mod and target[: len(mod)] != mod:
+                # Inside one folder: file-level edges (a folder's mod.rs is its own node).
+                g = folder_graphs.setdefault(me, {})
+                g.setdefault("::".join(mod), set()).add("::".join(target))
+
+    print("module import graph of src/ (top-level modules; A -> B: A imports B)")
+    for i, (layer, names) in enumerate(LAYERS):
+        present = sorted(n for n in names if n in top_graph)
+        print(f"  [{layer}]")
+        for n in present:
+            deps = sorted(top_graph[n])
+            print(f"    {n} -> {', '.join(deps) if deps else '(nothing)'}")
+            for d in deps:
+                if d not in layer_of:
+                    errors.append(f"{n} imports {d}, which has no layer in ci/layers.py")
+                elif layer_of[d] < i:
+                    errors.append(
+                        f"{n} ({layer}) imports {d} ({LAYERS[layer_of[d]][0]}): a higher layer"
+                    )
+    for n in sorted(top_graph):
+        if n not in layer_of:
+            errors.append(f"module {n} has no layer in ci/layers.py")
+
+    cycle = find_cycle(top_graph)
+    if cycle:
+        errors.append("import circle: " + " -> ".join(cycle))
+    for folder, g in sorted(folder_graphs.items()):
+        cycle = find_cycle(g)
+        if cycle:
+            errors.append(f"import circle inside {folder}/: " + " -> ".join(cycle))
+
+    for e in errors:
+        print(f"layers: {e}", file=sys.stderr)
+    if not errors:
+        print("layers: no circles; no module imports a higher layer")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
