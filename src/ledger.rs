@@ -7,8 +7,23 @@ use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::batch::Batch;
 use crate::errors::count;
-use crate::ring::Batch;
+
+/// `--halt`: stop once this many batches failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Halt {
+    /// End running commands at once (`now`) rather than letting them finish (`soon`).
+    pub now: bool,
+    pub fail: HaltCount,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HaltCount {
+    Batches(u64),
+    /// Percent of the finished batches (1 to 100).
+    Percent(u64),
+}
 
 /// How one batch ended.
 #[derive(Debug)]
@@ -211,11 +226,11 @@ impl Ledger {
     }
 
     /// Whether `--halt` is reached: failed (or given-up) batches against its count.
-    pub fn halt_reached(&self, halt: crate::cli::Halt) -> bool {
+    pub fn halt_reached(&self, halt: Halt) -> bool {
         let failed = self.failed_batches() + self.given_up_batches();
         match halt.fail {
-            crate::cli::HaltCount::Batches(n) => failed >= n,
-            crate::cli::HaltCount::Percent(p) => {
+            HaltCount::Batches(n) => failed >= n,
+            HaltCount::Percent(p) => {
                 let done = self.batches();
                 done >= 3 && failed * 100 >= p * done
             }

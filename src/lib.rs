@@ -19,10 +19,12 @@ macro_rules! eprintln {
 
 #[cfg(feature = "bash")]
 mod bash;
+pub mod batch;
 pub mod cli;
 pub mod engine;
 pub mod errors;
 pub mod exec;
+pub mod exit;
 pub mod journal;
 pub mod ledger;
 pub mod numa;
@@ -36,8 +38,11 @@ pub mod shard;
 pub mod spool;
 pub mod stats;
 pub mod stop;
+pub mod sys;
 
 use std::io::Write;
+
+pub use exit::ExitCode;
 
 /// Which standard descriptors were closed when the process started, before the Rust runtime
 /// reopened them on /dev/null (the binary finds out; see `src/main.rs`).
@@ -55,10 +60,10 @@ pub struct ClosedAtStart {
 pub fn main_with_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
     closed: ClosedAtStart,
-) -> i32 {
+) -> ExitCode {
     if closed.stdout {
         eprintln!("frun: standard output is closed: the output would be lost (use >/dev/null)");
-        return 1;
+        return ExitCode::Error;
     }
     match parse_args(args) {
         Ok(cfg) if closed.stdin && cfg.input == cli::InputSpec::Stdin => {
@@ -66,7 +71,7 @@ pub fn main_with_args(
                 "frun: standard input is closed: no records to read (use -a FILE, or </dev/null \
                  for no input)"
             );
-            2
+            ExitCode::Usage
         }
         Ok(cfg) => run_config(&cfg, None),
         Err(code) => code,
@@ -75,36 +80,41 @@ pub fn main_with_args(
 
 /// Parses the arguments. What needs no run (help, version, `frun merge`, a usage error) is done
 /// here and comes back as the exit status.
-pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<cli::Config, i32> {
+pub fn parse_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<cli::Config, ExitCode> {
     match cli::parse(args) {
         Ok(cli::Invocation::Run(cfg)) => Ok(*cfg),
         Ok(cli::Invocation::Merge(dir)) => Err(results::merge(&dir)),
         Ok(cli::Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
             Err(match out.write_all(&text).and_then(|()| out.flush()) {
-                Ok(()) => 0,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+                Ok(()) => ExitCode::Success,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::Success,
                 Err(e) => {
                     eprintln!("frun: {}", errors::os_message(&e));
-                    1
+                    ExitCode::Error
                 }
             })
         }
         Err(cli::UsageError(msg)) => {
             eprintln!("frun: {msg} (see frun --help)");
-            Err(2)
+            Err(ExitCode::Usage)
         }
     }
 }
 
 /// Plans and runs a parsed invocation; returns the exit status. `shell` is where worker shells
 /// come from when the command is a bash function (the bash front end).
-pub fn run_config(cfg: &cli::Config, shell: Option<std::sync::Arc<dyn exec::shell::Host>>) -> i32 {
+pub fn run_config(
+    cfg: &cli::Config,
+    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+) -> ExitCode {
     let plan = match plan::Plan::new(cfg) {
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
-            return 2;
+            return ExitCode::Usage;
         }
         Err(plan::PlanError::Command(e)) => {
             eprintln!("frun: {}", e.message());
@@ -113,21 +123,9 @@ pub fn run_config(cfg: &cli::Config, shell: Option<std::sync::Arc<dyn exec::shel
     };
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
-    // SAFETY: sigset manipulation on local storage; pthread_sigmask on the calling thread before
-    // any other thread exists.
-    let original = unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in engine::stop_signals(plan.preempt) {
-            libc::sigaddset(&mut set, s);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-        old
-    };
+    let original = sys::block_signals(&engine::stop_signals(plan.preempt));
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.
-    // SAFETY: restores the default disposition of one signal; no handler is installed.
-    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
+    sys::default_disposition(libc::SIGCHLD);
     engine::run(plan, original, shell)
 }

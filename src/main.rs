@@ -42,5 +42,5 @@ fn main() {
         stdout: bits & 2 != 0,
     };
     let code = frun::main_with_args(std::env::args_os(), closed);
-    std::process::exit(code);
+    std::process::exit(i32::from(code));
 }

@@ -12,8 +12,18 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::cli::OrderMode;
 use crate::journal::Journal;
+
+/// How batch output reaches stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderMode {
+    /// Each batch's output whole, in completion order.
+    Buffered,
+    /// Each batch's output whole, in input order.
+    Ordered,
+    /// Commands write straight to stdout.
+    Unbuffered,
+}
 
 /// One worker's capture file: children write their stdout here, batch after batch.
 pub struct Capture {

@@ -16,9 +16,11 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::cli::OrderMode;
+use crate::exit::ExitCode;
+
 use crate::errors::count;
 use crate::journal::{self, Checkpoint, InputId, Journal, merge_intervals};
+use crate::output::OrderMode;
 use crate::shard::Shard;
 
 const PREFIX: &str = "task-";
@@ -256,17 +258,17 @@ struct Piece {
 /// the run kept order (`-k`), else each task's batches whole, task after task. Returns the exit
 /// status: 0 when every record of the input is done, 1 when some are not (what is done is
 /// written), 2 when DIR cannot be merged.
-pub fn merge(dir: &Path) -> i32 {
+pub fn merge(dir: &Path) -> ExitCode {
     match merge_into(dir, 1) {
-        Ok(Merged::Complete) => 0,
-        Ok(Merged::ReaderGone) => 0,
+        Ok(Merged::Complete) => ExitCode::Success,
+        Ok(Merged::ReaderGone) => ExitCode::Success,
         Ok(Merged::Incomplete(msg)) => {
             eprintln!("frun merge: {msg}");
-            1
+            ExitCode::Error
         }
         Err(msg) => {
             eprintln!("frun merge: {msg}");
-            2
+            ExitCode::Usage
         }
     }
 }

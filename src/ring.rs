@@ -10,17 +10,8 @@ use std::io;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
-/// A batch as the ring carries it: a byte range of the spool holding `records` records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Batch {
-    /// Position of the batch in input order (0, 1, 2, …).
-    pub seq: u64,
-    /// First byte, as an input offset.
-    pub start: u64,
-    /// One past the last byte (after the last delimiter, or end of input).
-    pub end: u64,
-    pub records: u64,
-}
+use crate::batch::Batch;
+use crate::sys::{self, futex_wait, futex_wake_all};
 
 #[repr(C, align(64))]
 struct Slot {
@@ -92,29 +83,6 @@ unsafe impl Send for Ring {}
 unsafe impl Sync for Ring {}
 
 const SPIN: u32 = 64;
-
-/// Sleeps while `word` holds `expected` (or until woken); spurious returns are the caller's
-/// to re-check.
-pub(crate) fn futex_wait(word: &AtomicU32, expected: u32) {
-    // SAFETY: the address is a live, aligned u32 inside our mapping; FUTEX_WAIT only reads it.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT,
-            expected,
-            std::ptr::null::<libc::timespec>(),
-        );
-    }
-}
-
-/// Wakes every thread sleeping on `word`.
-pub(crate) fn futex_wake_all(word: &AtomicU32) {
-    // SAFETY: as in `futex_wait`; FUTEX_WAKE does not access memory.
-    unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
-    }
-}
 
 impl Ring {
     /// Maps a ring of `slots` slots (rounded up to a power of two) in shared memory.
@@ -351,11 +319,7 @@ impl Ring {
                 slot.turn.load(Ordering::Acquire) == full || h.closed.load(Ordering::Acquire) != 0;
             if !ready {
                 if h.hunger_armed.swap(0, Ordering::SeqCst) == 1 {
-                    let fd = h.hunger_fd.load(Ordering::Relaxed);
-                    let one: u64 = 1;
-                    // SAFETY: writes 8 bytes from a live u64 to the eventfd; errors are harmless
-                    // (the wake-up is advisory).
-                    unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+                    sys::signal_event_fd(h.hunger_fd.load(Ordering::Relaxed));
                 }
                 futex_wait(&h.published, seen);
             }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use crate::numa::Layout;
-use crate::ring::{Claim, Poll, Ring, futex_wait, futex_wake_all};
+use crate::ring::{Claim, Poll, Ring};
+use crate::sys::{self, futex_wait, futex_wake_all};
 
 const SPIN: u32 = 64;
 
@@ -178,11 +179,7 @@ impl Rings {
 
     fn hungry(&self) {
         if self.backlog() == 0 && self.hunger_armed.swap(0, Ordering::SeqCst) == 1 {
-            let fd = self.hunger_fd.load(Ordering::Relaxed);
-            let one: u64 = 1;
-            // SAFETY: writes 8 bytes from a live u64 to the eventfd; errors are harmless (the
-            // wake-up is advisory).
-            unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+            sys::signal_event_fd(self.hunger_fd.load(Ordering::Relaxed));
         }
     }
 
@@ -279,7 +276,7 @@ impl Rings {
             .any(|&(v, t)| self.may_steal(v, t))
     }
 
-    fn steal(&self, home: usize) -> Option<(crate::ring::Batch, bool)> {
+    fn steal(&self, home: usize) -> Option<(crate::batch::Batch, bool)> {
         for &(v, threshold) in &self.victims[home] {
             // Own work that arrived meanwhile comes first.
             if self.rings[home].backlog() > 0 {
@@ -311,7 +308,7 @@ impl Rings {
 
     /// Waits for ticket `t` of `ring` (taken, so this caller owns it): `None` when the ring
     /// ended below it.
-    fn wait_ticket(&self, ring: &Ring, t: u64) -> Option<crate::ring::Batch> {
+    fn wait_ticket(&self, ring: &Ring, t: u64) -> Option<crate::batch::Batch> {
         let mut spins = 0;
         loop {
             match ring.poll(t) {

@@ -9,6 +9,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
+use crate::batch::{ArgSpace, count_records};
 use crate::rings::Rings;
 use crate::shard::ShardMap;
 use crate::spool::{Fill, Ingest, Spool};
@@ -30,18 +31,6 @@ pub const HARD_MAX_RECORDS: u64 = 65_536;
 /// The hard maximum batch size in stdin mode, where ARG_MAX does not apply: records and bytes.
 pub const HARD_MAX_STDIN_RECORDS: u64 = 1 << 30;
 pub const HARD_MAX_STDIN_BYTES: u64 = 16 << 20;
-
-/// How much argument space a batch may use when its records become argv words.
-///
-/// A record of `len` bytes costs `per_byte * len + per_record` bytes of the `budget`; a record
-/// longer than `max_record_len` cannot be passed at all (the kernel's per-argument limit).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ArgSpace {
-    pub per_byte: u64,
-    pub per_record: u64,
-    pub budget: u64,
-    pub max_record_len: u64,
-}
 
 /// Batch sizes, as the plan resolved them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -855,22 +844,10 @@ impl Scanner<'_> {
                     last_input = Instant::now();
                 }
                 Fill::Woken(0) => {}
-                Fill::Woken(_) => drain_eventfd(self.hunger_fd),
+                Fill::Woken(_) => crate::sys::drain_event_fd(self.hunger_fd),
             }
         }
     }
-}
-
-/// Records in `bytes` (a final record may lack its delimiter).
-pub fn count_records(bytes: &[u8], delimiter: u8) -> u64 {
-    let n = bytecount::count(bytes, delimiter) as u64;
-    n + u64::from(bytes.last().is_some_and(|&b| b != delimiter))
-}
-
-fn drain_eventfd(fd: RawFd) {
-    let mut v: u64 = 0;
-    // SAFETY: reads 8 bytes into a live u64; the eventfd is non-blocking, errors are harmless.
-    unsafe { libc::read(fd, (&mut v as *mut u64).cast(), 8) };
 }
 
 #[cfg(test)]
@@ -913,7 +890,7 @@ mod tests {
         sizing: Sizing,
         limit: Option<u64>,
         space: Option<ArgSpace>,
-    ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
+    ) -> (Vec<crate::batch::Batch>, Vec<(u64, u64)>) {
         scan_as(input, sizing, limit, space, false, true, &[])
     }
 
@@ -926,7 +903,7 @@ mod tests {
         byte_guided: bool,
         count_records: bool,
         skip: &[(u64, u64)],
-    ) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
+    ) -> (Vec<crate::batch::Batch>, Vec<(u64, u64)>) {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(input).unwrap();
         f.seek(std::io::SeekFrom::Start(0)).unwrap();
@@ -954,7 +931,7 @@ mod tests {
     }
 
     /// Scans the input `f` gives (a file, or a pipe's read end).
-    fn scan_from(f: std::fs::File, how: &How) -> (Vec<crate::ring::Batch>, Vec<(u64, u64)>) {
+    fn scan_from(f: std::fs::File, how: &How) -> (Vec<crate::batch::Batch>, Vec<(u64, u64)>) {
         let (spool, mut ingest) = crate::spool::open(f).unwrap();
         let ring = Rings::new(std::sync::Arc::new(crate::numa::Layout::single(1)), 4).unwrap();
         let rec = Recorder {

@@ -1,9 +1,11 @@
 //! Why a run is stopping, decided once (the first reason wins), and an eventfd that becomes
 //! readable at that moment so blocked stages wake up. It does not kill or clean up anything.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::RawFd;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::sys::Event;
 
 /// The reason a run ended early.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,21 +32,15 @@ pub struct Stop {
     /// 0 = running; otherwise set once.
     state: AtomicU32,
     reason: Mutex<Option<StopReason>>,
-    fd: OwnedFd,
+    event: Event,
 }
 
 impl Stop {
     pub fn new() -> std::io::Result<Stop> {
-        // SAFETY: creates a fresh eventfd; checked below.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
         Ok(Stop {
             state: AtomicU32::new(0),
             reason: Mutex::new(None),
-            // SAFETY: fd is fresh and owned by nobody else.
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            event: Event::new()?,
         })
     }
 
@@ -58,9 +54,7 @@ impl Stop {
             return false;
         }
         *self.reason.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
-        let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a live u64 to our eventfd.
-        unsafe { libc::write(self.fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        self.event.signal();
         true
     }
 
@@ -82,6 +76,6 @@ impl Stop {
 
     /// Readable once a stop was requested.
     pub fn fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
+        self.event.raw()
     }
 }

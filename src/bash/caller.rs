@@ -11,9 +11,10 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 
 use super::{Kind, child_end, set_mask, socket_pair, wait_pid};
-use crate::engine::read_signal;
 use crate::exec::shell::{self, Host};
 use crate::exec::spawn::ChildEnd;
+use crate::sys::read_signal;
+use std::os::fd::AsFd;
 
 /// Requests from the engine to the user's shell: 8 bytes, `[kind, pid]`.
 const ASK_START: i32 = 1;
@@ -44,7 +45,7 @@ fn block_signals(forwarded: &[i32]) -> libc::sigset_t {
 }
 
 /// Forks the engine and serves it until it ends; returns frun's exit status.
-pub(super) fn run(cfg: &crate::cli::Config, kind: Option<Kind>) -> io::Result<i32> {
+pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::Result<i32> {
     let (mine, theirs) = socket_pair()?;
     // SAFETY: getpid has no memory effects.
     let shell_pid = unsafe { libc::getpid() };
@@ -100,7 +101,7 @@ pub(super) fn run(cfg: &crate::cli::Config, kind: Option<Kind>) -> io::Result<i3
     }
     // A stop signal meant for this shell reaches it now, once frun has ended: it does to the
     // shell what it would have done (ends a script, interrupts a prompt's command line).
-    while let Some(sig) = read_signal(signals.as_raw_fd()) {
+    while let Some(sig) = read_signal(signals.as_fd()) {
         caught = Some(sig);
     }
     drop(signals);
@@ -164,7 +165,7 @@ fn serve(
             }
             return Err(e);
         }
-        while let Some(sig) = read_signal(signals.as_raw_fd()) {
+        while let Some(sig) = read_signal(signals.as_fd()) {
             *caught = Some(sig);
             // SAFETY: signals our own unreaped child.
             unsafe { libc::kill(engine, sig) };
@@ -276,7 +277,7 @@ fn engine_signals() {
 }
 
 /// The engine process: runs the invocation and exits with its status.
-fn engine_main(cfg: &crate::cli::Config, ctl: OwnedFd, old_mask: &libc::sigset_t) -> ! {
+fn engine_main(cfg: &crate::plan::config::Config, ctl: OwnedFd, old_mask: &libc::sigset_t) -> ! {
     engine_signals();
     set_mask(old_mask);
     let host: Option<Arc<dyn Host>> = if cfg.shell_command {
@@ -287,7 +288,7 @@ fn engine_main(cfg: &crate::cli::Config, ctl: OwnedFd, old_mask: &libc::sigset_t
         drop(ctl);
         None
     };
-    let code = crate::run_config(cfg, host);
+    let code = i32::from(crate::run_config(cfg, host));
     // SAFETY: ends this process without running the shell's exit code.
     unsafe { libc::_exit(code) }
 }

@@ -76,7 +76,7 @@ pub(crate) unsafe extern "C" fn frun_builtin(list: *mut WordList) -> libc::c_int
 fn invoke(args: Vec<OsString>) -> libc::c_int {
     let mut cfg = match crate::parse_args(args) {
         Ok(cfg) => cfg,
-        Err(code) => return code,
+        Err(code) => return code.into(),
     };
     let kind = if cfg.external || cfg.dry_run {
         None

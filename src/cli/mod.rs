@@ -19,94 +19,12 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use flags::{FLAGS, Family, FlagDef};
 use units::{Range, parse_delimiter, parse_number, parse_range};
 
+pub use crate::ledger::{Halt, HaltCount};
 use crate::numa::MAX_NODES;
 pub use crate::numa::NodeSpec;
+pub use crate::output::OrderMode;
+pub use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec, ShardSpec};
 use crate::shard::Shard;
-
-/// How batch output reaches stdout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OrderMode {
-    /// Each batch's output whole, in completion order.
-    Buffered,
-    /// Each batch's output whole, in input order.
-    Ordered,
-    /// Commands write straight to stdout.
-    Unbuffered,
-}
-
-/// How records are grouped into batches, as asked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BatchSpec {
-    /// `-l INIT:MAX` (a single `N` is `N:N`).
-    Lines(Range),
-    /// `-L N`.
-    Exact(u64),
-    /// `-b N`: raw N-byte chunks.
-    Bytes(u64),
-    /// `--block N`: about N bytes, cut at record boundaries.
-    Block(u64),
-}
-
-/// Default chunk size of `-b` given without a number.
-pub const DEFAULT_BYTES: u64 = 1 << 20;
-
-/// Where records come from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InputSpec {
-    Stdin,
-    File(PathBuf),
-}
-
-/// Everything the user asked for, validated.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub workers: Range,
-    pub batch: BatchSpec,
-    pub order: OrderMode,
-    pub insert: bool,
-    pub insert_id: bool,
-    /// Batches go to the command's stdin (`-s`, implied by `-b`/`--block` unless `+s`).
-    pub stdin: bool,
-    pub limit: Option<u64>,
-    pub timeout: Option<Duration>,
-    pub delimiter: u8,
-    pub input: InputSpec,
-    pub unsafe_words: bool,
-    pub external: bool,
-    pub dry_run: bool,
-    pub stats: bool,
-    /// `--nodes`: NUMA placement.
-    pub nodes: NodeSpec,
-    /// A non-zero exit retries the batch (`-E`).
-    pub retry_failed: bool,
-    pub halt: Option<Halt>,
-    pub checkpoint_file: Option<PathBuf>,
-    pub resume: Option<PathBuf>,
-    /// `--shard`: this task's share of the input.
-    pub shard: ShardSpec,
-    /// `--results DIR`: where this task's output and journal go.
-    pub results: Option<PathBuf>,
-    /// The command and its fixed arguments; never empty (default `echo`).
-    pub command: Vec<OsString>,
-    /// The command is a function, builtin or alias of the calling bash, run in worker shells.
-    /// No flag sets this: the bash front end does, after looking the name up.
-    pub shell_command: bool,
-}
-
-/// `--halt`: stop once this many batches failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Halt {
-    /// End running commands at once (`now`) rather than letting them finish (`soon`).
-    pub now: bool,
-    pub fail: HaltCount,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HaltCount {
-    Batches(u64),
-    /// Percent of the finished batches (1 to 100).
-    Percent(u64),
-}
 
 /// Parses `fail=N`, `fail=N%`, `now,fail=N`, `soon,fail=N`.
 fn parse_halt(s: &str) -> Result<Halt, String> {
@@ -156,15 +74,6 @@ fn parse_nodes(s: &str) -> Result<NodeSpec, String> {
             "'{s}' is not auto, none, @N or a node list like 0,1 or 0-3"
         )),
     }
-}
-
-/// `--shard`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShardSpec {
-    /// Slurm's task inside an `srun` step, else none.
-    Auto,
-    None,
-    Given(Shard),
 }
 
 /// A flag's default from the environment variable `name` (unset or empty: None).

@@ -2,22 +2,7 @@
 //!
 //! Pure parsing: no knowledge of which flag a value belongs to or what its default is.
 
-/// One end of a range as the user wrote it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
-    /// Empty, `0` or `auto`: the flag's default.
-    Default,
-    /// `-1`: the flag's hard maximum.
-    HardMax,
-    Value(u64),
-}
-
-/// `INIT:MAX`, or a single value `N` meaning `N:N`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Range {
-    pub init: Bound,
-    pub max: Bound,
-}
+pub use crate::plan::config::{Bound, Range};
 
 /// Parses a non-negative number with an optional unit suffix: `k m g t p e` (powers of 1000,
 /// either case) or `Ki Mi Gi Ti Pi Ei` (powers of 1024). A fraction is allowed before a unit

@@ -4,23 +4,26 @@
 //! It owns the threads and the shared state; the stages themselves live in their own modules and
 //! only meet here. Threads: this one supervises, one scans, one per worker.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::cli::Halt;
+use crate::batch::ArgSpace;
 use crate::exec::argv::ArgvTemplate;
 use crate::exec::descendants;
+use crate::exit::ExitCode;
 use crate::journal::{InputId, Journal};
+use crate::ledger::Halt;
 use crate::ledger::{InputRelease, Ledger, RetryPolicy};
 use crate::output::Output;
 use crate::plan::{Backend, Plan};
 use crate::rings::Rings;
-use crate::scan::{ArgSpace, ScanEvents, ScanTotals, Scanner};
+use crate::scan::{ScanEvents, ScanTotals, Scanner};
 use crate::spool::{self, Spool};
 use crate::stats::Stats;
 use crate::stop::{Stop, StopReason};
+use crate::sys;
 
 mod worker;
 
@@ -106,7 +109,7 @@ pub struct Shared {
     scan_done: AtomicBool,
     scan_totals: Mutex<Option<std::io::Result<ScanTotals>>>,
     /// Written when a worker or the scanner finishes, to wake the supervisor.
-    done_fd: OwnedFd,
+    done: sys::Event,
     arg_max_record: u64,
 }
 
@@ -146,9 +149,7 @@ impl Shared {
     }
 
     fn notify_done(&self) {
-        let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a live u64 to our eventfd.
-        unsafe { libc::write(self.done_fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        self.done.signal();
     }
 
     /// Says once that the run goes on with fewer workers than asked, and why.
@@ -356,11 +357,6 @@ impl ScanEvents for Events<'_> {
     }
 }
 
-/// Reads a number from a `/proc/sys` file.
-fn sysctl(path: &str) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
 /// The most workers this system can run at once, and the limit that says so: each worker is a
 /// thread (with its child, a process or task), a few memory mappings (stack, guard pages, signal
 /// stack) and `fds_per_worker` descriptors. Past these, starting a thread fails, or the Rust
@@ -372,7 +368,7 @@ fn worker_ceiling(fds_per_worker: u64) -> (usize, String) {
             best = (n, why);
         }
     };
-    if let Some(maps) = sysctl("/proc/sys/vm/max_map_count") {
+    if let Some(maps) = sys::sysctl("/proc/sys/vm/max_map_count") {
         let used = std::fs::read("/proc/self/maps")
             .map_or(0, |m| m.iter().filter(|&&b| b == b'\n').count() as u64);
         limit(
@@ -380,81 +376,31 @@ fn worker_ceiling(fds_per_worker: u64) -> (usize, String) {
             format!("vm.max_map_count is {maps} (memory mappings per process)"),
         );
     }
-    if let Some(threads) = sysctl("/proc/sys/kernel/threads-max") {
+    if let Some(threads) = sys::sysctl("/proc/sys/kernel/threads-max") {
         limit(threads / 4, format!("kernel.threads-max is {threads}"));
     }
-    if let Some(pids) = sysctl("/proc/sys/kernel/pid_max") {
+    if let Some(pids) = sys::sysctl("/proc/sys/kernel/pid_max") {
         limit(pids / 4, format!("kernel.pid_max is {pids}"));
     }
-    // SAFETY: getrlimit fills a live struct; geteuid has no memory effects.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur != libc::RLIM_INFINITY {
-            let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
-            limit(
-                (r.rlim_cur as u64).saturating_sub(open + 32) / fds_per_worker,
-                format!("the open-file limit (ulimit -n) is {}", r.rlim_cur),
-            );
-        }
-        if libc::geteuid() != 0
-            && libc::getrlimit(libc::RLIMIT_NPROC, &mut r) == 0
-            && r.rlim_cur != libc::RLIM_INFINITY
-        {
-            limit(
-                (r.rlim_cur as u64) / 2,
-                format!("the process limit (ulimit -u) is {}", r.rlim_cur),
-            );
-        }
+    if let Some(files) = sys::open_file_limit() {
+        let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
+        limit(
+            files.saturating_sub(open + 32) / fds_per_worker,
+            format!("the open-file limit (ulimit -n) is {files}"),
+        );
+    }
+    if let Some(processes) = sys::process_limit() {
+        limit(
+            processes / 2,
+            format!("the process limit (ulimit -u) is {processes}"),
+        );
     }
     (best.0.clamp(1, usize::MAX as u64) as usize, best.1)
 }
 
-fn eventfd() -> std::io::Result<OwnedFd> {
-    // SAFETY: creates a fresh eventfd; checked below.
-    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd is fresh and owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-fn drain(fd: RawFd) {
-    let mut v: u64 = 0;
-    // SAFETY: reads 8 bytes into a live u64 from a non-blocking eventfd.
-    unsafe { libc::read(fd, (&mut v as *mut u64).cast(), 8) };
-}
-
 /// A signalfd for [`stop_signals`], which the caller has blocked in every thread.
 pub fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
-    // SAFETY: builds a sigset and a signalfd from it; result checked.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in stop_signals(preempt) {
-            libc::sigaddset(&mut set, s);
-        }
-        let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(OwnedFd::from_raw_fd(fd))
-    }
-}
-
-/// The next signal waiting on a (non-blocking) signalfd.
-pub fn read_signal(fd: RawFd) -> Option<i32> {
-    // SAFETY: zeroed signalfd_siginfo is valid storage; read fills at most its size.
-    unsafe {
-        let mut info: libc::signalfd_siginfo = std::mem::zeroed();
-        let n = libc::read(
-            fd,
-            (&mut info as *mut libc::signalfd_siginfo).cast(),
-            std::mem::size_of::<libc::signalfd_siginfo>(),
-        );
-        (n == std::mem::size_of::<libc::signalfd_siginfo>() as isize)
-            .then_some(info.ssi_signo as i32)
-    }
+    sys::signalfd(&stop_signals(preempt))
 }
 
 /// Runs the plan to the end; returns frun's exit status. `sigmask` is the mask children get;
@@ -463,12 +409,12 @@ pub fn run(
     plan: Plan,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
-) -> i32 {
+) -> ExitCode {
     match try_run(plan, sigmask, shell) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("frun: {}", crate::errors::os_message(&e));
-            1
+            ExitCode::Error
         }
     }
 }
@@ -477,7 +423,7 @@ fn try_run(
     plan: Plan,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
-) -> std::io::Result<i32> {
+) -> std::io::Result<ExitCode> {
     let started = Instant::now();
     descendants::adopt_orphans();
     let (spool, mut ingest) = spool::open(plan.input)?;
@@ -535,7 +481,7 @@ fn try_run(
         workers_live: AtomicUsize::new(0),
         scan_done: AtomicBool::new(false),
         scan_totals: Mutex::new(None),
-        done_fd: eventfd()?,
+        done: sys::Event::new()?,
         arg_max_record: arg_space.map_or(u64::MAX, |s| s.max_record_len),
     });
     let signals = stop_signalfd(plan.preempt)?;
@@ -555,7 +501,7 @@ fn try_run(
         None => plan.shard.map(|_| crate::journal::HEAD_BYTES as u64),
     };
     let shard = plan.shard;
-    let hunger = eventfd()?;
+    let hunger = sys::Event::new()?;
 
     if !plan.layout.is_single() {
         let shared = Arc::clone(&shared);
@@ -573,7 +519,7 @@ fn try_run(
     }
     {
         let shared = Arc::clone(&shared);
-        let hunger_fd = hunger.as_raw_fd();
+        let hunger_fd = hunger.raw();
         let (sizing, delimiter, limit, timeout, workers_max, byte_guided) = (
             plan.sizing,
             plan.delimiter,
@@ -624,7 +570,7 @@ fn try_run(
             })?;
     }
 
-    supervise(&shared, signals.as_raw_fd());
+    supervise(&shared, signals.as_fd());
     // Every command has ended; what they left running (adopted by frun) ends with the run.
     descendants::end_all(KILL_GRACE);
 
@@ -715,14 +661,14 @@ fn try_run(
     let code = match stop {
         Some(StopReason::ReaderGone) => {
             finish_checkpoint();
-            0
+            ExitCode::Success
         }
         Some(StopReason::Signal(n)) => {
             if let Some(s) = shared.ledger.summary() {
                 eprintln!("frun: {s}");
             }
             keep_checkpoint(&format!("signal {n}"));
-            128 + n
+            ExitCode::Signal(n)
         }
         Some(StopReason::Halt { .. }) => {
             if let Some(s) = shared.ledger.summary() {
@@ -730,17 +676,17 @@ fn try_run(
             }
             eprintln!("frun: stopped: --halt reached");
             keep_checkpoint("halt");
-            1
+            ExitCode::Error
         }
         Some(StopReason::Fatal(msg)) => {
             eprintln!("frun: {msg}");
             keep_checkpoint("fatal");
-            1
+            ExitCode::Error
         }
         Some(StopReason::Refused(msg)) => {
             eprintln!("frun: {msg}");
             // The checkpoint being resumed stays as it was (nothing was added).
-            2
+            ExitCode::Usage
         }
         Some(StopReason::CannotRun(why)) => {
             eprintln!("frun: {}", why.message());
@@ -762,7 +708,7 @@ fn try_run(
             if shared.ledger.batches() > 0 {
                 keep_checkpoint("setup failed");
             }
-            code
+            ExitCode::Passed(code)
         }
         None if scan_error.is_some() => {
             eprintln!(
@@ -770,7 +716,7 @@ fn try_run(
                 scan_error.unwrap_or_default()
             );
             keep_checkpoint("input error");
-            1
+            ExitCode::Error
         }
         None => match shared.ledger.summary() {
             Some(s) if shared.ledger.given_up_batches() > 0 => {
@@ -788,16 +734,16 @@ fn try_run(
                 } else {
                     keep_checkpoint("batches given up");
                 }
-                3
+                ExitCode::GivenUp
             }
             Some(s) => {
                 eprintln!("frun: {s}");
                 finish_checkpoint();
-                123
+                ExitCode::CommandFailed
             }
             None => {
                 finish_checkpoint();
-                0
+                ExitCode::Success
             }
         },
     };
@@ -856,17 +802,17 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
 }
 
 /// Waits for the end of the run, handling signals and a vanished stdout reader.
-fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
+fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     let out = shared.output.fd();
     let watch_stdout = crate::output::is_pipe_like(out);
     let mut fds = [
         libc::pollfd {
-            fd: signal_fd,
+            fd: signals.as_raw_fd(),
             events: libc::POLLIN,
             revents: 0,
         },
         libc::pollfd {
-            fd: shared.done_fd.as_raw_fd(),
+            fd: shared.done.raw(),
             events: libc::POLLIN,
             revents: 0,
         },
@@ -916,12 +862,12 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
             continue;
         }
         if fds[0].revents & libc::POLLIN != 0
-            && let Some(sig) = read_signal(signal_fd)
+            && let Some(sig) = sys::read_signal(signals)
         {
             shared.stop.request(StopReason::Signal(sig));
         }
         if fds[1].revents & libc::POLLIN != 0 {
-            drain(shared.done_fd.as_raw_fd());
+            shared.done.drain();
         }
         if fds[2].revents & libc::POLLERR != 0 {
             shared.stop.request(StopReason::ReaderGone);
@@ -937,10 +883,10 @@ fn supervise(shared: &Arc<Shared>, signal_fd: RawFd) {
         // SAFETY: polls a live array of pollfd.
         unsafe { libc::poll(p.as_mut_ptr(), 2, timeout) };
         sync_journal(&mut synced);
-        if p[0].revents & libc::POLLIN != 0 && read_signal(signal_fd).is_some() {
+        if p[0].revents & libc::POLLIN != 0 && sys::read_signal(signals).is_some() {
             break;
         }
-        drain(shared.done_fd.as_raw_fd());
+        shared.done.drain();
     }
     shared.kill_children(libc::SIGTERM);
     if !wait_workers(shared, Instant::now() + KILL_GRACE) {
@@ -960,12 +906,12 @@ fn wait_workers(shared: &Shared, deadline: Instant) -> bool {
             return false;
         }
         let mut p = libc::pollfd {
-            fd: shared.done_fd.as_raw_fd(),
+            fd: shared.done.raw(),
             events: libc::POLLIN,
             revents: 0,
         };
         // SAFETY: polls one live pollfd.
         unsafe { libc::poll(&mut p, 1, left.as_millis().clamp(1, 100) as i32) };
-        drain(shared.done_fd.as_raw_fd());
+        shared.done.drain();
     }
 }

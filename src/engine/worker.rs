@@ -9,6 +9,8 @@ use std::sync::atomic::Ordering;
 use crate::engine::Shared;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::batch::Batch;
+use crate::batch::count_records;
 use crate::exec::argv::{Argv, BatchId, SH, shell_quote, split_and_glob};
 use crate::exec::resolve::start_failure;
 use crate::exec::shell::{ShellWorker, StartError};
@@ -17,8 +19,7 @@ use crate::exec::stdin::{Feed, StdinSlot};
 use crate::ledger::{Outcome, Verdict};
 use crate::output::{Capture, DoneSet, EmitError, Piece, write_all};
 use crate::plan::Backend;
-use crate::ring::{Batch, Claim};
-use crate::scan::count_records;
+use crate::ring::Claim;
 use crate::stop::StopReason;
 
 /// How many times a start that failed for want of processes (EAGAIN) waits and tries again

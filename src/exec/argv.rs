@@ -8,7 +8,7 @@ use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::scan::ArgSpace;
+use crate::batch::ArgSpace;
 
 /// The kernel's limit on one argument string, including its NUL (MAX_ARG_STRLEN).
 pub const MAX_ARG_STRLEN: u64 = 32 * 4096;

@@ -7,6 +7,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::exit::ExitCode;
+
 /// Why a command cannot be run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResolveError {
@@ -17,10 +19,10 @@ pub enum ResolveError {
 }
 
 impl ResolveError {
-    pub fn status(&self) -> i32 {
+    pub fn status(&self) -> ExitCode {
         match self {
-            ResolveError::NotFound(_) => 127,
-            ResolveError::NotExecutable(_) => 126,
+            ResolveError::NotFound(_) => ExitCode::NotFound,
+            ResolveError::NotExecutable(_) => ExitCode::NotExecutable,
         }
     }
 
@@ -144,24 +146,33 @@ mod tests {
         let sh = resolve(OsStr::new("sh"), None).unwrap();
         assert!(sh.is_absolute() && sh.ends_with("sh"));
         assert_eq!(
-            resolve(OsStr::new("no-such-cmd-frun"), None)
-                .unwrap_err()
-                .status(),
+            i32::from(
+                resolve(OsStr::new("no-such-cmd-frun"), None)
+                    .unwrap_err()
+                    .status()
+            ),
             127
         );
         assert_eq!(
-            resolve(OsStr::new("/etc/passwd"), None)
-                .unwrap_err()
-                .status(),
+            i32::from(
+                resolve(OsStr::new("/etc/passwd"), None)
+                    .unwrap_err()
+                    .status()
+            ),
             126
         );
         assert_eq!(
-            resolve(OsStr::new("/nonexistent/x"), None)
-                .unwrap_err()
-                .status(),
+            i32::from(
+                resolve(OsStr::new("/nonexistent/x"), None)
+                    .unwrap_err()
+                    .status()
+            ),
             127
         );
-        assert_eq!(resolve(OsStr::new("/tmp"), None).unwrap_err().status(), 126);
+        assert_eq!(
+            i32::from(resolve(OsStr::new("/tmp"), None).unwrap_err().status()),
+            126
+        );
     }
 
     #[test]
@@ -179,7 +190,10 @@ mod tests {
             )
         );
         let eacces = std::io::Error::from_raw_os_error(libc::EACCES);
-        assert_eq!(start_failure("x", &script, &eacces).unwrap().status(), 126);
+        assert_eq!(
+            i32::from(start_failure("x", &script, &eacces).unwrap().status()),
+            126
+        );
         let gone = dir.path().join("gone");
         assert_eq!(
             start_failure("gone", &gone, &enoent).unwrap().message(),

@@ -65,7 +65,7 @@ pub fn allowed_cpus() -> Vec<usize> {
     let ok =
         unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if ok != 0 {
-        return (0..crate::plan::usable_cpus()).collect();
+        return (0..crate::sys::usable_cpus()).collect();
     }
     (0..libc::CPU_SETSIZE as usize)
         // SAFETY: CPU_ISSET reads the set within its bounds.

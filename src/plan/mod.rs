@@ -4,23 +4,25 @@
 //! Errors here are the user's (exit 2) or a missing command (126/127). Nothing is spawned and no
 //! thread is started.
 
+pub mod config;
+
 use std::ffi::OsString;
 use std::fs::File;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::units::{Bound, Range};
-use crate::cli::{BatchSpec, Config, Halt, InputSpec, OrderMode, ShardSpec};
+use crate::batch::ArgSpace;
 use crate::exec::argv::{ArgvTemplate, MAX_ARG_STRLEN};
 use crate::exec::resolve::{ResolveError, resolve};
 use crate::exec::spawn::environment_bytes;
 use crate::journal::{Checkpoint, Journal};
+use crate::ledger::Halt;
 use crate::ledger::RetryPolicy;
 use crate::numa::Layout;
-use crate::scan::{
-    ArgSpace, HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing,
-};
+use crate::output::OrderMode;
+use crate::scan::{HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing};
 use crate::shard::{Shard, ShardMap};
+use config::{BatchSpec, Bound, Config, InputSpec, Range, ShardSpec};
 
 /// How a batch is run.
 pub enum Backend {
@@ -89,11 +91,6 @@ pub enum PlanError {
     Usage(String),
     /// The command cannot be run (126/127).
     Command(ResolveError),
-}
-
-/// Usable CPUs: the affinity mask and the cgroup CPU quota (std accounts for both).
-pub fn usable_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn resolve_range(
@@ -200,7 +197,7 @@ const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
 
 impl Plan {
     pub fn new(cfg: &Config) -> Result<Plan, PlanError> {
-        let cpus = usable_cpus();
+        let cpus = crate::sys::usable_cpus();
         let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
         let chunked = matches!(cfg.batch, BatchSpec::Bytes(_) | BatchSpec::Block(_));
         if chunked && cfg.limit.is_some() {
