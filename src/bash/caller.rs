@@ -7,14 +7,22 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 
-use super::{Kind, child_end, set_mask, socket_pair, wait_pid};
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::prctl;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, kill, killpg, raise, sigprocmask};
+use nix::unistd::{ForkResult, Pid, fork, getpid, getppid};
+
+use super::{
+    Disposition, Kind, child_end, exit_now, has_handler, set_disposition, set_mask, socket_pair,
+    wait_pid,
+};
 use crate::exec::shell::{self, Host};
 use crate::exec::spawn::ChildEnd;
 use crate::sys::read_signal;
-use std::os::fd::AsFd;
 
 /// Requests from the engine to the user's shell: 8 bytes, `[kind, pid]`.
 const ASK_START: i32 = 1;
@@ -28,27 +36,33 @@ fn forwarded_signals() -> (bool, Vec<i32>) {
     (preempt, crate::engine::stop_signals(preempt))
 }
 
+/// `n` as a nix signal. The signal numbers here (the stop signals, and what their signalfd
+/// reads) are all standard ones, which nix names.
+fn nix_signal(n: i32) -> Option<Signal> {
+    Signal::try_from(n).ok()
+}
+
 /// Blocks SIGCHLD and `forwarded`; returns the mask before.
-fn block_signals(forwarded: &[i32]) -> libc::sigset_t {
-    // SAFETY: sigset manipulation on local storage; sigprocmask on this (only) thread.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGCHLD);
-        for &s in forwarded {
-            libc::sigaddset(&mut set, s);
-        }
-        libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
-        old
+fn block_signals(forwarded: &[i32]) -> SigSet {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCHLD);
+    for s in forwarded.iter().copied().filter_map(nix_signal) {
+        set.add(s);
     }
+    let mut old = SigSet::empty();
+    let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut old));
+    old
+}
+
+/// The stop signals the signalfd holds, read until it has none.
+fn pending(signals: &OwnedFd) -> impl Iterator<Item = Signal> {
+    std::iter::from_fn(|| read_signal(signals.as_fd())).filter_map(nix_signal)
 }
 
 /// Forks the engine and serves it until it ends; returns frun's exit status.
 pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::Result<i32> {
     let (mine, theirs) = socket_pair()?;
-    // SAFETY: getpid has no memory effects.
-    let shell_pid = unsafe { libc::getpid() };
+    let shell_pid = getpid();
     let (preempt, forwarded) = forwarded_signals();
     let old_mask = block_signals(&forwarded);
     let signals = match crate::engine::stop_signalfd(preempt) {
@@ -60,18 +74,19 @@ pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::
     };
     // SAFETY: fork in a single-threaded process (the shell); the child only runs our code and
     // ends with _exit.
-    let engine = unsafe { libc::fork() };
-    if engine < 0 {
-        let e = io::Error::last_os_error();
-        set_mask(&old_mask);
-        return Err(e);
-    }
-    if engine == 0 {
-        drop(mine);
-        drop(signals);
-        follow_parent(shell_pid);
-        engine_main(cfg, theirs, &old_mask);
-    }
+    let engine = match unsafe { fork() } {
+        Ok(ForkResult::Parent { child }) => child,
+        Ok(ForkResult::Child) => {
+            drop(mine);
+            drop(signals);
+            follow_parent(shell_pid);
+            engine_main(cfg, theirs, &old_mask);
+        }
+        Err(e) => {
+            set_mask(&old_mask);
+            return Err(e.into());
+        }
+    };
     drop(theirs);
     let mut caught = None;
     let mut live = Vec::new();
@@ -90,25 +105,23 @@ pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::
     drop(mine);
     let status = wait_pid(engine);
     for &pid in &live {
-        // SAFETY: kill on our own unreaped children (and the groups they lead).
-        unsafe {
-            libc::kill(-pid, libc::SIGTERM);
-            libc::kill(pid, libc::SIGTERM);
-        }
+        // Our own unreaped children, and the groups they lead.
+        let _ = killpg(pid, Signal::SIGTERM);
+        let _ = kill(pid, Signal::SIGTERM);
     }
     for &pid in &live {
         let _ = wait_pid(pid);
     }
     // A stop signal meant for this shell reaches it now, once frun has ended: it does to the
     // shell what it would have done (ends a script, interrupts a prompt's command line).
-    while let Some(sig) = read_signal(signals.as_fd()) {
+    if let Some(sig) = pending(&signals).last() {
         caught = Some(sig);
     }
     drop(signals);
     set_mask(&old_mask);
     if let Some(sig) = caught {
-        // SAFETY: raises a signal in this process; bash's own disposition handles it.
-        unsafe { libc::raise(sig) };
+        // Bash's own disposition handles it.
+        let _ = raise(sig);
     }
     Ok(match child_end(status?) {
         ChildEnd::Exited(c) => c,
@@ -119,14 +132,11 @@ pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::
 /// A child of the user's shell gets SIGTERM when that shell dies (`kill` of a background
 /// `frun`, a closed terminal), as a frun process would itself: the engine then stops as on any
 /// TERM, keeping its checkpoint, and worker shells end.
-fn follow_parent(parent: libc::pid_t) {
-    // SAFETY: prctl on this process; getppid has no memory effects.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-        // The shell may have died before the line above.
-        if libc::getppid() != parent {
-            libc::_exit(128 + libc::SIGTERM);
-        }
+fn follow_parent(parent: Pid) {
+    let _ = prctl::set_pdeathsig(Signal::SIGTERM);
+    // The shell may have died before the line above.
+    if getppid() != parent {
+        exit_now(128 + Signal::SIGTERM as i32);
     }
 }
 
@@ -137,40 +147,29 @@ fn follow_parent(parent: libc::pid_t) {
 fn serve(
     ctl: &OwnedFd,
     signals: &OwnedFd,
-    engine: libc::pid_t,
-    caught: &mut Option<i32>,
-    live: &mut Vec<libc::pid_t>,
+    engine: Pid,
+    caught: &mut Option<Signal>,
+    live: &mut Vec<Pid>,
     kind: Option<Kind>,
     name: &OsString,
-    old_mask: &libc::sigset_t,
+    old_mask: &SigSet,
 ) -> io::Result<()> {
     loop {
         let mut fds = [
-            libc::pollfd {
-                fd: ctl.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: signals.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
+            PollFd::new(ctl.as_fd(), PollFlags::POLLIN),
+            PollFd::new(signals.as_fd(), PollFlags::POLLIN),
         ];
-        // SAFETY: polls two descriptors we own.
-        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) => {}
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
         }
-        while let Some(sig) = read_signal(signals.as_fd()) {
+        for sig in pending(signals) {
             *caught = Some(sig);
-            // SAFETY: signals our own unreaped child.
-            unsafe { libc::kill(engine, sig) };
+            // Our own unreaped child.
+            let _ = kill(engine, sig);
         }
-        if fds[0].revents == 0 {
+        if fds[0].revents() == Some(PollFlags::empty()) {
             continue;
         }
         let mut ask = [0u8; 8];
@@ -187,22 +186,23 @@ fn serve(
                 };
                 let (engine_end, worker_end) = socket_pair()?;
                 // SAFETY: fork in the single-threaded shell; the child never returns.
-                let w = unsafe { libc::fork() };
-                if w == 0 {
+                let w = unsafe { fork() };
+                if let Ok(ForkResult::Child) = w {
                     drop(engine_end);
-                    // SAFETY: getppid has no memory effects.
-                    follow_parent(unsafe { libc::getppid() });
+                    follow_parent(getppid());
                     super::worker::worker_main(ctl.as_raw_fd(), worker_end, kind, name, old_mask);
                 }
                 drop(worker_end);
-                if w < 0 {
-                    (-1i32, None)
-                } else {
-                    live.push(w);
-                    (w, Some(engine_end))
+                match w {
+                    Ok(ForkResult::Parent { child }) => {
+                        live.push(child);
+                        (child.as_raw(), Some(engine_end))
+                    }
+                    _ => (-1i32, None),
                 }
             }
             ASK_REAP => {
+                let pid = Pid::from_raw(pid);
                 live.retain(|&p| p != pid);
                 (wait_pid(pid).unwrap_or(0), None)
             }
@@ -252,32 +252,29 @@ impl Host for ShellHost {
 
 /// Puts the dispositions the engine needs in place of the shell's handlers.
 fn engine_signals() {
-    // SAFETY: queries and sets dispositions of this (single-threaded) process; no handler of
-    // ours is installed.
-    unsafe {
-        for sig in 1..libc::SIGRTMIN() {
-            if sig == libc::SIGKILL || sig == libc::SIGSTOP {
-                continue;
-            }
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction != libc::SIG_DFL
-                && old.sa_sigaction != libc::SIG_IGN
-            {
-                libc::signal(sig, libc::SIG_DFL);
-            }
+    // Every signal below SIGRTMIN that a program may catch: nix names them all (glibc refuses
+    // `sigaction` on the two it keeps for itself, so they never had a handler to reset).
+    for sig in Signal::iterator() {
+        if sig == Signal::SIGKILL || sig == Signal::SIGSTOP {
+            continue;
         }
-        // An interactive shell ignores these; the engine reads them from a signalfd.
-        for sig in crate::engine::STOP_SIGNALS {
-            libc::signal(sig, libc::SIG_DFL);
+        if has_handler(sig) {
+            set_disposition(sig, Disposition::Default);
         }
-        // As the binary's runtime does: a vanished reader is EPIPE, not death.
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
+    // An interactive shell ignores these; the engine reads them from a signalfd.
+    for sig in crate::engine::STOP_SIGNALS
+        .into_iter()
+        .filter_map(nix_signal)
+    {
+        set_disposition(sig, Disposition::Default);
+    }
+    // As the binary's runtime does: a vanished reader is EPIPE, not death.
+    set_disposition(Signal::SIGPIPE, Disposition::Ignore);
 }
 
 /// The engine process: runs the invocation and exits with its status.
-fn engine_main(cfg: &crate::plan::config::Config, ctl: OwnedFd, old_mask: &libc::sigset_t) -> ! {
+fn engine_main(cfg: &crate::plan::config::Config, ctl: OwnedFd, old_mask: &SigSet) -> ! {
     engine_signals();
     set_mask(old_mask);
     let host: Option<Arc<dyn Host>> = if cfg.shell_command {
@@ -288,7 +285,5 @@ fn engine_main(cfg: &crate::plan::config::Config, ctl: OwnedFd, old_mask: &libc:
         drop(ctl);
         None
     };
-    let code = i32::from(crate::run_config(cfg, host));
-    // SAFETY: ends this process without running the shell's exit code.
-    unsafe { libc::_exit(code) }
+    exit_now(i32::from(crate::run_config(cfg, host)))
 }

@@ -21,8 +21,12 @@ mod worker;
 
 use std::ffi::{CStr, CString, OsString};
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::net::UnixStream;
+
+use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal, sigprocmask};
+use nix::unistd::Pid;
 
 use crate::exec::spawn::ChildEnd;
 use ffi::WordList;
@@ -33,14 +37,6 @@ enum Kind {
     Function,
     Builtin,
     Alias,
-}
-
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
 }
 
 /// The builtin's entry point (see `ffi::frun_struct`).
@@ -110,32 +106,28 @@ fn lookup(name: &[u8]) -> Option<Kind> {
     }
 }
 
-fn set_mask(mask: &libc::sigset_t) {
-    // SAFETY: sets this thread's mask from a valid set.
-    unsafe { libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut()) };
+/// Sets this thread's signal mask (the process has one thread wherever this runs).
+fn set_mask(mask: &SigSet) {
+    let _ = sigprocmask(SigmaskHow::SIG_SETMASK, Some(mask), None);
 }
 
+/// A connected pair of close-on-exec stream sockets.
 fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: socketpair fills two descriptors, owned right below.
-    cvt(unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    })?;
-    // SAFETY: both are fresh and owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    let (a, b) = UnixStream::pair()?;
+    Ok((a.into(), b.into()))
 }
 
-fn wait_pid(pid: libc::pid_t) -> io::Result<libc::c_int> {
+/// Waits for our own child `pid`, retrying on EINTR; returns its raw wait status.
+///
+/// Raw `waitpid` because nix's cannot report every end: its `Signal` has no real-time signals,
+/// so a child killed by one would come back as an error (after being reaped) instead of
+/// `ChildEnd::Signaled`.
+fn wait_pid(pid: Pid) -> io::Result<libc::c_int> {
     let mut status = 0;
     loop {
         // SAFETY: waits for our own child into a live int.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
+        let r = unsafe { libc::waitpid(pid.as_raw(), &mut status, 0) };
+        if r == pid.as_raw() {
             return Ok(status);
         }
         let e = io::Error::last_os_error();
@@ -150,5 +142,43 @@ fn child_end(status: libc::c_int) -> ChildEnd {
         ChildEnd::Signaled(libc::WTERMSIG(status))
     } else {
         ChildEnd::Exited(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Ends this process at once with `code`: no exit handlers, no stdio flush, none of the shell's
+/// exit code (no EXIT trap, no history file). Raw `_exit` because neither std nor nix has one
+/// (`std::process::exit` runs the exit handlers).
+fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit only ends the process.
+    unsafe { libc::_exit(code) }
+}
+
+/// The two dispositions the front end sets; neither is a handler.
+#[derive(Clone, Copy)]
+enum Disposition {
+    Default,
+    Ignore,
+}
+
+/// Sets what `sig` does to this process to `to`.
+fn set_disposition(sig: Signal, to: Disposition) {
+    let handler = match to {
+        Disposition::Default => SigHandler::SigDfl,
+        Disposition::Ignore => SigHandler::SigIgn,
+    };
+    // SAFETY: SIG_DFL and SIG_IGN run no code of ours; the previous handler it returns is
+    // dropped unused.
+    let _ = unsafe { signal::signal(sig, handler) };
+}
+
+/// Whether this process catches `sig` with a handler (neither SIG_DFL nor SIG_IGN). Raw
+/// `sigaction` because nix's always installs a new action, and this only reads one.
+fn has_handler(sig: Signal) -> bool {
+    // SAFETY: a zeroed sigaction is valid storage; a null new action only reads the old one.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig as libc::c_int, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction != libc::SIG_DFL
+            && old.sa_sigaction != libc::SIG_IGN
     }
 }

@@ -10,8 +10,12 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
+use nix::fcntl::{FcntlArg, fcntl};
+use nix::sys::signal::{SigSet, Signal};
+use nix::unistd::{Pid, close, dup2_stdin, dup2_stdout, setpgid};
+
 use super::ffi::{self, WordList};
-use super::{Kind, cvt, set_mask};
+use super::{Disposition, Kind, exit_now, set_disposition, set_mask};
 use crate::exec::shell::{self, HELLO_OWN_GROUP, HELLO_STDIN, HELLO_STDOUT, REQUEST_STDIN};
 
 /// The lowest descriptor a worker shell keeps its socket on, out of the way of the small
@@ -25,68 +29,75 @@ pub(super) fn worker_main(
     sock: OwnedFd,
     kind: Kind,
     name: &OsString,
-    old_mask: &libc::sigset_t,
+    old_mask: &SigSet,
 ) -> ! {
-    // SAFETY: closes the engine's control socket, which this copy inherited.
-    unsafe { libc::close(ctl) };
+    // The engine's control socket, which this copy inherited. Its owner is a frame of the
+    // shell's serving loop that this process never returns to.
+    let _ = close(ctl);
     let code = worker_loop(sock, kind, name, old_mask).unwrap_or(1);
-    // SAFETY: flushes the shell's stdio and ends this process without the shell's exit code
-    // (no EXIT trap, no history file).
-    unsafe {
-        ffi::frun_flush_stdio();
-        libc::_exit(code)
-    }
+    // SAFETY: flushes the shell's stdio before the process ends (without the shell's exit code).
+    unsafe { ffi::frun_flush_stdio() };
+    exit_now(code)
 }
 
 /// Makes this copy of the shell a worker: a subshell without job control whose traps are the
 /// defaults, where Ctrl-C and TERM end it.
-fn become_worker(old_mask: &libc::sigset_t) {
+fn become_worker(old_mask: &SigSet) {
     // SAFETY: bash's own routines for a forked subshell, on this process's copy of its state.
     unsafe {
         ffi::subshell_environment |= ffi::SUBSHELL_ASYNC;
         ffi::interactive = 0;
         ffi::without_job_control();
         ffi::reset_signal_handlers();
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGQUIT, libc::SIGHUP] {
-            libc::signal(sig, libc::SIG_DFL);
-        }
+    }
+    for sig in [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGQUIT,
+        Signal::SIGHUP,
+    ] {
+        set_disposition(sig, Disposition::Default);
     }
     set_mask(old_mask);
 }
 
-fn dup_onto(fd: &OwnedFd, target: RawFd) -> io::Result<()> {
-    // SAFETY: dup2 between descriptors this process owns.
-    cvt(unsafe { libc::dup2(fd.as_raw_fd(), target) }).map(drop)
+/// A close-on-exec copy of `sock` at or above [`SOCKET_FD_MIN`].
+fn high_copy(sock: &OwnedFd) -> io::Result<OwnedFd> {
+    let fd = fcntl(sock, FcntlArg::F_DUPFD_CLOEXEC(SOCKET_FD_MIN))?;
+    // SAFETY: fcntl just made `fd`; nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-fn worker_loop(
-    sock: OwnedFd,
-    kind: Kind,
-    name: &OsString,
-    old_mask: &libc::sigset_t,
-) -> io::Result<i32> {
-    // SAFETY: moves the socket to a high close-on-exec descriptor we own.
-    let sock = unsafe {
-        OwnedFd::from_raw_fd(cvt(libc::fcntl(
-            sock.as_raw_fd(),
-            libc::F_DUPFD_CLOEXEC,
-            SOCKET_FD_MIN,
-        ))?)
-    };
+fn worker_loop(sock: OwnedFd, kind: Kind, name: &OsString, old_mask: &SigSet) -> io::Result<i32> {
+    // The socket moves out of the way of scripts; the first descriptor stays open too, until
+    // the worker ends.
+    let sock = high_copy(&sock)?;
     become_worker(old_mask);
     let s = sock.as_raw_fd();
-    let Some((hello, fds)) = shell::recv_header(s, 2)? else {
+    let Some(idle_stdin) = start(s)? else {
         return Ok(0);
+    };
+    if let Some(status) = setup(s)? {
+        return Ok(status);
+    }
+    run_batches(s, kind, name, idle_stdin.as_ref())
+}
+
+/// Takes the engine's start-up message: the process group, fd 1 and fd 0 it gives this worker.
+/// Returns the idle stdin (what fd 0 is between batches, when the engine gave one), or `None`
+/// when the socket closed first.
+fn start(s: RawFd) -> io::Result<Option<Option<OwnedFd>>> {
+    let Some((hello, fds)) = shell::recv_header(s, 2)? else {
+        return Ok(None);
     };
     let mut fds = fds.into_iter();
     if hello.flags & HELLO_OWN_GROUP != 0 {
-        // SAFETY: makes this process a group leader; no memory effects.
-        unsafe { libc::setpgid(0, 0) };
+        let _ = setpgid(Pid::from_raw(0), Pid::from_raw(0));
     }
     if hello.flags & HELLO_STDOUT != 0
         && let Some(fd) = fds.next()
     {
-        dup_onto(&fd, 1)?;
+        dup2_stdout(&fd)?;
     }
     let idle_stdin = if hello.flags & HELLO_STDIN != 0 {
         fds.next()
@@ -94,19 +105,34 @@ fn worker_loop(
         None
     };
     if let Some(fd) = &idle_stdin {
-        dup_onto(fd, 0)?;
+        dup2_stdin(fd)?;
     }
+    Ok(Some(idle_stdin))
+}
 
+/// Runs the setup code, if any, and tells the engine how it went. Returns the status the
+/// worker ends with when the setup failed.
+fn setup(s: RawFd) -> io::Result<Option<i32>> {
     if let Some(mut code) = setup_code() {
         let (jumped, status) = call_string(&mut code);
         if jumped || status != 0 {
             let status = if status == 0 { 1 } else { status };
             shell::write_all(s, &status.to_ne_bytes())?;
-            return Ok(status);
+            return Ok(Some(status));
         }
     }
     shell::write_all(s, &0i32.to_ne_bytes())?;
+    Ok(None)
+}
 
+/// Runs batch after batch until the socket closes (status 0) or the shell code jumps to its
+/// top level (that batch's status).
+fn run_batches(
+    s: RawFd,
+    kind: Kind,
+    name: &OsString,
+    idle_stdin: Option<&OwnedFd>,
+) -> io::Result<i32> {
     let cname = CString::new(name.as_bytes()).map_err(io::Error::other)?;
     let mut body = Vec::new();
     let mut words = ffi::Words::default();
@@ -125,73 +151,87 @@ fn worker_loop(
             None
         };
         if let Some(fd) = &stdin {
-            dup_onto(fd, 0)?;
+            dup2_stdin(fd)?;
         }
         drop(stdin);
         let (jumped, status) = match kind {
-            Kind::Function => {
-                // SAFETY: looks the function up in this shell (it may have been redefined).
-                let var = unsafe { ffi::find_function(cname.as_ptr()) };
-                if var.is_null() {
-                    eprintln!("frun: {}: the function is gone", name.to_string_lossy());
-                    (false, 127)
-                } else {
-                    let list = words.list(&mut body, 0);
-                    // SAFETY: var is a live function; list points into `body` and `words`,
-                    // which outlive the call.
-                    call(ffi::FRUN_FUNCTION, var, list, std::ptr::null_mut())
-                }
-            }
-            Kind::Builtin => {
-                // SAFETY: the builtin's entry point in this shell.
-                match unsafe { ffi::find_shell_builtin(cname.as_ptr().cast_mut()) } {
-                    Some(f) => {
-                        let list = words.list(&mut body, 1);
-                        // SAFETY: as above; the builtin gets its arguments without its name.
-                        call(
-                            ffi::FRUN_BUILTIN,
-                            f as *mut libc::c_void,
-                            list,
-                            std::ptr::null_mut(),
-                        )
-                    }
-                    None => (false, 127),
-                }
-            }
-            Kind::Alias => {
-                text.clear();
-                for (i, w) in body.split(|&b| b == 0).take(req.words as usize).enumerate() {
-                    if i == 0 {
-                        text.extend_from_slice(w);
-                    } else {
-                        text.push(b' ');
-                        crate::exec::argv::shell_quote(w, &mut text);
-                    }
-                }
-                text.push(0);
-                // SAFETY: aliases expand in this copy while the command line is parsed.
-                unsafe { ffi::expand_aliases = 1 };
-                call_string(&mut text)
-            }
+            Kind::Function => call_function(&cname, name, &mut body, &mut words),
+            Kind::Builtin => call_builtin(&cname, &mut body, &mut words),
+            Kind::Alias => call_alias(&body, req.words as usize, &mut text),
         };
         // SAFETY: flushes the shell's stdio into the capture before the engine reads it.
         unsafe { ffi::frun_flush_stdio() };
-        if stdin_reset(&idle_stdin, req.flags).is_err() || jumped {
+        if stdin_reset(idle_stdin, req.flags).is_err() || jumped {
             return Ok(status);
         }
         shell::write_all(s, &status.to_ne_bytes())?;
     }
 }
 
+/// Calls the function `cname` with the batch's words as its arguments.
+fn call_function(
+    cname: &CStr,
+    name: &OsString,
+    body: &mut [u8],
+    words: &mut ffi::Words,
+) -> (bool, i32) {
+    // SAFETY: looks the function up in this shell (it may have been redefined).
+    let var = unsafe { ffi::find_function(cname.as_ptr()) };
+    if var.is_null() {
+        eprintln!("frun: {}: the function is gone", name.to_string_lossy());
+        return (false, 127);
+    }
+    let list = words.list(body, 0);
+    // SAFETY: var is a live function; list points into `body` and `words`, which outlive the
+    // call.
+    call(ffi::FRUN_FUNCTION, var, list, std::ptr::null_mut())
+}
+
+/// Calls the builtin `cname`; the batch's first word is its name.
+fn call_builtin(cname: &CStr, body: &mut [u8], words: &mut ffi::Words) -> (bool, i32) {
+    // SAFETY: the builtin's entry point in this shell.
+    match unsafe { ffi::find_shell_builtin(cname.as_ptr().cast_mut()) } {
+        Some(f) => {
+            let list = words.list(body, 1);
+            // SAFETY: as above; the builtin gets its arguments without its name.
+            call(
+                ffi::FRUN_BUILTIN,
+                f as *mut libc::c_void,
+                list,
+                std::ptr::null_mut(),
+            )
+        }
+        None => (false, 127),
+    }
+}
+
+/// Runs the alias as a command line: its name, then the batch's first `count` words after it,
+/// each quoted. `text` is reused storage for the line.
+fn call_alias(body: &[u8], count: usize, text: &mut Vec<u8>) -> (bool, i32) {
+    text.clear();
+    for (i, w) in body.split(|&b| b == 0).take(count).enumerate() {
+        if i == 0 {
+            text.extend_from_slice(w);
+        } else {
+            text.push(b' ');
+            crate::exec::argv::shell_quote(w, text);
+        }
+    }
+    text.push(0);
+    // SAFETY: aliases expand in this copy while the command line is parsed.
+    unsafe { ffi::expand_aliases = 1 };
+    call_string(text)
+}
+
 /// Puts the idle stdin back after a batch that had its own.
-fn stdin_reset(idle: &Option<OwnedFd>, flags: u32) -> io::Result<()> {
+fn stdin_reset(idle: Option<&OwnedFd>, flags: u32) -> io::Result<()> {
     if flags & REQUEST_STDIN == 0 {
         return Ok(());
     }
     match idle {
-        Some(fd) => dup_onto(fd, 0),
-        // SAFETY: closes fd 0 (the batch's pipe), so the feeder sees EPIPE.
-        None => cvt(unsafe { libc::close(0) }).map(drop),
+        Some(fd) => Ok(dup2_stdin(fd)?),
+        // Closes fd 0 (the batch's pipe), so the feeder sees EPIPE.
+        None => Ok(close(libc::STDIN_FILENO)?),
     }
 }
 
