@@ -6,9 +6,13 @@ of the top-level module `a`; `super::` paths are resolved against the file's own
 graph printed is between top-level modules (a folder and its files are one module); inside
 each folder the graph between its files is checked too.
 
+Also lists every function longer than MAX_FN_LINES lines (from its `fn` line to its closing
+brace, comments included).
+
 Fails (exit 1) when:
   - there is a circle between top-level modules, or between the files of one folder;
-  - a module imports one of a higher layer (LAYERS below), e.g. a stage importing `cli`.
+  - a module imports one of a higher layer (LAYERS below), e.g. a stage importing `cli`;
+  - a function is longer than MAX_FN_LINES.
 """
 
 import re
@@ -30,6 +34,25 @@ LAYERS = [
 ]
 
 
+MAX_FN_LINES = 120
+
+
+def long_functions(text: str) -> list[tuple[int, str, int]]:
+    """(line, name, length) of each function over MAX_FN_LINES lines."""
+    code = strip_comments(text)
+    out = []
+    for m in re.finditer(r"\bfn\s+(\w+)[^;{]*\{", code):
+        depth, i = 1, m.end()
+        while depth and i < len(code):
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            i += 1
+        first = code.count("\n", 0, m.start()) + 1
+        last = code.count("\n", 0, i) + 1
+        if last - first + 1 > MAX_FN_LINES:
+            out.append((first, m.group(1), last - first + 1))
+    return out
+
+
 def module_of(path: Path, src: Path) -> list[str]:
     """The module path of a source file: src/a/b.rs -> [a, b]; src/a/mod.rs -> [a]."""
     rel = path.relative_to(src).with_suffix("")
@@ -46,8 +69,11 @@ def module_of(path: Path, src: Path) -> list[str]:
 def strip_comments(text: str) -> str:
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
-    # String literals may hold `crate::` in messages; drop their contents.
-    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    # String literals may hold `crate::` or braces; drop their contents (raw strings first), and
+    # braces in char literals.
+    text = re.sub(r'\br(#*)".*?"\1', '""', text, flags=re.S)
+    text = re.sub(r'"(?:\\[\s\S]|[^"\\])*"', '""', text)
+    return re.sub(r"'[{}]'", "' '", text)
 
 
 def expand_use(tree: str) -> list[str]:
@@ -199,6 +225,10 @@ def main() -> int:
         cycle = find_cycle(g)
         if cycle:
             errors.append(f"import circle inside {folder}/: " + " -> ".join(cycle))
+
+    for f in files:
+        for line, name, n in long_functions(f.read_text()):
+            errors.append(f"{f}:{line}: fn {name} is {n} lines (at most {MAX_FN_LINES})")
 
     for e in errors:
         print(f"layers: {e}", file=sys.stderr)

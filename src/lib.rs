@@ -110,7 +110,9 @@ pub fn run_config(
     cfg: &cli::Config,
     shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
 ) -> ExitCode {
-    let plan = match plan::Plan::new(cfg) {
+    // SAFETY: no other thread exists: the binary plans before starting any, and the bash front
+    // end plans in its forked, single-threaded engine process.
+    let settings = match unsafe { plan::plan(cfg) } {
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
@@ -123,9 +125,9 @@ pub fn run_config(
     };
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
-    let original = sys::block_signals(&engine::stop_signals(plan.preempt));
+    let original = sys::block_signals(&engine::stop_signals(settings.preempt));
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.
     sys::default_disposition(libc::SIGCHLD);
-    engine::run(plan, original, shell)
+    engine::run(settings, original, shell)
 }

@@ -45,6 +45,32 @@ pub enum Sizing {
     Block(u64),
 }
 
+/// What the plan decides for the scanner, once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub delimiter: u8,
+    pub sizing: Sizing,
+    pub limit: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub arg_space: Option<ArgSpace>,
+    /// Batches are measured in bytes (stdin mode): an input whose size is known is shared out
+    /// by bytes from its first batch on, instead of growing from one record.
+    pub byte_guided: bool,
+    /// Records must be counted. Without, a byte-guided batch of a known input is cut with one
+    /// backward search at its byte budget: the bytes in between are never read (its `records`
+    /// is then 0, "not counted").
+    pub count_records: bool,
+    /// This task's share of the input when the run is split over several (the rest is skipped).
+    pub shard: Option<ShardMap>,
+    /// The input's head is checked before anything else (resuming, or sharded: skipping may
+    /// free the head before a batch is published), once this many bytes (or the whole input)
+    /// are in.
+    pub head_first: Option<u64>,
+    /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
+    /// is not NUL): each batch is searched for one, once per batch, until one is reported.
+    pub warn_nul: bool,
+}
+
 /// What the scanner tells the rest of the engine while it runs.
 pub trait ScanEvents {
     /// Called after each publish (the engine may add a worker).

@@ -9,15 +9,11 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::batch::ArgSpace;
-use crate::exec::argv::ArgvTemplate;
 use crate::exec::descendants;
 use crate::exit::ExitCode;
 use crate::journal::{InputId, Journal};
-use crate::ledger::Halt;
-use crate::ledger::{InputRelease, Ledger, RetryPolicy};
+use crate::ledger::{InputRelease, Ledger};
 use crate::output::Output;
-use crate::plan::{Backend, Plan};
 use crate::rings::Rings;
 use crate::scan::{ScanEvents, ScanTotals, Scanner};
 use crate::spool::{self, Spool};
@@ -25,7 +21,12 @@ use crate::stats::Stats;
 use crate::stop::{Stop, StopReason};
 use crate::sys;
 
+mod ending;
+mod settings;
 mod worker;
+
+use ending::Checkpointing;
+pub use settings::{Backend, Input, Settings, Work, Workers};
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;
@@ -61,16 +62,10 @@ pub struct Shared {
     /// Which batches no longer need their input (the spool frees behind them).
     pub input_release: InputRelease,
     pub stop: Stop,
-    pub template: ArgvTemplate,
-    pub backend: Backend,
-    /// Batches go to stdin, so their records are not arguments.
-    pub records_on_stdin: bool,
-    pub retry: RetryPolicy,
-    pub halt: Option<Halt>,
+    /// What every worker does with a batch.
+    pub work: Work,
     /// `--stats`: workers time their batches (per-node busy share).
     pub stats: bool,
-    /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
-    pub splittable: bool,
     pub delimiter: u8,
     /// The input as messages name it.
     input_name: String,
@@ -119,6 +114,71 @@ unsafe impl Sync for Shared {}
 unsafe impl Send for Shared {}
 
 impl Shared {
+    /// The state of a run about to start (no thread runs yet).
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        spool: Spool,
+        input_name: String,
+        children_keep_stdin: bool,
+        scan: &crate::scan::Settings,
+        work: Work,
+        workers: &Workers,
+        ceiling: (usize, String),
+        order: crate::output::OrderMode,
+        checkpoint: crate::journal::Prepared,
+        results: Option<&crate::results::Destination>,
+        stats: bool,
+        sigmask: libc::sigset_t,
+        shell: Option<Arc<dyn crate::exec::shell::Host>>,
+    ) -> std::io::Result<Shared> {
+        let devnull = if children_keep_stdin {
+            None
+        } else {
+            Some(OwnedFd::from(
+                std::fs::OpenOptions::new().read(true).open("/dev/null")?,
+            ))
+        };
+        Ok(Shared {
+            spool,
+            rings: Rings::new(workers.layout.clone(), RING_SLOTS)?,
+            output: Output::new(
+                order,
+                results.map_or(1, |r| r.out.as_raw_fd()),
+                checkpoint.journal.clone(),
+                checkpoint.stdout_base,
+            ),
+            ledger: Ledger::default(),
+            input_release: InputRelease::new(RING_SLOTS * 64),
+            stop: Stop::new()?,
+            work,
+            stats,
+            delimiter: scan.delimiter,
+            input_name,
+            journal: checkpoint.journal,
+            resume_input: checkpoint.resume.as_ref().and_then(|cp| cp.input.clone()),
+            resumed_from: results.map(|r| r.dir.display().to_string()),
+            restore: Mutex::new(checkpoint.restore),
+            children: (0..workers.max).map(|_| AtomicI32::new(0)).collect(),
+            sigmask,
+            children_own_group: !(children_keep_stdin
+                && std::io::IsTerminal::is_terminal(&std::io::stdin())),
+            script_via_sh: AtomicBool::new(false),
+            shell,
+            devnull,
+            workers_init: workers.init,
+            workers_max: workers.max,
+            workers_cap: AtomicUsize::new(workers.max.min(ceiling.0)),
+            workers_limit: (ceiling.0 < workers.max).then_some(ceiling.1),
+            workers_noted: AtomicBool::new(false),
+            workers_started: AtomicUsize::new(0),
+            workers_live: AtomicUsize::new(0),
+            scan_done: AtomicBool::new(false),
+            scan_totals: Mutex::new(None),
+            done: sys::Event::new()?,
+            arg_max_record: scan.arg_space.map_or(u64::MAX, |s| s.max_record_len),
+        })
+    }
+
     /// The fd children get as stdin (None: they keep frun's).
     pub fn child_stdin(&self) -> Option<RawFd> {
         self.devnull.as_ref().map(|f| f.as_raw_fd())
@@ -403,14 +463,14 @@ pub fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
     sys::signalfd(&stop_signals(preempt))
 }
 
-/// Runs the plan to the end; returns frun's exit status. `sigmask` is the mask children get;
-/// `shell` is where worker shells come from when batches run as bash functions.
+/// Runs the planned run to the end; returns frun's exit status. `sigmask` is the mask children
+/// get; `shell` is where worker shells come from when batches run as bash functions.
 pub fn run(
-    plan: Plan,
+    settings: Settings,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
 ) -> ExitCode {
-    match try_run(plan, sigmask, shell) {
+    match try_run(settings, sigmask, shell) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("frun: {}", crate::errors::os_message(&e));
@@ -419,91 +479,71 @@ pub fn run(
     }
 }
 
+/// What outlives the wiring of a run: the settings its end reads.
+struct Ending {
+    started: Instant,
+    stats: bool,
+    workers_max: usize,
+    usable_cpus: usize,
+    journal_missing: Option<String>,
+    results: Option<crate::results::Destination>,
+}
+
 fn try_run(
-    plan: Plan,
+    settings: Settings,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
 ) -> std::io::Result<ExitCode> {
     let started = Instant::now();
     descendants::adopt_orphans();
-    let (spool, mut ingest) = spool::open(plan.input)?;
-    let devnull = if plan.children_keep_stdin {
-        None
-    } else {
-        Some(OwnedFd::from(
-            std::fs::OpenOptions::new().read(true).open("/dev/null")?,
-        ))
-    };
-    let arg_space: Option<ArgSpace> = plan.arg_space;
-    let ceiling = worker_ceiling(match (&shell, plan.records_on_stdin) {
+    let Settings {
+        input,
+        scan,
+        work,
+        workers,
+        order,
+        checkpoint,
+        results,
+        stats,
+        preempt,
+    } = settings;
+    let (spool, mut ingest) = spool::open(input.file)?;
+    let ceiling = worker_ceiling(match (&shell, work.records_on_stdin) {
         (Some(_), _) => 4,
         (None, true) => 5,
         (None, false) => 1,
     });
-    let shared = Arc::new(Shared {
-        spool,
-        rings: Rings::new(plan.layout.clone(), RING_SLOTS)?,
-        output: Output::new(
-            plan.order,
-            plan.results.as_ref().map_or(1, |r| r.out.as_raw_fd()),
-            plan.journal.clone(),
-            plan.stdout_base,
-        ),
-        ledger: Ledger::default(),
-        input_release: InputRelease::new(RING_SLOTS * 64),
-        stop: Stop::new()?,
-        template: plan.template,
-        backend: plan.backend,
-        records_on_stdin: plan.records_on_stdin,
-        retry: plan.retry,
-        halt: plan.halt,
-        stats: plan.stats,
-        splittable: matches!(plan.sizing, crate::scan::Sizing::Adaptive { .. }),
-        delimiter: plan.delimiter,
-        input_name: plan.input_name,
-        journal: plan.journal.clone(),
-        resume_input: plan.resume.as_ref().and_then(|cp| cp.input.clone()),
-        resumed_from: plan.results.as_ref().map(|r| r.dir.display().to_string()),
-        restore: Mutex::new(plan.restore),
-        children: (0..plan.workers_max).map(|_| AtomicI32::new(0)).collect(),
-        sigmask,
-        // SAFETY: isatty has no memory effects.
-        children_own_group: !(plan.children_keep_stdin && unsafe { libc::isatty(0) } == 1),
-        script_via_sh: AtomicBool::new(false),
-        shell,
-        devnull,
-        workers_init: plan.workers_init,
-        workers_max: plan.workers_max,
-        workers_cap: AtomicUsize::new(plan.workers_max.min(ceiling.0)),
-        workers_limit: (ceiling.0 < plan.workers_max).then_some(ceiling.1),
-        workers_noted: AtomicBool::new(false),
-        workers_started: AtomicUsize::new(0),
-        workers_live: AtomicUsize::new(0),
-        scan_done: AtomicBool::new(false),
-        scan_totals: Mutex::new(None),
-        done: sys::Event::new()?,
-        arg_max_record: arg_space.map_or(u64::MAX, |s| s.max_record_len),
-    });
-    let signals = stop_signalfd(plan.preempt)?;
-    let skip: Vec<(u64, u64)> = plan
+    let skip: Vec<(u64, u64)> = checkpoint
         .resume
         .as_ref()
         .map(|cp| cp.intervals.clone())
         .unwrap_or_default();
-    // Resuming, the input is checked (and stdout restored) before anything else; a task of a
-    // sharded run records its input first too (skipping other tasks' chunks may free the head).
-    let head_first = match &plan.resume {
-        Some(cp) => Some(
-            cp.input
-                .as_ref()
-                .map_or(crate::journal::HEAD_BYTES as u64, |i| i.head_len),
-        ),
-        None => plan.shard.map(|_| crate::journal::HEAD_BYTES as u64),
+    let ending = Ending {
+        started,
+        stats,
+        workers_max: workers.max,
+        usable_cpus: workers.usable_cpus,
+        journal_missing: checkpoint.missing.clone(),
+        results: None,
     };
-    let shard = plan.shard;
-    let hunger = sys::Event::new()?;
-
-    if !plan.layout.is_single() {
+    let shared = Arc::new(Shared::new(
+        spool,
+        input.name,
+        input.children_keep_stdin,
+        &scan,
+        work,
+        &workers,
+        ceiling.clone(),
+        order,
+        checkpoint,
+        results.as_ref(),
+        stats,
+        sigmask,
+        shell,
+    )?);
+    let ending = Ending { results, ..ending };
+    let signals = stop_signalfd(preempt)?;
+    if !workers.layout.is_single() {
         let shared = Arc::clone(&shared);
         ingest.set_binder(Box::new(move |base, from, to| {
             shared
@@ -514,66 +554,76 @@ fn try_run(
     }
     // The first worker (one per node) starts now; the others as batches wait for them, so a
     // large -j over little input starts no more workers than it has batches.
-    for _ in 0..plan.workers_init.min(plan.layout.nodes.len().max(1)) {
+    for _ in 0..workers.init.min(workers.layout.nodes.len().max(1)) {
         shared.add_worker();
     }
-    {
-        let shared = Arc::clone(&shared);
-        let hunger_fd = hunger.raw();
-        let (sizing, delimiter, limit, timeout, workers_max, byte_guided) = (
-            plan.sizing,
-            plan.delimiter,
-            plan.limit,
-            plan.timeout,
-            plan.workers_max,
-            plan.records_on_stdin,
-        );
-        let count_records = plan.count_records;
-        // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
-        let warn_nul = !plan.records_on_stdin
-            && (plan.delimiter != 0 || matches!(plan.sizing, crate::scan::Sizing::Bytes(_)));
-        std::thread::Builder::new()
-            .name("frun-scan".into())
-            .spawn(move || {
-                let scanner = Scanner {
-                    spool: &shared.spool,
-                    ring: &shared.rings,
-                    delimiter,
-                    sizing,
-                    limit,
-                    timeout,
-                    arg_space,
-                    stop_fd: shared.stop.fd(),
-                    hunger_fd,
-                    workers: workers_max.min(ceiling.0) as u64,
-                    byte_guided,
-                    count_records,
-                    skip: &skip,
-                    shard,
-                    head_first,
-                    warn_nul,
-                };
-                let events = Events { shared: &shared };
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    scanner.run(&mut ingest, &events)
-                }))
-                .unwrap_or_else(|_| {
-                    shared.rings.abort();
-                    Err(std::io::Error::other("the scanner failed (a bug)"))
-                });
-                drop(ingest);
-                *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                shared.scan_done.store(true, Ordering::Release);
-                shared.notify_done();
-                // Keep the hunger eventfd alive as long as the scanner could be woken by it.
-                drop(hunger);
-            })?;
-    }
+    start_scanner(
+        &shared,
+        ingest,
+        scan,
+        skip,
+        workers.max.min(ceiling.0) as u64,
+    )?;
 
     supervise(&shared, signals.as_fd());
     // Every command has ended; what they left running (adopted by frun) ends with the run.
     descendants::end_all(KILL_GRACE);
+    Ok(end(&shared, &ending, scan.shard))
+}
 
+/// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run
+/// stops, then records its totals and wakes the supervisor.
+fn start_scanner(
+    shared: &Arc<Shared>,
+    mut ingest: spool::Ingest,
+    scan: crate::scan::Settings,
+    skip: Vec<(u64, u64)>,
+    workers: u64,
+) -> std::io::Result<()> {
+    let shared = Arc::clone(shared);
+    let hunger = sys::Event::new()?;
+    std::thread::Builder::new()
+        .name("frun-scan".into())
+        .spawn(move || {
+            let scanner = Scanner {
+                spool: &shared.spool,
+                ring: &shared.rings,
+                delimiter: scan.delimiter,
+                sizing: scan.sizing,
+                limit: scan.limit,
+                timeout: scan.timeout,
+                arg_space: scan.arg_space,
+                stop_fd: shared.stop.fd(),
+                hunger_fd: hunger.raw(),
+                workers,
+                byte_guided: scan.byte_guided,
+                count_records: scan.count_records,
+                skip: &skip,
+                shard: scan.shard,
+                head_first: scan.head_first,
+                warn_nul: scan.warn_nul,
+            };
+            let events = Events { shared: &shared };
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                scanner.run(&mut ingest, &events)
+            }))
+            .unwrap_or_else(|_| {
+                shared.rings.abort();
+                Err(std::io::Error::other("the scanner failed (a bug)"))
+            });
+            drop(ingest);
+            *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            shared.scan_done.store(true, Ordering::Release);
+            shared.notify_done();
+            // Keep the hunger eventfd alive as long as the scanner could be woken by it.
+            drop(hunger);
+        })?;
+    Ok(())
+}
+
+/// The end of a run once every worker has returned: `--stats`, the checkpoint (kept, finished
+/// or removed) and the exit status.
+fn end(shared: &Shared, e: &Ending, shard: Option<crate::shard::ShardMap>) -> ExitCode {
     // An input that shrank stops the run even when the scanner alone saw it (it then published
     // nothing more, and every batch the workers ran was intact).
     let stop = match shared.stop.reason() {
@@ -584,170 +634,35 @@ fn try_run(
         Some(Err(e)) => Some(crate::errors::os_message(e)),
         _ => None,
     };
-    if plan.stats {
-        let stats = Stats::measure(
-            started.elapsed(),
-            shared.ledger.batches(),
-            shared.ledger.records(),
-            shared.workers_started.load(Ordering::Acquire),
-            plan.workers_max,
-            plan.usable_cpus,
-        );
-        eprintln!("{}", stats.line());
-        if let Some(m) = plan.shard {
-            eprintln!(
-                "frun: stats: shard={}/{} chunk={}",
-                m.shard.index, m.shard.count, m.chunk
-            );
-        }
-        for line in node_stats(&shared.rings, started.elapsed()) {
-            eprintln!("{line}");
-        }
+    if e.stats {
+        report_stats(shared, e, shard);
     }
-    let journal = shared.journal.as_ref();
-    let keep_checkpoint = |why: &str| {
-        let Some(j) = journal else {
-            if let Some(m) = &plan.journal_missing {
-                eprintln!("frun: no checkpoint was kept ({m})");
-            }
-            return;
-        };
-        match j.close_stopped(why) {
-            Ok(()) if j.lost().is_some() => {
-                eprintln!(
-                    "frun: no checkpoint was kept ({})",
-                    j.lost().unwrap_or_default()
-                )
-            }
-            Ok(()) => match &plan.results {
-                Some(r) => eprintln!(
-                    "frun: {}: {} done in this run are kept in {}; run the same command again \
-                     to continue",
-                    r.task,
-                    crate::errors::count(j.batches(), "batch", "batches"),
-                    r.dir.display()
-                ),
-                None => eprintln!(
-                    "frun: checkpoint {} ({} done in this run); resume with: frun --resume {} \
-                     and the same arguments and input",
-                    j.path().display(),
-                    crate::errors::count(j.batches(), "batch", "batches"),
-                    j.path().display()
-                ),
-            },
-            Err(e) => eprintln!(
-                "frun: cannot write the checkpoint {}: {}",
-                j.path().display(),
-                crate::errors::os_message(&e)
-            ),
-        }
-    };
-    // The run is complete. A results directory keeps its journal (frun merge reads it), ended
-    // with the input's length.
-    let finish_checkpoint = || {
-        let Some(j) = journal else { return };
-        if plan.results.is_some() {
-            if let Err(e) = j.close_finished(shared.spool.filled()) {
-                eprintln!(
-                    "frun: cannot write {}: {}",
-                    j.path().display(),
-                    crate::errors::os_message(&e)
-                );
-            }
-        } else {
-            let _ = j.remove();
-        }
-    };
-    let code = match stop {
-        Some(StopReason::ReaderGone) => {
-            finish_checkpoint();
-            ExitCode::Success
-        }
-        Some(StopReason::Signal(n)) => {
-            if let Some(s) = shared.ledger.summary() {
-                eprintln!("frun: {s}");
-            }
-            keep_checkpoint(&format!("signal {n}"));
-            ExitCode::Signal(n)
-        }
-        Some(StopReason::Halt { .. }) => {
-            if let Some(s) = shared.ledger.summary() {
-                eprintln!("frun: {s}");
-            }
-            eprintln!("frun: stopped: --halt reached");
-            keep_checkpoint("halt");
-            ExitCode::Error
-        }
-        Some(StopReason::Fatal(msg)) => {
-            eprintln!("frun: {msg}");
-            keep_checkpoint("fatal");
-            ExitCode::Error
-        }
-        Some(StopReason::Refused(msg)) => {
-            eprintln!("frun: {msg}");
-            // The checkpoint being resumed stays as it was (nothing was added).
-            ExitCode::Usage
-        }
-        Some(StopReason::CannotRun(why)) => {
-            eprintln!("frun: {}", why.message());
-            // A run that did nothing leaves nothing to resume.
-            if shared.ledger.batches() > 0 {
-                keep_checkpoint("the command cannot be started");
-            } else if plan.results.is_none()
-                && let Some(j) = journal
-                && j.is_new()
-            {
-                let _ = j.remove();
-            }
-            why.status()
-        }
-        Some(StopReason::Setup(code)) => {
-            eprintln!(
-                "frun: the worker setup code (FORKRUN_EXTRA_SETUP) failed with status {code}"
-            );
-            if shared.ledger.batches() > 0 {
-                keep_checkpoint("setup failed");
-            }
-            ExitCode::Passed(code)
-        }
-        None if scan_error.is_some() => {
-            eprintln!(
-                "frun: cannot read input: {}",
-                scan_error.unwrap_or_default()
-            );
-            keep_checkpoint("input error");
-            ExitCode::Error
-        }
-        None => match shared.ledger.summary() {
-            Some(s) if shared.ledger.given_up_batches() > 0 => {
-                eprintln!("frun: {s}");
-                // What was given up can be run again alone, by resuming.
-                if plan.results.is_some() {
-                    finish_checkpoint();
-                    if let Some(r) = &plan.results {
-                        eprintln!(
-                            "frun: {}: run the same command on {} again to retry what was given up",
-                            r.task,
-                            r.dir.display()
-                        );
-                    }
-                } else {
-                    keep_checkpoint("batches given up");
-                }
-                ExitCode::GivenUp
-            }
-            Some(s) => {
-                eprintln!("frun: {s}");
-                finish_checkpoint();
-                ExitCode::CommandFailed
-            }
-            None => {
-                finish_checkpoint();
-                ExitCode::Success
-            }
-        },
-    };
-    Ok(code)
+    let checkpoint = Checkpointing { shared, ending: e };
+    match stop {
+        Some(reason) => checkpoint.stopped(reason),
+        None => checkpoint.completed(scan_error),
+    }
+}
+
+fn report_stats(shared: &Shared, e: &Ending, shard: Option<crate::shard::ShardMap>) {
+    let stats = Stats::measure(
+        e.started.elapsed(),
+        shared.ledger.batches(),
+        shared.ledger.records(),
+        shared.workers_started.load(Ordering::Acquire),
+        e.workers_max,
+        e.usable_cpus,
+    );
+    eprintln!("{}", stats.line());
+    if let Some(m) = shard {
+        eprintln!(
+            "frun: stats: shard={}/{} chunk={}",
+            m.shard.index, m.shard.count, m.chunk
+        );
+    }
+    for line in node_stats(&shared.rings, e.started.elapsed()) {
+        eprintln!("{line}");
+    }
 }
 
 /// `--stats` lines for each NUMA node (none when the run used one).

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use crate::engine::Shared;
 use std::os::unix::ffi::OsStrExt;
 
+use super::Backend;
 use crate::batch::Batch;
 use crate::batch::count_records;
 use crate::exec::argv::{Argv, BatchId, SH, shell_quote, split_and_glob};
@@ -18,7 +19,6 @@ use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 use crate::exec::stdin::{Feed, StdinSlot};
 use crate::ledger::{Outcome, Verdict};
 use crate::output::{Capture, DoneSet, EmitError, Piece, write_all};
-use crate::plan::Backend;
 use crate::ring::Claim;
 use crate::stop::StopReason;
 
@@ -44,7 +44,7 @@ fn setup(shared: &Shared) -> std::io::Result<Setup> {
     } else {
         None
     };
-    let stdin_slot = match shared.backend {
+    let stdin_slot = match shared.work.backend {
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
     };
@@ -83,7 +83,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
     let mut attempts = 0u64;
 
     // A batch that may be run again keeps its input until its outcome is final.
-    let keep_input = shared.retry.may_retry();
+    let keep_input = shared.work.retry.may_retry();
     // Parts of the current batch still to run (a failed batch of several records is split in
     // two, so one bad record cannot take the others down), and the parts that are done.
     let mut parts: Vec<(u64, u64, u64)> = Vec::new();
@@ -126,7 +126,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 ..batch
             };
             let bytes = shared.spool.bytes(start, end);
-            let arg_bytes = if shared.records_on_stdin {
+            let arg_bytes = if shared.work.records_on_stdin {
                 &[][..]
             } else {
                 bytes
@@ -137,10 +137,10 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 batch: attempts,
             };
             attempts += 1;
-            shared.template.build(arg_bytes, id, &mut argv);
+            shared.work.template.build(arg_bytes, id, &mut argv);
             // Nothing runs on bytes read past the end of an input file that shrank (argv mode
             // checks the file's size; stdin mode's copy from the file checks it itself).
-            let intact = if shared.records_on_stdin {
+            let intact = if shared.work.records_on_stdin {
                 !shared.spool.shrank()
             } else {
                 shared.spool.intact(end)
@@ -154,7 +154,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             if stdin_slot.is_none() && !keep_input {
                 shared.input_release.release(batch.seq);
             }
-            let outcome = match shared.backend {
+            let outcome = match shared.work.backend {
                 Backend::DryRun { split_from } => {
                     text.clear();
                     for (i, w) in argv.words().enumerate() {
@@ -264,7 +264,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                     match spawned {
                         Err(e) => {
                             // What no retry can fix ends the run at once, said once.
-                            let t = &shared.template;
+                            let t = &shared.work.template;
                             let shown = String::from_utf8_lossy(t.argv0());
                             let path = std::path::Path::new(std::ffi::OsStr::from_bytes(
                                 t.path().to_bytes(),
@@ -302,7 +302,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 shared.stop.request(StopReason::ReaderGone);
                 break 'batches;
             }
-            let verdict = shared.retry.judge(&outcome, retried);
+            let verdict = shared.work.retry.judge(&outcome, retried);
             if verdict == Verdict::Final {
                 if let Some(c) = &capture {
                     kept = c.size()?;
@@ -316,7 +316,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
             if let Some(c) = &capture {
                 c.discard_from(kept)?;
             }
-            let split = if shared.splittable {
+            let split = if shared.work.splittable {
                 split_point(bytes, shared.delimiter)
             } else {
                 None
@@ -381,7 +381,7 @@ fn work(shared: &Shared, index: usize) -> std::io::Result<()> {
                 .rings
                 .note_busy(node, t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
         }
-        if let Some(h) = shared.halt
+        if let Some(h) = shared.work.halt
             && shared.ledger.halt_reached(h)
         {
             shared.stop.request(StopReason::Halt { now: h.now });
@@ -433,7 +433,7 @@ fn start_command(
     argv: &Argv,
     sh_argv: &mut Vec<*const libc::c_char>,
 ) -> std::io::Result<libc::pid_t> {
-    let path = shared.template.path();
+    let path = shared.work.template.path();
     if !shared.script_via_sh.load(Ordering::Relaxed) {
         match spawner.spawn(path, argv.pointers()) {
             Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {

@@ -1,0 +1,168 @@
+//! How a run ends once its workers have returned: the messages, what happens to the checkpoint
+//! (kept for a resume, finished in a results directory, or removed) and the exit status.
+//!
+//! It reads the run's outcome; it must not start or stop anything.
+
+use super::{Ending, Shared};
+use crate::exit::ExitCode;
+use crate::journal::Journal;
+use crate::stop::StopReason;
+
+pub(super) struct Checkpointing<'a> {
+    pub(super) shared: &'a Shared,
+    pub(super) ending: &'a Ending,
+}
+
+impl Checkpointing<'_> {
+    fn journal(&self) -> Option<&Journal> {
+        self.shared.journal.as_deref()
+    }
+
+    /// Keeps the checkpoint for a resume (the run stopped early), and says how to resume.
+    fn keep(&self, why: &str) {
+        let Some(j) = self.journal() else {
+            if let Some(m) = &self.ending.journal_missing {
+                eprintln!("frun: no checkpoint was kept ({m})");
+            }
+            return;
+        };
+        match j.close_stopped(why) {
+            Ok(()) if j.lost().is_some() => {
+                eprintln!(
+                    "frun: no checkpoint was kept ({})",
+                    j.lost().unwrap_or_default()
+                )
+            }
+            Ok(()) => match &self.ending.results {
+                Some(r) => eprintln!(
+                    "frun: {}: {} done in this run are kept in {}; run the same command again \
+                     to continue",
+                    r.task,
+                    crate::errors::count(j.batches(), "batch", "batches"),
+                    r.dir.display()
+                ),
+                None => eprintln!(
+                    "frun: checkpoint {} ({} done in this run); resume with: frun --resume {} \
+                     and the same arguments and input",
+                    j.path().display(),
+                    crate::errors::count(j.batches(), "batch", "batches"),
+                    j.path().display()
+                ),
+            },
+            Err(e) => eprintln!(
+                "frun: cannot write the checkpoint {}: {}",
+                j.path().display(),
+                crate::errors::os_message(&e)
+            ),
+        }
+    }
+
+    /// The run is complete. A results directory keeps its journal (frun merge reads it), ended
+    /// with the input's length.
+    fn finish(&self) {
+        let Some(j) = self.journal() else { return };
+        if self.ending.results.is_some() {
+            if let Err(e) = j.close_finished(self.shared.spool.filled()) {
+                eprintln!(
+                    "frun: cannot write {}: {}",
+                    j.path().display(),
+                    crate::errors::os_message(&e)
+                );
+            }
+        } else {
+            let _ = j.remove();
+        }
+    }
+
+    /// The run stopped before its end, for `reason`.
+    pub(super) fn stopped(&self, reason: StopReason) -> ExitCode {
+        match reason {
+            StopReason::ReaderGone => {
+                self.finish();
+                ExitCode::Success
+            }
+            StopReason::Signal(n) => {
+                if let Some(s) = self.shared.ledger.summary() {
+                    eprintln!("frun: {s}");
+                }
+                self.keep(&format!("signal {n}"));
+                ExitCode::Signal(n)
+            }
+            StopReason::Halt { .. } => {
+                if let Some(s) = self.shared.ledger.summary() {
+                    eprintln!("frun: {s}");
+                }
+                eprintln!("frun: stopped: --halt reached");
+                self.keep("halt");
+                ExitCode::Error
+            }
+            StopReason::Fatal(msg) => {
+                eprintln!("frun: {msg}");
+                self.keep("fatal");
+                ExitCode::Error
+            }
+            StopReason::Refused(msg) => {
+                eprintln!("frun: {msg}");
+                // The checkpoint being resumed stays as it was (nothing was added).
+                ExitCode::Usage
+            }
+            StopReason::CannotRun(why) => {
+                eprintln!("frun: {}", why.message());
+                // A run that did nothing leaves nothing to resume.
+                if self.shared.ledger.batches() > 0 {
+                    self.keep("the command cannot be started");
+                } else if self.ending.results.is_none()
+                    && let Some(j) = self.journal()
+                    && j.is_new()
+                {
+                    let _ = j.remove();
+                }
+                why.status()
+            }
+            StopReason::Setup(code) => {
+                eprintln!(
+                    "frun: the worker setup code (FORKRUN_EXTRA_SETUP) failed with status {code}"
+                );
+                if self.shared.ledger.batches() > 0 {
+                    self.keep("setup failed");
+                }
+                ExitCode::Passed(code)
+            }
+        }
+    }
+
+    /// The input was read to its end (or could not be: `scan_error`).
+    pub(super) fn completed(&self, scan_error: Option<String>) -> ExitCode {
+        if let Some(e) = scan_error {
+            eprintln!("frun: cannot read input: {e}");
+            self.keep("input error");
+            return ExitCode::Error;
+        }
+        match self.shared.ledger.summary() {
+            Some(s) if self.shared.ledger.given_up_batches() > 0 => {
+                eprintln!("frun: {s}");
+                // What was given up can be run again alone, by resuming.
+                if let Some(r) = &self.ending.results {
+                    self.finish();
+                    eprintln!(
+                        "frun: {}: run the same command on {} again to retry what was given up",
+                        r.task,
+                        r.dir.display()
+                    );
+                } else {
+                    self.keep("batches given up");
+                }
+                ExitCode::GivenUp
+            }
+            Some(s) => {
+                eprintln!("frun: {s}");
+                self.finish();
+                ExitCode::CommandFailed
+            }
+            None => {
+                self.finish();
+                ExitCode::Success
+            }
+        }
+    }
+}

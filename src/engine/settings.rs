@@ -1,0 +1,80 @@
+//! What the engine is given for one run: each stage's own settings, resolved once by the plan,
+//! and the files the plan opened (input, journal, results).
+//!
+//! Plain data: building it is the plan's job, running it the engine's; nothing here decides.
+
+use std::fs::File;
+use std::sync::Arc;
+
+use crate::exec::argv::ArgvTemplate;
+use crate::journal::Prepared;
+use crate::ledger::{Halt, RetryPolicy};
+use crate::numa::Layout;
+use crate::results::Destination;
+
+/// One run, as the plan resolved it.
+pub struct Settings {
+    pub input: Input,
+    /// Records and batches: handed to the scanner whole.
+    pub scan: crate::scan::Settings,
+    /// How each batch runs.
+    pub work: Work,
+    pub workers: Workers,
+    /// How output reaches stdout (the emitter's one setting).
+    pub order: crate::output::OrderMode,
+    /// The checkpoint journal this run keeps, the one it resumes, and what resuming does to
+    /// stdout.
+    pub checkpoint: Prepared,
+    /// `--results`: this task's output file, instead of stdout.
+    pub results: Option<Destination>,
+    /// `--stats`: a summary line at the end (and workers time their batches).
+    pub stats: bool,
+    /// USR1, USR2, XCPU and XFSZ stop the run too (`FRUN_PREEMPT`).
+    pub preempt: bool,
+}
+
+/// The input, opened.
+pub struct Input {
+    pub file: File,
+    /// The input as messages name it: its path, or "standard input".
+    pub name: String,
+    /// Children keep frun's stdin (input came from `-a FILE`); otherwise they get /dev/null.
+    pub children_keep_stdin: bool,
+}
+
+/// How a batch is run.
+pub enum Backend {
+    /// Spawn the command with the records as arguments.
+    Argv,
+    /// Spawn the command with the batch's bytes on its stdin (`-s`, `-b`, `--block`).
+    Stdin,
+    /// Print the command line instead of running it (`-N`).
+    DryRun {
+        /// With `-U`: the words from this one on are shown word-split and glob-expanded, as
+        /// they would run.
+        split_from: Option<usize>,
+    },
+}
+
+/// What every worker does with a batch.
+pub struct Work {
+    pub backend: Backend,
+    pub template: ArgvTemplate,
+    /// Batches go to stdin, not into arguments (also for `--dry-run`).
+    pub records_on_stdin: bool,
+    pub retry: RetryPolicy,
+    pub halt: Option<Halt>,
+    /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
+    pub splittable: bool,
+}
+
+/// How many workers, and where they run.
+pub struct Workers {
+    /// Workers started before the run grows by need (`-j INIT:MAX`'s INIT).
+    pub init: usize,
+    pub max: usize,
+    /// NUMA placement: nodes, their workers and CPUs, and the chunk-to-node map.
+    pub layout: Arc<Layout>,
+    /// CPUs this process may use (for `--stats`).
+    pub usable_cpus: usize,
+}
