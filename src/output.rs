@@ -8,11 +8,19 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::journal::Journal;
+use nix::errno::Errno;
+use nix::fcntl::{FallocateFlags, fallocate};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::memfd::{MFdFlags, memfd_create};
+use nix::sys::sendfile::sendfile;
+use nix::sys::stat::fstat;
+use nix::sys::uio::pread;
+use nix::unistd::{Whence, ftruncate, lseek};
 
 /// How batch output reaches stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,14 +57,8 @@ pub enum EmitError {
 
 impl Capture {
     pub fn new() -> io::Result<Arc<Capture>> {
-        // SAFETY: valid C string and flags.
-        let fd = unsafe { libc::memfd_create(c"frun-out".as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
         Ok(Arc::new(Capture {
-            // SAFETY: fd was just created and has no other owner.
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            fd: memfd_create(c"frun-out", MFdFlags::MFD_CLOEXEC)?,
             held: AtomicU64::new(0),
         }))
     }
@@ -67,14 +69,7 @@ impl Capture {
 
     /// Bytes written so far (the end of the last batch's output).
     pub fn size(&self) -> io::Result<u64> {
-        // SAFETY: fstat on a valid fd into zeroed storage.
-        unsafe {
-            let mut st: libc::stat = std::mem::zeroed();
-            if libc::fstat(self.fd(), &mut st) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(st.st_size as u64)
-        }
+        Ok(fstat(&self.fd)?.st_size as u64)
     }
 
     /// Empties the file when nothing in it waits for emission; returns true if it did.
@@ -84,48 +79,44 @@ impl Capture {
         if self.held.load(Ordering::Acquire) != 0 {
             return Ok(false);
         }
-        // SAFETY: ftruncate/lseek on our own memfd; no child is running on it now.
-        unsafe {
-            if libc::ftruncate(self.fd(), 0) != 0 || libc::lseek(self.fd(), 0, libc::SEEK_SET) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
+        // No child is running on it now.
+        self.rewind_to(0)?;
         Ok(true)
     }
 
     /// Drops everything written at or after `off` (a failed attempt's partial output) and puts
     /// the write position back there. Bytes before `off` are not touched.
     pub fn discard_from(&self, off: u64) -> io::Result<()> {
-        // SAFETY: ftruncate/lseek on our own memfd; no child is running on it now.
-        unsafe {
-            if libc::ftruncate(self.fd(), off as libc::off_t) != 0
-                || libc::lseek(self.fd(), off as libc::off_t, libc::SEEK_SET) < 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-        }
+        // No child is running on it now.
+        self.rewind_to(off)
+    }
+
+    /// Cuts the file at `off` and puts the write position there.
+    fn rewind_to(&self, off: u64) -> io::Result<()> {
+        ftruncate(&self.fd, off as libc::off_t)?;
+        lseek(&self.fd, off as libc::off_t, Whence::SeekSet)?;
         Ok(())
     }
 
     /// Appends bytes (used by `--dry-run`, which writes instead of a child).
     pub fn append(&self, data: &[u8]) -> io::Result<()> {
-        write_all(self.fd(), data)
+        write_all_to(self.fd.as_fd(), data)
     }
 }
 
-/// Writes all of `data` to `fd`.
-pub fn write_all(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
+/// Writes all of `data` to `fd`, an open descriptor.
+pub fn write_all(fd: RawFd, data: &[u8]) -> io::Result<()> {
+    // SAFETY: the caller's descriptor stays open for the call.
+    write_all_to(unsafe { BorrowedFd::borrow_raw(fd) }, data)
+}
+
+fn write_all_to(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
-        // SAFETY: writes from a live slice.
-        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
+        match nix::unistd::write(fd, data) {
+            Ok(n) => data = &data[n..],
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
         }
-        data = &data[n as usize..];
     }
     Ok(())
 }
@@ -138,46 +129,47 @@ fn classify(e: io::Error) -> EmitError {
     }
 }
 
-/// Copies `[off, off + len)` of `from` to `to`, kernel-side where the kernel allows it.
-pub fn copy_range(to: RawFd, from: RawFd, mut off: u64, len: u64) -> Result<(), EmitError> {
+/// Copies `[off, off + len)` of `from` to `to` (open descriptors), kernel-side where the kernel
+/// allows it.
+pub fn copy_range(to: RawFd, from: RawFd, off: u64, len: u64) -> Result<(), EmitError> {
+    // SAFETY: the caller's descriptors stay open for the call.
+    let (to, from) = unsafe { (BorrowedFd::borrow_raw(to), BorrowedFd::borrow_raw(from)) };
     let end = off + len;
+    let mut off = off;
     while off < end {
         let mut o = off as libc::off_t;
         let want = (end - off).min(1 << 30) as usize;
-        // SAFETY: sendfile between two valid fds with a live offset pointer.
-        let n = unsafe { libc::sendfile(to, from, &mut o, want) };
-        if n > 0 {
-            off = o as u64;
-            continue;
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
+        match sendfile(to, from, Some(&mut o), want) {
+            Ok(0) => return Err(EmitError::Io(io::Error::other("capture file shrank"))),
+            Ok(_) => off = o as u64,
+            Err(Errno::EINTR) => {}
             // Destinations sendfile cannot write to (O_APPEND files, some terminals).
-            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) if n < 0 => {
+            Err(Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP) => {
                 return copy_range_slow(to, from, off, end);
             }
-            _ if n == 0 => return Err(EmitError::Io(io::Error::other("capture file shrank"))),
-            _ => return Err(classify(e)),
+            Err(e) => return Err(classify(e.into())),
         }
     }
     Ok(())
 }
 
-fn copy_range_slow(to: RawFd, from: RawFd, mut off: u64, end: u64) -> Result<(), EmitError> {
+fn copy_range_slow(
+    to: BorrowedFd<'_>,
+    from: BorrowedFd<'_>,
+    mut off: u64,
+    end: u64,
+) -> Result<(), EmitError> {
     let mut buf = vec![0u8; 256 << 10];
     while off < end {
         let want = ((end - off) as usize).min(buf.len());
-        // SAFETY: reads into a live buffer of at least `want` bytes.
-        let n = unsafe { libc::pread(from, buf.as_mut_ptr().cast(), want, off as libc::off_t) };
-        if n <= 0 {
-            let e = io::Error::last_os_error();
-            if n < 0 && e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(EmitError::Io(e));
-        }
-        write_all(to, &buf[..n as usize]).map_err(classify)?;
+        let n = match pread(from, &mut buf[..want], off as libc::off_t) {
+            // The file ended early; the error is the last one a call left (as it always was).
+            Ok(0) => return Err(EmitError::Io(io::Error::last_os_error())),
+            Ok(n) => n,
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(EmitError::Io(e.into())),
+        };
+        write_all_to(to, &buf[..n]).map_err(classify)?;
         off += n as u64;
     }
     Ok(())
@@ -355,38 +347,34 @@ fn release(p: &Piece) {
     let first = p.off.div_ceil(PAGE) * PAGE;
     let last = (p.off + p.len) / PAGE * PAGE;
     if last > first {
-        // SAFETY: punches whole pages of our own memfd that were already emitted; KEEP_SIZE
-        // leaves later offsets valid. Failure only means the memory is freed later.
-        unsafe {
-            libc::fallocate(
-                p.capture.fd(),
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                first as libc::off_t,
-                (last - first) as libc::off_t,
-            );
-        }
+        // Whole pages of our own memfd that were already emitted; KEEP_SIZE leaves later
+        // offsets valid. Failure only means the memory is freed later.
+        let _ = fallocate(
+            &p.capture.fd,
+            FallocateFlags::FALLOC_FL_PUNCH_HOLE | FallocateFlags::FALLOC_FL_KEEP_SIZE,
+            first as libc::off_t,
+            (last - first) as libc::off_t,
+        );
     }
     p.capture.held.fetch_sub(1, Ordering::AcqRel);
 }
 
-/// True when `fd` is a pipe or socket whose reader has gone away.
+/// True when `fd` (an open descriptor) is a pipe or socket whose reader has gone away.
 pub fn reader_gone(fd: RawFd) -> bool {
-    let mut p = libc::pollfd {
-        fd,
-        events: 0,
-        revents: 0,
-    };
-    // SAFETY: polls one live pollfd without waiting.
-    let n = unsafe { libc::poll(&mut p, 1, 0) };
-    n > 0 && p.revents & libc::POLLERR != 0
+    // SAFETY: the caller's descriptor stays open for the call.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    let mut p = [PollFd::new(fd, PollFlags::empty())];
+    // With no events asked, the kernel reports only POLLERR, POLLHUP and POLLNVAL, all known.
+    let n = poll(&mut p, PollTimeout::ZERO).unwrap_or(0);
+    n > 0
+        && p[0]
+            .revents()
+            .is_some_and(|r| r.contains(PollFlags::POLLERR))
 }
 
-/// True when `fd` is a pipe or socket (where a reader can go away).
+/// True when `fd` (an open descriptor) is a pipe or socket (where a reader can go away).
 pub fn is_pipe_like(fd: RawFd) -> bool {
-    // SAFETY: fstat on fd into zeroed storage.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        libc::fstat(fd, &mut st) == 0
-            && matches!(st.st_mode & libc::S_IFMT, libc::S_IFIFO | libc::S_IFSOCK)
-    }
+    // SAFETY: the caller's descriptor stays open for the call.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    fstat(fd).is_ok_and(|st| matches!(st.st_mode & libc::S_IFMT, libc::S_IFIFO | libc::S_IFSOCK))
 }

@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::TimeVal;
+
 /// Figures of one run.
 pub struct Stats {
     pub wall: Duration,
@@ -15,15 +18,12 @@ pub struct Stats {
     pub cpus: usize,
 }
 
-fn rusage(who: i32) -> Duration {
-    // SAFETY: zeroed rusage is valid storage for getrusage to fill.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage with a valid out-pointer.
-    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+fn rusage(who: UsageWho) -> Duration {
+    let Ok(ru) = getrusage(who) else {
         return Duration::ZERO;
-    }
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
+    };
+    let tv = |t: TimeVal| Duration::new(t.tv_sec() as u64, t.tv_usec() as u32 * 1000);
+    tv(ru.user_time()) + tv(ru.system_time())
 }
 
 impl Stats {
@@ -36,7 +36,7 @@ impl Stats {
         workers_max: usize,
         cpus: usize,
     ) -> Stats {
-        let cpu = rusage(libc::RUSAGE_SELF) + rusage(libc::RUSAGE_CHILDREN);
+        let cpu = rusage(UsageWho::RUSAGE_SELF) + rusage(UsageWho::RUSAGE_CHILDREN);
         Stats {
             wall,
             cpu,

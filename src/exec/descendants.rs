@@ -12,25 +12,28 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use nix::errno::Errno;
+use nix::sys::prctl::set_child_subreaper;
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::{Pid, getpid};
+
 /// Makes frun the reaper of orphaned descendants (call before any command starts).
 pub fn adopt_orphans() {
-    // SAFETY: prctl on this process, no memory effects.
-    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
+    let _ = set_child_subreaper(true);
 }
 
 /// Reaps the adopted descendants that have ended (non-blocking). Call from the main thread.
 pub fn reap_adopted() {
+    let flags = WaitPidFlag::WNOHANG | WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD;
     loop {
-        // SAFETY: waitpid with a null status pointer, not blocking.
-        let r = unsafe {
-            libc::waitpid(
-                -1,
-                std::ptr::null_mut(),
-                libc::WNOHANG | libc::__WALL | libc::__WNOTHREAD,
-            )
-        };
-        if r <= 0 {
-            return;
+        match waitpid(None, Some(flags)) {
+            Ok(WaitStatus::StillAlive) => return,
+            Ok(_) => {}
+            // The flags are valid, so EINVAL is nix's word for a child it reaped but cannot
+            // describe (ended by a real-time signal): reaped all the same.
+            Err(Errno::EINVAL) => {}
+            Err(_) => return,
         }
     }
 }
@@ -52,8 +55,7 @@ fn children() -> Vec<libc::pid_t> {
         }
     }
     if !listed {
-        // SAFETY: getpid has no memory effects.
-        let me = unsafe { libc::getpid() };
+        let me = getpid().as_raw();
         for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = e.file_name().to_str().and_then(|n| n.parse().ok()) else {
                 continue;
@@ -76,12 +78,9 @@ fn children() -> Vec<libc::pid_t> {
 
 /// Sends `sig` to child `pid` and to the process group it leads, if it leads one. `pid` is an
 /// unreaped child of frun, so neither number can have been reused.
-fn signal(pid: libc::pid_t, sig: i32) {
-    // SAFETY: kill has no memory effects.
-    unsafe {
-        libc::kill(-pid, sig);
-        libc::kill(pid, sig);
-    }
+fn signal(pid: libc::pid_t, sig: Signal) {
+    let _ = killpg(Pid::from_raw(pid), sig);
+    let _ = kill(Pid::from_raw(pid), sig);
 }
 
 /// Ends every descendant still running once the commands are done: SIGTERM first (to each
@@ -101,9 +100,9 @@ pub fn end_all(grace: Duration) {
         let late = started.elapsed() >= grace;
         for &pid in &kids {
             if late {
-                signal(pid, libc::SIGKILL);
+                signal(pid, Signal::SIGKILL);
             } else if termed.insert(pid) {
-                signal(pid, libc::SIGTERM);
+                signal(pid, Signal::SIGTERM);
             }
         }
         if Instant::now() >= give_up {

@@ -38,9 +38,7 @@ fn is_executable_file(p: &Path) -> Result<bool, ()> {
         Err(_) => Err(()),
         Ok(m) if m.is_dir() => Ok(false),
         Ok(m) => {
-            let cpath = std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| ())?;
-            // SAFETY: access() with a valid NUL-terminated path.
-            let ok = unsafe { libc::access(cpath.as_ptr(), libc::X_OK) } == 0;
+            let ok = nix::unistd::access(p, nix::unistd::AccessFlags::X_OK).is_ok();
             Ok(ok && m.permissions().mode() & 0o111 != 0)
         }
     }

@@ -9,6 +9,9 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::Arc;
 
+use nix::errno::Errno;
+use nix::sys::socket::{MsgFlags, Shutdown, shutdown};
+
 use crate::exec::spawn::ChildEnd;
 
 /// Starts and reaps worker shells (the bash front end's process that forked the engine).
@@ -42,24 +45,43 @@ pub struct Header {
 
 const HEADER_LEN: usize = std::mem::size_of::<Header>();
 
+impl Header {
+    /// The header's bytes as they travel (its `repr(C)` layout, native byte order).
+    fn to_bytes(self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[..4].copy_from_slice(&self.flags.to_ne_bytes());
+        b[4..8].copy_from_slice(&self.words.to_ne_bytes());
+        b[8..].copy_from_slice(&self.len.to_ne_bytes());
+        b
+    }
+
+    fn from_bytes(b: &[u8; HEADER_LEN]) -> Header {
+        let word = |at: usize| u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        Header {
+            flags: word(0),
+            words: word(4),
+            len: u64::from_ne_bytes(b[8..].try_into().expect("8 bytes")),
+        }
+    }
+}
+
 /// The reply to a start-up message: 0, or the status the setup code (`FORKRUN_EXTRA_SETUP`)
 /// failed with.
 pub type SetupStatus = i32;
 
-fn cvt(r: isize) -> io::Result<usize> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r as usize)
-    }
+/// An empty message header, filled in by the caller.
+///
+/// The descriptor-carrying calls below build their control messages by hand: nix's `sendmsg`
+/// allocates its control buffer on every call and its descriptor decoding allocates a list,
+/// and these calls run once per batch.
+fn empty_msghdr() -> libc::msghdr {
+    // SAFETY: msghdr is plain data (pointers and lengths); all-zero is a valid empty header.
+    unsafe { std::mem::zeroed() }
 }
 
 /// Sends `header` + `body` on `sock`, with `fds` attached to the first byte.
 pub fn send(sock: RawFd, header: &Header, body: &[u8], fds: &[RawFd]) -> io::Result<()> {
-    // SAFETY: Header is plain data; its bytes are read for its size.
-    let head =
-        unsafe { std::slice::from_raw_parts((header as *const Header).cast::<u8>(), HEADER_LEN) };
-    send_with_fds(sock, head, fds)?;
+    send_with_fds(sock, &header.to_bytes(), fds)?;
     write_all(sock, body)
 }
 
@@ -70,23 +92,21 @@ pub fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> 
         iov_base: data.as_ptr() as *mut libc::c_void,
         iov_len: data.len(),
     };
-    // SAFETY: msghdr is plain data; zeroed is a valid empty header, filled in below.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    let mut msg = empty_msghdr();
     msg.msg_iov = &mut iov;
     msg.msg_iovlen = 1;
     if !fds.is_empty() {
         let bytes = std::mem::size_of_val(fds) as u32;
-        // SAFETY: CMSG_SPACE is arithmetic.
-        let space = unsafe { libc::CMSG_SPACE(bytes) } as usize;
-        assert!(
-            space <= std::mem::size_of_val(&cmsg),
-            "too many descriptors"
-        );
-        msg.msg_control = cmsg.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        // SAFETY: the control buffer is large enough (checked above) and aligned for cmsghdr;
-        // CMSG_FIRSTHDR/CMSG_DATA point into it.
+        // SAFETY: CMSG_SPACE/CMSG_LEN are arithmetic. The control buffer is large enough
+        // (checked) and aligned for cmsghdr; CMSG_FIRSTHDR/CMSG_DATA point into it.
         unsafe {
+            let space = libc::CMSG_SPACE(bytes) as usize;
+            assert!(
+                space <= std::mem::size_of_val(&cmsg),
+                "too many descriptors"
+            );
+            msg.msg_control = cmsg.as_mut_ptr().cast();
+            msg.msg_controllen = space as _;
             let c = libc::CMSG_FIRSTHDR(&msg);
             (*c).cmsg_level = libc::SOL_SOCKET;
             (*c).cmsg_type = libc::SCM_RIGHTS;
@@ -97,12 +117,12 @@ pub fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> 
     loop {
         // SAFETY: msg points at live buffers for the duration of the call.
         let r = unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) };
-        match cvt(r) {
-            Ok(n) if n == data.len() => return Ok(()),
+        match Errno::result(r) {
+            Ok(n) if n as usize == data.len() => return Ok(()),
             // The descriptors went with the first part; the rest is plain data.
-            Ok(n) => return write_all(sock, &data[n..]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Ok(n) => return write_all(sock, &data[n as usize..]),
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -122,18 +142,17 @@ pub fn recv_with_fds(
             iov_base: buf[got..].as_mut_ptr().cast(),
             iov_len: buf.len() - got,
         };
-        // SAFETY: zeroed msghdr is valid; filled in below.
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        let mut msg = empty_msghdr();
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
         msg.msg_control = cmsg.as_mut_ptr().cast();
         msg.msg_controllen = std::mem::size_of_val(&cmsg) as _;
         // SAFETY: msg points at live buffers for the duration of the call.
         let r = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
-        let n = match cvt(r) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+        let n = match Errno::result(r) {
+            Ok(n) => n as usize,
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
         };
         // SAFETY: walks the control messages the kernel wrote into our buffer.
         unsafe {
@@ -171,12 +190,10 @@ pub fn recv_with_fds(
 /// Writes all of `data` to a socket (no SIGPIPE).
 pub fn write_all(sock: RawFd, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
-        // SAFETY: sends from a live slice.
-        let r = unsafe { libc::send(sock, data.as_ptr().cast(), data.len(), libc::MSG_NOSIGNAL) };
-        match cvt(r) {
+        match nix::sys::socket::send(sock, data, MsgFlags::MSG_NOSIGNAL) {
             Ok(n) => data = &data[n..],
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(())
@@ -184,11 +201,8 @@ pub fn write_all(sock: RawFd, mut data: &[u8]) -> io::Result<()> {
 
 /// Reads a header (and any descriptors with it); None at end of stream.
 pub fn recv_header(sock: RawFd, max_fds: usize) -> io::Result<Option<(Header, Vec<OwnedFd>)>> {
-    let mut h = Header::default();
-    // SAFETY: Header is plain data; every bit pattern is valid.
-    let buf =
-        unsafe { std::slice::from_raw_parts_mut((&mut h as *mut Header).cast::<u8>(), HEADER_LEN) };
-    Ok(recv_with_fds(sock, buf, max_fds)?.map(|fds| (h, fds)))
+    let mut b = [0u8; HEADER_LEN];
+    Ok(recv_with_fds(sock, &mut b, max_fds)?.map(|fds| (Header::from_bytes(&b), fds)))
 }
 
 /// The engine's end of one worker shell.
@@ -316,8 +330,7 @@ impl Drop for ShellWorker {
     fn drop(&mut self) {
         // Closing the socket ends an idle worker shell; reap it so no zombie is left.
         if self.pid != 0 {
-            // SAFETY: shutdown on our own socket.
-            unsafe { libc::shutdown(self.sock.as_raw_fd(), libc::SHUT_RDWR) };
+            let _ = shutdown(self.sock.as_raw_fd(), Shutdown::Both);
             let _ = self.host.reap(self.pid);
         }
     }

@@ -12,6 +12,11 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;
 
+use nix::errno::Errno;
+use nix::sys::signal::{SigSet, SigmaskHow, pthread_sigmask};
+use nix::sys::wait::waitpid;
+use nix::unistd::{Pid, getpid};
+
 unsafe extern "C" {
     static environ: *const *const libc::c_char;
 }
@@ -121,8 +126,7 @@ impl Spawner {
             stdin: stdin.unwrap_or(-1),
             sigmask: *sigmask,
             own_group,
-            // SAFETY: getpid has no memory effects.
-            parent: unsafe { libc::getpid() },
+            parent: getpid().as_raw(),
             stack: UnsafeCell::new(vec![0u128; CHILD_STACK / 16].into_boxed_slice()),
         })
     }
@@ -143,18 +147,24 @@ impl Spawner {
             parent: self.parent,
             error: 0,
         };
+        // All signals are blocked around the clone, so no handler runs in the child on the
+        // shared memory; the child sets its own mask before exec. (Blocking cannot fail: the
+        // arguments are valid.)
+        let mut old = SigSet::empty();
+        let _ = pthread_sigmask(
+            SigmaskHow::SIG_SETMASK,
+            Some(&SigSet::all()),
+            Some(&mut old),
+        );
         // SAFETY: the stack is this Spawner's and only this call uses it; the child runs on
-        // its top (stacks grow down; 16-byte aligned as u128). All signals are blocked around
-        // the clone, so no handler runs in the child on the shared memory; the child sets its
-        // own mask before exec. CLONE_VFORK suspends this thread until the child has exec'd
-        // or exited, so `start` outlives every use the child makes of it.
-        unsafe {
+        // its top (stacks grow down; 16-byte aligned as u128). Signals are blocked (above).
+        // CLONE_VFORK suspends this thread until the child has exec'd or exited, so `start`
+        // outlives every use the child makes of it, and the child's write to `start.error` is
+        // done before the volatile read below. (Raw clone: nix has no vfork-style start on a
+        // borrowed stack, and its fork copies the page tables.)
+        let (pid, clone_error, error) = unsafe {
             let stack = &mut *self.stack.get();
             let top = stack.as_mut_ptr().add(stack.len()).cast::<libc::c_void>();
-            let mut all: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigfillset(&mut all);
-            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
             let pid = libc::clone(
                 child_start,
                 top,
@@ -162,60 +172,52 @@ impl Spawner {
                 (&mut start as *mut Start).cast(),
             );
             let clone_error = io::Error::last_os_error();
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-            if pid < 0 {
-                return Err(clone_error);
-            }
-            let error = std::ptr::read_volatile(&start.error);
-            if error != 0 {
-                wait_reap(pid);
-                return Err(io::Error::from_raw_os_error(error));
-            }
-            Ok(pid)
+            (pid, clone_error, std::ptr::read_volatile(&start.error))
+        };
+        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old), None);
+        if pid < 0 {
+            return Err(clone_error);
         }
+        if error != 0 {
+            wait_reap(pid);
+            return Err(io::Error::from_raw_os_error(error));
+        }
+        Ok(pid)
     }
 }
 
 /// Waits until child `pid` ends, without reaping it (its pid stays reserved until
 /// [`wait_reap`]). Never waits for `-1`: other children are not ours.
+///
+/// Raw `waitid`: nix's `WaitStatus` has no room for a real-time signal, so a child killed by
+/// one (`SIGRTMIN+n`) would come back as an error instead of its signal number.
 pub fn wait_exit(pid: libc::pid_t) -> io::Result<ChildEnd> {
     loop {
-        // SAFETY: zeroed siginfo_t is valid storage for waitid to fill.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid with a valid out-pointer.
-        let r = unsafe {
-            libc::waitid(
+        // SAFETY: a zeroed siginfo_t is valid storage for waitid to fill; once waitid succeeded
+        // for WEXITED, it holds a CLD_* siginfo for a child, whose si_status is the valid field.
+        let ended = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            Errno::result(libc::waitid(
                 libc::P_PID,
                 pid as libc::id_t,
                 &mut info,
                 libc::WEXITED | libc::WNOWAIT,
-            )
+            ))
+            .map(|_| (info.si_code, info.si_status()))
         };
-        if r != 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        // SAFETY: waitid filled a CLD_* siginfo for a child, so si_status is the valid field.
-        let status = unsafe { info.si_status() };
-        return Ok(match info.si_code {
-            libc::CLD_EXITED => ChildEnd::Exited(status),
-            _ => ChildEnd::Signaled(status),
-        });
+        return match ended {
+            Ok((libc::CLD_EXITED, status)) => Ok(ChildEnd::Exited(status)),
+            Ok((_, status)) => Ok(ChildEnd::Signaled(status)),
+            Err(Errno::EINTR) => continue,
+            Err(e) => Err(e.into()),
+        };
     }
 }
 
-/// Reaps child `pid` after [`wait_exit`].
+/// Reaps child `pid` after [`wait_exit`]. (A status nix cannot describe is an error returned
+/// after the child was reaped, so any outcome but EINTR ends the wait.)
 pub fn wait_reap(pid: libc::pid_t) {
-    loop {
-        // SAFETY: waitpid with a null status pointer is allowed.
-        let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
-        if r >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return;
-        }
-    }
+    while let Err(Errno::EINTR) = waitpid(Pid::from_raw(pid), None) {}
 }
 
 /// The size of the environment as the kernel counts it against ARG_MAX (strings + pointers).

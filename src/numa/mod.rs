@@ -6,6 +6,8 @@
 
 pub mod topology;
 
+use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+use nix::unistd::Pid;
 use topology::{LOCAL, Machine, REMOTE};
 
 /// `--nodes`, as asked.
@@ -59,18 +61,12 @@ pub struct Layout {
 
 /// The CPUs this process may run on.
 pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: a zeroed cpu_set_t is valid; sched_getaffinity fills at most its size.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer and size for the calling thread.
-    let ok =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if ok != 0 {
-        return (0..crate::sys::usable_cpus()).collect();
+    match sched_getaffinity(Pid::from_raw(0)) {
+        Ok(set) => (0..CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
+            .collect(),
+        Err(_) => (0..crate::sys::usable_cpus()).collect(),
     }
-    (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: CPU_ISSET reads the set within its bounds.
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect()
 }
 
 /// Splits `total` workers over nodes in proportion to `weights` (largest remainder), each node
@@ -249,14 +245,13 @@ impl Layout {
         if self.is_single() || n.cpus.is_empty() {
             return false;
         }
-        // SAFETY: a zeroed cpu_set_t is valid; CPU_SET writes inside it for cpu < CPU_SETSIZE.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        for &c in n.cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-            // SAFETY: c is below CPU_SETSIZE.
-            unsafe { libc::CPU_SET(c, &mut set) };
+        let mut set = CpuSet::new();
+        for &c in &n.cpus {
+            // A CPU past the set's size cannot be named to the kernel: left out.
+            let _ = set.set(c);
         }
-        // SAFETY: valid pointer and size; pid 0 is the calling thread.
-        unsafe { libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+        // pid 0 is the calling thread.
+        sched_setaffinity(Pid::from_raw(pid), &set).is_ok()
     }
 
     /// Binds the spool bytes `[from, to)` at `base` (page aligned) chunk by chunk to their
@@ -277,6 +272,7 @@ impl Layout {
             {
                 let mut mask = [0u64; 16];
                 mask[mem as usize / 64] |= 1 << (mem % 64);
+                // Raw mbind: nix has no memory-policy calls.
                 // SAFETY: mbind only sets the memory policy of our own mapping's range
                 // [base+at, base+end), page aligned since chunks are multiples of 64 KiB and
                 // `from` is a page boundary; the mask is a live array of 1024 bits.

@@ -55,9 +55,10 @@ pub struct Guard {
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
 
 fn page_size() -> usize {
-    // SAFETY: sysconf has no memory effects.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 { n as usize } else { 4096 }
+    match nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
+        Ok(Some(n)) if n > 0 => n as usize,
+        _ => 4096,
+    }
 }
 
 /// The SIGBUS handler (see the module docs). Only async-signal-safe calls: atomics, raw mmap,
@@ -117,7 +118,10 @@ impl Guard {
         if *users == 0 {
             PAGE.store(page_size(), Ordering::Relaxed);
             // SAFETY: a zeroed sigaction is valid; the handler has the SA_SIGINFO signature; the
-            // previous disposition is written while no handler of ours can read it.
+            // previous disposition is written while no handler of ours can read it. (Raw
+            // sigaction: the kernel stores the previous disposition where the handler reads it
+            // before the handler can run; nix's returns it afterwards, too late for a SIGBUS
+            // that arrives in between.)
             unsafe {
                 let mut act: libc::sigaction = std::mem::zeroed();
                 act.sa_sigaction = on_sigbus as *const () as usize;

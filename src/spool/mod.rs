@@ -24,9 +24,17 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::num::NonZeroUsize;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use nix::errno::Errno;
+use nix::fcntl::{FallocateFlags, FcntlArg, fallocate, fcntl};
+use nix::sys::memfd::{MFdFlags, memfd_create};
+use nix::sys::mman::{MapFlags, MmapAdvise, ProtFlags, madvise, mmap, munmap};
+use nix::sys::stat::fstat;
+use nix::unistd::{Whence, ftruncate, lseek};
 
 mod guard;
 
@@ -65,8 +73,7 @@ unsafe impl Sync for Spool {}
 /// Where the input bytes come from, and the writer half of the spool.
 pub struct Ingest {
     source: Option<File>,
-    /// The stream's memfd (also held by the Spool), for growing it.
-    memfd: Option<RawFd>,
+    /// Bytes of the stream's memfd (the Spool's file) sized so far; it grows in steps.
     sized: u64,
     capacity: u64,
     eof: bool,
@@ -91,13 +98,16 @@ pub enum Fill {
     Woken(usize),
 }
 
-fn map(len: usize, prot: i32, flags: i32, fd: RawFd) -> io::Result<NonNull<u8>> {
-    // SAFETY: no address hint; the kernel validates fd, length and flags; result checked.
-    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0) };
-    if p == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(NonNull::new(p.cast()).expect("mmap returned null"))
+fn map(
+    len: usize,
+    prot: ProtFlags,
+    flags: MapFlags,
+    fd: BorrowedFd<'_>,
+) -> io::Result<NonNull<u8>> {
+    let len = NonZeroUsize::new(len).ok_or(Errno::EINVAL)?;
+    // SAFETY: no address hint, so the new mapping replaces nothing; the kernel validates fd,
+    // length and flags.
+    Ok(unsafe { mmap(None, len, prot, flags, fd, 0) }?.cast())
 }
 
 /// Opens the spool over `input`: a regular file is mapped in place, anything else is streamed.
@@ -105,33 +115,25 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
     let meta = input.metadata()?;
     if meta.file_type().is_file() && meta.len() > 0 {
         let size = meta.len();
-        // SAFETY: lseek on a valid fd; reports where reading would start (a shared stdin may
-        // already have been partly consumed).
-        let pos = unsafe { libc::lseek(input.as_raw_fd(), 0, libc::SEEK_CUR) };
+        // Where reading would start (a shared stdin may already have been partly consumed).
+        let pos = lseek(&input, 0, Whence::SeekCur).unwrap_or(0);
         let pos = (pos.max(0) as u64).min(size);
         let map_base = map(
             size as usize,
-            libc::PROT_READ,
-            libc::MAP_PRIVATE,
-            input.as_raw_fd(),
+            ProtFlags::PROT_READ,
+            MapFlags::MAP_PRIVATE,
+            input.as_fd(),
         )?;
         // Without a guard a shrinking file would kill frun: read it like a stream instead.
         let Some(guard) = guard::Guard::register(map_base.as_ptr(), size as usize) else {
             // SAFETY: unmaps the mapping made just above, which nothing references.
-            unsafe { libc::munmap(map_base.as_ptr().cast(), size as usize) };
+            let _ = unsafe { munmap(map_base.cast(), size as usize) };
             return open_stream(input);
         };
         // SAFETY: advisory hint on our own mapping.
-        unsafe {
-            libc::madvise(
-                map_base.as_ptr().cast(),
-                size as usize,
-                libc::MADV_SEQUENTIAL,
-            )
-        };
+        let _ = unsafe { madvise(map_base.cast(), size as usize, MmapAdvise::MADV_SEQUENTIAL) };
         // Consume the input like a reader would, so a caller sharing this stdin sees it read.
-        // SAFETY: lseek on a valid fd.
-        unsafe { libc::lseek(input.as_raw_fd(), size as i64, libc::SEEK_SET) };
+        let _ = lseek(&input, size as i64, Whence::SeekSet);
         let spool = Spool {
             map: map_base,
             map_len: size as usize,
@@ -144,7 +146,6 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
         };
         let ingest = Ingest {
             source: None,
-            memfd: None,
             sized: 0,
             capacity: size - pos,
             eof: true,
@@ -157,27 +158,18 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
 
 /// Opens the spool over `input` read as a stream into a memfd.
 fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
-    let name = c"frun-spool";
-    // SAFETY: valid C string, valid flags.
-    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd was just created and is owned by nobody else.
-    let memfd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let memfd = memfd_create(c"frun-spool", MFdFlags::MFD_CLOEXEC)?;
     let mut last_err = None;
     for reserve in STREAM_RESERVE {
         match map(
             reserve as usize,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_NORESERVE,
-            memfd.as_raw_fd(),
+            ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+            MapFlags::MAP_SHARED | MapFlags::MAP_NORESERVE,
+            memfd.as_fd(),
         ) {
             Ok(base) => {
                 // A bigger pipe buffer means fewer reads; refusal is harmless.
-                // SAFETY: fcntl on a valid fd.
-                unsafe { libc::fcntl(input.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
-                let raw = memfd.as_raw_fd();
+                let _ = fcntl(&input, FcntlArg::F_SETPIPE_SZ(1 << 20));
                 let spool = Spool {
                     map: base,
                     map_len: reserve as usize,
@@ -190,7 +182,6 @@ fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
                 };
                 let ingest = Ingest {
                     source: Some(input),
-                    memfd: Some(raw),
                     sized: 0,
                     capacity: reserve,
                     eof: false,
@@ -212,8 +203,8 @@ impl Spool {
 
     /// The file holding the input and the file offset of input offset `at`, for kernel-side
     /// copies (`sendfile`) of filled ranges.
-    pub fn file_at(&self, at: u64) -> (RawFd, u64) {
-        (self.file.as_raw_fd(), self.offset as u64 + at)
+    pub fn file_at(&self, at: u64) -> (BorrowedFd<'_>, u64) {
+        (self.file.as_fd(), self.offset as u64 + at)
     }
 
     /// Frees the memory of input `[from, to)`, which no stage will read again; returns the
@@ -227,31 +218,33 @@ impl Spool {
         if end <= start {
             return from;
         }
-        // SAFETY: [start, end) lies inside our mapping and the file; nobody reads it again
-        // (the caller's contract), so dropping its pages cannot change what a reader sees.
-        unsafe {
-            if self.stream {
-                libc::fallocate(
-                    self.file.as_raw_fd(),
-                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                    start as libc::off_t,
-                    (end - start) as libc::off_t,
-                );
-            }
-            // Drops the mapping's page-table entries too; kernels that reclaim empty page
-            // tables (6.14+) then free those the call covers whole, so a long stream does not
-            // keep 2 MiB of them per GiB. The call starts at the 2 MiB boundary below: what lies
-            // between was dropped before (or is not input), so dropping it again is harmless.
-            const TABLE_SPAN: usize = 2 << 20;
-            let first = self.map.as_ptr() as usize;
-            let from = (first + start as usize) / TABLE_SPAN * TABLE_SPAN;
-            let from = from.max(first);
-            libc::madvise(
-                from as *mut libc::c_void,
-                first + end as usize - from,
-                libc::MADV_DONTNEED,
+        // [start, end) lies inside our mapping and the file; nobody reads it again (the
+        // caller's contract), so dropping its pages cannot change what a reader sees.
+        if self.stream {
+            let _ = fallocate(
+                &self.file,
+                FallocateFlags::FALLOC_FL_PUNCH_HOLE | FallocateFlags::FALLOC_FL_KEEP_SIZE,
+                start as libc::off_t,
+                (end - start) as libc::off_t,
             );
         }
+        // Drops the mapping's page-table entries too; kernels that reclaim empty page tables
+        // (6.14+) then free those the call covers whole, so a long stream does not keep 2 MiB of
+        // them per GiB. The call starts at the 2 MiB boundary below: what lies between was
+        // dropped before (or is not input), so dropping it again is harmless.
+        const TABLE_SPAN: usize = 2 << 20;
+        let first = self.map.as_ptr() as usize;
+        let from = ((first + start as usize) / TABLE_SPAN * TABLE_SPAN).max(first);
+        let at = self.map.as_ptr().wrapping_add(from - first).cast();
+        // SAFETY: [from, first + end) lies inside our mapping: `from` is not below its start,
+        // and what it covers is no one's any more (see above).
+        let _ = unsafe {
+            madvise(
+                NonNull::new(at).expect("inside the mapping"),
+                first + end as usize - from,
+                MmapAdvise::MADV_DONTNEED,
+            )
+        };
         end - base
     }
 
@@ -295,10 +288,7 @@ impl Spool {
     }
 
     fn file_size(&self) -> Option<u64> {
-        // SAFETY: a zeroed stat is valid storage for fstat to fill.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat on the fd we own into a live stat.
-        (unsafe { libc::fstat(self.file.as_raw_fd(), &mut st) } == 0).then_some(st.st_size as u64)
+        fstat(&self.file).ok().map(|st| st.st_size as u64)
     }
 
     /// The input bytes `[start, end)`; `end` must not exceed [`Spool::filled`]. For a mapped
@@ -326,7 +316,7 @@ impl Drop for Spool {
         // Unguarded first: a fault at this address range is no longer ours once it is unmapped.
         self.guard = None;
         // SAFETY: unmaps exactly the mapping made in `open`; slices borrowed from `self` are gone.
-        unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
+        let _ = unsafe { munmap(self.map.cast(), self.map_len) };
     }
 }
 
@@ -387,36 +377,32 @@ impl Ingest {
         }
         let want = (self.capacity - filled).min(READ_CHUNK as u64);
         if filled + want > self.sized {
-            let memfd = self.memfd.expect("streams have a memfd");
+            assert!(spool.stream, "only a stream's memfd grows");
             let new_size = (filled + want)
                 .max(self.sized + GROW_STEP)
                 .min(self.capacity);
-            // SAFETY: ftruncate on our own memfd (kept open by the Spool).
-            if unsafe { libc::ftruncate(memfd, new_size as i64) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
+            ftruncate(&spool.file, new_size as i64)?;
             if let Some(bind) = &mut self.binder {
                 bind(spool.map.as_ptr(), self.sized, new_size);
             }
             self.sized = new_size;
         }
+        let source = self
+            .source
+            .as_ref()
+            .expect("a source until the input ended");
+        // SAFETY: [filled, filled + want) lies inside the mapping and the sized part of the
+        // memfd (initialised: zeros or earlier bytes); only this writer touches it, since no
+        // reader looks past `filled`.
+        let dest = unsafe {
+            std::slice::from_raw_parts_mut(spool.map.as_ptr().add(filled as usize), want as usize)
+        };
         loop {
-            // SAFETY: the destination [filled, filled + want) lies inside the mapping and the
-            // sized part of the memfd; no reader looks past `filled`.
-            let n = unsafe {
-                libc::read(
-                    fd,
-                    spool.map.as_ptr().add(filled as usize).cast(),
-                    want as usize,
-                )
+            let n = match nix::unistd::read(source, dest) {
+                Ok(n) => n,
+                Err(Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
             };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
             if n == 0 {
                 self.eof = true;
                 self.source = None;
@@ -429,6 +415,9 @@ impl Ingest {
 }
 
 /// Polls `fds` for readability; returns the index of the first ready one, or None on timeout.
+///
+/// Raw `poll`: callers pass plain descriptor numbers, and -1 (a slot with nothing to watch,
+/// which poll skips) is one of them; nix's poll wants a borrowed descriptor, which -1 is not.
 pub fn poll_in(fds: &[RawFd], timeout_ms: Option<i32>) -> Option<usize> {
     let mut pfds: Vec<libc::pollfd> = fds
         .iter()
@@ -513,9 +502,9 @@ mod tests {
             let len = 3 * 4096;
             let p = map(
                 len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                other.as_file().as_raw_fd(),
+                ProtFlags::PROT_READ,
+                MapFlags::MAP_PRIVATE,
+                other.as_file().as_fd(),
             )
             .unwrap();
             other.as_file().set_len(0).unwrap();
