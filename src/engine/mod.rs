@@ -108,11 +108,6 @@ pub struct Shared {
     arg_max_record: u64,
 }
 
-// SAFETY: sigset_t is plain data only read after construction; every other field is Sync.
-unsafe impl Sync for Shared {}
-// SAFETY: as above.
-unsafe impl Send for Shared {}
-
 impl Shared {
     /// The state of a run about to start (no thread runs yet).
     #[allow(clippy::too_many_arguments)]
@@ -296,14 +291,16 @@ impl Shared {
     /// Sends `sig` to a running child (and its process group when it leads one). `pid` must be
     /// an unreaped child, so it cannot have been reused.
     pub fn signal_child(&self, pid: libc::pid_t, sig: i32) {
-        // SAFETY: kill has no memory effects; the target is our own unreaped child (or, for a
-        // worker shell, our parent's child, which is reaped only after the slot is cleared).
-        unsafe {
-            // A worker shell makes itself a group leader only once it runs: until then, the
-            // group does not exist and the process itself is signalled.
-            if !self.children_own_group || libc::kill(-pid, sig) != 0 {
-                libc::kill(pid, sig);
-            }
+        use nix::sys::signal::{Signal, kill, killpg};
+        let (Ok(sig), pid) = (Signal::try_from(sig), nix::unistd::Pid::from_raw(pid)) else {
+            return;
+        };
+        // The target is our own unreaped child (or, for a worker shell, our parent's child,
+        // which is reaped only after the slot is cleared). A worker shell makes itself a group
+        // leader only once it runs: until then, the group does not exist and the process itself
+        // is signalled.
+        if !self.children_own_group || killpg(pid, sig).is_err() {
+            let _ = kill(pid, sig);
         }
     }
 
