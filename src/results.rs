@@ -16,9 +16,10 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::exit::ExitCode;
+use nix::fcntl::OFlag;
 
 use crate::errors::count;
+use crate::exit::ExitCode;
 use crate::journal::{self, Checkpoint, InputId, Journal, merge_intervals};
 use crate::output::OrderMode;
 use crate::shard::Shard;
@@ -96,6 +97,30 @@ pub fn prepare(
     let task = format!("task {}/{}", shard.index, shard.count);
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("--results: cannot create {}: {}", dir.display(), os(&e)))?;
+    let resume = earlier_runs(dir, shard, run)?;
+    let (out, journal_path, attempt) = create_output(dir, shard)?;
+    let header = format!(
+        "command: {command}\n# {task} of a run writing to {}: run the same command again to \
+         continue it; frun merge {} writes the output",
+        dir.display(),
+        dir.display()
+    );
+    let j = create_journal(&journal_path, run, &header, &out, shard, chunk, order)?;
+    Ok(TaskFiles {
+        dest: Destination {
+            out,
+            task,
+            dir: dir.to_path_buf(),
+            run: attempt,
+        },
+        journal: Arc::new(j),
+        resume,
+    })
+}
+
+/// What every earlier run's tasks in `dir` completed, as one checkpoint (None when there were
+/// none). Refused: a run still going, results of another command or of another input.
+fn earlier_runs(dir: &Path, shard: Shard, run: &str) -> Result<Option<Checkpoint>, String> {
     let mut done = Checkpoint {
         run: run.to_string(),
         ..Checkpoint::default()
@@ -148,20 +173,24 @@ pub fn prepare(
         any = true;
     }
     done.intervals = merge_intervals(intervals);
+    Ok(any.then_some(done))
+}
 
-    // This task's files: the first attempt number whose output file can be created.
+/// This task's output file, created under the first attempt number whose name is free, with
+/// the path of its journal and that number.
+fn create_output(dir: &Path, shard: Shard) -> Result<(File, PathBuf, u32), String> {
     let mut attempt = 0u32;
-    let (out, journal_path) = loop {
+    loop {
         let stem = format!("{PREFIX}{}.{attempt}", shard.name());
         let out_path = dir.join(format!("{stem}{OUTPUT}"));
         match OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o644)
-            .custom_flags(libc::O_CLOEXEC)
+            .custom_flags(OFlag::O_CLOEXEC.bits())
             .open(&out_path)
         {
-            Ok(f) => break (f, dir.join(format!("{stem}{JOURNAL}"))),
+            Ok(f) => return Ok((f, dir.join(format!("{stem}{JOURNAL}")), attempt)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => attempt += 1,
             Err(e) => {
                 return Err(format!(
@@ -171,17 +200,23 @@ pub fn prepare(
                 ));
             }
         }
-    };
-    let header = format!(
-        "command: {command}\n# {task} of a run writing to {}: run the same command again to \
-         continue it; frun merge {} writes the output",
-        dir.display(),
-        dir.display()
-    );
+    }
+}
+
+/// This task's journal, created now next to its output file `out`, with its `task` line.
+fn create_journal(
+    journal_path: &Path,
+    run: &str,
+    header: &str,
+    out: &File,
+    shard: Shard,
+    chunk: u64,
+    order: OrderMode,
+) -> Result<Journal, String> {
     let mut j = Journal::new(
-        &journal_path,
+        journal_path,
         run,
-        &header,
+        header,
         Some(0),
         false,
         Some(out.as_raw_fd()),
@@ -196,32 +231,18 @@ pub fn prepare(
         shard.index, shard.count
     ));
     match j.create_now() {
-        Ok(()) => {}
-        Err(journal::OpenError::Busy) => {
-            return Err(format!(
-                "--results: {} is in use by another frun",
-                journal_path.display()
-            ));
-        }
-        Err(journal::OpenError::Refused(why)) => return Err(format!("--results: {why}")),
-        Err(journal::OpenError::Io(e)) => {
-            return Err(format!(
-                "--results: cannot write {}: {}",
-                journal_path.display(),
-                os(&e)
-            ));
-        }
+        Ok(()) => Ok(j),
+        Err(journal::OpenError::Busy) => Err(format!(
+            "--results: {} is in use by another frun",
+            journal_path.display()
+        )),
+        Err(journal::OpenError::Refused(why)) => Err(format!("--results: {why}")),
+        Err(journal::OpenError::Io(e)) => Err(format!(
+            "--results: cannot write {}: {}",
+            journal_path.display(),
+            os(&e)
+        )),
     }
-    Ok(TaskFiles {
-        dest: Destination {
-            out,
-            task,
-            dir: dir.to_path_buf(),
-            run: attempt,
-        },
-        journal: Arc::new(j),
-        resume: any.then_some(done),
-    })
 }
 
 /// Whether a journal holds any `done` entry.

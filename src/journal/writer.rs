@@ -1,0 +1,395 @@
+//! The journal of a running run ([`Journal`]): entries buffered as batches complete, the file
+//! created by the first flush (at the default place under the next free name when its own is
+//! taken), stdout synced before each group of entries is appended and synced, and the file
+//! removed when the run needs no resuming. It must not read a journal back, nor decide what is
+//! done: the emitter reports that.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::{BorrowedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::file::{FileId, open_locked};
+use super::{InputId, OpenError, format};
+
+/// The journal of a running run.
+pub struct Journal {
+    /// Where it is; for a new journal at the default place, set when it is created (a name
+    /// taken by another file moves it to the next free one).
+    path: Mutex<PathBuf>,
+    /// The file, once it exists: a new journal is created by its first flush, so a run that ends
+    /// within one sync period never touches the disk.
+    file: Mutex<Option<File>>,
+    /// The comment for humans on a new journal's second line.
+    comment: String,
+    /// A new journal says how to resume it (`# resume: …`).
+    resume_hint: bool,
+    /// What a new journal starts with after its comment (empty when continuing one).
+    header: String,
+    /// False when continuing the journal being resumed.
+    new: bool,
+    /// A new journal may take the next free name (`PATH.1`, `PATH.2`, …) when `PATH` exists.
+    alternates: bool,
+    /// A failed batch is recorded as done (a results directory: its output is in its place
+    /// there, and `frun merge` needs it); otherwise a failure ends what this run records.
+    failures_done: bool,
+    /// A failed batch's output was written: nothing after it is recorded as done, so a resume
+    /// cuts the output back to before it and runs it again.
+    cut: AtomicBool,
+    /// Entries not yet written.
+    pending: Mutex<Vec<u8>>,
+    /// Stdout, synced before entries are written when it is a regular file.
+    stdout: Option<RawFd>,
+    batches: AtomicU64,
+    /// Set when the journal could not be created after all (another frun took the file).
+    lost: Mutex<Option<String>>,
+}
+
+/// How many other names a new journal at the default place tries (`PATH.1` …) before giving up.
+const ALTERNATES: u32 = 1000;
+
+impl Journal {
+    /// A new journal to be created at `path` (it must not exist), or `resume`'s file continued.
+    /// `comment` is the comment for humans; `stdout_base` is stdout's byte count now; `stdout`
+    /// is the descriptor synced before entries are written, which must stay open as long as
+    /// the journal. Nothing is opened yet: see [`Journal::create_now`], [`Journal::adopt`] and
+    /// [`Journal::creatable`].
+    pub fn new(
+        path: &Path,
+        run: &str,
+        comment: &str,
+        stdout_base: Option<u64>,
+        resume: bool,
+        stdout: Option<RawFd>,
+    ) -> Journal {
+        Journal {
+            path: Mutex::new(path.to_path_buf()),
+            file: Mutex::new(None),
+            comment: comment.to_string(),
+            resume_hint: false,
+            header: if resume {
+                String::new()
+            } else {
+                format::identity(run, stdout_base)
+            },
+            new: !resume,
+            alternates: false,
+            failures_done: false,
+            cut: AtomicBool::new(false),
+            pending: Mutex::new(Vec::new()),
+            stdout,
+            batches: AtomicU64::new(0),
+            lost: Mutex::new(None),
+        }
+    }
+
+    /// Adds an entry to a new journal's first lines (before it is created).
+    pub fn head_line(&mut self, line: &str) {
+        self.header.push_str(line);
+        self.header.push('\n');
+    }
+
+    /// A new journal says how to resume it, naming the file it was created as.
+    pub fn with_resume_hint(mut self) -> Journal {
+        self.resume_hint = true;
+        self
+    }
+
+    /// A new journal takes the next free name when its own is taken (the default place:
+    /// another run's checkpoint there is left alone).
+    pub fn with_alternates(mut self) -> Journal {
+        self.alternates = true;
+        self
+    }
+
+    /// Failed batches are recorded as done (see the field).
+    pub fn with_failures_done(mut self) -> Journal {
+        self.failures_done = true;
+        self
+    }
+
+    /// True when this journal is a new file, not the continuation of the one being resumed.
+    pub fn is_new(&self) -> bool {
+        self.new
+    }
+
+    /// Uses `file`, already open and locked, as this journal's file (a continued journal).
+    pub fn adopt(&self, file: File) {
+        *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file);
+    }
+
+    /// Creates and locks the file now (see [`Journal::new`]).
+    pub fn create_now(&self) -> Result<(), OpenError> {
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some(self.create()?);
+        }
+        Ok(())
+    }
+
+    /// Checks that the file could be created: its directory is writable.
+    pub fn creatable(&self) -> Result<(), OpenError> {
+        use nix::unistd::{AccessFlags, access};
+        let path = self.path();
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        access(dir, AccessFlags::W_OK | AccessFlags::X_OK).map_err(|e| OpenError::Io(e.into()))
+    }
+
+    /// Opens the file: the journal being continued, or a new one created, locked and given its
+    /// first lines (under the next free name, when allowed and its own is taken).
+    pub(super) fn create(&self) -> Result<File, OpenError> {
+        if !self.new {
+            return open_locked(&self.path(), false);
+        }
+        let first = self.path();
+        let mut path = first.clone();
+        let mut next = 1;
+        let file = loop {
+            match open_locked(&path, true) {
+                Err(OpenError::Io(e))
+                    if e.kind() == io::ErrorKind::AlreadyExists
+                        && self.alternates
+                        && next <= ALTERNATES =>
+                {
+                    let mut name = first.clone().into_os_string();
+                    name.push(format!(".{next}"));
+                    path = PathBuf::from(name);
+                    next += 1;
+                }
+                r => break r?,
+            }
+        };
+        *self.path.lock().unwrap_or_else(|e| e.into_inner()) = path.clone();
+        let resume_as = self.resume_hint.then_some(path.as_path());
+        let head = format::head(&self.comment, resume_as, &self.header);
+        (&file).write_all(head.as_bytes()).map_err(OpenError::Io)?;
+        Ok(file)
+    }
+
+    /// Where the journal is (for a new one at the default place: once it is created).
+    pub fn path(&self) -> PathBuf {
+        self.path.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Why this run ended up without a journal, if it did.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Adds an entry to those not yet written.
+    fn push(&self, entry: impl FnOnce(&mut Vec<u8>)) {
+        entry(&mut self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Records the input's identity (once, before the first batch is published).
+    pub fn input(&self, id: &InputId) {
+        self.push(|p| format::input(p, id));
+    }
+
+    /// Records a completed batch: input `[start, end)`, stdout at `stdout` bytes after it.
+    /// Nothing is recorded after a failed batch's output (see [`Journal::failed`]).
+    pub fn done(&self, start: u64, end: u64, stdout: Option<u64>) {
+        if self.cut.load(Ordering::Relaxed) {
+            return;
+        }
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.push(|p| format::done(p, start, end, stdout));
+    }
+
+    /// Records a batch whose command failed (a non-zero status that is not retried): its
+    /// output was written, but it is not done, so a resume runs it again. Where the output is
+    /// counted (not `-u`) its bytes cannot be cut out of the middle of stdout, so nothing after
+    /// them is recorded as done either: a resume cuts stdout back to before them and goes on
+    /// from there. In a results directory (see [`Journal::with_failures_done`]) it is done.
+    pub fn failed(&self, start: u64, end: u64, stdout: Option<u64>) {
+        if self.failures_done {
+            return self.done(start, end, stdout);
+        }
+        if self.cut.load(Ordering::Relaxed) {
+            return;
+        }
+        self.push(|p| format::failed(p, start, end));
+        if stdout.is_some() {
+            self.cut.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Batches recorded by this run.
+    pub fn batches(&self) -> u64 {
+        self.batches.load(Ordering::Relaxed)
+    }
+
+    /// Makes the buffered entries durable: stdout first, then the entries, then the journal
+    /// (created now if it does not exist yet).
+    pub fn flush(&self) -> io::Result<()> {
+        let entries = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = self.create_or_lose()?;
+        }
+        let Some(file) = f.as_ref() else {
+            return Ok(());
+        };
+        if let Some(fd) = self.stdout {
+            // SAFETY: `Journal::new` requires `fd` to stay open as long as the journal, so it
+            // is open for this borrow, which ends with the statement.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            // Failure (a pipe, a terminal) only means there is nothing to sync.
+            let _ = nix::unistd::fdatasync(fd);
+        }
+        (&*file).write_all(&entries)?;
+        file.sync_data()
+    }
+
+    /// The file of a journal not created yet, created by its first flush; None when it cannot
+    /// be (another frun took it, or every free name is taken): the run goes on without a
+    /// journal, and [`Journal::lost`] says why.
+    fn create_or_lose(&self) -> io::Result<Option<File>> {
+        if self.lost().is_some() {
+            return Ok(None);
+        }
+        let why = match self.create() {
+            Ok(file) => return Ok(Some(file)),
+            Err(OpenError::Busy) => "is in use by another frun".to_string(),
+            Err(OpenError::Refused(why)) => why,
+            Err(OpenError::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if self.alternates {
+                    format!("and its .1 to .{ALTERNATES} exist (remove old checkpoints)")
+                } else {
+                    "was created by another process meanwhile".to_string()
+                }
+            }
+            Err(OpenError::Io(e)) => return Err(e),
+        };
+        *self.lost.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(format!("{} {why}", self.path().display()));
+        Ok(None)
+    }
+
+    /// Ends the journal of a stopped run: everything flushed, then a `stopped` line.
+    pub fn close_stopped(&self, reason: &str) -> io::Result<()> {
+        self.push(|p| format::stopped(p, reason));
+        self.flush()
+    }
+
+    /// Ends the journal of a run whose scan reached the end of its input: everything flushed,
+    /// then an `end` line with the input's length.
+    pub fn close_finished(&self, input_len: u64) -> io::Result<()> {
+        self.push(|p| format::end(p, input_len));
+        self.flush()
+    }
+
+    /// Removes the journal of a run that needs no resuming (if it was ever created): the file
+    /// this run created or continued, and only while its name still leads to that file.
+    pub fn remove(&self) -> io::Result<()> {
+        let f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(file) = f.as_ref() else {
+            return Ok(());
+        };
+        let path = self.path();
+        let ours = FileId::of(&file.metadata()?);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if FileId::of(&m) == ours => std::fs::remove_file(&path),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::read;
+
+    #[test]
+    fn a_held_journal_is_busy_for_another_process() {
+        use nix::fcntl::{FcntlArg, OFlag, fcntl, open};
+        use nix::sys::stat::Mode;
+        use nix::sys::wait::{WaitStatus, waitpid};
+        use nix::unistd::{ForkResult, fork};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let _j = Journal::new(&path, "r", "h", None, false, None);
+        _j.create_now().ok().unwrap();
+        let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        let lock = super::super::file::write_lock();
+        // SAFETY: the child only calls async-signal-safe functions (open, fcntl, close, _exit)
+        // and allocates nothing before it exits; the parent waits for it. nix has no `_exit`,
+        // and the child must not run the parent's exit handlers (`std::process::exit` would).
+        let child = unsafe {
+            match fork().unwrap() {
+                ForkResult::Child => {
+                    let r = open(c_path.as_c_str(), OFlag::O_RDWR, Mode::empty())
+                        .and_then(|fd| fcntl(&fd, FcntlArg::F_SETLK(&lock)));
+                    libc::_exit(if r.is_ok() { 0 } else { 7 })
+                }
+                ForkResult::Parent { child } => child,
+            }
+        };
+        let status = match waitpid(child, None) {
+            Ok(WaitStatus::Exited(_, code)) => code,
+            _ => -1,
+        };
+        assert_eq!(status, 7, "another process could take the lock");
+    }
+
+    #[test]
+    fn a_failure_ends_what_the_run_records_where_output_is_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::new(&path, "r", "h", Some(0), false, None);
+        j.done(0, 2, Some(2));
+        j.failed(2, 4, Some(6));
+        j.done(4, 6, Some(8));
+        j.flush().unwrap();
+        let cp = read(&path).unwrap();
+        assert_eq!((cp.intervals, cp.stdout), (vec![(0, 2)], Some(2)));
+        // -u: the failed batch is only left out.
+        let path = dir.path().join("cp-u");
+        let j = Journal::new(&path, "r", "h", None, false, None);
+        j.done(0, 2, None);
+        j.failed(2, 4, None);
+        j.done(4, 6, None);
+        j.flush().unwrap();
+        assert_eq!(read(&path).unwrap().intervals, [(0, 2), (4, 6)]);
+    }
+
+    #[test]
+    fn a_taken_name_moves_a_default_journal_and_removal_spares_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        std::fs::write(&path, "someone else's\n").unwrap();
+        let j = Journal::new(&path, "r", "h", Some(0), false, None).with_alternates();
+        j.done(0, 2, Some(2));
+        j.flush().unwrap();
+        assert_eq!(j.path(), dir.path().join("cp.1"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"someone else's\n");
+        // Its name now leads to another file: it is not removed.
+        std::fs::remove_file(j.path()).unwrap();
+        std::fs::write(j.path(), "new\n").unwrap();
+        j.remove().unwrap();
+        assert_eq!(std::fs::read(j.path()).unwrap(), b"new\n");
+    }
+
+    #[test]
+    fn a_journal_is_created_by_its_first_flush_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        let j = Journal::new(&path, "r", "h", Some(0), false, None);
+        j.flush().unwrap();
+        assert!(!path.exists(), "nothing to write, yet a file");
+        j.remove().unwrap();
+        j.done(0, 4, Some(9));
+        j.flush().unwrap();
+        assert_eq!(read(&path).unwrap().intervals, [(0, 4)]);
+        j.remove().unwrap();
+        assert!(!path.exists());
+    }
+}
