@@ -715,35 +715,23 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
 
 /// Waits for the end of the run, handling signals and a vanished stdout reader.
 fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let out = shared.output.fd();
-    let watch_stdout = crate::output::is_pipe_like(out);
-    let mut fds = [
-        libc::pollfd {
-            fd: signals.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: shared.done.raw(),
-            events: libc::POLLIN,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: if watch_stdout { out } else { -1 },
-            events: 0,
-            revents: 0,
-        },
-    ];
+    // SAFETY: the output descriptor (stdout, or the results file the run holds open) stays
+    // open for the whole run, which outlives this borrow.
+    let out = unsafe { BorrowedFd::borrow_raw(out) };
+    let mut watch_stdout = crate::output::is_pipe_like(out.as_raw_fd());
+    let readable = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| r.contains(PollFlags::POLLIN));
     let finished = || {
         shared.scan_done.load(Ordering::Acquire) && shared.workers_live.load(Ordering::Acquire) == 0
     };
     // Wakes up now and then to sync the journal and reap descendants that ended after frun
     // adopted them.
-    let timeout = if shared.journal.is_some() {
-        JOURNAL_SYNC.as_millis() as i32
+    let timeout = PollTimeout::from(if shared.journal.is_some() {
+        JOURNAL_SYNC.as_millis() as u16
     } else {
-        ORPHAN_REAP.as_millis() as i32
-    };
+        ORPHAN_REAP.as_millis() as u16
+    });
     let mut synced = Instant::now();
     let sync_journal = |synced: &mut Instant| {
         if let Some(j) = &shared.journal
@@ -766,24 +754,33 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
         if finished() {
             return;
         }
-        // SAFETY: polls a live array of pollfd.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
+        let mut fds = [
+            PollFd::new(signals, PollFlags::POLLIN),
+            PollFd::new(shared.done.as_fd(), PollFlags::POLLIN),
+            PollFd::new(out, PollFlags::empty()),
+        ];
+        let watched = if watch_stdout { 3 } else { 2 };
+        let n = poll(&mut fds[..watched], timeout).unwrap_or(0);
         sync_journal(&mut synced);
         descendants::reap_adopted();
-        if n <= 0 {
+        if n == 0 {
             continue;
         }
-        if fds[0].revents & libc::POLLIN != 0
+        if readable(&fds[0])
             && let Some(sig) = sys::read_signal(signals)
         {
             shared.stop.request(StopReason::Signal(sig));
         }
-        if fds[1].revents & libc::POLLIN != 0 {
+        if readable(&fds[1]) {
             shared.done.drain();
         }
-        if fds[2].revents & libc::POLLERR != 0 {
+        if watch_stdout
+            && fds[2]
+                .revents()
+                .is_some_and(|r| r.contains(PollFlags::POLLERR))
+        {
             shared.stop.request(StopReason::ReaderGone);
-            fds[2].fd = -1;
+            watch_stdout = false;
         }
     }
 
@@ -791,11 +788,13 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     // them); otherwise they end now (TERM, then KILL after a grace period).
     shared.rings.abort();
     while shared.stop.drains() && shared.workers_live.load(Ordering::Acquire) > 0 {
-        let mut p = [fds[0], fds[1]];
-        // SAFETY: polls a live array of pollfd.
-        unsafe { libc::poll(p.as_mut_ptr(), 2, timeout) };
+        let mut p = [
+            PollFd::new(signals, PollFlags::POLLIN),
+            PollFd::new(shared.done.as_fd(), PollFlags::POLLIN),
+        ];
+        let _ = poll(&mut p, timeout);
         sync_journal(&mut synced);
-        if p[0].revents & libc::POLLIN != 0 && sys::read_signal(signals).is_some() {
+        if readable(&p[0]) && sys::read_signal(signals).is_some() {
             break;
         }
         shared.done.drain();
@@ -817,13 +816,12 @@ fn wait_workers(shared: &Shared, deadline: Instant) -> bool {
         if left.is_zero() {
             return false;
         }
-        let mut p = libc::pollfd {
-            fd: shared.done.raw(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: polls one live pollfd.
-        unsafe { libc::poll(&mut p, 1, left.as_millis().clamp(1, 100) as i32) };
+        let mut p = [nix::poll::PollFd::new(
+            shared.done.as_fd(),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        let wait = nix::poll::PollTimeout::from(left.as_millis().clamp(1, 100) as u16);
+        let _ = nix::poll::poll(&mut p, wait);
         shared.done.drain();
     }
 }
