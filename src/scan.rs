@@ -95,21 +95,14 @@ pub struct ScanTotals {
     pub batches: u64,
 }
 
-/// The scanner's settings.
-pub struct Scanner<'a> {
-    pub spool: &'a Spool,
-    pub ring: &'a Rings,
+/// What the plan decides for the scanner, once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
     pub delimiter: u8,
     pub sizing: Sizing,
     pub limit: Option<u64>,
     pub timeout: Option<Duration>,
     pub arg_space: Option<ArgSpace>,
-    /// Readable when the run stops (an eventfd).
-    pub stop_fd: RawFd,
-    /// An eventfd workers write when they run dry while a partial batch waits.
-    pub hunger_fd: RawFd,
-    /// How many workers may share the work (for balancing the last batches).
-    pub workers: u64,
     /// Batches are measured in bytes (stdin mode): an input whose size is known is shared out
     /// by bytes from its first batch on, instead of growing from one record.
     pub byte_guided: bool,
@@ -117,8 +110,6 @@ pub struct Scanner<'a> {
     /// backward search at its byte budget: the bytes in between are never read (its `records`
     /// is then 0, "not counted").
     pub count_records: bool,
-    /// Input intervals already done (a resumed run): sorted, disjoint, skipped.
-    pub skip: &'a [(u64, u64)],
     /// This task's share of the input when the run is split over several (the rest is skipped).
     pub shard: Option<ShardMap>,
     /// The input's head is checked before anything else (resuming, or sharded: skipping may
@@ -128,6 +119,21 @@ pub struct Scanner<'a> {
     /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
     /// is not NUL): each batch is searched for one, once per batch, until one is reported.
     pub warn_nul: bool,
+}
+
+/// The scanner: its settings, and what it works with during the run.
+pub struct Scanner<'a> {
+    pub settings: Settings,
+    pub spool: &'a Spool,
+    pub ring: &'a Rings,
+    /// Readable when the run stops (an eventfd).
+    pub stop_fd: RawFd,
+    /// An eventfd workers write when they run dry while a partial batch waits.
+    pub hunger_fd: RawFd,
+    /// How many workers may share the work (for balancing the last batches).
+    pub workers: u64,
+    /// Input intervals already done (a resumed run): sorted, disjoint, skipped.
+    pub skip: &'a [(u64, u64)],
 }
 
 /// Walks the input a run skips: intervals done in an earlier run, and the chunks of other
@@ -257,8 +263,8 @@ impl Scanner<'_> {
     fn skips(&self) -> Skips<'_> {
         Skips {
             list: self.skip,
-            shard: self.shard,
-            delimiter: self.delimiter,
+            shard: self.settings.shard,
+            delimiter: self.settings.delimiter,
             run_end: None,
         }
     }
@@ -272,7 +278,7 @@ impl Scanner<'_> {
         records: bool,
         events: &dyn ScanEvents,
     ) {
-        if !self.warn_nul || reported.get() {
+        if !self.settings.warn_nul || reported.get() {
             return;
         }
         let bytes = self.spool.bytes(start, end);
@@ -280,7 +286,7 @@ impl Scanner<'_> {
             return;
         };
         let record = if records {
-            memchr::memrchr(self.delimiter, &bytes[..at]).map_or(0, |i| i as u64 + 1)
+            memchr::memrchr(self.settings.delimiter, &bytes[..at]).map_or(0, |i| i as u64 + 1)
         } else {
             0
         };
@@ -326,7 +332,7 @@ impl Scanner<'_> {
         checked: &std::cell::Cell<bool>,
         events: &dyn ScanEvents,
     ) -> io::Result<bool> {
-        let Some(want) = self.head_first else {
+        let Some(want) = self.settings.head_first else {
             return Ok(true);
         };
         while self.spool.filled() < want && !ingest.at_eof() {
@@ -398,9 +404,9 @@ impl Scanner<'_> {
     /// The unfinished input the spool may hold: [`WINDOW_BYTES`], or room for a few of the
     /// largest batches when those are bigger.
     fn window_bytes(&self) -> u64 {
-        let batch = match self.sizing {
+        let batch = match self.settings.sizing {
             Sizing::Bytes(n) | Sizing::Block(n) => n,
-            _ => self.arg_space.map_or(0, |s| s.budget),
+            _ => self.settings.arg_space.map_or(0, |s| s.budget),
         };
         WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
     }
@@ -425,14 +431,14 @@ impl Scanner<'_> {
         totals: ScanTotals,
         filled: u64,
     ) -> Bound {
-        let budget = self.arg_space.map_or(u64::MAX, |s| s.budget);
+        let budget = self.settings.arg_space.map_or(u64::MAX, |s| s.budget);
         let bound = |records, budget| Bound { records, budget };
         if !at_end {
             return bound(target, budget);
         }
         let remaining_bytes = filled - p.start;
         let share = 2 * self.workers.max(1);
-        if self.byte_guided {
+        if self.settings.byte_guided {
             let floor = (filled / (8 * self.workers.max(1))).min(TAIL_FLOOR_BYTES);
             let bytes = (remaining_bytes / share).clamp(floor.min(budget), budget);
             return bound(max, bytes.max(1));
@@ -461,6 +467,7 @@ impl Scanner<'_> {
         exact: bool,
     ) {
         if self
+            .settings
             .arg_space
             .is_some_and(|s| s.max_record_len < BLOCK as u64)
         {
@@ -469,18 +476,18 @@ impl Scanner<'_> {
         loop {
             let from = p.search as usize;
             let chunk = &data[from..data.len().min(from + BLOCK)];
-            let Some(last) = memchr::memrchr(self.delimiter, chunk) else {
+            let Some(last) = memchr::memrchr(self.settings.delimiter, chunk) else {
                 return;
             };
             let region = &chunk[..=last];
-            let n = bytecount::count(region, self.delimiter) as u64;
+            let n = bytecount::count(region, self.settings.delimiter) as u64;
             if p.records + n >= size.records || totals.records + n >= limit {
                 return;
             }
             let end = p.search + last as u64 + 1;
             let mut cost = p.cost;
-            if let Some(space) = self.arg_space {
-                let first = memchr::memchr(self.delimiter, region).unwrap_or(last) as u64;
+            if let Some(space) = self.settings.arg_space {
+                let first = memchr::memchr(self.settings.delimiter, region).unwrap_or(last) as u64;
                 if p.search + first - p.cursor > space.max_record_len {
                     return;
                 }
@@ -525,7 +532,7 @@ impl Scanner<'_> {
             }
             self.look_for_nul(&nul_reported, (start, end), at_records, events);
             let records = if at_records {
-                count_records(self.spool.bytes(start, end), self.delimiter)
+                count_records(self.spool.bytes(start, end), self.settings.delimiter)
             } else {
                 1
             };
@@ -568,11 +575,11 @@ impl Scanner<'_> {
                     start + size
                 } else {
                     let window = self.spool.bytes(start, start + size);
-                    match memchr::memrchr(self.delimiter, window) {
+                    match memchr::memrchr(self.settings.delimiter, window) {
                         Some(i) => start + i as u64 + 1,
                         // A record longer than the chunk is a chunk of its own.
                         None => match memchr::memchr(
-                            self.delimiter,
+                            self.settings.delimiter,
                             self.spool.bytes(start + size, bound),
                         ) {
                             Some(j) => start + size + j as u64 + 1,
@@ -590,7 +597,7 @@ impl Scanner<'_> {
                 return Ok(totals);
             }
             let partial = filled > start;
-            let timeout = match self.timeout {
+            let timeout = match self.settings.timeout {
                 Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
                 _ => None,
             };
@@ -604,7 +611,8 @@ impl Scanner<'_> {
                     let bound = skips.next_start(start, data, false).min(filled);
                     let end = if at_records {
                         let window = self.spool.bytes(start, bound);
-                        memchr::memrchr(self.delimiter, window).map(|i| start + i as u64 + 1)
+                        memchr::memrchr(self.settings.delimiter, window)
+                            .map(|i| start + i as u64 + 1)
                     } else {
                         Some(bound)
                     };
@@ -624,7 +632,7 @@ impl Scanner<'_> {
     }
 
     fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
-        let (init, max, adaptive, exact) = match self.sizing {
+        let (init, max, adaptive, exact) = match self.settings.sizing {
             Sizing::Adaptive { init, max } => (init, max, init < max, false),
             Sizing::Exact(n) => (n, n, false, true),
             Sizing::Bytes(n) => return self.scan_chunks(ingest, events, n, false),
@@ -640,7 +648,7 @@ impl Scanner<'_> {
         };
         let mut totals = ScanTotals::default();
         let mut last_input = Instant::now();
-        let limit = self.limit.unwrap_or(u64::MAX);
+        let limit = self.settings.limit.unwrap_or(u64::MAX);
 
         let checked = std::cell::Cell::new(false);
         let eof_seen = std::cell::Cell::new(false);
@@ -730,8 +738,8 @@ impl Scanner<'_> {
                 let view = &data[..skips.next_start(p.cursor, data, eof).min(filled) as usize];
                 let bounded = (view.len() as u64) < filled;
                 if at_end
-                    && self.byte_guided
-                    && !self.count_records
+                    && self.settings.byte_guided
+                    && !self.settings.count_records
                     && p.cursor == p.start
                     && p.start < filled
                 {
@@ -741,8 +749,11 @@ impl Scanner<'_> {
                     let end = if want >= view.len() as u64 {
                         Some(view.len() as u64)
                     } else {
-                        memchr::memrchr(self.delimiter, &view[p.start as usize..want as usize])
-                            .map(|i| p.start + i as u64 + 1)
+                        memchr::memrchr(
+                            self.settings.delimiter,
+                            &view[p.start as usize..want as usize],
+                        )
+                        .map(|i| p.start + i as u64 + 1)
                     };
                     if let Some(end) = end {
                         p.cursor = end;
@@ -755,21 +766,22 @@ impl Scanner<'_> {
                     }
                 }
                 self.skip_whole_blocks(view, &mut p, &mut totals, size, limit, exact);
-                let (end, next) = match memchr::memchr(self.delimiter, &view[p.search as usize..]) {
-                    Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
-                    // At a skipped interval (the block fast path may have run up to it): the
-                    // loop's top jumps over it.
-                    None if bounded && p.cursor == view.len() as u64 => continue,
-                    None if (bounded || ingest.at_eof()) && p.cursor < view.len() as u64 => {
-                        (view.len() as u64, view.len() as u64)
-                    }
-                    None => {
-                        p.search = filled;
-                        break;
-                    }
-                };
+                let (end, next) =
+                    match memchr::memchr(self.settings.delimiter, &view[p.search as usize..]) {
+                        Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
+                        // At a skipped interval (the block fast path may have run up to it): the
+                        // loop's top jumps over it.
+                        None if bounded && p.cursor == view.len() as u64 => continue,
+                        None if (bounded || ingest.at_eof()) && p.cursor < view.len() as u64 => {
+                            (view.len() as u64, view.len() as u64)
+                        }
+                        None => {
+                            p.search = filled;
+                            break;
+                        }
+                    };
                 let len = end - p.cursor;
-                if let Some(space) = self.arg_space {
+                if let Some(space) = self.settings.arg_space {
                     if len > space.max_record_len {
                         if !cut(&mut p, &mut totals) {
                             return Ok(totals);
@@ -822,7 +834,7 @@ impl Scanner<'_> {
             } else {
                 &watch[..1]
             };
-            let timeout = match self.timeout {
+            let timeout = match self.settings.timeout {
                 Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
                 _ => None,
             };
@@ -946,22 +958,24 @@ mod tests {
                 out
             });
             let scanner = Scanner {
+                settings: Settings {
+                    delimiter: b'\n',
+                    sizing: how.sizing,
+                    limit: how.limit,
+                    timeout: None,
+                    arg_space: how.space,
+                    byte_guided: how.byte_guided,
+                    count_records: how.count_records,
+                    shard: how.shard,
+                    head_first: None,
+                    warn_nul: false,
+                },
                 spool: &spool,
                 ring: &ring,
-                delimiter: b'\n',
-                sizing: how.sizing,
-                limit: how.limit,
-                timeout: None,
-                arg_space: how.space,
                 stop_fd: -1,
                 hunger_fd: -1,
                 workers: 2,
-                byte_guided: how.byte_guided,
-                count_records: how.count_records,
                 skip: how.skip,
-                shard: how.shard,
-                head_first: None,
-                warn_nul: false,
             };
             scanner.run(&mut ingest, &rec).unwrap();
             consumer.join().unwrap()

@@ -536,22 +536,24 @@ fn try_run(
             .name("frun-scan".into())
             .spawn(move || {
                 let scanner = Scanner {
+                    settings: crate::scan::Settings {
+                        delimiter,
+                        sizing,
+                        limit,
+                        timeout,
+                        arg_space,
+                        byte_guided,
+                        count_records,
+                        shard,
+                        head_first,
+                        warn_nul,
+                    },
                     spool: &shared.spool,
                     ring: &shared.rings,
-                    delimiter,
-                    sizing,
-                    limit,
-                    timeout,
-                    arg_space,
                     stop_fd: shared.stop.fd(),
                     hunger_fd,
                     workers: workers_max.min(ceiling.0) as u64,
-                    byte_guided,
-                    count_records,
                     skip: &skip,
-                    shard,
-                    head_first,
-                    warn_nul,
                 };
                 let events = Events { shared: &shared };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
