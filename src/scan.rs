@@ -45,32 +45,6 @@ pub enum Sizing {
     Block(u64),
 }
 
-/// What the plan decides for the scanner, once per run.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings {
-    pub delimiter: u8,
-    pub sizing: Sizing,
-    pub limit: Option<u64>,
-    pub timeout: Option<Duration>,
-    pub arg_space: Option<ArgSpace>,
-    /// Batches are measured in bytes (stdin mode): an input whose size is known is shared out
-    /// by bytes from its first batch on, instead of growing from one record.
-    pub byte_guided: bool,
-    /// Records must be counted. Without, a byte-guided batch of a known input is cut with one
-    /// backward search at its byte budget: the bytes in between are never read (its `records`
-    /// is then 0, "not counted").
-    pub count_records: bool,
-    /// This task's share of the input when the run is split over several (the rest is skipped).
-    pub shard: Option<ShardMap>,
-    /// The input's head is checked before anything else (resuming, or sharded: skipping may
-    /// free the head before a batch is published), once this many bytes (or the whole input)
-    /// are in.
-    pub head_first: Option<u64>,
-    /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
-    /// is not NUL): each batch is searched for one, once per batch, until one is reported.
-    pub warn_nul: bool,
-}
-
 /// What the scanner tells the rest of the engine while it runs.
 pub trait ScanEvents {
     /// Called after each publish (the engine may add a worker).
@@ -121,21 +95,14 @@ pub struct ScanTotals {
     pub batches: u64,
 }
 
-/// The scanner's settings.
-pub struct Scanner<'a> {
-    pub spool: &'a Spool,
-    pub ring: &'a Rings,
+/// What the plan decides for the scanner, once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
     pub delimiter: u8,
     pub sizing: Sizing,
     pub limit: Option<u64>,
     pub timeout: Option<Duration>,
     pub arg_space: Option<ArgSpace>,
-    /// Readable when the run stops (an eventfd).
-    pub stop_fd: RawFd,
-    /// An eventfd workers write when they run dry while a partial batch waits.
-    pub hunger_fd: RawFd,
-    /// How many workers may share the work (for balancing the last batches).
-    pub workers: u64,
     /// Batches are measured in bytes (stdin mode): an input whose size is known is shared out
     /// by bytes from its first batch on, instead of growing from one record.
     pub byte_guided: bool,
@@ -143,8 +110,6 @@ pub struct Scanner<'a> {
     /// backward search at its byte budget: the bytes in between are never read (its `records`
     /// is then 0, "not counted").
     pub count_records: bool,
-    /// Input intervals already done (a resumed run): sorted, disjoint, skipped.
-    pub skip: &'a [(u64, u64)],
     /// This task's share of the input when the run is split over several (the rest is skipped).
     pub shard: Option<ShardMap>,
     /// The input's head is checked before anything else (resuming, or sharded: skipping may
@@ -154,6 +119,21 @@ pub struct Scanner<'a> {
     /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
     /// is not NUL): each batch is searched for one, once per batch, until one is reported.
     pub warn_nul: bool,
+}
+
+/// The scanner: its settings, and what it works with during the run.
+pub struct Scanner<'a> {
+    pub settings: Settings,
+    pub spool: &'a Spool,
+    pub ring: &'a Rings,
+    /// Readable when the run stops (an eventfd).
+    pub stop_fd: RawFd,
+    /// An eventfd workers write when they run dry while a partial batch waits.
+    pub hunger_fd: RawFd,
+    /// How many workers may share the work (for balancing the last batches).
+    pub workers: u64,
+    /// Input intervals already done (a resumed run): sorted, disjoint, skipped.
+    pub skip: &'a [(u64, u64)],
 }
 
 /// Walks the input a run skips: intervals done in an earlier run, and the chunks of other
@@ -280,40 +260,6 @@ struct Pending {
 }
 
 impl Scanner<'_> {
-    fn skips(&self) -> Skips<'_> {
-        Skips {
-            list: self.skip,
-            shard: self.shard,
-            delimiter: self.delimiter,
-            run_end: None,
-        }
-    }
-
-    /// Reports the first record of `[start, end)` that holds a NUL byte (the range itself when
-    /// it is one argument, `records` false), unless one was reported already. One `memchr`.
-    fn look_for_nul(
-        &self,
-        reported: &std::cell::Cell<bool>,
-        (start, end): (u64, u64),
-        records: bool,
-        events: &dyn ScanEvents,
-    ) {
-        if !self.warn_nul || reported.get() {
-            return;
-        }
-        let bytes = self.spool.bytes(start, end);
-        let Some(at) = memchr::memchr(0, bytes) else {
-            return;
-        };
-        let record = if records {
-            memchr::memrchr(self.delimiter, &bytes[..at]).map_or(0, |i| i as u64 + 1)
-        } else {
-            0
-        };
-        reported.set(true);
-        events.nul_in_argument(start + record, !records);
-    }
-
     /// Scans until end of input, the record limit, or a stop; closes the ring at the end.
     pub fn run(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
         let result = self.scan(ingest, events);
@@ -321,156 +267,25 @@ impl Scanner<'_> {
         result
     }
 
-    /// Input up to `end` was skipped (done in an earlier run): nothing will release it, so the
-    /// window moves past it once the batches before it are released.
-    fn note_skipped(&self, w: &std::cell::RefCell<Window>, end: u64) {
-        let mut w = w.borrow_mut();
-        w.published_end = w.published_end.max(end);
-    }
-
-    /// Checks the input's head with the engine (once); false when the scan must stop.
-    fn check_head(
-        &self,
-        checked: &std::cell::Cell<bool>,
-        eof: bool,
-        events: &dyn ScanEvents,
-    ) -> bool {
-        if checked.replace(true) {
-            return true;
-        }
-        let filled = self.spool.filled();
-        let head = self
-            .spool
-            .bytes(0, filled.min(crate::journal::HEAD_BYTES as u64));
-        events.input_head(head, eof.then_some(filled))
-    }
-
-    /// Resuming: waits until the head to compare is in, then checks it.
-    fn resume_check(
-        &self,
-        ingest: &mut Ingest,
-        checked: &std::cell::Cell<bool>,
-        events: &dyn ScanEvents,
-    ) -> io::Result<bool> {
-        let Some(want) = self.head_first else {
-            return Ok(true);
-        };
-        while self.spool.filled() < want && !ingest.at_eof() {
-            if events.stopped() {
-                return Ok(false);
-            }
-            ingest.fill(self.spool, &[self.stop_fd], None)?;
-        }
-        Ok(self.check_head(checked, ingest.at_eof(), events))
-    }
-
-    /// Records a published batch, then waits while too much is unfinished; false when the run
-    /// stops meanwhile.
-    fn note_published(
-        &self,
-        w: &std::cell::RefCell<Window>,
-        seq: u64,
-        end: u64,
-        events: &dyn ScanEvents,
-    ) -> bool {
-        {
-            let mut w = w.borrow_mut();
-            w.outstanding.push_back((seq, end));
-            w.published_end = end;
-        }
-        self.throttle(w, None, events)
-    }
-
-    /// Frees what no batch needs any more, then waits while the unfinished window is too big
-    /// (`filled`: ingest wants to read past this), too many batches are outstanding, or too much
-    /// `-k` output is held back. False when the run stops meanwhile.
-    fn throttle(
-        &self,
-        w: &std::cell::RefCell<Window>,
-        filled: Option<u64>,
-        events: &dyn ScanEvents,
-    ) -> bool {
-        loop {
-            let over = {
-                let mut w = w.borrow_mut();
-                while let Some(&(seq, end)) = w.outstanding.front() {
-                    if !events.released(seq) {
-                        break;
-                    }
-                    w.outstanding.pop_front();
-                    w.low = end;
-                }
-                if w.outstanding.is_empty() {
-                    w.low = w.published_end;
-                }
-                if w.low >= w.freed + RECLAIM_STEP {
-                    w.freed = self.spool.release(w.freed, w.low);
-                }
-                let reach = filled.unwrap_or(w.published_end);
-                w.outstanding.len() as u64 + 1 >= events.outstanding_limit()
-                    || (w.low < w.published_end && reach - w.low > self.window_bytes())
-                    || events.output_held() > HELD_OUTPUT_BYTES
-            };
-            if !over {
-                return true;
-            }
-            if events.stopped() {
-                return false;
-            }
-            crate::spool::poll_in(&[self.stop_fd], Some(2));
+    /// Scans the way the sizing says: record by record, or in byte chunks.
+    fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
+        let run = Run::new(self, events);
+        match self.settings.sizing {
+            Sizing::Adaptive { init, max } => RecordScan::new(run, init, max, false).scan(ingest),
+            Sizing::Exact(n) => RecordScan::new(run, n, n, true).scan(ingest),
+            Sizing::Bytes(n) => ChunkScan::new(run, n, false).scan(ingest),
+            Sizing::Block(n) => ChunkScan::new(run, n, true).scan(ingest),
         }
     }
 
     /// The unfinished input the spool may hold: [`WINDOW_BYTES`], or room for a few of the
     /// largest batches when those are bigger.
     fn window_bytes(&self) -> u64 {
-        let batch = match self.sizing {
+        let batch = match self.settings.sizing {
             Sizing::Bytes(n) | Sizing::Block(n) => n,
-            _ => self.arg_space.map_or(0, |s| s.budget),
+            _ => self.settings.arg_space.map_or(0, |s| s.budget),
         };
         WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
-    }
-
-    /// Near the end of an input whose size is known (`at_end`), batches shrink so the last ones
-    /// are shared out evenly ("guided" scheduling): at most the remaining records (estimated
-    /// from the average record so far) over twice the workers, never below `init` nor below
-    /// [`TAIL_FLOOR`] records (so the tail is not spent starting processes for single records).
-    ///
-    /// With `byte_guided`, the same sharing is done in bytes and from the first batch on: the
-    /// record target is lifted to `max` and the byte budget becomes the remaining bytes over
-    /// twice the workers, within a floor (see [`TAIL_FLOOR_BYTES`]) and the full budget.
-    ///
-    #[allow(clippy::too_many_arguments)]
-    fn balanced(
-        &self,
-        target: u64,
-        init: u64,
-        max: u64,
-        at_end: bool,
-        p: &Pending,
-        totals: ScanTotals,
-        filled: u64,
-    ) -> Bound {
-        let budget = self.arg_space.map_or(u64::MAX, |s| s.budget);
-        let bound = |records, budget| Bound { records, budget };
-        if !at_end {
-            return bound(target, budget);
-        }
-        let remaining_bytes = filled - p.start;
-        let share = 2 * self.workers.max(1);
-        if self.byte_guided {
-            let floor = (filled / (8 * self.workers.max(1))).min(TAIL_FLOOR_BYTES);
-            let bytes = (remaining_bytes / share).clamp(floor.min(budget), budget);
-            return bound(max, bytes.max(1));
-        }
-        if totals.records == 0 || p.cursor == 0 {
-            return bound(target, budget);
-        }
-        let remaining_bytes = filled - p.cursor;
-        let remaining =
-            (remaining_bytes as u128 * totals.records as u128 / p.cursor as u128) as u64;
-        let floor = init.max(TAIL_FLOOR);
-        bound(target.min((remaining / share).max(floor)), budget)
     }
 
     /// The fast path: takes whole blocks of records at once (one SIMD count per block instead of
@@ -486,27 +301,26 @@ impl Scanner<'_> {
         limit: u64,
         exact: bool,
     ) {
-        if self
-            .arg_space
-            .is_some_and(|s| s.max_record_len < BLOCK as u64)
-        {
+        let delimiter = self.settings.delimiter;
+        let arg_space = self.settings.arg_space;
+        if arg_space.is_some_and(|s| s.max_record_len < BLOCK as u64) {
             return;
         }
         loop {
             let from = p.search as usize;
             let chunk = &data[from..data.len().min(from + BLOCK)];
-            let Some(last) = memchr::memrchr(self.delimiter, chunk) else {
+            let Some(last) = memchr::memrchr(delimiter, chunk) else {
                 return;
             };
             let region = &chunk[..=last];
-            let n = bytecount::count(region, self.delimiter) as u64;
+            let n = bytecount::count(region, delimiter) as u64;
             if p.records + n >= size.records || totals.records + n >= limit {
                 return;
             }
             let end = p.search + last as u64 + 1;
             let mut cost = p.cost;
-            if let Some(space) = self.arg_space {
-                let first = memchr::memchr(self.delimiter, region).unwrap_or(last) as u64;
+            if let Some(space) = arg_space {
+                let first = memchr::memchr(delimiter, region).unwrap_or(last) as u64;
                 if p.search + first - p.cursor > space.max_record_len {
                     return;
                 }
@@ -523,356 +337,637 @@ impl Scanner<'_> {
             p.search = end;
         }
     }
+}
 
-    /// Cuts byte chunks (`-b`, `--block`): no per-record work at all for `-b`, one backward
-    /// search per chunk for `--block`.
-    fn scan_chunks(
-        &self,
-        ingest: &mut Ingest,
-        events: &dyn ScanEvents,
-        size: u64,
-        at_records: bool,
-    ) -> io::Result<ScanTotals> {
-        let mut totals = ScanTotals::default();
-        let mut start = 0u64;
-        let mut last_input = Instant::now();
-        let window = std::cell::RefCell::new(Window::default());
-        let checked = std::cell::Cell::new(false);
-        let eof_seen = std::cell::Cell::new(false);
-        let nul_reported = std::cell::Cell::new(false);
-        let mut skips = self.skips();
-        if !self.resume_check(ingest, &checked, events)? {
-            return Ok(totals);
+/// One scan's state, whichever way it cuts the input: the input it skips, the window of
+/// unfinished input, the checks made once per run, and the totals so far.
+struct Run<'s, 'a> {
+    sc: &'s Scanner<'a>,
+    events: &'s dyn ScanEvents,
+    skips: Skips<'a>,
+    window: Window,
+    /// The input's head was checked with the engine.
+    head_checked: bool,
+    /// The last look at the spool saw the end of input.
+    eof_seen: bool,
+    /// A NUL byte inside an argument was reported.
+    nul_reported: bool,
+    totals: ScanTotals,
+    /// When input last came in (or a batch was flushed because none did).
+    last_input: Instant,
+}
+
+impl<'s, 'a> Run<'s, 'a> {
+    fn new(sc: &'s Scanner<'a>, events: &'s dyn ScanEvents) -> Self {
+        Run {
+            sc,
+            events,
+            skips: Skips {
+                list: sc.skip,
+                shard: sc.settings.shard,
+                delimiter: sc.settings.delimiter,
+                run_end: None,
+            },
+            window: Window::default(),
+            head_checked: false,
+            eof_seen: false,
+            nul_reported: false,
+            totals: ScanTotals::default(),
+            last_input: Instant::now(),
         }
-        let publish = |start: u64, end: u64, totals: &mut ScanTotals| -> bool {
-            // A mapped input that shrank may have shown zeros instead of records: stop.
-            if self.spool.shrank() || !self.check_head(&checked, eof_seen.get(), events) {
-                return false;
-            }
-            self.look_for_nul(&nul_reported, (start, end), at_records, events);
-            let records = if at_records {
-                count_records(self.spool.bytes(start, end), self.delimiter)
-            } else {
-                1
-            };
-            let Some(seq) = self.ring.publish(start, end, records) else {
-                return false;
-            };
-            totals.batches += 1;
-            totals.records += records;
-            events.published(self.ring);
-            self.note_published(&window, seq, end, events)
+    }
+
+    /// Checks the input's head with the engine (once); false when the scan must stop.
+    fn check_head(&mut self, eof: bool) -> bool {
+        if std::mem::replace(&mut self.head_checked, true) {
+            return true;
+        }
+        let spool = self.sc.spool;
+        let filled = spool.filled();
+        let head = spool.bytes(0, filled.min(crate::journal::HEAD_BYTES as u64));
+        self.events.input_head(head, eof.then_some(filled))
+    }
+
+    /// Resuming: waits until the head to compare is in, then checks it.
+    fn resume_check(&mut self, ingest: &mut Ingest) -> io::Result<bool> {
+        let Some(want) = self.sc.settings.head_first else {
+            return Ok(true);
         };
+        while self.sc.spool.filled() < want && !ingest.at_eof() {
+            if self.events.stopped() {
+                return Ok(false);
+            }
+            ingest.fill(self.sc.spool, &[self.sc.stop_fd], None)?;
+        }
+        Ok(self.check_head(ingest.at_eof()))
+    }
+
+    /// Reports the first record of `[start, end)` that holds a NUL byte (the range itself when
+    /// it is one argument, `records` false), unless one was reported already. One `memchr`.
+    fn look_for_nul(&mut self, (start, end): (u64, u64), records: bool) {
+        if !self.sc.settings.warn_nul || self.nul_reported {
+            return;
+        }
+        let bytes = self.sc.spool.bytes(start, end);
+        let Some(at) = memchr::memchr(0, bytes) else {
+            return;
+        };
+        let record = if records {
+            memchr::memrchr(self.sc.settings.delimiter, &bytes[..at]).map_or(0, |i| i as u64 + 1)
+        } else {
+            0
+        };
+        self.nul_reported = true;
+        self.events.nul_in_argument(start + record, !records);
+    }
+
+    /// The checks due before `range` is published (`records`: it holds records, not one
+    /// argument); false when the scan must stop.
+    fn may_publish(&mut self, range: (u64, u64), records: bool) -> bool {
+        // A mapped input that shrank may have shown zeros instead of records: stop.
+        if self.sc.spool.shrank() || !self.check_head(self.eof_seen) {
+            return false;
+        }
+        self.look_for_nul(range, records);
+        true
+    }
+
+    /// Hands `[start, end)`, `records` records, to the ring: its sequence number, or None when
+    /// the run was aborted.
+    fn hand_over(&mut self, (start, end): (u64, u64), records: u64) -> Option<u64> {
+        let seq = self.sc.ring.publish(start, end, records)?;
+        self.totals.batches += 1;
+        Some(seq)
+    }
+
+    /// Batch `seq`, ending at `end`, was handed over: tells the engine, records it in the
+    /// window, then waits while too much is unfinished; false when the run stops meanwhile.
+    fn published(&mut self, seq: u64, end: u64) -> bool {
+        self.events.published(self.sc.ring);
+        self.window.outstanding.push_back((seq, end));
+        self.window.published_end = end;
+        self.throttle(None)
+    }
+
+    /// Input up to `end` was skipped (done in an earlier run): nothing will release it, so the
+    /// window moves past it once the batches before it are released.
+    fn note_skipped(&mut self, end: u64) {
+        self.window.published_end = self.window.published_end.max(end);
+    }
+
+    /// Frees what no batch needs any more, then waits while the unfinished window is too big
+    /// (`filled`: ingest wants to read past this), too many batches are outstanding, or too much
+    /// `-k` output is held back. False when the run stops meanwhile.
+    fn throttle(&mut self, filled: Option<u64>) -> bool {
         loop {
-            if events.stopped() {
-                return Ok(totals);
-            }
-            let filled = self.spool.filled();
-            let eof = ingest.at_eof();
-            eof_seen.set(eof);
-            let data = self.spool.bytes(0, filled);
-            loop {
-                match skips.jump(start, data, eof) {
-                    Jump::To(e) => {
-                        start = e;
-                        self.note_skipped(&window, e);
-                        continue;
+            let over = {
+                let w = &mut self.window;
+                while let Some(&(seq, end)) = w.outstanding.front() {
+                    if !self.events.released(seq) {
+                        break;
                     }
-                    Jump::Wait => break,
-                    Jump::No => {}
+                    w.outstanding.pop_front();
+                    w.low = end;
                 }
-                // A chunk never runs into skipped input.
-                let bound = skips.next_start(start, data, eof).min(filled);
-                if !(bound.saturating_sub(start) >= size
-                    || (eof || bound < filled) && bound > start)
-                {
-                    break;
+                if w.outstanding.is_empty() {
+                    w.low = w.published_end;
                 }
-                let end = if bound - start < size {
-                    bound
-                } else if !at_records {
-                    start + size
-                } else {
-                    let window = self.spool.bytes(start, start + size);
-                    match memchr::memrchr(self.delimiter, window) {
-                        Some(i) => start + i as u64 + 1,
-                        // A record longer than the chunk is a chunk of its own.
-                        None => match memchr::memchr(
-                            self.delimiter,
-                            self.spool.bytes(start + size, bound),
-                        ) {
-                            Some(j) => start + size + j as u64 + 1,
-                            None if eof || bound < filled => bound,
-                            None => break,
-                        },
-                    }
-                };
-                if !publish(start, end, &mut totals) || events.stopped() {
-                    return Ok(totals);
+                if w.low >= w.freed + RECLAIM_STEP {
+                    w.freed = self.sc.spool.release(w.freed, w.low);
                 }
-                start = end;
-            }
-            if eof {
-                return Ok(totals);
-            }
-            let partial = filled > start;
-            let timeout = match self.timeout {
-                Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
-                _ => None,
+                let reach = filled.unwrap_or(w.published_end);
+                w.outstanding.len() as u64 + 1 >= self.events.outstanding_limit()
+                    || (w.low < w.published_end && reach - w.low > self.sc.window_bytes())
+                    || self.events.output_held() > HELD_OUTPUT_BYTES
             };
-            if !self.throttle(&window, Some(filled), events) {
-                return Ok(totals);
+            if !over {
+                return true;
             }
-            match ingest.fill(self.spool, &[self.stop_fd], timeout)? {
-                Fill::Data => last_input = Instant::now(),
-                Fill::Timeout => {
-                    let data = self.spool.bytes(0, filled);
-                    let bound = skips.next_start(start, data, false).min(filled);
-                    let end = if at_records {
-                        let window = self.spool.bytes(start, bound);
-                        memchr::memrchr(self.delimiter, window).map(|i| start + i as u64 + 1)
-                    } else {
-                        Some(bound)
-                    };
-                    if let Some(end) = end
-                        && end > start
-                    {
-                        if !publish(start, end, &mut totals) {
-                            return Ok(totals);
-                        }
-                        start = end;
-                    }
-                    last_input = Instant::now();
-                }
-                Fill::Eof | Fill::Woken(_) => {}
+            if self.events.stopped() {
+                return false;
+            }
+            crate::spool::poll_in(&[self.sc.stop_fd], Some(2));
+        }
+    }
+
+    /// How long to wait for input: until the `--timeout` after the last input when a partial
+    /// batch waits, else for ever.
+    fn fill_timeout(&self, partial: bool) -> Option<Duration> {
+        match self.sc.settings.timeout {
+            Some(t) if partial => Some(t.saturating_sub(self.last_input.elapsed())),
+            _ => None,
+        }
+    }
+}
+
+/// Cutting byte chunks (`-b`, `--block`): no per-record work at all for `-b`, one backward
+/// search per chunk for `--block`.
+struct ChunkScan<'s, 'a> {
+    run: Run<'s, 'a>,
+    /// Bytes per chunk.
+    size: u64,
+    /// Chunks end at a record boundary (`--block`), and are searched for NULs per record.
+    at_records: bool,
+    /// Where the next chunk starts.
+    start: u64,
+}
+
+impl<'s, 'a> ChunkScan<'s, 'a> {
+    fn new(run: Run<'s, 'a>, size: u64, at_records: bool) -> Self {
+        ChunkScan {
+            run,
+            size,
+            at_records,
+            start: 0,
+        }
+    }
+
+    fn scan(mut self, ingest: &mut Ingest) -> io::Result<ScanTotals> {
+        if !self.run.resume_check(ingest)? {
+            return Ok(self.run.totals);
+        }
+        loop {
+            if self.run.events.stopped() {
+                return Ok(self.run.totals);
+            }
+            let filled = self.run.sc.spool.filled();
+            let eof = ingest.at_eof();
+            self.run.eof_seen = eof;
+            if !self.cut_chunks(filled, eof) || eof {
+                return Ok(self.run.totals);
+            }
+            if !self.wait_for_input(ingest, filled)? {
+                return Ok(self.run.totals);
             }
         }
     }
 
-    fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
-        let (init, max, adaptive, exact) = match self.sizing {
-            Sizing::Adaptive { init, max } => (init, max, init < max, false),
-            Sizing::Exact(n) => (n, n, false, true),
-            Sizing::Bytes(n) => return self.scan_chunks(ingest, events, n, false),
-            Sizing::Block(n) => return self.scan_chunks(ingest, events, n, true),
-        };
-        let mut target = init;
-        let mut p = Pending {
-            start: 0,
-            cursor: 0,
-            records: 0,
-            cost: 0,
-            search: 0,
-        };
-        let mut totals = ScanTotals::default();
-        let mut last_input = Instant::now();
-        let limit = self.limit.unwrap_or(u64::MAX);
-
-        let checked = std::cell::Cell::new(false);
-        let eof_seen = std::cell::Cell::new(false);
-        let nul_reported = std::cell::Cell::new(false);
-        let mut skips = self.skips();
-        if !self.resume_check(ingest, &checked, events)? {
-            return Ok(totals);
-        }
-
-        // Publishes the pending batch; false when the run was aborted.
-        let window = std::cell::RefCell::new(Window::default());
-        let cut = |p: &mut Pending, totals: &mut ScanTotals| -> bool {
-            if p.cursor == p.start {
+    /// Publishes every chunk the input in so far (`filled` bytes) completes; false when the
+    /// scan ends.
+    fn cut_chunks(&mut self, filled: u64, eof: bool) -> bool {
+        let data = self.run.sc.spool.bytes(0, filled);
+        loop {
+            match self.run.skips.jump(self.start, data, eof) {
+                Jump::To(e) => {
+                    self.start = e;
+                    self.run.note_skipped(e);
+                    continue;
+                }
+                Jump::Wait => return true,
+                Jump::No => {}
+            }
+            // A chunk never runs into skipped input.
+            let bound = self.run.skips.next_start(self.start, data, eof).min(filled);
+            let start = self.start;
+            if !(bound.saturating_sub(start) >= self.size
+                || (eof || bound < filled) && bound > start)
+            {
                 return true;
             }
-            // A mapped input that shrank may have shown zeros instead of records: stop.
-            if self.spool.shrank() || !self.check_head(&checked, eof_seen.get(), events) {
+            let Some(end) = self.chunk_end(bound, filled, eof) else {
+                return true;
+            };
+            if !self.publish(end) || self.run.events.stopped() {
                 return false;
             }
-            self.look_for_nul(&nul_reported, (p.start, p.cursor), true, events);
-            let Some(seq) = self.ring.publish(p.start, p.cursor, p.records) else {
-                return false;
-            };
-            totals.batches += 1;
-            events.published(self.ring);
-            p.start = p.cursor;
-            p.records = 0;
-            p.cost = 0;
-            self.note_published(&window, seq, p.start, events)
-        };
+            self.start = end;
+        }
+    }
 
-        loop {
-            if events.stopped() {
-                return Ok(totals);
+    /// Where the chunk from `start` ends, the input up to `bound` being usable; None while a
+    /// record longer than a chunk has not ended yet.
+    fn chunk_end(&self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
+        let (start, size) = (self.start, self.size);
+        if bound - start < size {
+            return Some(bound);
+        }
+        if !self.at_records {
+            return Some(start + size);
+        }
+        let spool = self.run.sc.spool;
+        let delimiter = self.run.sc.settings.delimiter;
+        if let Some(i) = memchr::memrchr(delimiter, spool.bytes(start, start + size)) {
+            return Some(start + i as u64 + 1);
+        }
+        // A record longer than the chunk is a chunk of its own.
+        match memchr::memchr(delimiter, spool.bytes(start + size, bound)) {
+            Some(j) => Some(start + size + j as u64 + 1),
+            None if eof || bound < filled => Some(bound),
+            None => None,
+        }
+    }
+
+    /// Publishes `[start, end)` as one chunk; false when the run stops.
+    fn publish(&mut self, end: u64) -> bool {
+        let range = (self.start, end);
+        if !self.run.may_publish(range, self.at_records) {
+            return false;
+        }
+        let records = if self.at_records {
+            count_records(
+                self.run.sc.spool.bytes(self.start, end),
+                self.run.sc.settings.delimiter,
+            )
+        } else {
+            1
+        };
+        let Some(seq) = self.run.hand_over(range, records) else {
+            return false;
+        };
+        self.run.totals.records += records;
+        self.run.published(seq, end)
+    }
+
+    /// Waits for more input (first while too much is unfinished); when input pauses past the
+    /// timeout, publishes what is in. False when the scan ends.
+    fn wait_for_input(&mut self, ingest: &mut Ingest, filled: u64) -> io::Result<bool> {
+        let timeout = self.run.fill_timeout(filled > self.start);
+        if !self.run.throttle(Some(filled)) {
+            return Ok(false);
+        }
+        match ingest.fill(self.run.sc.spool, &[self.run.sc.stop_fd], timeout)? {
+            Fill::Data => self.run.last_input = Instant::now(),
+            Fill::Timeout => {
+                if !self.flush_partial(filled) {
+                    return Ok(false);
+                }
+                self.run.last_input = Instant::now();
             }
-            // Take every complete record already in the spool; per record only a memchr and a
-            // little arithmetic.
-            let filled = self.spool.filled();
-            let data = self.spool.bytes(0, filled);
-            let eof = ingest.at_eof();
-            eof_seen.set(eof);
-            // The batch size in force: `target`, or less near the end of a known input.
-            let at_end = adaptive && ingest.at_eof();
-            let balance = |target: u64, p: &Pending, totals: ScanTotals| {
-                self.balanced(target, init, max, at_end, p, totals, filled)
-            };
-            let mut size = balance(target, &p, totals);
-            loop {
-                if p.records >= size.records {
-                    if !cut(&mut p, &mut totals) || events.stopped() {
-                        return Ok(totals);
-                    }
-                    if adaptive && self.ring.backlog() >= 1 && !self.ring.starving() {
-                        target = (target * 2).min(max);
-                    }
-                    size = balance(target, &p, totals);
-                    continue;
-                }
-                if totals.records >= limit {
-                    cut(&mut p, &mut totals);
-                    return Ok(totals);
-                }
-                // Input done in an earlier run, or another task's, is skipped: the batch ends
-                // before it.
-                match skips.jump(p.cursor, data, eof) {
-                    Jump::To(e) => {
-                        if !cut(&mut p, &mut totals) {
-                            return Ok(totals);
-                        }
-                        (p.start, p.cursor, p.search) = (e, e, e);
-                        self.note_skipped(&window, e);
-                        size = balance(target, &p, totals);
-                        continue;
-                    }
-                    Jump::Wait => {
-                        if !cut(&mut p, &mut totals) {
-                            return Ok(totals);
-                        }
-                        break;
-                    }
-                    Jump::No => {}
-                }
-                if p.search > filled {
-                    break;
-                }
-                // Records are looked for only up to the next skipped input.
-                let view = &data[..skips.next_start(p.cursor, data, eof).min(filled) as usize];
-                let bounded = (view.len() as u64) < filled;
-                if at_end
-                    && self.byte_guided
-                    && !self.count_records
-                    && p.cursor == p.start
-                    && p.start < filled
-                {
-                    // Cut by bytes without reading: the last delimiter within the budget, or
-                    // everything left. A record longer than the budget goes the slow way.
-                    let want = p.start.saturating_add(size.budget);
-                    let end = if want >= view.len() as u64 {
-                        Some(view.len() as u64)
-                    } else {
-                        memchr::memrchr(self.delimiter, &view[p.start as usize..want as usize])
-                            .map(|i| p.start + i as u64 + 1)
-                    };
-                    if let Some(end) = end {
-                        p.cursor = end;
-                        p.search = end;
-                        if !cut(&mut p, &mut totals) {
-                            return Ok(totals);
-                        }
-                        size = balance(target, &p, totals);
-                        continue;
-                    }
-                }
-                self.skip_whole_blocks(view, &mut p, &mut totals, size, limit, exact);
-                let (end, next) = match memchr::memchr(self.delimiter, &view[p.search as usize..]) {
-                    Some(i) => (p.search + i as u64, p.search + i as u64 + 1),
-                    // At a skipped interval (the block fast path may have run up to it): the
-                    // loop's top jumps over it.
-                    None if bounded && p.cursor == view.len() as u64 => continue,
-                    None if (bounded || ingest.at_eof()) && p.cursor < view.len() as u64 => {
-                        (view.len() as u64, view.len() as u64)
-                    }
-                    None => {
-                        p.search = filled;
-                        break;
-                    }
-                };
-                let len = end - p.cursor;
-                if let Some(space) = self.arg_space {
-                    if len > space.max_record_len {
-                        if !cut(&mut p, &mut totals) {
-                            return Ok(totals);
-                        }
-                        events.oversized(p.cursor, len, next);
-                        totals.records += 1;
-                        p.cursor = next;
-                        p.search = next;
-                        p.start = next;
-                        continue;
-                    }
-                    let cost = space.per_byte * len + space.per_record;
-                    if !exact && p.records > 0 && p.cost + cost > size.budget {
-                        if !cut(&mut p, &mut totals) {
-                            return Ok(totals);
-                        }
-                        size = balance(target, &p, totals);
-                    }
-                    p.cost += cost;
-                }
-                p.records += 1;
-                totals.records += 1;
-                p.cursor = next;
-                p.search = next;
+            Fill::Eof | Fill::Woken(_) => {}
+        }
+        Ok(true)
+    }
+
+    /// Input paused: publishes the partial chunk (up to its last record boundary for
+    /// `--block`), if any; false when the run stops.
+    fn flush_partial(&mut self, filled: u64) -> bool {
+        let spool = self.run.sc.spool;
+        let data = spool.bytes(0, filled);
+        let start = self.start;
+        let bound = self.run.skips.next_start(start, data, false).min(filled);
+        let end = if self.at_records {
+            memchr::memrchr(self.run.sc.settings.delimiter, spool.bytes(start, bound))
+                .map(|i| start + i as u64 + 1)
+        } else {
+            Some(bound)
+        };
+        if let Some(end) = end
+            && end > start
+        {
+            if !self.publish(end) {
+                return false;
+            }
+            self.start = end;
+        }
+        true
+    }
+}
+
+/// Cutting batches of records: record by record, or a block of records at once.
+struct RecordScan<'s, 'a> {
+    run: Run<'s, 'a>,
+    /// The smallest batch, in records.
+    init: u64,
+    /// The largest batch, in records.
+    max: u64,
+    /// Batches grow and shrink within `[init, max]`.
+    adaptive: bool,
+    /// Exactly `init` records per batch, never cut early.
+    exact: bool,
+    /// The record limit (`u64::MAX`: none).
+    limit: u64,
+    /// The batch size aimed at now, in records.
+    target: u64,
+    /// The batch being built.
+    p: Pending,
+}
+
+impl<'s, 'a> RecordScan<'s, 'a> {
+    fn new(run: Run<'s, 'a>, init: u64, max: u64, exact: bool) -> Self {
+        let limit = run.sc.settings.limit.unwrap_or(u64::MAX);
+        RecordScan {
+            run,
+            init,
+            max,
+            adaptive: init < max,
+            exact,
+            limit,
+            target: init,
+            p: Pending {
+                start: 0,
+                cursor: 0,
+                records: 0,
+                cost: 0,
+                search: 0,
+            },
+        }
+    }
+
+    fn scan(mut self, ingest: &mut Ingest) -> io::Result<ScanTotals> {
+        if !self.run.resume_check(ingest)? {
+            return Ok(self.run.totals);
+        }
+        loop {
+            if self.run.events.stopped() || !self.take_records(ingest.at_eof()) {
+                return Ok(self.run.totals);
             }
             if ingest.at_eof() {
-                cut(&mut p, &mut totals);
-                return Ok(totals);
+                self.cut();
+                return Ok(self.run.totals);
             }
-
-            // An incomplete record (or nothing) is left: flush early or wait for input.
-            let partial = p.records > 0 && !exact;
-            let flush_when_hungry = partial && adaptive;
-            if flush_when_hungry {
-                // Arm first, then look: a worker that runs dry after the look writes the eventfd.
-                // Input that is ready (data or end of input) is read before anything is flushed.
-                self.ring.arm_hunger(self.hunger_fd);
-                if self.ring.starving() && !ingest.ready_now() {
-                    self.ring.disarm_hunger();
-                    if !cut(&mut p, &mut totals) {
-                        return Ok(totals);
-                    }
-                    target = (target / 2).max(init);
-                    continue;
-                }
-            }
-            let watch = [self.stop_fd, self.hunger_fd];
-            let watched = if flush_when_hungry {
-                &watch[..]
-            } else {
-                &watch[..1]
-            };
-            let timeout = match self.timeout {
-                Some(t) if partial => Some(t.saturating_sub(last_input.elapsed())),
-                _ => None,
-            };
-            if !self.throttle(&window, Some(self.spool.filled()), events) {
-                return Ok(totals);
-            }
-            let fill = ingest.fill(self.spool, watched, timeout);
-            self.ring.disarm_hunger();
-            match fill? {
-                Fill::Data => last_input = Instant::now(),
-                Fill::Eof => {}
-                Fill::Timeout => {
-                    if !cut(&mut p, &mut totals) {
-                        return Ok(totals);
-                    }
-                    if adaptive {
-                        target = (target / 2).max(init);
-                    }
-                    last_input = Instant::now();
-                }
-                Fill::Woken(0) => {}
-                Fill::Woken(_) => crate::sys::drain_event_fd(self.hunger_fd),
+            if !self.wait_for_input(ingest)? {
+                return Ok(self.run.totals);
             }
         }
+    }
+
+    /// Publishes the pending batch (if it holds anything); false when the run was aborted.
+    fn cut(&mut self) -> bool {
+        let range = (self.p.start, self.p.cursor);
+        if range.0 == range.1 {
+            return true;
+        }
+        if !self.run.may_publish(range, true) {
+            return false;
+        }
+        let Some(seq) = self.run.hand_over(range, self.p.records) else {
+            return false;
+        };
+        self.p.start = self.p.cursor;
+        self.p.records = 0;
+        self.p.cost = 0;
+        self.run.published(seq, self.p.start)
+    }
+
+    /// Takes every complete record already in the spool (`eof`: all of the input is), cutting
+    /// batches as they fill; per record only a memchr and a little arithmetic. False when the
+    /// scan ends.
+    fn take_records(&mut self, eof: bool) -> bool {
+        let sc = self.run.sc;
+        let filled = sc.spool.filled();
+        let data = sc.spool.bytes(0, filled);
+        self.run.eof_seen = eof;
+        // The batch size in force: `target`, or less near the end of a known input.
+        let at_end = self.adaptive && eof;
+        let mut size = self.bound(at_end, filled);
+        loop {
+            if self.p.records >= size.records {
+                if !self.cut() || self.run.events.stopped() {
+                    return false;
+                }
+                if self.adaptive && sc.ring.backlog() >= 1 && !sc.ring.starving() {
+                    self.target = (self.target * 2).min(self.max);
+                }
+                size = self.bound(at_end, filled);
+                continue;
+            }
+            if self.run.totals.records >= self.limit {
+                self.cut();
+                return false;
+            }
+            // Input done in an earlier run, or another task's, is skipped: the batch ends
+            // before it.
+            match self.run.skips.jump(self.p.cursor, data, eof) {
+                Jump::To(e) => {
+                    if !self.cut() {
+                        return false;
+                    }
+                    (self.p.start, self.p.cursor, self.p.search) = (e, e, e);
+                    self.run.note_skipped(e);
+                    size = self.bound(at_end, filled);
+                    continue;
+                }
+                Jump::Wait => return self.cut(),
+                Jump::No => {}
+            }
+            if self.p.search > filled {
+                return true;
+            }
+            // Records are looked for only up to the next skipped input.
+            let view = &data[..self
+                .run
+                .skips
+                .next_start(self.p.cursor, data, eof)
+                .min(filled) as usize];
+            let bounded = (view.len() as u64) < filled;
+            if let Some(end) = self.end_unread(view, size, at_end, filled) {
+                (self.p.cursor, self.p.search) = (end, end);
+                if !self.cut() {
+                    return false;
+                }
+                size = self.bound(at_end, filled);
+                continue;
+            }
+            sc.skip_whole_blocks(
+                view,
+                &mut self.p,
+                &mut self.run.totals,
+                size,
+                self.limit,
+                self.exact,
+            );
+            let search = self.p.search;
+            let (end, next) = match memchr::memchr(sc.settings.delimiter, &view[search as usize..])
+            {
+                Some(i) => (search + i as u64, search + i as u64 + 1),
+                // At a skipped interval (the block fast path may have run up to it): the
+                // loop's top jumps over it.
+                None if bounded && self.p.cursor == view.len() as u64 => continue,
+                None if (bounded || eof) && self.p.cursor < view.len() as u64 => {
+                    (view.len() as u64, view.len() as u64)
+                }
+                None => {
+                    self.p.search = filled;
+                    return true;
+                }
+            };
+            if !self.take_record(end, next, &mut size, at_end, filled) {
+                return false;
+            }
+        }
+    }
+
+    /// Adds the record from the cursor to `end` (the input after it starts at `next`) to the
+    /// batch: cutting the batch first when the record would break its argument budget, or
+    /// skipping and reporting the record when it is too long to be an argument. False when the
+    /// run stops.
+    fn take_record(
+        &mut self,
+        end: u64,
+        next: u64,
+        size: &mut Bound,
+        at_end: bool,
+        filled: u64,
+    ) -> bool {
+        let len = end - self.p.cursor;
+        if let Some(space) = self.run.sc.settings.arg_space {
+            if len > space.max_record_len {
+                if !self.cut() {
+                    return false;
+                }
+                self.run.events.oversized(self.p.cursor, len, next);
+                self.run.totals.records += 1;
+                self.p.cursor = next;
+                self.p.search = next;
+                self.p.start = next;
+                return true;
+            }
+            let cost = space.per_byte * len + space.per_record;
+            if !self.exact && self.p.records > 0 && self.p.cost + cost > size.budget {
+                if !self.cut() {
+                    return false;
+                }
+                *size = self.bound(at_end, filled);
+            }
+            self.p.cost += cost;
+        }
+        self.p.records += 1;
+        self.run.totals.records += 1;
+        self.p.cursor = next;
+        self.p.search = next;
+        true
+    }
+
+    /// A byte-guided batch of a known input whose records need not be counted ends without
+    /// reading it: at the last delimiter within the budget, or with everything left (`view`).
+    /// None when that does not apply, or a record longer than the budget must go the slow way.
+    fn end_unread(&self, view: &[u8], size: Bound, at_end: bool, filled: u64) -> Option<u64> {
+        let s = &self.run.sc.settings;
+        let p = &self.p;
+        if !(at_end && s.byte_guided && !s.count_records && p.cursor == p.start && p.start < filled)
+        {
+            return None;
+        }
+        let want = p.start.saturating_add(size.budget);
+        if want >= view.len() as u64 {
+            return Some(view.len() as u64);
+        }
+        memchr::memrchr(s.delimiter, &view[p.start as usize..want as usize])
+            .map(|i| p.start + i as u64 + 1)
+    }
+
+    /// The size in force for the batch being built. Near the end of an input whose size is
+    /// known (`at_end`, `filled` bytes), batches shrink so the last ones are shared out evenly
+    /// ("guided" scheduling): at most the remaining records (estimated from the average record
+    /// so far) over twice the workers, never below `init` nor below [`TAIL_FLOOR`] records (so
+    /// the tail is not spent starting processes for single records).
+    ///
+    /// With `byte_guided`, the same sharing is done in bytes and from the first batch on: the
+    /// record target is lifted to `max` and the byte budget becomes the remaining bytes over
+    /// twice the workers, within a floor (see [`TAIL_FLOOR_BYTES`]) and the full budget.
+    fn bound(&self, at_end: bool, filled: u64) -> Bound {
+        let sc = self.run.sc;
+        let (target, p, totals) = (self.target, &self.p, self.run.totals);
+        let budget = sc.settings.arg_space.map_or(u64::MAX, |s| s.budget);
+        let bound = |records, budget| Bound { records, budget };
+        if !at_end {
+            return bound(target, budget);
+        }
+        let remaining_bytes = filled - p.start;
+        let share = 2 * sc.workers.max(1);
+        if sc.settings.byte_guided {
+            let floor = (filled / (8 * sc.workers.max(1))).min(TAIL_FLOOR_BYTES);
+            let bytes = (remaining_bytes / share).clamp(floor.min(budget), budget);
+            return bound(self.max, bytes.max(1));
+        }
+        if totals.records == 0 || p.cursor == 0 {
+            return bound(target, budget);
+        }
+        let remaining_bytes = filled - p.cursor;
+        let remaining =
+            (remaining_bytes as u128 * totals.records as u128 / p.cursor as u128) as u64;
+        let floor = self.init.max(TAIL_FLOOR);
+        bound(target.min((remaining / share).max(floor)), budget)
+    }
+
+    /// An incomplete record (or nothing) is left: flushes the batch early when workers starve,
+    /// else waits for input (first while too much is unfinished), flushing when input pauses
+    /// past the timeout. False when the scan ends.
+    fn wait_for_input(&mut self, ingest: &mut Ingest) -> io::Result<bool> {
+        let sc = self.run.sc;
+        let partial = self.p.records > 0 && !self.exact;
+        let flush_when_hungry = partial && self.adaptive;
+        if flush_when_hungry {
+            // Arm first, then look: a worker that runs dry after the look writes the eventfd.
+            // Input that is ready (data or end of input) is read before anything is flushed.
+            sc.ring.arm_hunger(sc.hunger_fd);
+            if sc.ring.starving() && !ingest.ready_now() {
+                sc.ring.disarm_hunger();
+                if !self.cut() {
+                    return Ok(false);
+                }
+                self.target = (self.target / 2).max(self.init);
+                return Ok(true);
+            }
+        }
+        let watch = [sc.stop_fd, sc.hunger_fd];
+        let watched = if flush_when_hungry {
+            &watch[..]
+        } else {
+            &watch[..1]
+        };
+        let timeout = self.run.fill_timeout(partial);
+        if !self.run.throttle(Some(sc.spool.filled())) {
+            return Ok(false);
+        }
+        let fill = ingest.fill(sc.spool, watched, timeout);
+        sc.ring.disarm_hunger();
+        match fill? {
+            Fill::Data => self.run.last_input = Instant::now(),
+            Fill::Eof => {}
+            Fill::Timeout => {
+                if !self.cut() {
+                    return Ok(false);
+                }
+                if self.adaptive {
+                    self.target = (self.target / 2).max(self.init);
+                }
+                self.run.last_input = Instant::now();
+            }
+            Fill::Woken(0) => {}
+            Fill::Woken(_) => crate::sys::drain_event_fd(sc.hunger_fd),
+        }
+        Ok(true)
     }
 }
 
@@ -972,22 +1067,24 @@ mod tests {
                 out
             });
             let scanner = Scanner {
+                settings: Settings {
+                    delimiter: b'\n',
+                    sizing: how.sizing,
+                    limit: how.limit,
+                    timeout: None,
+                    arg_space: how.space,
+                    byte_guided: how.byte_guided,
+                    count_records: how.count_records,
+                    shard: how.shard,
+                    head_first: None,
+                    warn_nul: false,
+                },
                 spool: &spool,
                 ring: &ring,
-                delimiter: b'\n',
-                sizing: how.sizing,
-                limit: how.limit,
-                timeout: None,
-                arg_space: how.space,
                 stop_fd: -1,
                 hunger_fd: -1,
                 workers: 2,
-                byte_guided: how.byte_guided,
-                count_records: how.count_records,
                 skip: how.skip,
-                shard: how.shard,
-                head_first: None,
-                warn_nul: false,
             };
             scanner.run(&mut ingest, &rec).unwrap();
             consumer.join().unwrap()

@@ -583,22 +583,13 @@ fn start_scanner(
         .name("frun-scan".into())
         .spawn(move || {
             let scanner = Scanner {
+                settings: scan,
                 spool: &shared.spool,
                 ring: &shared.rings,
-                delimiter: scan.delimiter,
-                sizing: scan.sizing,
-                limit: scan.limit,
-                timeout: scan.timeout,
-                arg_space: scan.arg_space,
                 stop_fd: shared.stop.fd(),
                 hunger_fd: hunger.raw(),
                 workers,
-                byte_guided: scan.byte_guided,
-                count_records: scan.count_records,
                 skip: &skip,
-                shard: scan.shard,
-                head_first: scan.head_first,
-                warn_nul: scan.warn_nul,
             };
             let events = Events { shared: &shared };
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
