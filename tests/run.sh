@@ -42,6 +42,9 @@ done
 
 stage "formatting and lints"
 cargo fmt --check
+# The layering rule (docs/design.md, "Layers"): no import circles, nothing imports upwards,
+# no function over 120 lines.
+python3 ci/layers.py
 cargo clippy --all-targets --release -- -D warnings
 cargo clippy --all-targets --release --features hwloc -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
