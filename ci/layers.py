@@ -37,15 +37,21 @@ LAYERS = [
 MAX_FN_LINES = 120
 
 
+def block_end(code: str, i: int) -> int:
+    """Where the block whose `{` ends just before `i` closes (one past its `}`)."""
+    depth = 1
+    while depth and i < len(code):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        i += 1
+    return i
+
+
 def long_functions(text: str) -> list[tuple[int, str, int]]:
     """(line, name, length) of each function over MAX_FN_LINES lines."""
     code = strip_comments(text)
     out = []
     for m in re.finditer(r"\bfn\s+(\w+)[^;{]*\{", code):
-        depth, i = 1, m.end()
-        while depth and i < len(code):
-            depth += {"{": 1, "}": -1}.get(code[i], 0)
-            i += 1
+        i = block_end(code, m.end())
         first = code.count("\n", 0, m.start()) + 1
         last = code.count("\n", 0, i) + 1
         if last - first + 1 > MAX_FN_LINES:
@@ -67,12 +73,19 @@ def module_of(path: Path, src: Path) -> list[str]:
 
 
 def strip_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    """Comments and the contents of string literals (which may hold `crate::` or braces) are
+    blanked; line breaks stay, so line numbers do not move."""
+
+    def blank(m: re.Match) -> str:
+        return "\n" * m.group(0).count("\n")
+
+    def empty_string(m: re.Match) -> str:
+        return '""' + blank(m)
+
+    text = re.sub(r"/\*.*?\*/", blank, text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
-    # String literals may hold `crate::` or braces; drop their contents (raw strings first), and
-    # braces in char literals.
-    text = re.sub(r'\br(#*)".*?"\1', '""', text, flags=re.S)
-    text = re.sub(r'"(?:\\[\s\S]|[^"\\])*"', '""', text)
+    text = re.sub(r'\br(#*)".*?"\1', empty_string, text, flags=re.S)
+    text = re.sub(r'"(?:\\[\s\S]|[^"\\])*"', empty_string, text)
     return re.sub(r"'[{}]'", "' '", text)
 
 
@@ -107,11 +120,7 @@ def inline_modules(text: str) -> list[tuple[int, int, str]]:
     """The extents (start, end, name) of the inline `mod name { ... }` blocks of a file."""
     out = []
     for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text):
-        depth, i = 1, m.end()
-        while depth and i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        out.append((m.start(), i, m.group(1)))
+        out.append((m.start(), block_end(text, m.end()), m.group(1)))
     return out
 
 
