@@ -10,14 +10,14 @@ use std::ffi::c_void;
 
 /// `WORD_DESC`.
 #[repr(C)]
-pub struct WordDesc {
+pub(crate) struct WordDesc {
     pub word: *mut c_char,
     pub flags: c_int,
 }
 
 /// `WORD_LIST`.
 #[repr(C)]
-pub struct WordList {
+pub(crate) struct WordList {
     pub next: *mut WordList,
     pub word: *mut WordDesc,
 }
@@ -26,7 +26,7 @@ type BuiltinFn = unsafe extern "C" fn(*mut WordList) -> c_int;
 
 /// `struct builtin`.
 #[repr(C)]
-pub struct Builtin {
+pub(super) struct Builtin {
     name: *const c_char,
     function: Option<BuiltinFn>,
     flags: c_int,
@@ -37,11 +37,11 @@ pub struct Builtin {
 
 const BUILTIN_ENABLED: c_int = 0x01;
 /// `SUBSHELL_ASYNC`: the shell is a forked, asynchronous subshell.
-pub const SUBSHELL_ASYNC: c_int = 0x01;
+pub(super) const SUBSHELL_ASYNC: c_int = 0x01;
 /// `frun_call` kinds (shim.c).
-pub const FRUN_FUNCTION: c_int = 0;
-pub const FRUN_BUILTIN: c_int = 1;
-pub const FRUN_STRING: c_int = 2;
+pub(super) const FRUN_FUNCTION: c_int = 0;
+pub(super) const FRUN_BUILTIN: c_int = 1;
+pub(super) const FRUN_STRING: c_int = 2;
 
 static mut LONG_DOC: [*const c_char; 6] = [
     c"Run a command, shell function, builtin or alias over every input record, in parallel."
@@ -56,7 +56,7 @@ static mut LONG_DOC: [*const c_char; 6] = [
 /// What bash reads after `enable -f FILE frun`. It must be writable: bash stores into it.
 #[unsafe(no_mangle)]
 #[allow(non_upper_case_globals)]
-pub static mut frun_struct: Builtin = Builtin {
+pub(super) static mut frun_struct: Builtin = Builtin {
     name: c"frun".as_ptr(),
     function: Some(super::frun_builtin),
     flags: BUILTIN_ENABLED,
@@ -66,31 +66,31 @@ pub static mut frun_struct: Builtin = Builtin {
 };
 
 unsafe extern "C" {
-    pub static mut subshell_environment: c_int;
-    pub static mut interactive: c_int;
-    pub static mut expand_aliases: c_int;
+    pub(super) static mut subshell_environment: c_int;
+    pub(super) static mut interactive: c_int;
+    pub(super) static mut expand_aliases: c_int;
 
-    pub fn find_function(name: *const c_char) -> *mut c_void;
-    pub fn find_shell_builtin(name: *mut c_char) -> Option<BuiltinFn>;
-    pub fn find_alias(name: *mut c_char) -> *mut c_void;
-    pub fn get_string_value(name: *const c_char) -> *mut c_char;
-    pub fn reset_signal_handlers();
-    pub fn without_job_control();
+    pub(super) fn find_function(name: *const c_char) -> *mut c_void;
+    pub(super) fn find_shell_builtin(name: *mut c_char) -> Option<BuiltinFn>;
+    pub(super) fn find_alias(name: *mut c_char) -> *mut c_void;
+    pub(super) fn get_string_value(name: *const c_char) -> *mut c_char;
+    pub(super) fn reset_signal_handlers();
+    pub(super) fn without_job_control();
 
     // shim.c
-    pub fn frun_call(
+    pub(super) fn frun_call(
         kind: c_int,
         target: *mut c_void,
         words: *mut c_void,
         text: *mut c_char,
         status: *mut c_int,
     ) -> c_int;
-    pub fn frun_flush_stdio();
+    pub(super) fn frun_flush_stdio();
 }
 
 /// Reusable storage for a word list over NUL-terminated words.
 #[derive(Default)]
-pub struct Words {
+pub(super) struct Words {
     descs: Vec<WordDesc>,
     links: Vec<WordList>,
 }
@@ -98,7 +98,7 @@ pub struct Words {
 impl Words {
     /// Lays out a list over the NUL-terminated words in `body`, skipping the first `skip`.
     /// The list points into `body` and `self`; neither may change while bash uses it.
-    pub fn list(&mut self, body: &mut [u8], skip: usize) -> *mut WordList {
+    pub(super) fn list(&mut self, body: &mut [u8], skip: usize) -> *mut WordList {
         self.descs.clear();
         self.links.clear();
         let mut start = 0;

@@ -47,7 +47,7 @@ unsafe impl Sync for Previous {}
 static PREVIOUS: Previous = Previous(UnsafeCell::new(MaybeUninit::uninit()));
 
 /// A registered mapping; unregistered when dropped (before the mapping is unmapped).
-pub struct Guard {
+pub(super) struct Guard {
     slot: usize,
 }
 
@@ -110,7 +110,7 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut
 impl Guard {
     /// Guards the mapping `[start, start + len)`; None when every slot is taken or the handler
     /// cannot be installed (then the mapping must not be used in place).
-    pub fn register(start: *const u8, len: usize) -> Option<Guard> {
+    pub(super) fn register(start: *const u8, len: usize) -> Option<Guard> {
         let mut users = USERS.lock().unwrap_or_else(|e| e.into_inner());
         let slot = GUARDED
             .iter()
@@ -147,7 +147,7 @@ impl Guard {
 
     /// True once a read in the mapping faulted: the file shrank, and what was read past its
     /// new end is zeros, not input.
-    pub fn faulted(&self) -> bool {
+    pub(super) fn faulted(&self) -> bool {
         GUARDED[self.slot].faulted.load(Ordering::SeqCst)
     }
 }
