@@ -1,8 +1,20 @@
-//! The one definition of every flag: names, value, negation and help text.
+//! The one definition of every flag: names, value, negation, help text and what it sets.
 //!
 //! The parser, `--help`, the man page and the shell completions are all built from [`FLAGS`], so
-//! they cannot disagree. This module only describes flags; turning values into a `Config` is
-//! `cli::parse`'s job.
+//! they cannot disagree; and each row carries its own `apply`, which turns the flag's value into
+//! its part of the [`Config`], so a flag's meaning sits beside its help. An `apply` only validates
+//! and records: it opens no file and reads no environment (the caller hands it the `env` default).
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::units::{Bound, Range, parse_delimiter, parse_number, parse_range};
+use super::{parse_halt, parse_nodes, parse_shard};
+use crate::numa::NodeSpec;
+use crate::output::OrderMode;
+use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec, ShardSpec};
 
 /// Flags in one family override each other: the last one given wins (`-k -u` is `-u`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -16,6 +28,119 @@ pub enum Family {
     Records,
 }
 
+/// What one flag was given as, once clap has settled overrides (the last of a family, of a flag
+/// and its undo form, wins; the others are gone).
+#[derive(Clone, Copy, Debug)]
+pub enum Value<'a> {
+    /// The switch was given (`-k`).
+    On,
+    /// Its undo form was given (`+k`, `--no-keep-order`). What it undoes is already gone, so an
+    /// `apply` leaves its default in place; only `-s` keeps it (`+s` stops `-b` implying `-s`).
+    Off,
+    /// The value given (`-n 5`), or the default from the flag's environment variable.
+    Text(&'a OsStr),
+}
+
+impl<'a> Value<'a> {
+    /// Whether the switch was given.
+    pub fn on(self) -> bool {
+        matches!(self, Value::On)
+    }
+
+    /// The value as given, if any.
+    pub fn os(self) -> Option<&'a OsStr> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value as text, if any; a value that is not UTF-8 is refused.
+    pub fn text(self) -> Result<Option<&'a str>, String> {
+        self.os()
+            .map(|s| s.to_str().ok_or_else(|| "not valid UTF-8".to_string()))
+            .transpose()
+    }
+
+    /// The value as a path, if any; an empty one is refused.
+    pub fn path(self) -> Result<Option<PathBuf>, String> {
+        match self.os() {
+            Some(p) if p.is_empty() => Err("empty file name".into()),
+            p => Ok(p.map(PathBuf::from)),
+        }
+    }
+}
+
+/// The [`Config`] while the flags fill it in: it starts as the config of a command line with no
+/// flags, and holds what one flag leaves for another to settle.
+pub struct Draft {
+    pub config: Config,
+    /// `-s` (`Some(true)`) or `+s` (`Some(false)`); when neither was given, byte chunks (`-b`,
+    /// `--block`) go to stdin and records do not.
+    pub stdin: Option<bool>,
+}
+
+impl Default for Draft {
+    fn default() -> Draft {
+        let default_range = Range {
+            init: Bound::Default,
+            max: Bound::Default,
+        };
+        Draft {
+            config: Config {
+                workers: default_range,
+                batch: BatchSpec::Lines(default_range),
+                order: OrderMode::Buffered,
+                insert: false,
+                insert_id: false,
+                stdin: false,
+                limit: None,
+                timeout: None,
+                delimiter: b'\n',
+                input: InputSpec::Stdin,
+                unsafe_words: false,
+                external: false,
+                dry_run: false,
+                stats: false,
+                nodes: NodeSpec::Auto,
+                retry_failed: false,
+                halt: None,
+                checkpoint_file: None,
+                resume: None,
+                shard: ShardSpec::Auto,
+                results: None,
+                command: Vec::new(),
+                shell_command: false,
+            },
+            stdin: None,
+        }
+    }
+}
+
+impl Draft {
+    /// The finished config, running `command` (never empty).
+    pub fn finish(self, command: Vec<OsString>) -> Config {
+        let chunked = matches!(self.config.batch, BatchSpec::Bytes(_) | BatchSpec::Block(_));
+        Config {
+            stdin: self.stdin.unwrap_or(chunked),
+            command,
+            ..self.config
+        }
+    }
+}
+
+/// What giving a flag does.
+#[derive(Clone, Copy)]
+pub enum Apply {
+    /// Records the value in the draft; an error says why the value is refused (the caller
+    /// names the flag, or the environment variable the value came from).
+    Config(fn(&mut Draft, Value) -> Result<(), String>),
+    /// clap prints the help.
+    Help,
+    /// clap prints the version.
+    Version,
+}
+
 /// One command-line flag.
 pub struct FlagDef {
     /// Stable identifier (also the clap id).
@@ -26,6 +151,8 @@ pub struct FlagDef {
     pub long_aliases: &'static [&'static str],
     /// Name of the value, or `None` for a switch.
     pub value: Option<&'static str>,
+    /// The only words the value may be (checked by clap, listed in `--help`); empty: any.
+    pub possible_values: &'static [&'static str],
     /// `+X` (and the hidden `--no-LONG`) undo this flag.
     pub negatable: bool,
     /// The value may be left out (`-b` alone): then the next word is the value only when it
@@ -36,13 +163,21 @@ pub struct FlagDef {
     /// flags that choose how batches are cut, so that the set of flags given, never their order,
     /// decides the mode.
     pub conflicts: &'static [&'static str],
+    /// When the flag is not given (or undone), this environment variable, when set and not
+    /// empty, gives its value.
+    pub env: Option<&'static str>,
+    /// Values are checked in table order, except that rows with a higher `check` come after all
+    /// lower ones: so that of two bad values, the one named is the one named before.
+    pub check: u8,
+    /// What giving the flag does.
+    pub apply: Apply,
     /// One line for `--help`.
     pub help: &'static str,
     /// More text for `--help` and the man page (may be empty).
     pub long_help: &'static str,
 }
 
-const fn flag(id: &'static str, short: Option<char>, long: &'static str) -> FlagDef {
+const fn flag(id: &'static str, short: Option<char>, long: &'static str, apply: Apply) -> FlagDef {
     FlagDef {
         id,
         short,
@@ -50,12 +185,32 @@ const fn flag(id: &'static str, short: Option<char>, long: &'static str) -> Flag
         long,
         long_aliases: &[],
         value: None,
+        possible_values: &[],
         negatable: true,
         optional_value: false,
         family: Family::None,
         conflicts: &[],
+        env: None,
+        check: 0,
+        apply,
         help: "",
         long_help: "",
+    }
+}
+
+/// The size of a byte chunk (`-b`, `--block`): empty (`-b` alone) is the default.
+fn chunk_size(s: &str) -> Result<u64, String> {
+    if s.is_empty() {
+        return Ok(DEFAULT_BYTES);
+    }
+    if s.starts_with('-') {
+        return Err(format!(
+            "'{s}' is not a size: give a number of bytes, at least 1"
+        ));
+    }
+    match parse_number(s)? {
+        0 => Err("must be at least 1".into()),
+        n => Ok(n),
     }
 }
 
@@ -68,7 +223,17 @@ pub const FLAGS: &[FlagDef] = &[
         long_help: "Workers start at INIT and are added up to MAX while every worker is busy. \
                     Usable CPUs honour the affinity mask and the cgroup CPU quota. In a range, \
                     an empty part or 0 means the default and -1 the number of usable CPUs.",
-        ..flag("workers", Some('j'), "workers")
+        ..flag(
+            "workers",
+            Some('j'),
+            "workers",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.workers = parse_range(s)?;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("L"),
@@ -78,7 +243,17 @@ pub const FLAGS: &[FlagDef] = &[
                     plentiful and every worker is busy, up to 65536 records and never past \
                     ARG_MAX; it halves again when workers starve. In a range, an empty part or 0 \
                     means the default and -1 the hard maximum (65536).",
-        ..flag("lines", Some('l'), "lines")
+        ..flag(
+            "lines",
+            Some('l'),
+            "lines",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.batch = BatchSpec::Lines(parse_range(s)?);
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("N"),
@@ -86,13 +261,34 @@ pub const FLAGS: &[FlagDef] = &[
         help: "Exactly N records per batch (the last batch may be short)",
         long_help: "Unlike -l, a batch is never cut early by a timeout. A batch whose arguments \
                     would not fit in ARG_MAX is not run and counts as a failure.",
-        ..flag("exact-lines", Some('L'), "exact-lines")
+        ..flag(
+            "exact-lines",
+            Some('L'),
+            "exact-lines",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.batch = match parse_number(s)? {
+                        0 => return Err("must be at least 1".into()),
+                        n => BatchSpec::Exact(n),
+                    };
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Send each batch's bytes (delimiters kept) to the command's stdin, not its arguments",
         long_help: "The bytes are moved from the spool kernel-side. A command that exits without \
                     reading its stdin is not an error.",
-        ..flag("stdin", Some('s'), "stdin")
+        ..flag(
+            "stdin",
+            Some('s'),
+            "stdin",
+            Apply::Config(|d, v| {
+                d.stdin = Some(v.on());
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("N"),
@@ -102,7 +298,17 @@ pub const FLAGS: &[FlagDef] = &[
         long_help: "Chunks may cut records (and multi-byte characters) anywhere. With +s each \
                     chunk is passed as one argument instead (N at most 131071). Not with -l, -L \
                     or --block, in any order.",
-        ..flag("bytes", Some('b'), "bytes")
+        ..flag(
+            "bytes",
+            Some('b'),
+            "bytes",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.batch = BatchSpec::Bytes(chunk_size(s)?);
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("N"),
@@ -112,38 +318,102 @@ pub const FLAGS: &[FlagDef] = &[
         long_help: "Like GNU Parallel --pipe --block: a chunk ends at the last record boundary \
                     within N bytes; a record longer than N is a chunk of its own. Not with -l, \
                     -L or -b, in any order.",
-        ..flag("block", None, "block")
+        ..flag(
+            "block",
+            None,
+            "block",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.batch = BatchSpec::Block(chunk_size(s)?);
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         long_aliases: &["ordered"],
         family: Family::Order,
         help: "Output in input order (whole batches)",
-        ..flag("keep-order", Some('k'), "keep-order")
+        ..flag(
+            "keep-order",
+            Some('k'),
+            "keep-order",
+            Apply::Config(|d, v| {
+                if v.on() {
+                    d.config.order = OrderMode::Ordered;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         long_aliases: &["atomic"],
         family: Family::Order,
         negatable: false,
         help: "Each batch's output whole, in completion order (the default)",
-        ..flag("buffered", None, "buffered")
+        ..flag(
+            "buffered",
+            None,
+            "buffered",
+            Apply::Config(|d, v| {
+                if v.on() {
+                    d.config.order = OrderMode::Buffered;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         long_aliases: &["realtime"],
         family: Family::Order,
         help: "Commands write straight to stdout (output of batches may interleave)",
-        ..flag("unbuffered", Some('u'), "unbuffered")
+        ..flag(
+            "unbuffered",
+            Some('u'),
+            "unbuffered",
+            Apply::Config(|d, v| {
+                if v.on() {
+                    d.config.order = OrderMode::Unbuffered;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("MODE"),
         family: Family::Order,
+        possible_values: &["buffered", "atomic", "ordered", "unbuffered", "realtime"],
         help: "Output mode: buffered (atomic), ordered, or unbuffered (realtime)",
-        ..flag("order", Some('o'), "order")
+        ..flag(
+            "order",
+            Some('o'),
+            "order",
+            Apply::Config(|d, v| {
+                // clap has checked the word against `possible_values`.
+                if let Some(mode) = v.text()? {
+                    d.config.order = match mode {
+                        "ordered" => OrderMode::Ordered,
+                        "unbuffered" | "realtime" => OrderMode::Unbuffered,
+                        _ => OrderMode::Buffered,
+                    };
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Replace {} in any word with the batch's records (one word per record)",
         long_help: "A word holding {} (even mid-word, e.g. x{}.txt) is repeated once per record. \
                     When no word holds {}, the records are appended as usual.",
-        ..flag("insert", Some('i'), "insert")
+        ..flag(
+            "insert",
+            Some('i'),
+            "insert",
+            Apply::Config(|d, v| {
+                d.config.insert = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Replace {ID} in any word with a unique batch id NODE.WORKER.BATCH",
@@ -151,45 +421,125 @@ pub const FLAGS: &[FlagDef] = &[
                     (--shard) puts I-of-N first, I-of-N.NODE.WORKER.BATCH, and with --results \
                     also the number of its run there, I-of-N.RUN.NODE.WORKER.BATCH (as in its \
                     file names), so ids never repeat across tasks or reruns.",
-        ..flag("insert-id", Some('I'), "insert-id")
+        ..flag(
+            "insert-id",
+            Some('I'),
+            "insert-id",
+            Apply::Config(|d, v| {
+                d.config.insert_id = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("N"),
         help: "Stop after the first N records (xargs -n N is -L N here)",
         long_help: "Units are allowed: 1k = 1000, 1Ki = 1024. The records after the first N \
                     are not run at all.",
-        ..flag("limit", Some('n'), "limit")
+        ..flag(
+            "limit",
+            Some('n'),
+            "limit",
+            Apply::Config(|d, v| {
+                d.config.limit = v.text()?.map(parse_number).transpose()?;
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("US"),
         help: "Flush a partial batch after US microseconds without new input",
-        ..flag("timeout", Some('t'), "timeout")
+        ..flag(
+            "timeout",
+            Some('t'),
+            "timeout",
+            Apply::Config(|d, v| {
+                let us = v.text()?.map(parse_number).transpose()?;
+                d.config.timeout = us.map(Duration::from_micros);
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         short_aliases: &['0'],
         family: Family::Delimiter,
         help: "Records end with NUL instead of newline",
-        ..flag("null", Some('z'), "null")
+        ..flag(
+            "null",
+            Some('z'),
+            "null",
+            Apply::Config(|d, v| {
+                if v.on() {
+                    d.config.delimiter = 0;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("C"),
         family: Family::Delimiter,
         help: "Records end with byte C ('' = NUL; escapes like \\t, \\x1f, \\0 accepted)",
-        ..flag("delimiter", Some('d'), "delimiter")
+        ..flag(
+            "delimiter",
+            Some('d'),
+            "delimiter",
+            Apply::Config(|d, v| {
+                // Any single byte is a delimiter, even one that is not UTF-8.
+                if let Some(os) = v.os() {
+                    d.config.delimiter = match os.to_str() {
+                        Some(s) => parse_delimiter(s)?,
+                        None if os.len() == 1 => os.as_bytes()[0],
+                        None => return Err("not one byte".into()),
+                    };
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("FILE"),
         help: "Read records from FILE instead of stdin (commands then keep frun's stdin)",
-        ..flag("arg-file", Some('a'), "arg-file")
+        ..flag(
+            "arg-file",
+            Some('a'),
+            "arg-file",
+            Apply::Config(|d, v| {
+                if let Some(p) = v.os() {
+                    d.config.input = match p {
+                        p if p == "-" => InputSpec::Stdin,
+                        p if p.is_empty() => return Err("empty file name".into()),
+                        p => InputSpec::File(PathBuf::from(p)),
+                    };
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Word-split and glob-expand records (runs each batch through bash)",
-        ..flag("unsafe", Some('U'), "unsafe")
+        ..flag(
+            "unsafe",
+            Some('U'),
+            "unsafe",
+            Apply::Config(|d, v| {
+                d.config.unsafe_words = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Prefer a binary on disk over a same-named shell function or builtin",
         long_help: "The frun binary always runs binaries from disk; this matters for frun.bash.",
-        ..flag("external", Some('X'), "external")
+        ..flag(
+            "external",
+            Some('X'),
+            "external",
+            Apply::Config(|d, v| {
+                d.config.external = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         long_aliases: &["retry-nonzero-exit"],
@@ -198,10 +548,20 @@ pub const FLAGS: &[FlagDef] = &[
                     200 or 254 are retried. A batch is retried FRUN_RETRY_LIMIT times \
                     (default 3; 0 = never; negative = forever), then given up: skipped, named \
                     on stderr, exit status 3. Partial output of a failed attempt is discarded.",
-        ..flag("retry-failed", Some('E'), "retry-failed")
+        ..flag(
+            "retry-failed",
+            Some('E'),
+            "retry-failed",
+            Apply::Config(|d, v| {
+                d.config.retry_failed = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("MAP"),
+        // A site or a test run sets the default once.
+        env: Some("FRUN_NODES"),
         help: "NUMA placement: auto, @N (N logical nodes), a node list like 0,1 or 0-3, or none",
         long_help: "With more than one node, workers are split across nodes in proportion to \
                     their CPUs and pinned there; the input is cut into chunks dealt to the nodes \
@@ -213,10 +573,24 @@ pub const FLAGS: &[FlagDef] = &[
                     @N cuts the usable CPUs into N logical nodes, also on a one-node machine. \
                     Output, order, batches and resume are the same in every mode. The \
                     default is FRUN_NODES when set, else auto.",
-        ..flag("nodes", None, "nodes")
+        ..flag(
+            "nodes",
+            None,
+            "nodes",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.nodes = parse_nodes(s)?;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("I/N"),
+        // A sharded frun sets it to none for its commands, so a frun they run does the whole of
+        // its own input.
+        env: Some("FRUN_SHARD"),
+        check: 2,
         help: "Process only task I's share of the input, of N tasks (auto: Slurm's task, none)",
         long_help: "The input is cut into fixed chunks at record boundaries, the same in every \
                     task, and chunk k is task k mod N's, so every record is done by exactly one \
@@ -228,10 +602,21 @@ pub const FLAGS: &[FlagDef] = &[
                     keeps its checkpoint in ./.frun_resume.I-of-N. The default is FRUN_SHARD \
                     when set, else auto; a task's commands get FRUN_SHARD=none, so a frun they \
                     run does all of its own input.",
-        ..flag("shard", None, "shard")
+        ..flag(
+            "shard",
+            None,
+            "shard",
+            Apply::Config(|d, v| {
+                if let Some(s) = v.text()? {
+                    d.config.shard = parse_shard(s)?;
+                }
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("DIR"),
+        check: 1,
         help: "Write this task's output and journal under DIR; a rerun continues the run there",
         long_help: "For a run split over tasks (--shard, Slurm): DIR is shared storage; each \
                     task writes task-I-of-N.A.out and .journal files there. Running the same \
@@ -240,7 +625,15 @@ pub const FLAGS: &[FlagDef] = &[
                     requeued job just runs again. frun merge DIR then writes the whole output: \
                     in input order with -k, whole batches otherwise. Not with -u, -N, --resume \
                     or --checkpoint-file.",
-        ..flag("results", None, "results")
+        ..flag(
+            "results",
+            None,
+            "results",
+            Apply::Config(|d, v| {
+                d.config.results = v.path()?;
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("SPEC"),
@@ -249,7 +642,15 @@ pub const FLAGS: &[FlagDef] = &[
                     or one given up after its retries. now ends running commands at once; soon \
                     (the default) lets them finish but starts no more. frun then exits 1 and \
                     keeps the checkpoint. N% counts from the third finished batch on.",
-        ..flag("halt", None, "halt")
+        ..flag(
+            "halt",
+            None,
+            "halt",
+            Apply::Config(|d, v| {
+                d.config.halt = v.text()?.map(parse_halt).transpose()?;
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("FILE"),
@@ -261,7 +662,15 @@ pub const FLAGS: &[FlagDef] = &[
                     it is. Without this flag a ./.frun_resume that exists is left alone and the \
                     journal goes to ./.frun_resume.1 (.2, ...). An unwritable location given \
                     here is an error at start.",
-        ..flag("checkpoint-file", None, "checkpoint-file")
+        ..flag(
+            "checkpoint-file",
+            None,
+            "checkpoint-file",
+            Apply::Config(|d, v| {
+                d.config.checkpoint_file = v.path()?;
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         value: Some("FILE"),
@@ -272,26 +681,50 @@ pub const FLAGS: &[FlagDef] = &[
                     command failed are run again. A checkpoint for another command or input is \
                     refused, and so is FILE unless it is a regular file (not a link) that you \
                     own and nobody else can write.",
-        ..flag("resume", None, "resume")
+        ..flag(
+            "resume",
+            None,
+            "resume",
+            Apply::Config(|d, v| {
+                d.config.resume = v.path()?;
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Print each invocation, shell-quoted, instead of running it",
-        ..flag("dry-run", Some('N'), "dry-run")
+        ..flag(
+            "dry-run",
+            Some('N'),
+            "dry-run",
+            Apply::Config(|d, v| {
+                d.config.dry_run = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         help: "Print a summary on stderr at the end: batches, records, workers, CPU use, and \
                per NUMA node chunks placed and stolen, cross-node share and worker busy share",
-        ..flag("stats", Some('v'), "stats")
+        ..flag(
+            "stats",
+            Some('v'),
+            "stats",
+            Apply::Config(|d, v| {
+                d.config.stats = v.on();
+                Ok(())
+            }),
+        )
     },
     FlagDef {
         negatable: false,
         help: "Print version information and exit",
-        ..flag("version", Some('V'), "version")
+        ..flag("version", Some('V'), "version", Apply::Version)
     },
     FlagDef {
         negatable: false,
         help: "Print this help and exit",
-        ..flag("help", Some('h'), "help")
+        ..flag("help", Some('h'), "help", Apply::Help)
     },
 ];
 
@@ -318,4 +751,57 @@ pub fn by_long(name: &str) -> Option<&'static FlagDef> {
     FLAGS
         .iter()
         .find(|f| f.long == name || f.long_aliases.contains(&name))
+}
+
+/// The rows in the order their values are checked (see [`FlagDef::check`]).
+pub fn in_check_order() -> Vec<&'static FlagDef> {
+    let mut rows: Vec<&FlagDef> = FLAGS.iter().collect();
+    rows.sort_by_key(|f| f.check);
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_are_unique_and_references_exist() {
+        let ids: Vec<String> = FLAGS
+            .iter()
+            .flat_map(|f| [Some(f.id.to_string()), f.negatable.then(|| f.negation_id())])
+            .flatten()
+            .chain([super::super::GENERATE.into(), super::super::COMMAND.into()])
+            .collect();
+        let unique: HashSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "an id (or its no- form) repeats");
+        let longs: Vec<&str> = FLAGS
+            .iter()
+            .flat_map(|f| std::iter::once(f.long).chain(f.long_aliases.iter().copied()))
+            .collect();
+        assert_eq!(longs.iter().collect::<HashSet<_>>().len(), longs.len());
+        let shorts: Vec<char> = FLAGS
+            .iter()
+            .flat_map(|f| f.short.into_iter().chain(f.short_aliases.iter().copied()))
+            .collect();
+        assert_eq!(shorts.iter().collect::<HashSet<_>>().len(), shorts.len());
+        for f in FLAGS {
+            for c in f.conflicts {
+                assert!(FLAGS.iter().any(|g| g.id == *c), "{}: no flag {c}", f.id);
+            }
+            // Lists of words and environment defaults are for values, the printers for switches.
+            let value_only = !f.possible_values.is_empty() || f.env.is_some() || f.optional_value;
+            assert!(!value_only || f.takes_value(), "{}", f.id);
+            let printer = !matches!(f.apply, Apply::Config(_));
+            assert!(!printer || (!f.takes_value() && !f.negatable), "{}", f.id);
+        }
+    }
+
+    #[test]
+    fn check_order_keeps_table_order_within_a_rank() {
+        let order: Vec<&str> = in_check_order().iter().map(|f| f.id).collect();
+        assert_eq!(order.len(), FLAGS.len());
+        assert_eq!(order[0], FLAGS[0].id);
+        assert_eq!(order[order.len() - 2..], ["results", "shard"]);
+    }
 }

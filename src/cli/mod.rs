@@ -1,23 +1,23 @@
 //! Turns the command line into a validated [`Config`]: what the user asked for, nothing derived.
 //!
-//! Flags are defined once in [`flags`]; the clap command, `--help`, the man page and the shell
-//! completions are generated from those definitions. This module opens no file and spawns
-//! nothing: resolving the command, counting CPUs and sizing batches is `plan`'s job.
+//! Flags are defined once in [`flags`], each with the `apply` that sets its part of the config;
+//! the clap command, `--help`, the man page and the shell completions are generated from those
+//! definitions, and parsing hands each flag given to its own `apply` (no flag is read here by
+//! name). This module opens no file and spawns nothing: resolving the command, counting CPUs and
+//! sizing batches is `plan`'s job.
 
 pub mod flags;
 pub mod units;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-#[cfg(test)]
-use std::path::Path;
 use std::path::PathBuf;
-use std::time::Duration;
 
+use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-use flags::{FLAGS, Family, FlagDef};
-use units::{Range, parse_delimiter, parse_number, parse_range};
+use flags::{Apply, Draft, FLAGS, Family, FlagDef, Value};
+use units::parse_number;
 
 pub use crate::ledger::{Halt, HaltCount};
 use crate::numa::MAX_NODES;
@@ -76,19 +76,6 @@ fn parse_nodes(s: &str) -> Result<NodeSpec, String> {
     }
 }
 
-/// A flag's default from the environment variable `name` (unset or empty: None).
-fn env_default<T>(
-    name: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> Result<Option<T>, UsageError> {
-    match std::env::var(name) {
-        Ok(s) if !s.is_empty() => parse(&s)
-            .map(Some)
-            .map_err(|e| UsageError(format!("invalid value for {name}: {e}"))),
-        _ => Ok(None),
-    }
-}
-
 /// Parses `--shard`: `auto`, `none` or `I/N`.
 fn parse_shard(s: &str) -> Result<ShardSpec, String> {
     Ok(match s {
@@ -110,6 +97,11 @@ pub enum Invocation {
 /// A usage error: one line, exit status 2.
 #[derive(Debug)]
 pub struct UsageError(pub String);
+
+/// The clap id of the hidden `--generate KIND`.
+const GENERATE: &str = "generate";
+/// The clap id of the command words.
+const COMMAND: &str = "command";
 
 const GENERATE_KINDS: &[&str] = &["man", "complete-bash", "complete-zsh", "complete-fish"];
 
@@ -149,77 +141,90 @@ pub fn command() -> Command {
         .args_override_self(true)
         .dont_collapse_args_in_usage(true);
     for f in FLAGS {
-        let mut arg = Arg::new(f.id).long(f.long).help(f.help);
-        if !f.long_help.is_empty() {
-            arg = arg.long_help(format!("{}. {}", f.help, f.long_help));
-        }
-        if let Some(s) = f.short {
-            arg = arg.short(s);
-        }
-        for &a in f.short_aliases {
-            arg = arg.visible_short_alias(a);
-        }
-        for &a in f.long_aliases {
-            arg = arg.visible_alias(a);
-        }
-        arg = match (f.id, f.value) {
-            ("help", _) => arg.action(ArgAction::Help),
-            ("version", _) => arg.action(ArgAction::Version),
-            (_, Some(v)) => arg
-                .value_name(v)
-                .action(ArgAction::Set)
-                .allow_hyphen_values(true)
-                .value_parser(clap::value_parser!(OsString)),
-            (_, None) => arg.action(ArgAction::SetTrue),
-        };
-        if f.id == "order" {
-            arg = arg.value_parser(["buffered", "atomic", "ordered", "unbuffered", "realtime"]);
-        }
-        let mut overrides: Vec<String> = Vec::new();
+        cmd = cmd.arg(flag_arg(f));
         if f.negatable {
-            overrides.push(f.negation_id());
-        }
-        if f.family != Family::None {
-            for g in FLAGS
-                .iter()
-                .filter(|g| g.family == f.family && g.id != f.id)
-            {
-                overrides.push(g.id.to_string());
-                if g.negatable {
-                    overrides.push(g.negation_id());
-                }
-            }
-        }
-        arg = arg.conflicts_with_all(f.conflicts);
-        cmd = cmd.arg(arg.overrides_with_all(overrides.clone()));
-        if f.negatable {
-            let mut neg_over = overrides;
-            neg_over.retain(|o| *o != f.negation_id());
-            neg_over.push(f.id.to_string());
-            cmd = cmd.arg(
-                Arg::new(f.negation_id())
-                    .long(f.negation_id())
-                    .action(ArgAction::SetTrue)
-                    .hide(true)
-                    .overrides_with_all(neg_over),
-            );
+            cmd = cmd.arg(negation_arg(f));
         }
     }
     cmd.arg(
-        Arg::new("generate")
-            .long("generate")
+        Arg::new(GENERATE)
+            .long(GENERATE)
             .value_name("KIND")
             .hide(true)
             .value_parser(GENERATE_KINDS.to_vec()),
     )
     .arg(
-        Arg::new("command")
+        Arg::new(COMMAND)
             .value_name("CMD")
             .help("Command to run, with fixed arguments (default: echo)")
             .num_args(1..)
             .trailing_var_arg(true)
             .value_parser(clap::value_parser!(OsString)),
     )
+}
+
+/// The ids a flag (or its undo form) overrides: its family's other flags and their undo forms.
+fn family_overrides(f: &FlagDef) -> Vec<String> {
+    let mut overrides = Vec::new();
+    if f.family != Family::None {
+        for g in FLAGS
+            .iter()
+            .filter(|g| g.family == f.family && g.id != f.id)
+        {
+            overrides.push(g.id.to_string());
+            if g.negatable {
+                overrides.push(g.negation_id());
+            }
+        }
+    }
+    overrides
+}
+
+/// The clap argument of one flag.
+fn flag_arg(f: &FlagDef) -> Arg {
+    let mut arg = Arg::new(f.id).long(f.long).help(f.help);
+    if !f.long_help.is_empty() {
+        arg = arg.long_help(format!("{}. {}", f.help, f.long_help));
+    }
+    if let Some(s) = f.short {
+        arg = arg.short(s);
+    }
+    for &a in f.short_aliases {
+        arg = arg.visible_short_alias(a);
+    }
+    for &a in f.long_aliases {
+        arg = arg.visible_alias(a);
+    }
+    arg = match (f.apply, f.value) {
+        (Apply::Help, _) => arg.action(ArgAction::Help),
+        (Apply::Version, _) => arg.action(ArgAction::Version),
+        (Apply::Config(_), Some(v)) => arg
+            .value_name(v)
+            .action(ArgAction::Set)
+            .allow_hyphen_values(true)
+            .value_parser(clap::value_parser!(OsString)),
+        (Apply::Config(_), None) => arg.action(ArgAction::SetTrue),
+    };
+    if !f.possible_values.is_empty() {
+        arg = arg.value_parser(f.possible_values.to_vec());
+    }
+    let mut overrides = family_overrides(f);
+    if f.negatable {
+        overrides.insert(0, f.negation_id());
+    }
+    arg.conflicts_with_all(f.conflicts)
+        .overrides_with_all(overrides)
+}
+
+/// The hidden `--no-LONG` that `+X` turns into: it overrides the flag and its family.
+fn negation_arg(f: &FlagDef) -> Arg {
+    let mut overrides = family_overrides(f);
+    overrides.push(f.id.to_string());
+    Arg::new(f.negation_id())
+        .long(f.negation_id())
+        .action(ArgAction::SetTrue)
+        .hide(true)
+        .overrides_with_all(overrides)
 }
 
 /// Rewrites `+X` undo forms (before the command) into the hidden `--no-…` flags.
@@ -254,7 +259,7 @@ fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
             if let Some(f) = flag.filter(|f| !f.takes_value() && long.contains(&b'=')) {
                 return Err(takes_no_value(&format!("--{}", f.long), &args[i - 1]));
             }
-            let takes = flag.is_some_and(FlagDef::takes_value) || name == b"generate";
+            let takes = flag.is_some_and(FlagDef::takes_value) || name == GENERATE.as_bytes();
             if takes && !long.contains(&b'=') {
                 match flag {
                     Some(f) if !next_is_value(f, i) && f.optional_value => {
@@ -342,28 +347,6 @@ fn clap_error_line(e: &clap::Error) -> String {
     first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
-fn value<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a OsStr> {
-    m.get_one::<OsString>(id).map(|s| s.as_os_str())
-}
-
-fn text_value(m: &ArgMatches, id: &str) -> Result<Option<String>, UsageError> {
-    let Some(v) = value(m, id) else {
-        return Ok(None);
-    };
-    let flag = FLAGS.iter().find(|f| f.id == id).expect("known flag id");
-    v.to_str().map(|s| Some(s.to_string())).ok_or_else(|| {
-        UsageError(format!(
-            "invalid value for '--{}': not valid UTF-8",
-            flag.long
-        ))
-    })
-}
-
-fn invalid(id: &str, msg: String) -> UsageError {
-    let flag = FLAGS.iter().find(|f| f.id == id).expect("known flag id");
-    UsageError(format!("invalid value for '--{}': {msg}", flag.long))
-}
-
 /// Parses `frun merge …` (the words after `merge`).
 fn parse_merge(args: &[OsString]) -> Result<Invocation, UsageError> {
     match args {
@@ -414,114 +397,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             };
         }
     };
-    if let Some(kind) = m.get_one::<String>("generate") {
+    if let Some(kind) = m.get_one::<String>(GENERATE) {
         return Ok(Invocation::Print(generate(kind)));
     }
-
-    let workers = match text_value(&m, "workers")? {
-        None => Range {
-            init: units::Bound::Default,
-            max: units::Bound::Default,
-        },
-        Some(s) => parse_range(&s).map_err(|e| invalid("workers", e))?,
-    };
-    let chunk_size = |id: &str| -> Result<Option<u64>, UsageError> {
-        match text_value(&m, id)? {
-            None => Ok(None),
-            Some(s) if s.is_empty() => Ok(Some(DEFAULT_BYTES)),
-            Some(s) if s.starts_with('-') => Err(invalid(
-                id,
-                format!("'{s}' is not a size: give a number of bytes, at least 1"),
-            )),
-            Some(s) => match parse_number(&s).map_err(|e| invalid(id, e))? {
-                0 => Err(invalid(id, "must be at least 1".into())),
-                n => Ok(Some(n)),
-            },
-        }
-    };
-    let batch = if let Some(n) = chunk_size("bytes")? {
-        BatchSpec::Bytes(n)
-    } else if let Some(n) = chunk_size("block")? {
-        BatchSpec::Block(n)
-    } else if let Some(s) = text_value(&m, "exact-lines")? {
-        let n = parse_number(&s).map_err(|e| invalid("exact-lines", e))?;
-        if n == 0 {
-            return Err(invalid("exact-lines", "must be at least 1".into()));
-        }
-        BatchSpec::Exact(n)
-    } else if let Some(s) = text_value(&m, "lines")? {
-        BatchSpec::Lines(parse_range(&s).map_err(|e| invalid("lines", e))?)
-    } else {
-        BatchSpec::Lines(Range {
-            init: units::Bound::Default,
-            max: units::Bound::Default,
-        })
-    };
-    let chunked = matches!(batch, BatchSpec::Bytes(_) | BatchSpec::Block(_));
-    let stdin = m.get_flag("stdin") || (chunked && !m.get_flag("no-stdin"));
-    let order = if m.get_flag("keep-order") {
-        OrderMode::Ordered
-    } else if m.get_flag("unbuffered") {
-        OrderMode::Unbuffered
-    } else if let Some(mode) = m.get_one::<String>("order") {
-        match mode.as_str() {
-            "ordered" => OrderMode::Ordered,
-            "unbuffered" | "realtime" => OrderMode::Unbuffered,
-            _ => OrderMode::Buffered,
-        }
-    } else {
-        OrderMode::Buffered
-    };
-    let limit = text_value(&m, "limit")?
-        .map(|s| parse_number(&s).map_err(|e| invalid("limit", e)))
-        .transpose()?;
-    let timeout = text_value(&m, "timeout")?
-        .map(|s| parse_number(&s).map_err(|e| invalid("timeout", e)))
-        .transpose()?
-        .map(Duration::from_micros);
-    let delimiter = if m.get_flag("null") {
-        0
-    } else if let Some(v) = value(&m, "delimiter") {
-        match v.to_str() {
-            Some(s) => parse_delimiter(s).map_err(|e| invalid("delimiter", e))?,
-            None if v.len() == 1 => v.as_bytes()[0],
-            None => return Err(invalid("delimiter", "not one byte".into())),
-        }
-    } else {
-        b'\n'
-    };
-    let input = match value(&m, "arg-file") {
-        None => InputSpec::Stdin,
-        Some(p) if p == "-" => InputSpec::Stdin,
-        Some(p) if p.is_empty() => return Err(invalid("arg-file", "empty file name".into())),
-        Some(p) => InputSpec::File(PathBuf::from(p)),
-    };
-    // The environment gives the default (a site or a test run sets it once).
-    let nodes = match text_value(&m, "nodes")? {
-        Some(s) => parse_nodes(&s).map_err(|e| invalid("nodes", e))?,
-        None => env_default("FRUN_NODES", parse_nodes)?.unwrap_or(NodeSpec::Auto),
-    };
-    let halt = text_value(&m, "halt")?
-        .map(|s| parse_halt(&s).map_err(|e| invalid("halt", e)))
-        .transpose()?;
-    let path_value = |id: &str| -> Result<Option<PathBuf>, UsageError> {
-        match value(&m, id) {
-            None => Ok(None),
-            Some(p) if p.is_empty() => Err(invalid(id, "empty file name".into())),
-            Some(p) => Ok(Some(PathBuf::from(p))),
-        }
-    };
-    let checkpoint_file = path_value("checkpoint-file")?;
-    let resume = path_value("resume")?;
-    let results = path_value("results")?;
-    // FRUN_SHARD gives the default (a sharded frun sets it to none for its commands, so a frun
-    // they run does the whole of its own input).
-    let shard = match text_value(&m, "shard")? {
-        Some(s) => parse_shard(&s).map_err(|e| invalid("shard", e))?,
-        None => env_default("FRUN_SHARD", parse_shard)?.unwrap_or(ShardSpec::Auto),
-    };
+    let draft = apply_flags(&m)?;
     let mut command: Vec<OsString> = m
-        .get_many::<OsString>("command")
+        .get_many::<OsString>(COMMAND)
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
     if command.is_empty() {
@@ -530,31 +411,43 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
     if command[0].is_empty() {
         return Err(UsageError("the command name is empty".into()));
     }
-    Ok(Invocation::Run(Box::new(Config {
-        workers,
-        batch,
-        order,
-        insert: m.get_flag("insert"),
-        insert_id: m.get_flag("insert-id"),
-        stdin,
-        limit,
-        timeout,
-        delimiter,
-        input,
-        unsafe_words: m.get_flag("unsafe"),
-        external: m.get_flag("external"),
-        dry_run: m.get_flag("dry-run"),
-        stats: m.get_flag("stats"),
-        nodes,
-        retry_failed: m.get_flag("retry-failed"),
-        halt,
-        checkpoint_file,
-        resume,
-        shard,
-        results,
-        command,
-        shell_command: false,
-    })))
+    Ok(Invocation::Run(Box::new(draft.finish(command))))
+}
+
+/// Hands every flag that was given (or has an environment default) to its `apply`, in check
+/// order; the first value refused is the error.
+fn apply_flags(m: &ArgMatches) -> Result<Draft, UsageError> {
+    let mut draft = Draft::default();
+    let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
+    // The environment gives a default (a site or a test run sets it once); unset, empty or not
+    // UTF-8, it gives none.
+    let env =
+        |name: &'static str| Some((name, std::env::var(name).ok()?)).filter(|(_, v)| !v.is_empty());
+    for f in flags::in_check_order() {
+        let Apply::Config(apply) = f.apply else {
+            continue;
+        };
+        let from_env;
+        let (value, source) = if given(f.id) && f.takes_value() {
+            let v = m.get_raw(f.id).and_then(|mut v| v.next());
+            (
+                Value::Text(v.unwrap_or_default()),
+                format!("'--{}'", f.long),
+            )
+        } else if given(f.id) {
+            (Value::On, format!("'--{}'", f.long))
+        } else if let Some((name, v)) = f.env.and_then(env) {
+            from_env = v;
+            (Value::Text(OsStr::new(&from_env)), name.to_string())
+        } else if f.negatable && given(&f.negation_id()) {
+            (Value::Off, format!("'--{}'", f.long))
+        } else {
+            continue;
+        };
+        apply(&mut draft, value)
+            .map_err(|e| UsageError(format!("invalid value for {source}: {e}")))?;
+    }
+    Ok(draft)
 }
 
 /// Renders the man page or a shell completion script from the same definitions.
@@ -579,6 +472,9 @@ fn generate(kind: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+    use std::time::Duration;
+    use units::Range;
 
     fn cfg(args: &[&str]) -> Config {
         let argv = std::iter::once("frun")
@@ -720,6 +616,55 @@ mod tests {
         assert!(err(&["-L", "0"]).contains("--exact-lines"));
         for e in [err(&["--frobnicate"]), err(&["-l"])] {
             assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+
+    /// The config `args` give, shown, or None when they are refused.
+    fn shown<S: AsRef<str>>(args: &[S]) -> Option<String> {
+        let argv = std::iter::once("frun")
+            .chain(args.iter().map(AsRef::as_ref))
+            .map(OsString::from);
+        match parse(argv) {
+            Ok(Invocation::Run(c)) => Some(format!("{c:?}")),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn every_row_reaches_the_config() {
+        for f in FLAGS {
+            let long = format!("--{}", f.long);
+            if !matches!(f.apply, Apply::Config(_)) {
+                let printed = parse(["frun", &long].map(OsString::from));
+                assert!(matches!(printed, Ok(Invocation::Print(_))), "{long}");
+                continue;
+            }
+            // The flag alone, or after -u (for --buffered, which is the default), with the first
+            // of these values it accepts; its undo form then gives the
+            // config without it.
+            let values = match f.takes_value() {
+                true => &["2", "ordered", "none", "fail=1"][..],
+                false => &[""],
+            };
+            let mut changed = false;
+            for base in [&[][..], &["-u"]] {
+                let (mut args, c) = values
+                    .iter()
+                    .find_map(|v| {
+                        let mut args: Vec<String> = base.iter().map(|b| b.to_string()).collect();
+                        args.push(long.clone());
+                        args.extend(Some(v.to_string()).filter(|v| !v.is_empty()));
+                        shown(&args).map(|c| (args, c))
+                    })
+                    .unwrap_or_else(|| panic!("{long} refused"));
+                changed |= Some(c) != shown(base);
+                // (Undoing one of a family undoes the family, -u included.)
+                if f.negatable && base.is_empty() {
+                    args.push(format!("--{}", f.negation_id()));
+                    assert_eq!(shown(&args), shown(base), "{args:?}");
+                }
+            }
+            assert!(changed, "{long} changes nothing");
         }
     }
 
