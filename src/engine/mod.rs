@@ -25,6 +25,7 @@ use crate::stats::Stats;
 use crate::stop::{Stop, StopReason};
 use crate::sys;
 
+mod runner;
 mod worker;
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
