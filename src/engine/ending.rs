@@ -3,14 +3,14 @@
 //!
 //! It reads the run's outcome; it must not start or stop anything.
 
-use super::{Ending, Shared};
+use super::{EndOfRun, Shared};
 use crate::exit::ExitCode;
 use crate::journal::Journal;
 use crate::stop::StopReason;
 
 pub(super) struct Checkpointing<'a> {
     pub(super) shared: &'a Shared,
-    pub(super) ending: &'a Ending,
+    pub(super) ending: &'a EndOfRun,
 }
 
 impl Checkpointing<'_> {

@@ -22,6 +22,7 @@ use crate::stop::{Stop, StopReason};
 use crate::sys;
 
 mod ending;
+mod runner;
 mod settings;
 mod worker;
 
@@ -477,7 +478,7 @@ pub fn run(
 }
 
 /// What outlives the wiring of a run: the settings its end reads.
-struct Ending {
+struct EndOfRun {
     started: Instant,
     stats: bool,
     workers_max: usize,
@@ -515,7 +516,7 @@ fn try_run(
         .as_ref()
         .map(|cp| cp.intervals.clone())
         .unwrap_or_default();
-    let ending = Ending {
+    let ending = EndOfRun {
         started,
         stats,
         workers_max: workers.max,
@@ -538,7 +539,7 @@ fn try_run(
         sigmask,
         shell,
     )?);
-    let ending = Ending { results, ..ending };
+    let ending = EndOfRun { results, ..ending };
     let signals = stop_signalfd(preempt)?;
     if !workers.layout.is_single() {
         let shared = Arc::clone(&shared);
@@ -611,7 +612,7 @@ fn start_scanner(
 
 /// The end of a run once every worker has returned: `--stats`, the checkpoint (kept, finished
 /// or removed) and the exit status.
-fn end(shared: &Shared, e: &Ending, shard: Option<crate::shard::ShardMap>) -> ExitCode {
+fn end(shared: &Shared, e: &EndOfRun, shard: Option<crate::shard::ShardMap>) -> ExitCode {
     // An input that shrank stops the run even when the scanner alone saw it (it then published
     // nothing more, and every batch the workers ran was intact).
     let stop = match shared.stop.reason() {
@@ -632,7 +633,7 @@ fn end(shared: &Shared, e: &Ending, shard: Option<crate::shard::ShardMap>) -> Ex
     }
 }
 
-fn report_stats(shared: &Shared, e: &Ending, shard: Option<crate::shard::ShardMap>) {
+fn report_stats(shared: &Shared, e: &EndOfRun, shard: Option<crate::shard::ShardMap>) {
     let stats = Stats::measure(
         e.started.elapsed(),
         shared.ledger.batches(),

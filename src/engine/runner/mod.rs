@@ -1,0 +1,139 @@
+//! Runners: how one attempt at a batch runs — a spawned command with the records as arguments or
+//! on its stdin ([`SpawnRunner`]), a bash worker shell ([`ShellRunner`]), or a printed command
+//! line for `-N` ([`DryRunner`]). A worker chooses its runner once and calls it per attempt.
+//!
+//! A runner only runs and says how the attempt ended. It never retries, splits, gives up or
+//! records anything, and never touches the ring or the emitter: the worker decides all that.
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use super::Backend;
+use crate::batch::Batch;
+use crate::engine::Shared;
+use crate::exec::argv::Argv;
+use crate::exec::stdin::{Feed, StdinSlot};
+use crate::ledger::Outcome;
+use crate::output::Capture;
+use crate::stop::StopReason;
+
+mod dry;
+mod shell;
+mod spawn;
+
+pub(super) use dry::DryRunner;
+pub(super) use shell::ShellRunner;
+pub(super) use spawn::SpawnRunner;
+
+/// One attempt at (a part of) a batch, as the worker hands it to its runner.
+pub(super) struct Attempt<'a> {
+    /// The part of the batch this attempt runs: the whole batch, unless a failure split it.
+    pub part: Batch,
+    /// The part's command line: the template with the records as arguments (none when they go
+    /// to the command's stdin).
+    pub argv: &'a Argv,
+}
+
+/// How an attempt ended.
+#[derive(Debug)]
+pub(super) enum Ending {
+    /// It ran (or could not start, which a retry may fix): the worker judges the outcome.
+    Ran(Outcome),
+    /// The run must stop for this reason (nothing a retry could fix, or nobody reads the
+    /// output): the part stays undone.
+    Stop(StopReason),
+}
+
+/// Runs attempts, one at a time, for one worker.
+pub(super) trait Runner {
+    /// Runs one attempt; its output goes to the worker's capture (or stdout with `-u`). An error
+    /// ends the whole run.
+    fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending>;
+
+    /// Whether the part's input bytes are fed to the command's stdin: then the runner frees the
+    /// input once fed (unless the part may run again), and the worker must not free it before.
+    fn feeds_stdin(&self) -> bool {
+        false
+    }
+}
+
+/// The runner worker `index` (on NUMA node `node`) uses for all its batches, as the plan's
+/// backend says. Its commands write to `capture` (None: stdout); `stdin` is the worker's slot
+/// for the batch pipe when batches go to stdin.
+pub(super) fn choose<'a>(
+    shared: &'a Shared,
+    index: usize,
+    node: usize,
+    capture: Option<&Arc<Capture>>,
+    stdin: Option<StdinSlot>,
+) -> io::Result<Box<dyn Runner + 'a>> {
+    let child = Child {
+        shared,
+        pid_slot: &shared.children[index],
+        stdin,
+        keep_input: shared.work.retry.may_retry(),
+    };
+    Ok(match (&shared.work.backend, &shared.shell) {
+        (Backend::DryRun { split_from }, _) => Box::new(DryRunner::new(*split_from, capture)),
+        (Backend::Argv | Backend::Stdin, Some(host)) => {
+            Box::new(ShellRunner::new(child, host, node, capture))
+        }
+        (Backend::Argv | Backend::Stdin, None) => Box::new(SpawnRunner::new(child, capture)?),
+    })
+}
+
+/// What the spawn and shell runners share: the worker's slot for its running child's pid (the
+/// supervisor signals it through there) and, with batches on stdin, the pipe that feeds it.
+struct Child<'a> {
+    shared: &'a Shared,
+    pid_slot: &'a AtomicI32,
+    stdin: Option<StdinSlot>,
+    /// A part that may run again keeps its input until its outcome is final.
+    keep_input: bool,
+}
+
+impl Child<'_> {
+    /// A fresh pipe for the next command's stdin, when batches go there.
+    fn open_feed(&self) -> io::Result<Option<Feed>> {
+        match &self.stdin {
+            Some(slot) => Some(slot.open()).transpose(),
+            None => Ok(None),
+        }
+    }
+
+    /// Drops frun's copy of the pipe's read end once the command has it.
+    fn release_slot(&self) -> io::Result<()> {
+        match &self.stdin {
+            Some(slot) => slot.release(),
+            None => Ok(()),
+        }
+    }
+
+    /// The command (child or worker shell) of this attempt runs as `pid`, or none runs (0).
+    fn set_running(&self, pid: libc::pid_t) {
+        self.pid_slot.store(pid, Ordering::SeqCst);
+    }
+
+    /// Once the part's command (`pid`, already in its slot) runs: ends it at once if the run is
+    /// stopping, then feeds it the part's input on its stdin (`-s`) and frees the batch's input
+    /// when it cannot be needed again.
+    fn feed_running(&self, pid: libc::pid_t, feed: Option<Feed>, part: &Batch) -> io::Result<()> {
+        let shared = self.shared;
+        if shared.stop.is_stopped() && !shared.stop.drains() {
+            shared.signal_child(pid, libc::SIGTERM);
+        }
+        if let Some(feed) = feed {
+            let (file, off) = shared.spool.file_at(part.start);
+            match feed.send(file, off, part.end - part.start) {
+                // The file shrank: the batch is not recorded (the worker checks before).
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => shared.spool.mark_shrank(),
+                r => r?,
+            }
+            if !self.keep_input {
+                shared.input_release.release(part.seq);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! The shell runner: each attempt runs in this worker's bash worker shell (the bash front end),
+//! started at the first attempt and again after one is lost.
+//!
+//! It sends the command line, feeds stdin and reads the status; the worker shell itself is made
+//! and reaped by the front end's host.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+use super::{Attempt, Child, Ending, Runner};
+use crate::exec::shell::{Host, ShellWorker, StartError};
+use crate::exec::spawn::ChildEnd;
+use crate::ledger::Outcome;
+use crate::output::Capture;
+use crate::stop::StopReason;
+
+/// Runs each attempt as a call in a worker shell.
+pub(crate) struct ShellRunner<'a> {
+    child: Child<'a>,
+    host: &'a Arc<dyn Host>,
+    /// The NUMA node the worker runs on.
+    node: usize,
+    /// The worker shell's fd 1 (None: stdout).
+    stdout: Option<RawFd>,
+    shell: Option<ShellWorker>,
+}
+
+impl<'a> ShellRunner<'a> {
+    pub(super) fn new(
+        child: Child<'a>,
+        host: &'a Arc<dyn Host>,
+        node: usize,
+        capture: Option<&Arc<Capture>>,
+    ) -> ShellRunner<'a> {
+        ShellRunner {
+            child,
+            host,
+            node,
+            stdout: capture.map(|c| c.fd()),
+            shell: None,
+        }
+    }
+
+    /// Starts a worker shell unless one runs; Some(status) when its setup code failed.
+    fn ensure_started(&mut self) -> io::Result<Option<i32>> {
+        if self.shell.is_some() {
+            return Ok(None);
+        }
+        let shared = self.child.shared;
+        match ShellWorker::start(
+            self.host,
+            self.stdout,
+            shared.child_stdin(),
+            shared.children_own_group,
+        ) {
+            Ok(w) => {
+                // A worker shell is forked by the caller: it runs where this worker runs only
+                // once pinned.
+                let layout = shared.rings.layout();
+                if !layout.is_single() {
+                    layout.pin(w.pid(), self.node);
+                }
+                self.shell = Some(w);
+                Ok(None)
+            }
+            Err(StartError::Setup(code)) => Ok(Some(code)),
+            Err(StartError::Io(e)) => Err(e),
+        }
+    }
+}
+
+impl Runner for ShellRunner<'_> {
+    fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
+        if let Some(code) = self.ensure_started()? {
+            return Ok(Ending::Stop(StopReason::Setup(code)));
+        }
+        let child = &self.child;
+        let sw = self.shell.as_mut().expect("started above");
+        let feed = child.open_feed()?;
+        // A worker shell that went away between batches fails the send; its reply below then
+        // says so.
+        let sent = sw.send(attempt.argv.words(), child.stdin.as_ref().map(|s| s.fd()));
+        child.set_running(sw.pid());
+        child.release_slot()?;
+        let feed = if sent.is_ok() { feed } else { None };
+        child.feed_running(sw.pid(), feed, &attempt.part)?;
+        let status = sw.wait();
+        child.set_running(0);
+        Ok(Ending::Ran(match status {
+            Some(0) => Outcome::Ok,
+            Some(c) => Outcome::Exited(c),
+            None => {
+                let end = sw.reap();
+                self.shell = None;
+                match end? {
+                    ChildEnd::Exited(c) => Outcome::ShellExited(c),
+                    ChildEnd::Signaled(s) => Outcome::Signaled(s),
+                }
+            }
+        }))
+    }
+
+    fn feeds_stdin(&self) -> bool {
+        self.child.stdin.is_some()
+    }
+}

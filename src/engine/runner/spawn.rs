@@ -1,0 +1,143 @@
+//! The spawn runner: each attempt starts the command as a child process (records as its
+//! arguments, or the part's bytes on its stdin) and waits for it.
+//!
+//! It starts and waits for one child at a time; what the ending means is the worker's business.
+
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::{Attempt, Child, Ending, Runner};
+use crate::exec::argv::{Argv, SH};
+use crate::exec::resolve::start_failure;
+use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
+use crate::ledger::Outcome;
+use crate::output::Capture;
+use crate::stop::StopReason;
+
+/// How many times a start that failed for want of processes (EAGAIN) waits and tries again
+/// (about 10 seconds in all) before it counts as a failed attempt.
+const PROCESS_WAITS: u64 = 100;
+
+/// Runs each attempt as a spawned child.
+pub(crate) struct SpawnRunner<'a> {
+    child: Child<'a>,
+    spawner: Spawner,
+    /// `/bin/sh SCRIPT ARGS…`, for a script without `#!`.
+    sh_argv: Vec<*const libc::c_char>,
+}
+
+impl<'a> SpawnRunner<'a> {
+    /// Children write to `capture` (None: stdout) and read the batch pipe (with `-s`) or the
+    /// run's stdin for children.
+    pub(super) fn new(
+        child: Child<'a>,
+        capture: Option<&Arc<Capture>>,
+    ) -> io::Result<SpawnRunner<'a>> {
+        let shared = child.shared;
+        let spawner = Spawner::new(
+            capture.map(|c| c.fd()),
+            child
+                .stdin
+                .as_ref()
+                .map(|s| s.fd())
+                .or(shared.child_stdin()),
+            &shared.sigmask,
+            shared.children_own_group,
+        )?;
+        Ok(SpawnRunner {
+            child,
+            spawner,
+            sh_argv: Vec::new(),
+        })
+    }
+
+    /// Starts the command; out of processes (the user's process limit), there are fewer workers
+    /// and this start waits for one of theirs to end instead of spending a retry.
+    fn start_patiently(&mut self, argv: &Argv) -> io::Result<libc::pid_t> {
+        let shared = self.child.shared;
+        let mut spawned = self.start(argv);
+        let mut waits = 0u64;
+        while spawned
+            .as_ref()
+            .is_err_and(|e| e.raw_os_error() == Some(libc::EAGAIN))
+            && waits < PROCESS_WAITS
+            && !shared.stop.is_stopped()
+        {
+            shared.too_many_processes();
+            waits += 1;
+            std::thread::sleep(std::time::Duration::from_millis(10 * waits.min(10)));
+            spawned = self.start(argv);
+        }
+        spawned
+    }
+
+    /// Starts the part's command. A file the kernel cannot execute (ENOEXEC: a script without
+    /// `#!`) runs as `/bin/sh FILE ARGS…`, as `execvp` and xargs do; once one did, every later
+    /// start goes to the shell directly.
+    fn start(&mut self, argv: &Argv) -> io::Result<libc::pid_t> {
+        let shared = self.child.shared;
+        let path = shared.work.template.path();
+        if !shared.script_via_sh.load(Ordering::Relaxed) {
+            match self.spawner.spawn(path, argv.pointers()) {
+                Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
+                    shared.script_via_sh.store(true, Ordering::Relaxed)
+                }
+                started => return started,
+            }
+        }
+        let sh_argv = &mut self.sh_argv;
+        sh_argv.clear();
+        sh_argv.push(SH.as_ptr());
+        sh_argv.push(path.as_ptr());
+        sh_argv.extend_from_slice(&argv.pointers()[1..]);
+        self.spawner.spawn(SH, sh_argv).map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENOENT) {
+                // No shell to run it with: the file stays what the kernel said it is.
+                io::Error::from_raw_os_error(libc::ENOEXEC)
+            } else {
+                e
+            }
+        })
+    }
+
+    /// A start failed: what no retry can fix ends the run at once, said once.
+    fn not_started(&self, e: io::Error) -> Ending {
+        let t = &self.child.shared.work.template;
+        let shown = String::from_utf8_lossy(t.argv0());
+        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(t.path().to_bytes()));
+        match start_failure(&shown, path, &e) {
+            Some(why) => Ending::Stop(StopReason::CannotRun(why)),
+            None => Ending::Ran(Outcome::SpawnFailed(e)),
+        }
+    }
+}
+
+impl Runner for SpawnRunner<'_> {
+    fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
+        let feed = self.child.open_feed()?;
+        let spawned = self.start_patiently(attempt.argv);
+        self.child.release_slot()?;
+        let pid = match spawned {
+            Ok(pid) => pid,
+            Err(e) => return Ok(self.not_started(e)),
+        };
+        self.child.set_running(pid);
+        self.child.feed_running(pid, feed, &attempt.part)?;
+        let end = wait_exit(pid);
+        // The child is a zombie until reaped: its pid cannot be reused while the supervisor may
+        // still signal it through the slot.
+        self.child.set_running(0);
+        wait_reap(pid);
+        Ok(Ending::Ran(match end? {
+            ChildEnd::Exited(0) => Outcome::Ok,
+            ChildEnd::Exited(c) => Outcome::Exited(c),
+            ChildEnd::Signaled(s) => Outcome::Signaled(s),
+        }))
+    }
+
+    fn feeds_stdin(&self) -> bool {
+        self.child.stdin.is_some()
+    }
+}
