@@ -11,9 +11,7 @@
 //! outputs equal one clean run. Results directories refuse planted symbolic links too. Every
 //! frun runs in its own temporary directory.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

@@ -2,9 +2,7 @@
 //! (normal end, a stop signal, `kill -9` of frun), scripts without `#!` run under /bin/sh, a
 //! command that cannot be started at all is reported once with 126/127, and a huge `-j` works.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -171,9 +169,12 @@ fn an_interpreter_that_is_not_executable_is_reported_once_with_126() {
 // ---- item: nothing outlives the run ----
 
 /// A number `sleep` accepts that no other test (or other run of this one) uses:
-/// `1000.<pid><n>`, so `pgrep -f` finds exactly this test's processes.
+/// `1000.<pid>1<n>`, so `pgrep -f` finds exactly this test's processes. Every part has a fixed
+/// width (the pid in 7 digits, `n` in 2; faults.rs uses 2 where this has 1), so no marker is
+/// part of another, also one of another suite in the same test process.
 fn marker(n: u32) -> String {
-    format!("1000.{}{n}", std::process::id())
+    assert!(n < 100);
+    format!("1000.{:07}1{n:02}", std::process::id())
 }
 
 /// Waits until `pgrep -f pattern` finds `count` processes (or more); panics after 20 s.

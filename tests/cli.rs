@@ -1,9 +1,7 @@
 //! Command-line surface: flags, aliases, value forms, units, undo forms, help/version, usage
 //! errors and `-N` quoting.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const SEQ10_BY3: &str = "1 2 3\n4 5 6\n7 8 9\n10\n";
 

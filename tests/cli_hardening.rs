@@ -2,9 +2,7 @@
 //! order, messages (help's exit statuses, switches given a value, `-b` with a negative size,
 //! `-U -N`, singular counts) and the xargs migration notes for `-n`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::Output;
 
 /// Runs a bash script with `$FRUN` set and the working directory `dir`.

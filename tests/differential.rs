@@ -1,9 +1,7 @@
 //! Differential tests: frun's batches and bytes must equal `xargs -d '\n' -n N` (or `xargs -0`,
 //! `xargs -d C`) on random inputs full of characters that trip up quoting and encoding.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 
 /// Prints each argument followed by NUL: the exact bytes of every record.

@@ -1,9 +1,7 @@
 //! Failures: failing and killed commands (123), commands that cannot run (126/127), frun itself
 //! stopped by a signal (128+N) leaving no children behind, stderr pass-through.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
@@ -218,9 +216,12 @@ fn command_stderr_is_not_held_back() {
     assert_eq!(st.code(), Some(0));
 }
 
-/// A unique sleep duration used as a marker to find our children with pgrep.
+/// A unique sleep duration used as a marker to find our children with pgrep: `1000.<pid>2<tag>`.
+/// Every part has a fixed width (the pid in 7 digits, `tag` in 2; children.rs uses 1 where this
+/// has 2), so no marker is part of another, also one of another suite in the same test process.
 fn marker(tag: u32) -> String {
-    format!("1000.{}{:02}", std::process::id(), tag)
+    assert!(tag < 100);
+    format!("1000.{:07}2{:02}", std::process::id(), tag)
 }
 
 /// Waits until `count` processes match `pattern` (at most 10 s).

@@ -3,9 +3,7 @@
 //! resumable checkpoint instead of a SIGBUS; a NUL byte inside a newline-delimited record (which
 //! cuts that argument, as in xargs) is warned about once, with the record's byte offset.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::fs::{File, OpenOptions};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};

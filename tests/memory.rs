@@ -7,6 +7,9 @@
 //! must be complete. One test, so the cases run one after another and the shared-memory figure
 //! is this run's alone.
 
+// Test binaries export nothing: `pub` in their modules only shares helpers between them.
+#![allow(unreachable_pub)]
+
 mod common;
 
 use common::*;

@@ -4,9 +4,7 @@
 //! `FRUN_NODES=@4`: see tests/run.sh.) The simulated machines need the `hwloc` feature, which
 //! tests/run.sh turns on; a build without it must refuse a simulation with one line.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
 #[cfg(feature = "hwloc")]

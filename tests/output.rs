@@ -1,9 +1,7 @@
 //! Output modes: input order under -k, whole batches in buffered mode, pass-through under -u,
 //! a closed stdout, and streaming from a slow pipe.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

@@ -1,9 +1,7 @@
 //! Property tests: whatever the workers, batch sizes and output mode, every record comes out
 //! exactly once (in input order under -k); -N quoting and -n limits hold on random records.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 
 /// A record: printable text with spaces, quotes, glob and shell characters, UTF-8; no newline.

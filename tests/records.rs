@@ -1,9 +1,7 @@
 //! Records: splitting, empty records, bytes, limits, argument files, placeholders, unsafe mode,
 //! batch sizes, ARG_MAX and oversized records.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::HashSet;
 
 /// Runs `frun -k -l 1000 <extra> printf '[%s]'` so each record shows as `[rec]`.

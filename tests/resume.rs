@@ -8,9 +8,7 @@
 //! under Slurm or `FRUN_PREEMPT=1`) stop with a checkpoint too. Every frun runs in its own
 //! temporary directory.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::fs::{File, OpenOptions};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};

@@ -5,9 +5,7 @@
 //! runs with buffered output and with `-k`, each frun in a fresh temporary directory (a
 //! checkpoint may be left there).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};

@@ -4,9 +4,7 @@
 //! (`-k`) or as sorted lines; a stopped run continues on another number of tasks; and what
 //! cannot work is refused with one line. The real-cluster tests are in `tests/slurm/`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

@@ -2,9 +2,7 @@
 //! `--block N` (about N bytes cut at record boundaries). Every check compares bytes with the
 //! input itself or with `wc -c`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::time::{Duration, Instant};
 
 /// Deterministic bytes holding every byte value, with no trailing newline.

@@ -15,19 +15,34 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_frun");
 pub const LIMIT: Duration = Duration::from_secs(30);
 
 /// The directory the plain helpers ([`frun`], [`frun_cmd`], [`spawn_frun`], [`bash`]) run in:
-/// one per test process under cargo's target tmp dir, so the checkpoints that stopped runs keep
-/// (`./.frun_resume`, `.frun_resume.N`) never land in the source tree.
+/// one per suite (the file that calls them) and test process under cargo's target tmp dir, so
+/// the checkpoints that stopped runs keep (`./.frun_resume`, `.frun_resume.N`) never land in the
+/// source tree, and a suite never meets another suite's (the suites share one process).
+#[track_caller]
 pub fn scratch() -> &'static std::path::Path {
-    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static DIRS: OnceLock<Mutex<HashMap<&'static str, &'static std::path::Path>>> = OnceLock::new();
+    let file = std::panic::Location::caller().file();
+    assert!(
+        !file.contains("common"),
+        "a helper that calls scratch() must be #[track_caller] ({file})"
+    );
+    let suite = std::path::Path::new(file)
+        .file_stem()
+        .and_then(OsStr::to_str)
+        .expect("a suite's file name");
+    let mut dirs = DIRS.get_or_init(Default::default).lock().unwrap();
+    dirs.entry(suite).or_insert_with(|| {
         let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("cwd-{}", std::process::id()));
+            .join(format!("cwd-{}-{suite}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("create the scratch directory");
-        dir
+        Box::leak(dir.into_boxed_path())
     })
 }
 
 /// An assert_cmd command for frun with a safety timeout, run in [`scratch`].
+#[track_caller]
 pub fn frun_cmd() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::new(BIN);
     c.timeout(LIMIT).current_dir(scratch());
@@ -42,6 +57,7 @@ pub fn run_prog<S: AsRef<OsStr>>(program: &str, args: &[S], input: &[u8]) -> Out
 }
 
 /// Runs frun with `args` and `input` on stdin, in [`scratch`].
+#[track_caller]
 pub fn frun<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     let mut c = assert_cmd::Command::new(BIN);
     c.args(args)
@@ -57,6 +73,7 @@ pub fn xargs<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
 }
 
 /// Runs a bash script; `$FRUN` is the binary under test.
+#[track_caller]
 pub fn bash(script: &str) -> Output {
     let mut c = assert_cmd::Command::new("bash");
     c.arg("-c")
@@ -186,6 +203,7 @@ pub fn counts(b: &[u8]) -> Vec<usize> {
 }
 
 /// A spawned frun with piped stdout/stderr and stdin from `stdin`.
+#[track_caller]
 pub fn spawn_frun<S: AsRef<OsStr>>(args: &[S], stdin: Stdio) -> Child {
     Command::new(BIN)
         .args(args)
@@ -198,6 +216,7 @@ pub fn spawn_frun<S: AsRef<OsStr>>(args: &[S], stdin: Stdio) -> Child {
 }
 
 /// Spawns `bash -c script` (with `$FRUN` set) with piped stdout and stderr.
+#[track_caller]
 pub fn spawn_bash(script: &str) -> Child {
     Command::new("bash")
         .arg("-c")
@@ -252,6 +271,7 @@ pub fn timed_lines(child: &mut Child, start: Instant, limit: Duration) -> Vec<(S
 }
 
 /// Spawns frun and feeds its stdin from a thread: each chunk is written after its delay.
+#[track_caller]
 pub fn spawn_frun_fed(args: &[&str], chunks: Vec<(Duration, Vec<u8>)>) -> Child {
     let mut child = spawn_frun(args, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
