@@ -110,7 +110,8 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The state of a run about to start (no thread runs yet).
+    /// The state of a run about to start (no thread runs yet). Each argument is one part of
+    /// the run's `Settings` (or what the engine made of one), taken whole.
     #[allow(clippy::too_many_arguments)]
     fn new(
         spool: Spool,
@@ -309,7 +310,7 @@ impl Shared {
         for c in &self.children {
             let pid = c.load(Ordering::SeqCst);
             if pid > 0 {
-                // The slot only holds pids of unreaped children (see worker.rs).
+                // The slot only holds pids of unreaped children (see `runner::Child`).
                 self.signal_child(pid, sig);
             }
         }
