@@ -314,12 +314,20 @@ impl<'a, S: Site> Worker<'a, S> {
             failed: false,
         };
         while let Some((start, end, retried)) = self.parts.pop() {
+            let bytes = self.site.bytes(start, end);
+            // A part of a split batch holds only its own records (an uncounted batch, 0, stays
+            // uncounted).
+            let whole = (start, end) == (batch.start, batch.end);
             let part = Batch {
                 start,
                 end,
+                records: if whole || batch.records == 0 {
+                    batch.records
+                } else {
+                    count_records(bytes, self.rules.delimiter)
+                },
                 ..*batch
             };
-            let bytes = self.site.bytes(start, end);
             let Some(outcome) = self.attempt(part, bytes)? else {
                 return Ok(None);
             };
