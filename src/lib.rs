@@ -125,7 +125,7 @@ pub fn run_config(
     };
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
-    let original = sys::block_signals(&engine::stop_signals(settings.preempt));
+    let original = *sys::block_signals(&engine::stop_signals(settings.preempt)).as_ref();
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.
     sys::default_disposition(libc::SIGCHLD);

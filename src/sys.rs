@@ -73,11 +73,10 @@ fn sigset(signals: &[i32]) -> SigSet {
 
 /// Blocks `signals` in the calling thread (threads started later inherit the mask); returns
 /// the mask it had before, which children get back.
-pub fn block_signals(signals: &[i32]) -> libc::sigset_t {
-    let old = sigset(signals)
+pub fn block_signals(signals: &[i32]) -> SigSet {
+    sigset(signals)
         .thread_swap_mask(SigmaskHow::SIG_BLOCK)
-        .unwrap_or_else(|_| SigSet::empty());
-    *old.as_ref()
+        .unwrap_or_else(|_| SigSet::empty())
 }
 
 /// A non-blocking, close-on-exec signalfd for `signals` (which the caller has blocked in

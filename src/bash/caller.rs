@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::prctl;
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, kill, killpg, raise, sigprocmask};
+use nix::sys::signal::{SigSet, Signal, kill, killpg, raise};
 use nix::unistd::{ForkResult, Pid, fork, getpid, getppid};
 
 use super::{
@@ -44,14 +44,9 @@ fn nix_signal(n: i32) -> Option<Signal> {
 
 /// Blocks SIGCHLD and `forwarded`; returns the mask before.
 fn block_signals(forwarded: &[i32]) -> SigSet {
-    let mut set = SigSet::empty();
-    set.add(Signal::SIGCHLD);
-    for s in forwarded.iter().copied().filter_map(nix_signal) {
-        set.add(s);
-    }
-    let mut old = SigSet::empty();
-    let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut old));
-    old
+    let mut signals = vec![libc::SIGCHLD];
+    signals.extend_from_slice(forwarded);
+    crate::sys::block_signals(&signals)
 }
 
 /// The stop signals the signalfd holds, read until it has none.
