@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns the hyperfine JSON files of one benches/compare.sh run into a Markdown report.
 
-Standard library only. compare.sh hands over:
+Standard library only (and reportlib.py beside it, shared with report.py). compare.sh hands
+over:
   --manifest  TSV, one row per workload:
               id workload rounds old_command new_command status jsons
               status: ok or fail; jsons: the rounds' hyperfine files, comma-separated, each
@@ -14,40 +15,19 @@ Standard library only. compare.sh hands over:
 The report goes to --out; the tables are also printed on stdout.
 """
 
-import argparse
 import json
 import math
 import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reportlib import (  # noqa: E402  (the shared part, beside this file)
+    fmt_range, fmt_secs, md_escape, md_row, parse_args, read_tsv, write_report,
+)
+
 MANIFEST_FIELDS = ["id", "workload", "rounds", "old", "new", "status", "jsons"]
 BUILDS = ["old", "new"]
-
-
-def read_tsv(path, fields):
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            parts = line.split("\t")
-            parts += [""] * (len(fields) - len(parts))
-            rows.append(dict(zip(fields, parts)))
-    return rows
-
-
-def fmt_secs(s):
-    if s is None:
-        return "—"
-    if s < 1:
-        return f"{s * 1000:.1f} ms"
-    return f"{s:.2f} s"
-
-
-def md_escape(text):
-    return text.replace("|", "\\|")
 
 
 def merge(row, path):
@@ -127,41 +107,19 @@ def build(args):
         }
         # Round i holds one run of each build, taken back to back.
         paired = [n / o for o, n in zip(runs["old"]["times"], runs["new"]["times"]) if o > 0]
-        spread = {
-            b: f"{fmt_secs(min(runs[b]['times']))} – {fmt_secs(max(runs[b]['times']))}"
-            for b in BUILDS
-        }
+        spread = {b: fmt_range(runs[b]["times"]) for b in BUILDS}
         ratio = f"{med['new'] / med['old']:.3f}×" if med["old"] > 0 else "—"
         per_round = (
             f"{statistics.median(paired):.3f}× ({min(paired):.3f} – {max(paired):.3f})"
             if paired else "—"
         )
         cpu_ratio = f"{cpu['new'] / cpu['old']:.3f}×" if cpu["old"] > 0 else "—"
-        table.append(
-            "| " + " | ".join(md_escape(x) for x in [
-                r["workload"], fmt_secs(med["old"]), fmt_secs(med["new"]), ratio, per_round,
-                cpu_ratio, spread["old"], spread["new"], verdict(paired),
-            ]) + " |"
-        )
+        table.append(md_row([
+            r["workload"], fmt_secs(med["old"]), fmt_secs(med["new"]), ratio, per_round,
+            cpu_ratio, spread["old"], spread["new"], verdict(paired),
+        ]))
 
-    checks = read_tsv(args.checks, ["name", "status", "detail"])
-    check_lines = ["| check | result | detail |", "|---|---|---|"]
-    for c in checks:
-        check_lines.append(
-            f"| {md_escape(c['name'])} | {c['status']} | {md_escape(c['detail'])} |"
-        )
-    bad = [c for c in checks if c["status"] != "ok"]
-
-    notes = []
-    if args.notes and os.path.exists(args.notes):
-        with open(args.notes, encoding="utf-8") as f:
-            notes = [line.strip() for line in f if line.strip()]
-
-    head = [f"**{n}**\n" for n in notes if n.startswith("WARNING")]
-    if bad:
-        head.append("**A correctness check failed: the numbers in this run are not valid.**\n")
-    head += ["## Results", ""] + table + [""]
-    head += [
+    legend = (
         "old is the base build, new the changed one (see Machine). Each round is one hyperfine "
         "call that runs both builds once, back to back, the order swapped every round. "
         "median: hyperfine's wall time, median over the rounds. new / old: the ratio of the "
@@ -170,21 +128,9 @@ def build(args):
         "the medians of user + system time. verdict: in how many rounds the new build was "
         "the slower one, and a two-sided sign test of that split: within noise when a split "
         "at least that uneven comes by luck in 5% of runs or more (with 10 rounds: 2 to 8 "
-        "of 10); otherwise one build won too many rounds, and new / old says by how much.",
-        "",
-        "## Correctness (untimed)",
-        "",
-    ] + check_lines + [""]
-    if notes:
-        head += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
-    printed = "\n".join(head)
-
-    machine = read_tsv(args.machine, ["key", "value"])
-    tail = ["## Machine", ""]
-    tail += ["| | |", "|---|---|"]
-    tail += [f"| {md_escape(m['key'])} | {md_escape(m['value'])} |" for m in machine]
-    tail += ["", "## Commands", ""]
-    tail += [
+        "of 10); otherwise one build won too many rounds, and new / old says by how much."
+    )
+    commands = [
         "The commands of benches/run.sh's true-frun, pipe-frun and bash-frun rows, run from a "
         "scratch directory holding lines.txt, with each build's frun and frun.bash in ./old "
         "and ./new, through hyperfine's default shell. Raw JSON (both builds' runs merged "
@@ -195,26 +141,19 @@ def build(args):
         "|---|---:|---|---|",
     ]
     for r in rows:
-        tail.append(
+        commands.append(
             f"| {r['id']} | {r['rounds']} | `{md_escape(r['old'])}` | `{md_escape(r['new'])}` |"
         )
-    tail.append("")
 
-    doc = "\n".join(["# frun: two builds compared", ""] + head + tail) + "\n"
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(doc)
-    sys.stdout.write(printed + "\n")
+    write_report(
+        args, "# frun: two builds compared",
+        "A correctness check failed: the numbers in this run are not valid.",
+        table, legend, commands,
+    )
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--manifest", required=True)
-    p.add_argument("--checks", required=True)
-    p.add_argument("--machine", required=True)
-    p.add_argument("--notes")
-    p.add_argument("--raw", required=True)
-    p.add_argument("--out", required=True)
-    build(p.parse_args())
+    build(parse_args(__doc__, "--raw"))
 
 
 if __name__ == "__main__":

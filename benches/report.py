@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns the hyperfine JSON files of one benches/run.sh run into a Markdown report.
 
-Standard library only. run.sh hands over four files:
+Standard library only (and reportlib.py beside it, shared with compare.py). run.sh hands over
+four files:
   --manifest  TSV, one row per benchmarked command:
               id workload tool count unit kind runs ref limit command note json log
               kind: hf (hyperfine median), self (median of the tool's own timing lines in
@@ -12,30 +13,21 @@ Standard library only. run.sh hands over four files:
 The report goes to --out; the tables are also printed on stdout.
 """
 
-import argparse
 import json
 import os
 import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reportlib import (  # noqa: E402  (the shared part, beside this file)
+    MACHINE_FIELDS, fmt_range, fmt_secs, md_escape, md_row, parse_args, read_tsv, write_report,
+)
+
 MANIFEST_FIELDS = [
     "id", "workload", "tool", "count", "unit", "kind", "runs", "ref", "limit",
     "command", "note", "json", "log",
 ]
-
-
-def read_tsv(path, fields):
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            parts = line.split("\t")
-            parts += [""] * (len(fields) - len(parts))
-            rows.append(dict(zip(fields, parts)))
-    return rows
 
 
 def times_of(row):
@@ -56,14 +48,6 @@ def times_of(row):
             secs = secs[-runs:]  # the earlier lines are hyperfine's warm-up runs
         return secs
     return []
-
-
-def fmt_secs(s):
-    if s is None:
-        return "—"
-    if s < 1:
-        return f"{s * 1000:.1f} ms"
-    return f"{s:.2f} s"
 
 
 def fmt_count(n, unit):
@@ -88,10 +72,6 @@ def fmt_rate(r, unit):
     return f"{r:.0f} {unit}/s"
 
 
-def md_escape(text):
-    return text.replace("|", "\\|")
-
-
 def build(args):
     rows = read_tsv(args.manifest, MANIFEST_FIELDS)
     by_id = {}
@@ -100,7 +80,7 @@ def build(args):
         times = times_of(r)
         r["median"] = statistics.median(times) if times else None
         r["spread"] = (
-            f"{fmt_secs(min(times))} – {fmt_secs(max(times))}" if len(times) > 1 else "—"
+            fmt_range(times) if len(times) > 1 else "—"
         )
         r["rate"] = (
             r["count"] / r["median"]
@@ -142,12 +122,10 @@ def build(args):
             ratio = vs_frun(r)
             limit = vs_limit(r)
             note = r["note"]
-        table.append(
-            "| " + " | ".join(md_escape(x) for x in [
-                r["workload"], r["tool"], fmt_count(r["count"], r["unit"]),
-                wall, spread, rate, ratio, limit, note,
-            ]) + " |"
-        )
+        table.append(md_row([
+            r["workload"], r["tool"], fmt_count(r["count"], r["unit"]),
+            wall, spread, rate, ratio, limit, note,
+        ]))
 
     # targets
     def get(i, key):
@@ -164,7 +142,7 @@ def build(args):
 
     times = "{:.2f}×".format
     pct = lambda v: f"{100 * v:.0f}%"  # noqa: E731
-    machine = read_tsv(args.machine, ["key", "value"])
+    machine = read_tsv(args.machine, MACHINE_FIELDS)
     nproc = next((int(m["value"]) for m in machine if m["key"] == "nproc"), 1)
     targets = [
         "| target | measured | goal | result |",
@@ -208,44 +186,14 @@ def build(args):
                "≤ 0.55×", lambda v: v <= 0.55, times),
     ]
 
-    checks = read_tsv(args.checks, ["name", "status", "detail"])
-    check_lines = ["| check | result | detail |", "|---|---|---|"]
-    for c in checks:
-        check_lines.append(
-            f"| {md_escape(c['name'])} | {c['status']} | {md_escape(c['detail'])} |"
-        )
-    bad = [c for c in checks if c["status"] != "ok"]
-
-    notes = []
-    if args.notes and os.path.exists(args.notes):
-        with open(args.notes, encoding="utf-8") as f:
-            notes = [line.strip() for line in f if line.strip()]
-
-    head = [f"**{n}**\n" for n in notes if n.startswith("WARNING")]
-    if bad:
-        head.append(
-            "**A correctness check failed: frun's numbers in this run are not valid.**\n"
-        )
-    head += ["## Results", ""] + table + [""]
-    head += [
+    legend = (
         "median wall: hyperfine's median; for the spawn loop the median of its own loop timing "
         "(building the argv arrays is not counted). rate: input records per second of wall "
         "time. time/record vs frun: this row's wall time per record divided by that of the "
         "workload's frun row (1.00×); above 1 means slower than frun. of spawn limit: "
-        "rate as a share of the C spawn loop with the largest batch that fits ARG_MAX.",
-        "",
-        "## Targets",
-        "",
-    ] + targets + ["", "## Correctness (untimed)", ""] + check_lines + [""]
-    if notes:
-        head += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
-    printed = "\n".join(head)
-
-    tail = ["## Machine", ""]
-    tail += ["| | |", "|---|---|"]
-    tail += [f"| {md_escape(m['key'])} | {md_escape(m['value'])} |" for m in machine]
-    tail += ["", "## Commands", ""]
-    tail += [
+        "rate as a share of the C spawn loop with the largest batch that fits ARG_MAX."
+    )
+    commands = [
         "Run from a scratch directory holding the inputs listed under Machine, with frun and "
         "spawnloop on PATH; the start-up commands ran without a shell (hyperfine -N), the "
         "rest through hyperfine's default shell. Raw hyperfine JSON (and the spawn loop's own "
@@ -257,23 +205,17 @@ def build(args):
     for r in rows:
         if r["kind"] == "skip":
             continue
-        tail.append(f"| {r['id']} | {r['runs']} | `{md_escape(r['command'])}` |")
-    tail.append("")
+        commands.append(f"| {r['id']} | {r['runs']} | `{md_escape(r['command'])}` |")
 
-    doc = "\n".join(["# frun benchmarks", ""] + head + tail) + "\n"
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(doc)
-    sys.stdout.write(printed + "\n")
+    write_report(
+        args, "# frun benchmarks",
+        "A correctness check failed: frun's numbers in this run are not valid.",
+        table, legend, commands, more=["## Targets", ""] + targets + [""],
+    )
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--manifest", required=True)
-    p.add_argument("--checks", required=True)
-    p.add_argument("--machine", required=True)
-    p.add_argument("--notes")
-    p.add_argument("--out", required=True)
-    build(p.parse_args())
+    build(parse_args(__doc__))
 
 
 if __name__ == "__main__":

@@ -19,49 +19,29 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$here/lib.sh" bench
 
-QUICK=${QUICK:-0}
 if [[ $QUICK == 1 ]]; then
-    LINES=${LINES:-200000}
     SMALL_LINES=${SMALL_LINES:-20000}
     TINY_LINES=${TINY_LINES:-500}
     FILES=${FILES:-200}
     RUNS=${RUNS:-1}
     NUMA_RUNS=${NUMA_RUNS:-1}
     STARTUP_RUNS=${STARTUP_RUNS:-3}
-    WARMUP=0
-    OUT_DIR=${OUT_DIR:-$here/results/quick}
 else
-    LINES=${LINES:-10000000}
     SMALL_LINES=${SMALL_LINES:-200000}
     TINY_LINES=${TINY_LINES:-5000}
     FILES=${FILES:-2000}
     RUNS=${RUNS:-3}
     NUMA_RUNS=${NUMA_RUNS:-10}
     STARTUP_RUNS=${STARTUP_RUNS:-30}
-    WARMUP=1
-    OUT_DIR=${OUT_DIR:-$here/results}
 fi
 FILE_BYTES=${FILE_BYTES:-131072}
 ECHO_OUTPUT=${ECHO_OUTPUT:-null}
-CHECK_TIMEOUT=${CHECK_TIMEOUT:-300}
-BENCH_TIMEOUT=${BENCH_TIMEOUT:-900}
 NPROC=$(nproc)
 SHA_RUNS=$((STARTUP_RUNS < 10 ? STARTUP_RUNS : 10))
 ((SHA_RUNS >= RUNS)) || SHA_RUNS=$RUNS
-
-log() { printf '[bench] %s\n' "$*" >&2; }
-die() {
-    log "error: $*"
-    exit 1
-}
-
-# Notes on skipped or degraded tools end up under the table.
-notes=()
-note() {
-    log "note: $*"
-    notes+=("$*")
-}
 
 # ---------------------------------------------------------------- tools
 as_root() {
@@ -81,8 +61,6 @@ apt_install() {
     as_root apt-get update -q >&2 || return 1
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2
 }
-
-have() { command -v "$1" >/dev/null 2>&1; }
 
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -124,8 +102,7 @@ have cc || {
 }
 
 # ---------------------------------------------------------------- build
-work=$(mktemp -d "${TMPDIR:-/tmp}/frun-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+start_work frun-bench
 mkdir -p "$work/bin"
 
 log "building frun (release)"
@@ -147,9 +124,7 @@ export PATH="$work/bin:$PATH"
 # The bash builtin, in a frun.bash assembled around this host's build (as tests/bash/run.sh does).
 log "building the bash builtin and frun.bash"
 (cd "$root" && cargo rustc --release --quiet --lib --features bash --crate-type cdylib) >&2
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
-bash "$root/packaging/assemble-bash.sh" "$root/packaging/frun.bash.in" "$version" bench \
-    "$work/frun.bash" "$(getconf GNU_LIBC_VERSION | awk '{print $2}')=${CARGO_TARGET_DIR:-$root/target}/release/libfrun.so"
+assemble_frun_bash "$root" bench "$work/frun.bash" "${CARGO_TARGET_DIR:-$root/target}/release/libfrun.so"
 
 # ---------------------------------------------------------------- inputs
 cd "$work"
@@ -165,24 +140,9 @@ mkdir files
 head -c "$((FILES * FILE_BYTES))" /dev/urandom | split -b "$FILE_BYTES" -a 6 -d - files/f
 find files -type f | LC_ALL=C sort >files.txt
 
-stamp="$(date +%F)-$(hostname -s 2>/dev/null || hostname)"
-raw_dir="$OUT_DIR/raw"
-mkdir -p "$raw_dir"
-manifest="$work/manifest.tsv"
-checks="$work/checks.tsv"
-: >"$manifest"
-: >"$checks"
+init_results "$(date +%F)-$(hostname -s 2>/dev/null || hostname)"
 
 # ---------------------------------------------------------------- correctness (not timed)
-# check NAME EXPECTED ACTUAL [DETAIL]
-check() {
-    local status=FAIL
-    [[ $2 == "$3" ]] && status=ok
-    printf '%s\t%s\t%s\n' "$1" "$status" "${4:-}" >>"$checks"
-    log "check $status: $1"
-}
-
-sum_of() { cksum | cut -d' ' -f1,2; }
 lines_sorted=$(LC_ALL=C sort -S 25% lines.txt | sum_of)
 
 log "correctness checks (frun output against seq)"
@@ -221,12 +181,8 @@ if ((use_parallel)); then
 fi
 
 # ---------------------------------------------------------------- benchmarks
+# The manifest's rows (lib.sh's row): ID WORKLOAD TOOL COUNT UNIT KIND RUNS REF LIMIT COMMAND NOTE JSON LOG
 hf_extra=()
-# row ID WORKLOAD TOOL COUNT UNIT KIND RUNS REF LIMIT COMMAND NOTE JSON LOG
-row() {
-    local IFS=$'\t'
-    printf '%s\n' "$*" >>"$manifest"
-}
 
 # bench ID WORKLOAD TOOL COUNT UNIT WARMUP RUNS REF LIMIT COMMAND [NOTE]
 # One hyperfine call per command, so warm-up and run counts can differ per tool.
@@ -268,27 +224,6 @@ bench_spawnloop() {
 skip() { # ID WORKLOAD TOOL COUNT UNIT WHY
     row "$1" "$2" "$3" "$4" "$5" skip 0 "" "" "" "$6" "" ""
 }
-
-# How idle the CPUs are over 2 s (percent): a benchmark on a busy machine is noise.
-cpu_idle_pct() {
-    local a b i total=0 idle
-    read -r -a a < <(head -n1 /proc/stat)
-    sleep 2
-    read -r -a b < <(head -n1 /proc/stat)
-    for i in 1 2 3 4 5 6 7 8; do total=$((total + ${b[i]:-0} - ${a[i]:-0})); done
-    idle=$((b[4] - a[4] + b[5] - a[5]))
-    echo $((total > 0 ? 100 * idle / total : 100))
-}
-busy_check() { # WHEN
-    local idle load
-    idle=$(cpu_idle_pct)
-    load=$(cut -d' ' -f1-3 /proc/loadavg)
-    idle_log+="$1: ${idle}% idle, load $load; "
-    if ((idle < 90)); then
-        note "WARNING: the machine was busy $1 (${idle}% idle over 2 s, load $load): other processes skew these numbers; rerun on a quiet machine"
-    fi
-}
-idle_log=""
 
 run_benchmarks() {
     busy_check "before the benchmarks"
@@ -425,35 +360,11 @@ run_benchmarks() {
     busy_check "after the benchmarks"
 }
 
-if grep -q $'\tFAIL\t' "$checks" && [[ ${FORCE:-0} != 1 ]]; then
-    note "a correctness check failed: benchmarks not run (FORCE=1 runs them anyway)"
-else
-    run_benchmarks
-fi
+unless_check_failed run_benchmarks
 
 # ---------------------------------------------------------------- machine and report
-version() { # first line of `$@`, or "not installed"
-    if have "$1"; then
-        "$@" 2>&1 | head -n1 || true
-    else
-        echo "not installed"
-    fi
-}
-cpu_model=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
-mem_total=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
-# shellcheck source=/dev/null
-distro=$( (. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}") || echo unknown)
-machine="$work/machine.tsv"
 {
-    printf 'date\t%s\n' "$(date -u '+%F %T UTC')"
-    printf 'host\t%s\n' "$(hostname)"
-    printf 'nproc\t%s\n' "$NPROC"
-    printf 'CPU\t%s\n' "${cpu_model:-unknown}"
-    printf 'memory\t%s\n' "${mem_total:-unknown}"
-    printf 'kernel\t%s\n' "$(uname -r)"
-    printf 'distro\t%s\n' "$distro"
-    printf 'ARG_MAX\t%s\n' "$(getconf ARG_MAX)"
-    printf 'CPU idle\t%s\n' "${idle_log%; }"
+    machine_rows
     printf 'frun\t%s\n' "$(frun --version 2>&1 | head -n1)"
     printf 'xargs\t%s\n' "$(version xargs --version)"
     printf 'GNU Parallel\t%s\n' "$(version parallel --version)"
@@ -466,17 +377,7 @@ machine="$work/machine.tsv"
         "$ECHO_OUTPUT" "$QUICK"
     printf 'inputs\tlines.txt = seq %s; small.txt = seq %s; tiny.txt = seq %s; one.txt = seq 1; files.txt = %s paths of files with %s random bytes each\n' \
         "$LINES" "$SMALL_LINES" "$TINY_LINES" "$FILES" "$FILE_BYTES"
-} >"$machine"
+} >"$work/machine.tsv"
 
-notes_file="$work/notes.txt"
-: >"$notes_file"
-for n in ${notes[@]+"${notes[@]}"}; do printf '%s\n' "$n" >>"$notes_file"; done
-
-out="$OUT_DIR/$stamp.md"
-python3 "$here/report.py" --manifest "$manifest" --checks "$checks" --machine "$machine" \
-    --notes "$notes_file" --out "$out"
-log "wrote $out and $raw_dir/$stamp-*.json"
-
-if grep -q $'\tFAIL\t' "$checks"; then
-    die "a correctness check failed (see the table): frun's numbers above are not valid"
-fi
+write_report "$here/report.py"
+die_if_check_failed "a correctness check failed (see the table): frun's numbers above are not valid"
