@@ -40,6 +40,17 @@ pub struct Capture {
     held: AtomicU64,
 }
 
+/// A batch whose outcome is final, as a worker hands it to the emitter.
+pub struct Finished {
+    pub seq: u64,
+    /// Its output (None: the batch produced none, or it was given up).
+    pub piece: Option<Piece>,
+    /// The input it completed.
+    pub done: DoneSet,
+    /// A command of the batch exited non-zero (and was not retried).
+    pub failed: bool,
+}
+
 /// A finished batch's output: `[off, off + len)` of a capture file.
 pub struct Piece {
     pub capture: Arc<Capture>,
@@ -281,17 +292,15 @@ impl Output {
         Ok(())
     }
 
-    /// Hands over batch `seq`'s output (None: the batch produced none, or it was given up) and
-    /// the input it completed; `failed`: a command of the batch exited non-zero (not retried).
-    /// Emits it now (buffered) or once every earlier batch is out (`-k`); then the journal
-    /// records it.
-    pub fn complete(
-        &self,
-        seq: u64,
-        piece: Option<Piece>,
-        done: DoneSet,
-        failed: bool,
-    ) -> Result<(), EmitError> {
+    /// Hands over a finished batch: emits its output now (buffered) or once every earlier
+    /// batch is out (`-k`); then the journal records it.
+    pub fn complete(&self, finished: Finished) -> Result<(), EmitError> {
+        let Finished {
+            seq,
+            piece,
+            done,
+            failed,
+        } = finished;
         match self.mode {
             OrderMode::Unbuffered => {
                 self.record(&done, None, failed);

@@ -17,7 +17,7 @@ use crate::engine::runner::{self, Attempt, Ending, Runner};
 use crate::exec::argv::{Argv, BatchId};
 use crate::exec::stdin::StdinSlot;
 use crate::ledger::{Halt, Ledger, Outcome, RetryPolicy, Verdict};
-use crate::output::{Capture, DoneSet, EmitError, Piece};
+use crate::output::{Capture, DoneSet, EmitError, Finished, Piece};
 use crate::ring::Claim;
 use crate::stop::{Stop, StopReason};
 
@@ -107,13 +107,7 @@ pub(super) trait Site {
     /// Batch `seq`'s input bytes are no longer needed.
     fn release(&self, seq: u64);
     /// Hands batch `seq`'s output and the input it completed to the emitter.
-    fn complete(
-        &self,
-        seq: u64,
-        piece: Option<Piece>,
-        done: DoneSet,
-        failed: bool,
-    ) -> Result<(), EmitError>;
+    fn complete(&self, finished: Finished) -> Result<(), EmitError>;
     /// Whether nobody reads stdout any more.
     fn reader_gone(&self) -> bool;
     /// Whether batches are timed (for [`Site::note_busy`]).
@@ -188,14 +182,8 @@ impl Site for Post<'_> {
         self.shared.input_release.release(seq);
     }
 
-    fn complete(
-        &self,
-        seq: u64,
-        piece: Option<Piece>,
-        done: DoneSet,
-        failed: bool,
-    ) -> Result<(), EmitError> {
-        self.shared.output.complete(seq, piece, done, failed)
+    fn complete(&self, finished: Finished) -> Result<(), EmitError> {
+        self.shared.output.complete(finished)
     }
 
     fn reader_gone(&self) -> bool {
@@ -449,7 +437,13 @@ impl<'a, S: Site> Worker<'a, S> {
             self.written = settled.kept;
             (p.len > 0).then_some(p)
         });
-        match site.complete(batch.seq, piece, DoneSet::of(&self.done), settled.failed) {
+        let finished = Finished {
+            seq: batch.seq,
+            piece,
+            done: DoneSet::of(&self.done),
+            failed: settled.failed,
+        };
+        match site.complete(finished) {
             Ok(()) => {}
             Err(EmitError::Closed) => {
                 stop.request(StopReason::ReaderGone);

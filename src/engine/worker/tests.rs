@@ -106,13 +106,13 @@ impl Site for Run {
         panic!("this input never shrinks");
     }
     fn release(&self, _seq: u64) {}
-    fn complete(
-        &self,
-        seq: u64,
-        piece: Option<Piece>,
-        done: DoneSet,
-        failed: bool,
-    ) -> Result<(), EmitError> {
+    fn complete(&self, finished: Finished) -> Result<(), EmitError> {
+        let Finished {
+            seq,
+            piece,
+            done,
+            failed,
+        } = finished;
         // Read now: the worker may empty its capture file once the batch is handed over.
         let output = piece.map_or_else(String::new, |p| {
             let all = std::fs::read(format!("/proc/self/fd/{}", p.capture.fd())).unwrap();
