@@ -501,7 +501,7 @@ fn try_run(
         work,
         workers,
         order,
-        checkpoint,
+        mut checkpoint,
         results,
         stats,
         preempt,
@@ -517,14 +517,8 @@ fn try_run(
         .as_ref()
         .map(|cp| cp.intervals.clone())
         .unwrap_or_default();
-    let ending = EndOfRun {
-        started,
-        stats,
-        workers_max: workers.max,
-        usable_cpus: workers.usable_cpus,
-        journal_missing: checkpoint.missing.clone(),
-        results: None,
-    };
+    // Only the end of the run reads why no journal is kept.
+    let journal_missing = checkpoint.missing.take();
     let shared = Arc::new(Shared::new(
         spool,
         input.name,
@@ -540,7 +534,14 @@ fn try_run(
         sigmask,
         shell,
     )?);
-    let ending = EndOfRun { results, ..ending };
+    let ending = EndOfRun {
+        started,
+        stats,
+        workers_max: workers.max,
+        usable_cpus: workers.usable_cpus,
+        journal_missing,
+        results,
+    };
     let signals = stop_signalfd(preempt)?;
     if !workers.layout.is_single() {
         let shared = Arc::clone(&shared);
