@@ -47,6 +47,9 @@ pub struct RetryPolicy {
     pub limit: Option<u64>,
     /// Any non-zero exit is retried (`-E`), not only 137, 139, 200 and 254.
     pub nonzero: bool,
+    /// Deaths by a signal and the statuses 137, 139, 200 and 254 are retried (frun's own
+    /// flags; xargs and GNU Parallel never retry on their own).
+    pub crashes: bool,
 }
 
 /// What to do after an attempt.
@@ -65,8 +68,8 @@ impl RetryPolicy {
     pub fn retryable(&self, outcome: &Outcome) -> bool {
         match outcome {
             Outcome::Ok => false,
-            Outcome::Signaled(_) | Outcome::ShellExited(_) => true,
-            Outcome::Exited(137 | 139 | 200 | 254) => true,
+            Outcome::Signaled(_) | Outcome::ShellExited(_) => self.crashes || self.nonzero,
+            Outcome::Exited(137 | 139 | 200 | 254) => self.crashes || self.nonzero,
             Outcome::Exited(_) => self.nonzero,
             // Too many arguments stays too many; anything else (EAGAIN, ENOMEM) may pass.
             Outcome::SpawnFailed(e) => e.raw_os_error() != Some(libc::E2BIG),

@@ -97,6 +97,10 @@ pub fn parse_args(
                 }
             })
         }
+        Ok(cli::Invocation::Refuse { message, status }) => {
+            eprintln!("frun: {message}");
+            Err(status)
+        }
         Err(cli::UsageError(msg)) => {
             eprintln!("frun: {msg} (see frun --help)");
             Err(ExitCode::Usage)

@@ -82,36 +82,8 @@ pub struct Draft {
 
 impl Default for Draft {
     fn default() -> Draft {
-        let default_range = Range {
-            init: Bound::Default,
-            max: Bound::Default,
-        };
         Draft {
-            config: Config {
-                workers: default_range,
-                batch: BatchSpec::Lines(default_range),
-                order: OrderMode::Buffered,
-                insert: false,
-                insert_id: false,
-                stdin: false,
-                limit: None,
-                timeout: None,
-                delimiter: b'\n',
-                input: InputSpec::Stdin,
-                unsafe_words: false,
-                external: false,
-                dry_run: false,
-                stats: false,
-                nodes: NodeSpec::Auto,
-                retry_failed: false,
-                halt: None,
-                checkpoint_file: None,
-                resume: None,
-                shard: ShardSpec::Auto,
-                results: None,
-                command: Vec::new(),
-                shell_command: false,
-            },
+            config: Config::default(),
             stdin: None,
         }
     }

@@ -7,7 +7,9 @@
 //! sizing batches is `plan`'s job.
 
 pub mod flags;
+pub mod parallel;
 pub mod units;
+pub mod xargs;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -92,6 +94,9 @@ pub enum Invocation {
     Merge(PathBuf),
     /// Print this text to stdout and exit 0 (`--help`, `--version`, `--generate`).
     Print(Vec<u8>),
+    /// Say this (one line) and exit with this status: a personality's usage error, with its
+    /// tool's status.
+    Refuse { message: String, status: crate::exit::ExitCode },
 }
 
 /// A usage error: one line, exit status 2.
@@ -378,6 +383,22 @@ written; run the same command again to finish); 2 DIR cannot be merged.
 /// Parses the whole command line (including `argv[0]`).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, UsageError> {
     let args: Vec<OsString> = args.into_iter().collect();
+    // Started as `parallel` or `xargs` (a link), or `frun parallel …` / `frun xargs …`.
+    let called = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .unwrap_or_default();
+    if parallel::is_name(called) {
+        return Ok(parallel::parse(&args[1..]));
+    }
+    if xargs::is_name(called) {
+        return Ok(xargs::parse(&args[1..]));
+    }
+    match args.get(1) {
+        Some(w) if parallel::is_name(w) => return Ok(parallel::parse(&args[2..])),
+        Some(w) if xargs::is_name(w) => return Ok(xargs::parse(&args[2..])),
+        _ => {}
+    }
     // `frun merge DIR`; a command named merge is `frun -- merge`.
     if args.get(1).is_some_and(|a| a == "merge") {
         return parse_merge(&args[2..]);

@@ -138,6 +138,9 @@ impl Checkpointing<'_> {
             self.keep("input error");
             return ExitCode::Error;
         }
+        if self.ending.statuses != super::Statuses::Frun {
+            return self.completed_as_peer();
+        }
         match self.shared.ledger.summary() {
             Some(s) if self.shared.ledger.given_up_batches() > 0 => {
                 eprintln!("frun: {s}");
@@ -163,6 +166,19 @@ impl Checkpointing<'_> {
                 self.finish();
                 ExitCode::Success
             }
+        }
+    }
+
+    /// A completed run of `frun xargs` / `frun parallel`: their statuses, no summary (the
+    /// commands' own messages said what failed).
+    fn completed_as_peer(&self) -> ExitCode {
+        let ledger = &self.shared.ledger;
+        let failed = ledger.failed_batches() + ledger.given_up_batches();
+        self.finish();
+        match (self.ending.statuses, failed) {
+            (_, 0) => ExitCode::Success,
+            (super::Statuses::Parallel, n) => ExitCode::Passed(n.min(101) as i32),
+            _ => ExitCode::CommandFailed,
         }
     }
 }

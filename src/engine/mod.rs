@@ -27,7 +27,7 @@ mod settings;
 mod worker;
 
 use ending::Checkpointing;
-pub use settings::{Backend, Input, Settings, Work, Workers};
+pub use settings::{Backend, Input, Settings, Statuses, Work, Workers};
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;
@@ -486,6 +486,7 @@ struct EndOfRun {
     usable_cpus: usize,
     journal_missing: Option<String>,
     results: Option<crate::results::Destination>,
+    statuses: Statuses,
 }
 
 fn try_run(
@@ -505,6 +506,7 @@ fn try_run(
         results,
         stats,
         preempt,
+        statuses,
     } = settings;
     let (spool, mut ingest) = spool::open(input.file)?;
     let ceiling = worker_ceiling(match (&shell, work.records_on_stdin) {
@@ -541,6 +543,7 @@ fn try_run(
         usable_cpus: workers.usable_cpus,
         journal_missing,
         results,
+        statuses,
     };
     let signals = stop_signalfd(preempt)?;
     if !workers.layout.is_single() {

@@ -31,6 +31,19 @@ pub struct Settings {
     pub stats: bool,
     /// USR1, USR2, XCPU and XFSZ stop the run too (`FRUN_PREEMPT`).
     pub preempt: bool,
+    /// How failed commands turn into the exit status.
+    pub statuses: Statuses,
+}
+
+/// How a completed run's failures become its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statuses {
+    /// 123 when a command failed, 3 when records were given up (with a summary on stderr).
+    Frun,
+    /// As GNU xargs: 123 when a command failed (no summary).
+    Xargs,
+    /// As GNU Parallel: the number of failed jobs, 101 for more than 100 (no summary).
+    Parallel,
 }
 
 /// The input, opened.

@@ -97,7 +97,7 @@ pub(super) trait Site {
     fn bytes(&self, start: u64, end: u64) -> &[u8];
     /// Fills `argv` with the command line for the part whose input is `bytes`; `attempt`
     /// numbers this worker's attempts.
-    fn command(&self, bytes: &[u8], attempt: u64, argv: &mut Argv);
+    fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv);
     /// Whether the part ending at `end` was read whole (the input did not shrink under it).
     fn intact(&self, end: u64) -> bool;
     /// Whether the input shrank while it was read.
@@ -145,7 +145,7 @@ impl Site for Post<'_> {
         self.shared.spool.bytes(start, end)
     }
 
-    fn command(&self, bytes: &[u8], attempt: u64, argv: &mut Argv) {
+    fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv) {
         let s = self.shared;
         let arg_bytes = if s.work.records_on_stdin {
             &[][..]
@@ -156,6 +156,7 @@ impl Site for Post<'_> {
             node: self.node as u32,
             worker: self.index as u32,
             batch: attempt,
+            seq,
         };
         s.work.template.build(arg_bytes, id, argv);
     }
@@ -327,7 +328,7 @@ impl<'a, S: Site> Worker<'a, S> {
     /// Runs one attempt at `part`; None when the run stops instead (the part stays undone).
     fn attempt(&mut self, part: Batch, bytes: &[u8]) -> io::Result<Option<Outcome>> {
         let site = self.site;
-        site.command(bytes, self.attempts, &mut self.argv);
+        site.command(bytes, part.seq, self.attempts, &mut self.argv);
         self.attempts += 1;
         // Nothing runs on bytes read past the end of an input file that shrank.
         if !site.intact(part.end) {

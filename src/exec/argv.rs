@@ -8,6 +8,7 @@ use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
+use super::job::JobLine;
 use crate::batch::ArgSpace;
 
 /// The kernel's limit on one argument string, including its NUL (MAX_ARG_STRLEN).
@@ -79,6 +80,8 @@ pub struct BatchId {
     pub node: u32,
     pub worker: u32,
     pub batch: u64,
+    /// The batch's place in input order (0, 1, …): a job line's `{#}` is one more.
+    pub seq: u64,
 }
 
 /// The command template, resolved once per run.
@@ -95,6 +98,8 @@ pub struct ArgvTemplate {
     /// What `{ID}` starts with: `I-of-N.` or `I-of-N.RUN.` when the run is one task of several,
     /// so ids never repeat across tasks (or across runs on one results directory).
     id_prefix: Vec<u8>,
+    /// A GNU Parallel-style line builds the argv instead of the words above.
+    job: Option<JobLine>,
 }
 
 /// Reusable storage for one argv.
@@ -103,7 +108,11 @@ pub struct Argv {
     bytes: Vec<u8>,
     offsets: Vec<usize>,
     ptrs: Vec<*const libc::c_char>,
-    records: Vec<(usize, usize)>,
+    pub(super) records: Vec<(usize, usize)>,
+    /// A job line's shell line while it is built.
+    pub(super) scratch: Vec<u8>,
+    /// Where the word being built starts (a job line's words).
+    word_start: Option<usize>,
 }
 
 // SAFETY: the raw pointers only ever point into `bytes` of the same Argv.
@@ -132,6 +141,25 @@ impl ArgvTemplate {
             whole: false,
             delimiter,
             id_prefix: Vec::new(),
+            job: None,
+        }
+    }
+
+    /// A template whose argv a job line builds: `path` is the shell or the line's program.
+    pub fn for_job(path: &std::path::Path, job: JobLine, delimiter: u8) -> ArgvTemplate {
+        let argv0 = match job.shell() {
+            Some(sh) => sh.to_vec(),
+            None => job.program().unwrap_or_default().to_vec(),
+        };
+        ArgvTemplate {
+            path: CString::new(path.as_os_str().as_bytes()).expect("paths hold no NUL"),
+            argv0,
+            words: Vec::new(),
+            append: false,
+            whole: false,
+            delimiter,
+            id_prefix: Vec::new(),
+            job: Some(job),
         }
     }
 
@@ -159,6 +187,9 @@ impl ArgvTemplate {
     /// The argument space a batch may use and what each record costs, for an ARG_MAX of
     /// `arg_max` and an environment of `env_bytes` (strings and pointers).
     pub fn arg_space(&self, arg_max: u64, env_bytes: u64) -> ArgSpace {
+        if let Some(job) = &self.job {
+            return job_arg_space(job, arg_max, env_bytes);
+        }
         // A script without `#!` runs as `/bin/sh PATH ARGS…` (see worker.rs): room for both.
         let mut fixed = self.argv0.len() as u64 + 1 + PTR * 2;
         fixed +=
@@ -192,6 +223,10 @@ impl ArgvTemplate {
     /// Fills `argv` for the records in `batch` (records end with the delimiter; the last may
     /// lack it).
     pub fn build(&self, batch: &[u8], id: BatchId, argv: &mut Argv) {
+        if let Some(job) = &self.job {
+            job.build(batch, self.delimiter, id.seq + 1, u64::from(id.worker) + 1, argv);
+            return;
+        }
         argv.bytes.clear();
         argv.offsets.clear();
         argv.records.clear();
@@ -247,16 +282,30 @@ impl ArgvTemplate {
                 *b = 0;
             }
         }
-        argv.ptrs.clear();
-        let base = argv.bytes.as_ptr();
-        // SAFETY: every offset is the start of a NUL-terminated word inside `bytes`, which is not
-        // modified again until the next build.
-        argv.ptrs.extend(
-            argv.offsets
-                .iter()
-                .map(|&o| unsafe { base.add(o) }.cast::<libc::c_char>()),
-        );
-        argv.ptrs.push(std::ptr::null());
+        argv.finish();
+    }
+}
+
+/// A job line's argument space: through the shell the whole line is one argument, so it is
+/// bounded by MAX_ARG_STRLEN; quoting may triple a value's bytes (and add two quotes).
+fn job_arg_space(job: &JobLine, arg_max: u64, env_bytes: u64) -> ArgSpace {
+    let (values, lits) = job.cost();
+    let fixed = lits + 64 + env_bytes + ARG_HEADROOM;
+    if job.shell().is_some() {
+        let line_room = (MAX_ARG_STRLEN - 1).saturating_sub(lits + 64);
+        ArgSpace {
+            per_byte: 3 * values,
+            per_record: 3 * values + 1,
+            budget: line_room.min(arg_max.saturating_sub(fixed)),
+            max_record_len: line_room / (3 * values).max(1),
+        }
+    } else {
+        ArgSpace {
+            per_byte: values,
+            per_record: values * (1 + PTR) + lits,
+            budget: arg_max.saturating_sub(fixed),
+            max_record_len: MAX_ARG_STRLEN - 1 - lits.min(MAX_ARG_STRLEN / 2),
+        }
     }
 }
 
@@ -275,6 +324,49 @@ fn push_word(out: &mut Vec<u8>, w: &Word, record: &[u8], prefix: &[u8], id: Batc
 }
 
 impl Argv {
+    /// Empties it for a new command line.
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.offsets.clear();
+        self.word_start = None;
+    }
+
+    /// Appends a whole word.
+    pub(super) fn push_word(&mut self, w: &[u8]) {
+        self.offsets.push(self.bytes.len());
+        self.bytes.extend_from_slice(w);
+        self.bytes.push(0);
+    }
+
+    /// Appends bytes to the word being built (starting one if none is).
+    pub(super) fn push_bytes(&mut self, b: &[u8]) {
+        if self.word_start.is_none() {
+            self.word_start = Some(self.bytes.len());
+        }
+        self.bytes.extend_from_slice(b);
+    }
+
+    /// Ends the word being built (an empty one too, once started or not).
+    pub(super) fn end_word(&mut self) {
+        let start = self.word_start.take().unwrap_or(self.bytes.len());
+        self.offsets.push(start);
+        self.bytes.push(0);
+    }
+
+    /// Points the pointer array at the words.
+    pub(super) fn finish(&mut self) {
+        self.ptrs.clear();
+        let base = self.bytes.as_ptr();
+        // SAFETY: every offset is the start of a NUL-terminated word inside `bytes`, which is not
+        // modified again until the next build.
+        self.ptrs.extend(
+            self.offsets
+                .iter()
+                .map(|&o| unsafe { base.add(o) }.cast::<libc::c_char>()),
+        );
+        self.ptrs.push(std::ptr::null());
+    }
+
     /// The NULL-terminated pointer array for `execve`.
     pub fn pointers(&self) -> &[*const libc::c_char] {
         &self.ptrs
@@ -348,6 +440,7 @@ mod tests {
         t.build(
             batch,
             BatchId {
+                seq: 0,
                 node: 0,
                 worker: 3,
                 batch: 9,

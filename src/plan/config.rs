@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use crate::exec::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::ledger::Halt;
 use crate::numa::NodeSpec;
 use crate::output::OrderMode;
@@ -40,6 +41,9 @@ pub enum BatchSpec {
     Bytes(u64),
     /// `--block N`: about N bytes, cut at record boundaries.
     Block(u64),
+    /// As many records per batch as spread them evenly over the workers, within ARG_MAX
+    /// (GNU Parallel's `-X` and `-m`); the input is read whole first.
+    Even,
 }
 
 /// Default chunk size of `-b` given without a number.
@@ -50,6 +54,51 @@ pub const DEFAULT_BYTES: u64 = 1 << 20;
 pub enum InputSpec {
     Stdin,
     File(PathBuf),
+    /// Input sources combined into one record per tuple (`:::`, `::::`, `--link`): the plan
+    /// reads them all and writes the tuples to an in-memory file.
+    Sweep(Sweep),
+}
+
+/// The input sources of a sweep, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sweep {
+    pub sources: Vec<Source>,
+    /// `--link`: the i-th values of every source go together (shorter sources wrap around);
+    /// otherwise every combination, the last source varying fastest.
+    pub link: bool,
+    /// The first value of every source names its column (`--header :`), for `{name}`.
+    pub header: bool,
+    /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).
+    pub delimiter: u8,
+}
+
+/// One input source of a sweep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    pub values: SourceValues,
+    /// `:::+` / `::::+`: linked to the source before it instead of combined with it.
+    pub linked: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceValues {
+    /// `::: a b c`.
+    Words(Vec<OsString>),
+    /// `:::: FILE` (`-` = standard input): one value per record.
+    File(PathBuf),
+}
+
+/// Whose command line the run was given: how failures are counted into the exit status, what
+/// is retried by default, what messages start with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// frun's own (forkrun's) flags.
+    #[default]
+    Frun,
+    /// `frun xargs`: GNU findutils xargs.
+    Xargs,
+    /// `frun parallel`: GNU Parallel.
+    Parallel,
 }
 
 /// Everything the user asked for, validated.
@@ -86,6 +135,53 @@ pub struct Config {
     /// The command is a function, builtin or alias of the calling bash, run in worker shells.
     /// No flag sets this: the bash front end does, after looking the name up.
     pub shell_command: bool,
+    /// Whose command line this was.
+    pub dialect: Dialect,
+    /// The command is a GNU Parallel-style line with replacement strings (then `command` holds
+    /// its words, for messages and the checkpoint's identity).
+    pub job: Option<JobSpec>,
+    /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
+    pub retries: Option<u64>,
+}
+
+
+
+impl Default for Config {
+    /// The config of a command line with no flags (the command still to be set).
+    fn default() -> Config {
+        let default_range = Range {
+            init: Bound::Default,
+            max: Bound::Default,
+        };
+        Config {
+            workers: default_range,
+            batch: BatchSpec::Lines(default_range),
+            order: OrderMode::Buffered,
+            insert: false,
+            insert_id: false,
+            stdin: false,
+            limit: None,
+            timeout: None,
+            delimiter: b'\n',
+            input: InputSpec::Stdin,
+            unsafe_words: false,
+            external: false,
+            dry_run: false,
+            stats: false,
+            nodes: NodeSpec::Auto,
+            retry_failed: false,
+            halt: None,
+            checkpoint_file: None,
+            resume: None,
+            shard: ShardSpec::Auto,
+            results: None,
+            command: Vec::new(),
+            shell_command: false,
+            dialect: Dialect::Frun,
+            job: None,
+            retries: None,
+        }
+    }
 }
 
 /// `--shard`.

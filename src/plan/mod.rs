@@ -6,6 +6,7 @@
 //! thread is started.
 
 pub mod config;
+mod sweep;
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -98,6 +99,34 @@ fn shown_command(cfg: &Config) -> String {
     String::from_utf8_lossy(&out).replace('\n', "\\n")
 }
 
+/// What is retried: frun's own flags retry crashes (and with `-E` any failure) up to the
+/// environment's limit; xargs and GNU Parallel retry nothing, unless `--retries N` asks for N
+/// attempts of any failure.
+fn retry_policy(cfg: &Config) -> Result<RetryPolicy, PlanError> {
+    Ok(match (cfg.dialect, cfg.retries) {
+        (config::Dialect::Frun, None) => RetryPolicy {
+            limit: retry_limit()?,
+            nonzero: cfg.retry_failed,
+            crashes: true,
+        },
+        (config::Dialect::Frun, Some(n)) => RetryPolicy {
+            limit: Some(n),
+            nonzero: cfg.retry_failed,
+            crashes: true,
+        },
+        (_, None | Some(0)) => RetryPolicy {
+            limit: Some(0),
+            nonzero: false,
+            crashes: false,
+        },
+        (_, Some(n)) => RetryPolicy {
+            limit: Some(n),
+            nonzero: true,
+            crashes: true,
+        },
+    })
+}
+
 /// `FRUN_RETRY_LIMIT` (or `FORKRUN_RETRY_LIMIT`): retries per batch; None = forever.
 fn retry_limit() -> Result<Option<u64>, PlanError> {
     for name in ["FRUN_RETRY_LIMIT", "FORKRUN_RETRY_LIMIT"] {
@@ -149,8 +178,11 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     let cpus = crate::sys::usable_cpus();
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     check_combinations(cfg)?;
-    let sizing = sizing(cfg)?;
-    let input = open_input(cfg)?;
+    let mut sizing = sizing(cfg)?;
+    let mut input = open_input(cfg)?;
+    if cfg.batch == BatchSpec::Even {
+        sizing = even(&mut input, cfg.delimiter, wm)?;
+    }
     let input_size = input
         .file
         .metadata()
@@ -179,7 +211,12 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
             m
         }
     });
-    let command = command(cfg)?;
+    let command = command(cfg, &input.header)?;
+    let input = Input {
+        file: input.file,
+        name: input.name,
+        children_keep_stdin: input.children_keep_stdin,
+    };
     // Last, once everything else is known to be valid: the journal is a file frun creates.
     let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
     let mut template = command.template;
@@ -235,12 +272,10 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
             },
             template,
             records_on_stdin: cfg.stdin,
-            retry: RetryPolicy {
-                limit: retry_limit()?,
-                nonzero: cfg.retry_failed,
-            },
+            retry: retry_policy(cfg)?,
             halt: cfg.halt,
-            splittable: matches!(sizing, Sizing::Adaptive { .. }),
+            splittable: matches!(sizing, Sizing::Adaptive { .. })
+                && cfg.dialect == config::Dialect::Frun,
         },
         workers: Workers {
             init: if layout.is_single() {
@@ -257,7 +292,37 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         results,
         stats: cfg.stats,
         preempt: preempt()?,
+        statuses: match cfg.dialect {
+            config::Dialect::Frun => crate::engine::Statuses::Frun,
+            config::Dialect::Xargs => crate::engine::Statuses::Xargs,
+            config::Dialect::Parallel => crate::engine::Statuses::Parallel,
+        },
     })
+}
+
+/// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
+/// each); input from a pipe is read whole into memory first.
+fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
+    use std::io::{Read, Seek, Write};
+    let is_file = input.file.metadata().is_ok_and(|m| m.is_file());
+    if !is_file {
+        let fd = nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+            .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
+        let mut copy = File::from(fd);
+        std::io::copy(&mut input.file, &mut copy)
+            .and_then(|_| copy.flush())
+            .and_then(|()| copy.rewind())
+            .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+        input.file = copy;
+    }
+    let mut bytes = Vec::new();
+    (&input.file)
+        .read_to_end(&mut bytes)
+        .and_then(|_| input.file.rewind())
+        .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+    let records = crate::batch::count_records(&bytes, delimiter);
+    let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
+    Ok(Sizing::Adaptive { init: per, max: per })
 }
 
 /// Flags that cannot go together (found out before anything is opened).
@@ -296,6 +361,8 @@ fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
         }
         BatchSpec::Block(n) => Sizing::Block(n),
         BatchSpec::Exact(n) => Sizing::Exact(n),
+        // Settled once the input's records are counted (`even`).
+        BatchSpec::Even => Sizing::Adaptive { init: 1, max: 1 },
         BatchSpec::Lines(r) => {
             let (init, max) = resolve_range(r, 1, hard_max, hard_max, "--lines")?;
             Sizing::Adaptive { init, max }
@@ -303,8 +370,16 @@ fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
     })
 }
 
+/// The input, opened, and a sweep's column names.
+struct Opened {
+    file: File,
+    name: String,
+    children_keep_stdin: bool,
+    header: Vec<Vec<u8>>,
+}
+
 /// Opens the input: a descriptor of its own for stdin (close-on-exec), or the `-a` file.
-fn open_input(cfg: &Config) -> Result<Input, PlanError> {
+fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
     let (file, children_keep_stdin) = match &cfg.input {
         InputSpec::Stdin => {
             let stdin = std::io::stdin();
@@ -323,17 +398,31 @@ fn open_input(cfg: &Config) -> Result<Input, PlanError> {
                 )));
             }
         },
+        InputSpec::Sweep(s) => {
+            let (f, header) = sweep::materialize(s, s.delimiter).map_err(PlanError::Usage)?;
+            let reads_stdin = s.sources.iter().any(|s| {
+                matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-")
+            });
+            return Ok(Opened {
+                file: f,
+                name: "the input sources".to_string(),
+                children_keep_stdin: !reads_stdin,
+                header,
+            });
+        }
     };
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(usage("the input is a directory"));
     }
-    Ok(Input {
+    Ok(Opened {
         file,
         name: match &cfg.input {
             InputSpec::Stdin => "standard input".to_string(),
             InputSpec::File(p) => p.display().to_string(),
+            InputSpec::Sweep(_) => unreachable!("returned above"),
         },
         children_keep_stdin,
+        header: Vec::new(),
     })
 }
 
@@ -394,10 +483,47 @@ struct Command {
     literal: usize,
 }
 
+/// A GNU Parallel-style line: exec'd directly when it has no shell syntax and its program is
+/// found, else through the shell.
+fn job_command(
+    cfg: &Config,
+    spec: &crate::exec::job::JobSpec,
+    header: &[Vec<u8>],
+    path_env: Option<&std::ffi::OsStr>,
+) -> Result<Command, PlanError> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut spec = spec.clone();
+    if !header.is_empty() {
+        spec.header = header.to_vec();
+    }
+    let found = |w: &[u8]| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok();
+    let line =
+        crate::exec::job::JobLine::new(&spec, |w| found(w).is_some()).map_err(PlanError::Usage)?;
+    let path = match (line.shell(), line.program()) {
+        (None, Some(p)) => found(p).expect("checked by the line"),
+        _ => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
+    };
+    let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
+    let arg_max = nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)
+        .ok()
+        .flatten()
+        .filter(|&n| n > 0)
+        .map_or(128 << 10, |n| n as u64);
+    let arg_space = template.arg_space(arg_max, environment_bytes());
+    Ok(Command {
+        template,
+        arg_space,
+        literal: 0,
+    })
+}
+
 /// Resolves the command (once, so "not found" is said once) and sizes the argument space.
-fn command(cfg: &Config) -> Result<Command, PlanError> {
+fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
     let dry_run = cfg.dry_run;
     let path_env = std::env::var_os("PATH");
+    if let Some(spec) = &cfg.job {
+        return job_command(cfg, spec, header, path_env.as_deref());
+    }
     let in_shell = cfg.shell_command && !dry_run;
     if in_shell && cfg.unsafe_words {
         return Err(usage(

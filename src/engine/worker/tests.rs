@@ -95,7 +95,7 @@ impl Site for Run {
     fn bytes(&self, start: u64, end: u64) -> &[u8] {
         &self.input[start as usize..end as usize]
     }
-    fn command(&self, _bytes: &[u8], _attempt: u64, _argv: &mut Argv) {}
+    fn command(&self, _bytes: &[u8], _seq: u64, _attempt: u64, _argv: &mut Argv) {}
     fn intact(&self, _end: u64) -> bool {
         true
     }
@@ -216,6 +216,7 @@ fn rules(limit: Option<u64>, splittable: bool, halt: Option<Halt>) -> Rules {
         retry: RetryPolicy {
             limit,
             nonzero: false,
+            crashes: true,
         },
         halt,
         splittable,

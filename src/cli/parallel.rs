@@ -1,0 +1,736 @@
+//! `frun parallel …`: GNU Parallel's command line (as Debian's 20221122 reads it) turned into a
+//! [`Config`] for frun's engine.
+//!
+//! Options come before the command (the first word that is not an option ends them, as GNU
+//! Parallel's option parser does); input sources (`:::`, `::::`, `:::+`, `::::+`) follow the
+//! command. A flag frun does not understand is never passed on or ignored: it is an error
+//! (status 255, as GNU Parallel's), and what frun deliberately does not do is refused with the
+//! frun way where there is one. This module reads no file and starts nothing.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use super::Invocation;
+use super::units::{parse_delimiter, parse_number};
+use crate::exec::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
+use crate::exit::ExitCode;
+use crate::output::OrderMode;
+use crate::plan::config::{
+    BatchSpec, Bound, Config, Dialect, InputSpec, Range, Source, SourceValues, Sweep,
+};
+
+/// A refusal: one line, GNU Parallel's status for errors.
+fn refuse(msg: impl Into<String>) -> Invocation {
+    Invocation::Refuse {
+        message: msg.into(),
+        status: ExitCode::Passed(255),
+    }
+}
+
+/// Flags frun deliberately does not have, and what to use instead.
+const REFUSED: &[(&str, &str)] = &[
+    ("--sshlogin", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
+    ("-S", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
+    ("--sshloginfile", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
+    ("--slf", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
+    ("--transferfile", "frun runs on this machine: nothing is transferred"),
+    ("--transfer", "frun runs on this machine: nothing is transferred"),
+    ("--return", "frun runs on this machine: nothing is transferred"),
+    ("--cleanup", "frun runs on this machine: nothing is transferred"),
+    ("--trc", "frun runs on this machine: nothing is transferred"),
+    ("--basefile", "frun runs on this machine: nothing is transferred"),
+    ("--bf", "frun runs on this machine: nothing is transferred"),
+    ("--onall", "frun runs on this machine"),
+    ("--nonall", "frun runs on this machine"),
+    ("--controlmaster", "frun runs on this machine"),
+    ("--tmux", "frun does not start terminal multiplexers; use --progress or --bar"),
+    ("--tmuxpane", "frun does not start terminal multiplexers; use --progress or --bar"),
+    ("--sql", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
+    ("--sqlmaster", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
+    ("--sqlandworker", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
+    ("--sqlworker", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
+    ("--semaphore", "frun is not a counting semaphore (sem); run the jobs through one frun instead"),
+    ("--sem", "frun is not a counting semaphore (sem); run the jobs through one frun instead"),
+    ("--fg", "frun is not a counting semaphore (sem)"),
+    ("--bg", "frun is not a counting semaphore (sem)"),
+    ("--semaphorename", "frun is not a counting semaphore (sem)"),
+    ("--id", "frun is not a counting semaphore (sem)"),
+    ("--semaphoretimeout", "frun is not a counting semaphore (sem)"),
+    ("--st", "frun is not a counting semaphore (sem)"),
+    ("--load", "frun does not throttle on load; use -j"),
+    ("--memfree", "frun does not throttle on free memory; use -j"),
+    ("--memsuspend", "frun does not throttle on free memory; use -j"),
+    ("--noswap", "frun does not throttle on swapping; use -j"),
+    ("--limit", "frun does not run a limit script; use -j"),
+    ("--nice", "run frun itself under nice (nice -n N frun parallel …)"),
+    ("--template", "frun does not fill template files"),
+    ("--tmpl", "frun does not fill template files"),
+    ("--embed", "frun does not embed itself in scripts"),
+    ("--filter", "frun does not evaluate perl filters"),
+    ("--plus", "frun has no perl replacement strings"),
+    ("--rpl", "frun has no perl replacement strings"),
+    ("--parens", "frun has no perl replacement strings"),
+    ("--cat", "frun does not pass jobs' input through temporary files"),
+    ("--fifo", "frun does not pass jobs' input through named pipes"),
+    ("--number-of-cpus", "use nproc"),
+    ("--number-of-cores", "use nproc"),
+    ("--number-of-sockets", "use lscpu"),
+    ("--number-of-threads", "use nproc"),
+    ("--record-env", "frun passes the whole environment to every command"),
+    ("--env", "frun passes the whole environment to every command; --env only matters for remote jobs"),
+    ("--workdir", "frun runs commands in the current directory"),
+    ("--wd", "frun runs commands in the current directory"),
+    ("--ssh", "frun runs on this machine"),
+    ("--retry-failed", "frun reruns failed jobs by resuming: frun --resume"),
+    ("--resume", "use frun's own checkpoints: frun --resume FILE"),
+    ("--resume-failed", "use frun's own checkpoints: frun --resume FILE"),
+    ("--results", "frun's own --results DIR keeps each task's output for frun merge"),
+    ("--res", "frun's own --results DIR keeps each task's output for frun merge"),
+    ("--files", "frun's own --results DIR keeps each task's output for frun merge"),
+    ("--pipepart", "use frun -a FILE --block N CMD (the file is read in place)"),
+    ("--shebang", "run the script's lines through frun parallel -a SCRIPT instead"),
+    ("--shebang-wrap", "run the script through frun parallel instead"),
+    ("--xargs", "use frun xargs"),
+    ("--max-line-length-allowed", "getconf ARG_MAX"),
+    ("--tollef", "frun follows GNU Parallel's own options"),
+    ("--gnu", "frun follows GNU Parallel's own options"),
+    ("--ctag", "frun does not colour output"),
+    ("--color", "frun does not colour output"),
+    ("--colour", "frun does not colour output"),
+    ("--color-failed", "frun does not colour output"),
+    ("--cf", "frun does not colour output"),
+    ("--ctagstring", "frun does not colour output"),
+    ("--tag", "frun does not tag output lines yet; use {} in the command, e.g. 'echo {} $(cmd {})'"),
+    ("--tagstring", "frun does not tag output lines yet; put the tag in the command"),
+    ("--joblog", "frun does not write a job log yet"),
+    ("--timeout", "frun has no per-job timeout yet; use timeout(1) in the command"),
+    ("--halt", "frun's own --halt now,fail=N / soon,fail=N"),
+    ("--halt-on-error", "frun's own --halt now,fail=N / soon,fail=N"),
+    ("--delay", "frun does not space job starts yet; sleep in the command"),
+    ("--progress", "frun does not show progress yet"),
+    ("--bar", "frun does not show progress yet"),
+    ("--eta", "frun does not show progress yet"),
+    ("--verbose", "use --dry-run to see the commands"),
+    ("--interactive", "frun does not prompt for each job"),
+    ("-p", "frun does not prompt for each job"),
+    ("--ungroup-stderr", "stderr passes straight through"),
+    ("--termseq", "frun ends jobs with TERM then KILL"),
+    ("--compress", "frun keeps output in memory, uncompressed"),
+    ("--compress-program", "frun keeps output in memory, uncompressed"),
+    ("--decompress-program", "frun keeps output in memory, uncompressed"),
+    ("--tmpdir", "frun keeps output in memory; set FRUN_TMPDIR"),
+    ("--tempdir", "frun keeps output in memory; set FRUN_TMPDIR"),
+    ("--roundrobin", "use frun -s CMD (batches of records on stdin)"),
+    ("--round-robin", "use frun -s CMD (batches of records on stdin)"),
+    ("--keep-order-on-interrupt", "use -k"),
+    ("--linebuffer", "use -u or the default grouped output"),
+    ("--line-buffer", "use -u or the default grouped output"),
+    ("--lb", "use -u or the default grouped output"),
+    ("--max-chars", "frun fills commands up to ARG_MAX itself"),
+    ("-s", "frun fills commands up to ARG_MAX itself"),
+    ("--show-limits", "use frun xargs --show-limits"),
+    ("--arg-sep", "use ::: (frun does not rename input-source markers)"),
+    ("--arg-file-sep", "use :::: (frun does not rename input-source markers)"),
+    ("--shellquote", "use printf %q"),
+    ("--quote", "use -q"),
+    ("--ssh-delay", "frun runs on this machine"),
+    ("--sshdelay", "frun runs on this machine"),
+    ("--xapply", "use --link"),
+    ("--recstart", "use --pipe with --recend"),
+    ("--regexp", "use --pipe with --recend"),
+    ("--remove-rec-sep", "use --pipe with --recend"),
+    ("--rrs", "use --pipe with --recend"),
+    ("--header-", "use --header :"),
+];
+
+/// What the options said, before the config is built.
+struct Options {
+    cfg: Config,
+    names: ReplacementNames,
+    spread: Spread,
+    per_job: Option<u64>,
+    /// `-N`: {1}..{N} are the job's records.
+    positional: bool,
+    quote: bool,
+    trim: Trim,
+    colsep: Option<String>,
+    header: bool,
+    /// `-a FILE`, in order.
+    arg_files: Vec<PathBuf>,
+    link: bool,
+    eof: Option<Vec<u8>>,
+    skip_empty: bool,
+    shuffle: bool,
+    pipe: bool,
+    block: Option<u64>,
+    recend: Option<u8>,
+    delimiter_given: bool,
+}
+
+/// Parses the words after `parallel`.
+pub fn parse(args: &[OsString]) -> Invocation {
+    match parse_inner(args) {
+        Ok(i) => i,
+        Err(i) => i,
+    }
+}
+
+fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
+    let mut o = Options {
+        cfg: Config {
+            dialect: Dialect::Parallel,
+            ..Config::default()
+        },
+        names: ReplacementNames::default(),
+        spread: Spread::One,
+        per_job: None,
+        positional: false,
+        quote: false,
+        trim: Trim::default(),
+        colsep: None,
+        header: false,
+        arg_files: Vec::new(),
+        link: false,
+        eof: None,
+        skip_empty: false,
+        shuffle: false,
+        pipe: false,
+        block: None,
+        recend: None,
+        delimiter_given: false,
+    };
+    // GNU Parallel uses every core by default.
+    o.cfg.workers = fixed(crate::sys::usable_cpus() as u64);
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_bytes();
+        if a == b"--" {
+            i += 1;
+            break;
+        }
+        if is_source_marker(a) || !a.starts_with(b"-") || a == b"-" {
+            break;
+        }
+        i += option(&mut o, args, i)?;
+    }
+    let rest = &args[i..];
+    let split = rest
+        .iter()
+        .position(|w| is_source_marker(w.as_bytes()))
+        .unwrap_or(rest.len());
+    let command = &rest[..split];
+    let sources = sources(&rest[split..])?;
+    build(o, command, sources)
+}
+
+fn fixed(n: u64) -> Range {
+    Range {
+        init: Bound::Value(n),
+        max: Bound::Value(n),
+    }
+}
+
+fn is_source_marker(a: &[u8]) -> bool {
+    matches!(a, b":::" | b"::::" | b":::+" | b"::::+")
+}
+
+/// Reads the option at `args[i]`; returns how many words it took.
+fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocation> {
+    let a = args[i].to_string_lossy().into_owned();
+    if let Some(long) = a.strip_prefix("--") {
+        let (name, inline) = match long.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (long.to_string(), None),
+        };
+        return long_option(o, &name, inline, args.get(i + 1));
+    }
+    // Short options, bundled: -kj4, -j 4, -0k.
+    let shorts: Vec<char> = a[1..].chars().collect();
+    let mut k = 0;
+    while k < shorts.len() {
+        let c = shorts[k];
+        let takes = "jPNnIaEdCSsLlie".contains(c);
+        if !takes {
+            short_switch(o, c)?;
+            k += 1;
+            continue;
+        }
+        let attached: String = shorts[k + 1..].iter().collect();
+        // -i and -e take an optional value, attached only.
+        if c == 'i' || c == 'e' {
+            let v = (!attached.is_empty()).then_some(attached);
+            short_value(o, c, v)?;
+            return Ok(1);
+        }
+        if !attached.is_empty() {
+            short_value(o, c, Some(attached))?;
+            return Ok(1);
+        }
+        let Some(v) = args.get(i + 1) else {
+            return Err(refuse(format!("option -{c} requires an argument")));
+        };
+        short_value(o, c, Some(v.to_string_lossy().into_owned()))?;
+        return Ok(2);
+    }
+    Ok(1)
+}
+
+fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
+    match c {
+        'k' => o.cfg.order = OrderMode::Ordered,
+        'u' => o.cfg.order = OrderMode::Unbuffered,
+        'g' => o.cfg.order = OrderMode::Buffered,
+        'X' => o.spread = Spread::Context,
+        'm' => o.spread = Spread::Words,
+        'q' => o.quote = true,
+        '0' => {
+            o.cfg.delimiter = 0;
+            o.delimiter_given = true;
+        }
+        'r' => o.skip_empty = true,
+        't' | 'v' => {
+            return Err(refuse(format!(
+                "-{c} (print each command before it runs) is not supported yet; --dry-run prints the commands"
+            )));
+        }
+        'x' => {}
+        'h' => return Ok(()),
+        'V' => {}
+        _ => return Err(refuse(format!("unknown option: -{c} (see frun parallel --help)"))),
+    }
+    Ok(())
+}
+
+fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invocation> {
+    let name = match c {
+        'j' | 'P' => "jobs",
+        'N' => "max-replace-args",
+        'n' => "max-args",
+        'I' => "replace",
+        'i' => "replace-i",
+        'a' => "arg-file",
+        'E' => "eof",
+        'e' => "eof-e",
+        'd' => "delimiter",
+        'C' => "colsep",
+        'S' => "sshlogin",
+        's' => "max-chars",
+        'L' | 'l' => "max-lines",
+        _ => unreachable!("listed in option()"),
+    };
+    if c == 'S' {
+        return Err(refused("-S"));
+    }
+    if c == 's' {
+        return Err(refused("-s"));
+    }
+    set_value(o, name, v)
+}
+
+fn refused(flag: &str) -> Invocation {
+    let why = REFUSED
+        .iter()
+        .find(|(f, _)| *f == flag)
+        .map_or("", |(_, w)| w);
+    refuse(format!("{flag} is not supported by frun parallel: {why}"))
+}
+
+/// Options that take no value.
+const SWITCHES: &[&str] = &[
+    "keep-order", "group", "ungroup", "quote", "null", "no-run-if-empty", "link", "shuf",
+    "dry-run", "pipe", "spreadstdin", "will-cite", "citation", "bibtex", "no-notice", "silent",
+    "version", "help", "trim-default", "xargs-compat", "exit", "no-keep-order",
+];
+
+fn long_option(
+    o: &mut Options,
+    name: &str,
+    inline: Option<String>,
+    next: Option<&OsString>,
+) -> Result<usize, Invocation> {
+    let flag = format!("--{name}");
+    if REFUSED.iter().any(|(f, _)| *f == flag) {
+        return Err(refused(&flag));
+    }
+    if SWITCHES.contains(&name) {
+        if inline.is_some() {
+            return Err(refuse(format!("{flag} takes no value")));
+        }
+        long_switch(o, name)?;
+        return Ok(1);
+    }
+    let canonical = match name {
+        "jobs" | "max-procs" | "j" => "jobs",
+        "max-replace-args" => "max-replace-args",
+        "max-args" => "max-args",
+        "replace" => "replace",
+        "extensionreplace" | "er" => "er",
+        "basenamereplace" | "bnr" => "bnr",
+        "dirnamereplace" | "dnr" => "dnr",
+        "basenameextensionreplace" | "bner" => "bner",
+        "seqreplace" => "seqreplace",
+        "slotreplace" => "slotreplace",
+        "arg-file" => "arg-file",
+        "eof" => "eof",
+        "delimiter" => "delimiter",
+        "colsep" => "colsep",
+        "header" => "header",
+        "trim" => "trim",
+        "block" | "block-size" => "block",
+        "recend" => "recend",
+        "retries" => "retries",
+        "shell" => "shell",
+        _ => {
+            return Err(refuse(format!(
+                "unknown option: {flag} (frun parallel runs only lines it understands)"
+            )));
+        }
+    };
+    if let Some(v) = inline {
+        set_value(o, canonical, Some(v))?;
+        return Ok(1);
+    }
+    let Some(v) = next else {
+        return Err(refuse(format!("option {flag} requires an argument")));
+    };
+    set_value(o, canonical, Some(v.to_string_lossy().into_owned()))?;
+    Ok(2)
+}
+
+fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
+    match name {
+        "keep-order" => o.cfg.order = OrderMode::Ordered,
+        "no-keep-order" | "group" => o.cfg.order = OrderMode::Buffered,
+        "ungroup" => o.cfg.order = OrderMode::Unbuffered,
+        "quote" => o.quote = true,
+        "null" => {
+            o.cfg.delimiter = 0;
+            o.delimiter_given = true;
+        }
+        "no-run-if-empty" => o.skip_empty = true,
+        "link" => o.link = true,
+        "shuf" => o.shuffle = true,
+        "dry-run" => o.cfg.dry_run = true,
+        "pipe" | "spreadstdin" => o.pipe = true,
+        "version" => {
+            return Err(Invocation::Print(
+                format!(
+                    "frun parallel {} (GNU Parallel's command line, on frun's engine)\n",
+                    env!("CARGO_PKG_VERSION")
+                )
+                .into_bytes(),
+            ));
+        }
+        "help" => return Err(Invocation::Print(HELP.as_bytes().to_vec())),
+        // Accepted silently: frun never asks for citations.
+        _ => {}
+    }
+    Ok(())
+}
+
+fn number(flag: &str, v: &str) -> Result<u64, Invocation> {
+    parse_number(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
+}
+
+fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invocation> {
+    let v = v.unwrap_or_default();
+    match name {
+        "jobs" => o.cfg.workers = fixed(jobs(&v)?),
+        "max-replace-args" | "max-args" => {
+            let n = number(&format!("--{name}"), &v)?;
+            if n == 0 {
+                return Err(refuse(format!("--{name} must be at least 1")));
+            }
+            o.per_job = Some(n);
+            o.positional = name == "max-replace-args";
+        }
+        "max-lines" => {
+            return Err(refuse("-L/-l (lines per job) is not supported by frun parallel; use -N"));
+        }
+        "replace" => o.names.whole = v.into_bytes(),
+        "replace-i" => o.names.whole = if v.is_empty() { b"{}".to_vec() } else { v.into_bytes() },
+        "er" => o.names.no_ext = v.into_bytes(),
+        "bnr" => o.names.basename = v.into_bytes(),
+        "dnr" => o.names.dirname = v.into_bytes(),
+        "bner" => o.names.basename_no_ext = v.into_bytes(),
+        "seqreplace" => o.names.seq = v.into_bytes(),
+        "slotreplace" => o.names.slot = v.into_bytes(),
+        "arg-file" => {
+            if v.is_empty() {
+                return Err(refuse("-a: empty file name"));
+            }
+            o.arg_files.push(PathBuf::from(v));
+        }
+        "eof" | "eof-e" => o.eof = Some(v.into_bytes()),
+        "delimiter" => {
+            o.cfg.delimiter =
+                parse_delimiter(&v).map_err(|e| refuse(format!("--delimiter: {e}")))?;
+            o.delimiter_given = true;
+        }
+        "colsep" => o.colsep = Some(v),
+        "header" => {
+            if v != ":" && v != "1" && !v.is_empty() {
+                return Err(refuse(format!(
+                    "--header '{v}': only --header : (the first value names the column) is supported"
+                )));
+            }
+            o.header = true;
+        }
+        "trim" => {
+            o.trim = match v.as_str() {
+                "n" => Trim::default(),
+                "l" => Trim { left: true, right: false },
+                "r" => Trim { left: false, right: true },
+                "lr" | "rl" => Trim { left: true, right: true },
+                _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
+            };
+        }
+        "block" => o.block = Some(number("--block", &v)?),
+        "recend" => {
+            o.recend = Some(match v.as_bytes() {
+                [c] => *c,
+                _ => parse_delimiter(&v).map_err(|_| {
+                    refuse(format!("--recend '{v}': only a one-byte record end is supported"))
+                })?,
+            })
+        }
+        "retries" => {
+            let n = number("--retries", &v)?;
+            o.cfg.retries = Some(n.saturating_sub(1));
+        }
+        "shell" => {
+            return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
+        }
+        _ => unreachable!("canonical names only"),
+    }
+    Ok(())
+}
+
+/// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run).
+fn jobs(v: &str) -> Result<u64, Invocation> {
+    let cpus = crate::sys::usable_cpus() as u64;
+    let bad = || refuse(format!("-j '{v}': expected N, N%, +N, -N or 0"));
+    let n = if let Some(p) = v.strip_suffix('%') {
+        let p: f64 = p.parse().map_err(|_| bad())?;
+        ((cpus as f64) * p / 100.0).floor().max(1.0) as u64
+    } else if let Some(plus) = v.strip_prefix('+') {
+        cpus + plus.parse::<u64>().map_err(|_| bad())?
+    } else if let Some(minus) = v.strip_prefix('-') {
+        cpus.saturating_sub(minus.parse::<u64>().map_err(|_| bad())?).max(1)
+    } else {
+        match v.parse::<u64>().map_err(|_| bad())? {
+            // As many as can run at once: frun's ceiling on workers.
+            0 => 256,
+            n => n,
+        }
+    };
+    Ok(n)
+}
+
+/// The input sources after the command.
+fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
+    let mut out: Vec<Source> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let marker = words[i].as_bytes();
+        let files = marker.starts_with(b"::::");
+        let linked = marker.ends_with(b"+");
+        i += 1;
+        let start = i;
+        while i < words.len() && !is_source_marker(words[i].as_bytes()) {
+            i += 1;
+        }
+        let values = &words[start..i];
+        if files {
+            if values.is_empty() {
+                return Err(refuse("::::: needs at least one file"));
+            }
+            for (k, f) in values.iter().enumerate() {
+                out.push(Source {
+                    values: SourceValues::File(PathBuf::from(f)),
+                    linked: linked && k == 0,
+                });
+            }
+        } else {
+            out.push(Source {
+                values: SourceValues::Words(values.to_vec()),
+                linked,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The shell that runs command lines: `PARALLEL_SHELL`, else the shell frun was started from,
+/// else `SHELL`, else /bin/sh.
+fn shell() -> PathBuf {
+    if let Some(s) = std::env::var_os("PARALLEL_SHELL").filter(|s| !s.is_empty()) {
+        return PathBuf::from(s);
+    }
+    let parent = std::fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id()));
+    if let Ok(p) = parent {
+        let name = p.file_name().map(|n| n.as_bytes().to_vec()).unwrap_or_default();
+        let shells: [&[u8]; 8] = [b"bash", b"sh", b"dash", b"zsh", b"ksh", b"mksh", b"ash", b"busybox"];
+        if shells.contains(&name.as_slice()) && name != b"busybox" {
+            return p;
+        }
+    }
+    match std::env::var_os("SHELL").filter(|s| !s.is_empty()) {
+        Some(s) => PathBuf::from(s),
+        None => PathBuf::from("/bin/sh"),
+    }
+}
+
+fn build(mut o: Options, command: &[OsString], mut sources: Vec<Source>) -> Result<Invocation, Invocation> {
+    for w in command {
+        if w.as_bytes().windows(2).any(|p| p == b"{=") && w.as_bytes().windows(2).any(|p| p == b"=}") {
+            return Err(refuse(
+                "{= perl expression =} is not supported by frun parallel: frun has no perl; \
+                 use the shell in the command ($(…)) or the other replacement strings",
+            ));
+        }
+    }
+    if o.eof.is_some() {
+        return Err(refuse("-E (an end-of-file value) is not supported by frun parallel yet"));
+    }
+    if o.shuffle {
+        return Err(refuse("--shuf is not supported by frun parallel yet"));
+    }
+    if o.skip_empty {
+        return Err(refuse("-r is not supported by frun parallel yet"));
+    }
+    for f in o.arg_files.drain(..).rev() {
+        sources.insert(
+            0,
+            Source {
+                values: SourceValues::File(f),
+                linked: false,
+            },
+        );
+    }
+    if o.pipe {
+        return pipe(o, command, sources);
+    }
+    // One source that is a file (or stdin), without --header, is read as it is: streamed,
+    // one record per value. Anything else becomes tuples (the plan writes them).
+    let single = match sources.as_slice() {
+        [] => Some(PathBuf::from("-")),
+        [Source { values: SourceValues::File(p), .. }] => Some(p.clone()),
+        _ => None,
+    }
+    .filter(|_| !o.header);
+    let columns = match (&o.colsep, &single) {
+        (Some(c), Some(_)) => Columns::Separator(c.clone()),
+        (Some(_), None) => {
+            return Err(refuse(
+                "--colsep with several input sources or --header is not supported by frun parallel",
+            ));
+        }
+        (None, Some(_)) => Columns::Whole,
+        (None, None) => Columns::Tuple,
+    };
+    o.cfg.input = match single {
+        Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
+        Some(p) => InputSpec::File(p),
+        None => {
+            if sources.is_empty() {
+                sources.push(Source {
+                    values: SourceValues::File(PathBuf::from("-")),
+                    linked: false,
+                });
+            }
+            let sweep = Sweep {
+                sources,
+                link: o.link,
+                header: o.header,
+                delimiter: o.cfg.delimiter,
+            };
+            // Tuples end in NUL (their values hold LEN:BYTES).
+            o.cfg.delimiter = 0;
+            InputSpec::Sweep(sweep)
+        }
+    };
+    o.cfg.batch = match (o.spread, o.per_job) {
+        (Spread::One, n) => BatchSpec::Exact(n.unwrap_or(1)),
+        (_, Some(n)) => BatchSpec::Lines(fixed(n)),
+        (_, None) => BatchSpec::Even,
+    };
+    let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
+    o.cfg.command = if command.is_empty() {
+        vec![OsString::from("sh")]
+    } else {
+        command.to_vec()
+    };
+    o.cfg.job = Some(JobSpec {
+        words,
+        quote: o.quote,
+        shell: shell(),
+        columns,
+        spread: if o.positional { Spread::One } else { o.spread },
+        names: o.names,
+        trim: o.trim,
+        header: Vec::new(),
+    });
+    Ok(Invocation::Run(Box::new(o.cfg)))
+}
+
+/// `--pipe`: blocks of records on each job's stdin (frun's `--block`).
+fn pipe(mut o: Options, command: &[OsString], sources: Vec<Source>) -> Result<Invocation, Invocation> {
+    match sources.as_slice() {
+        [] => {}
+        [Source { values: SourceValues::File(p), .. }] => {
+            o.cfg.input = if p.as_os_str() == "-" {
+                InputSpec::Stdin
+            } else {
+                InputSpec::File(p.clone())
+            }
+        }
+        _ => return Err(refuse("--pipe reads one input (stdin or one -a FILE)")),
+    }
+    if let Some(r) = o.recend {
+        o.cfg.delimiter = r;
+    }
+    o.cfg.batch = BatchSpec::Block(o.block.unwrap_or(1 << 20));
+    o.cfg.stdin = true;
+    if command.is_empty() {
+        return Err(refuse("--pipe needs a command"));
+    }
+    let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
+    o.cfg.command = command.to_vec();
+    o.cfg.job = Some(JobSpec {
+        words,
+        quote: o.quote,
+        shell: shell(),
+        columns: Columns::Whole,
+        spread: Spread::One,
+        names: o.names,
+        trim: o.trim,
+        header: Vec::new(),
+    });
+    Ok(Invocation::Run(Box::new(o.cfg)))
+}
+
+/// Whether `w` is `parallel` (how the personality is named on the command line or as a link).
+pub fn is_name(w: &OsStr) -> bool {
+    w == "parallel"
+}
+
+const HELP: &str = "\
+Run GNU Parallel command lines on frun's engine
+
+Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
+
+Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
+--group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
+--colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
+--block N, --recend C, --retries N, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
+{#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
+with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
+values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101
+for more than 100), 255 for an error on the command line.
+
+What frun parallel does not do is refused with one line (status 255), naming frun's way
+where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore, …
+--will-cite and --citation are accepted and do nothing.
+";
