@@ -10,11 +10,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::units::{Bound, Range, parse_delimiter, parse_number, parse_range};
+use super::units::{parse_delimiter, parse_number, parse_range};
 use super::{parse_halt, parse_nodes, parse_shard};
-use crate::numa::NodeSpec;
 use crate::output::OrderMode;
-use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec, ShardSpec};
+use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec};
 
 /// Flags in one family override each other: the last one given wins (`-k -u` is `-u`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -374,7 +373,7 @@ pub const FLAGS: &[FlagDef] = &[
         )
     },
     FlagDef {
-        help: "Replace {} in any word with the batch's records (one word per record)",
+        help: "Replace {} (and {.} {/} {//} {/.} {#} {%}) in any word with the batch's records",
         long_help: "A word holding {} (even mid-word, e.g. x{}.txt) is repeated once per record. \
                     When no word holds {}, the records are appended as usual.",
         ..flag(
@@ -383,6 +382,21 @@ pub const FLAGS: &[FlagDef] = &[
             "insert",
             Apply::Config(|d, v| {
                 d.config.insert = v.on();
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        help: "A sweep's sources go together value by value (zip), not in every combination",
+        long_help: "CMD ::: a b ::: 1 2 runs the records a 1, a 2, b 1, b 2; with --link, a 1 and \
+                    b 2 (a shorter source starts again from its first value). :::+ links one \
+                    source to the one before it instead.",
+        ..flag(
+            "link",
+            None,
+            "link",
+            Apply::Config(|d, v| {
+                d.config.link = v.on();
                 Ok(())
             }),
         )

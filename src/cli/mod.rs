@@ -96,7 +96,10 @@ pub enum Invocation {
     Print(Vec<u8>),
     /// Say this (one line) and exit with this status: a personality's usage error, with its
     /// tool's status.
-    Refuse { message: String, status: crate::exit::ExitCode },
+    Refuse {
+        message: String,
+        status: crate::exit::ExitCode,
+    },
 }
 
 /// A usage error: one line, exit status 2.
@@ -432,7 +435,96 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
     if command[0].is_empty() {
         return Err(UsageError("the command name is empty".into()));
     }
-    Ok(Invocation::Run(Box::new(draft.finish(command))))
+    let mut cfg = draft.finish(command);
+    placeholders(&mut cfg)?;
+    Ok(Invocation::Run(Box::new(cfg)))
+}
+
+/// A sweep (`CMD ::: a b ::: 1 2`, `:::: FILE`) takes its records from the sources after the
+/// command; `{}` and `{1}`..`{9}` (and, with `-i`, GNU Parallel's other replacement strings)
+/// are filled in by a job line of literal words. `:::` is never passed to a command.
+fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
+    use crate::plan::config::{
+        Columns, JobSpec, ReplacementNames, Source, SourceValues, Spread, Sweep, Trim,
+    };
+    let marker = |w: &OsString| matches!(w.as_bytes(), b":::" | b"::::" | b":::+" | b"::::+");
+    let split = cfg.command.iter().position(marker);
+    if split == Some(0) {
+        return Err(UsageError(
+            "::: needs a command before it (e.g. frun echo ::: a b)".into(),
+        ));
+    }
+    if let Some(at) = split {
+        if cfg.input != InputSpec::Stdin {
+            return Err(UsageError(
+                "-a FILE and ::: / :::: both give the input; use one (:::: FILE reads a file)"
+                    .into(),
+            ));
+        }
+        if cfg.stdin || cfg.unsafe_words || cfg.insert_id {
+            return Err(UsageError(
+                "a sweep (::: / ::::) puts its values into arguments: it cannot be combined with -s, -b, --block, -U or -I"
+                    .into(),
+            ));
+        }
+        let words = cfg.command.split_off(at);
+        let mut sources = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let m = words[i].as_bytes();
+            let (files, linked) = (m.starts_with(b"::::"), m.ends_with(b"+"));
+            i += 1;
+            let start = i;
+            while i < words.len() && !marker(&words[i]) {
+                i += 1;
+            }
+            if files {
+                if start == i {
+                    return Err(UsageError(":::: needs at least one file".into()));
+                }
+                for (k, f) in words[start..i].iter().enumerate() {
+                    if f.is_empty() {
+                        return Err(UsageError(":::: an empty file name".into()));
+                    }
+                    sources.push(Source {
+                        values: SourceValues::File(PathBuf::from(f)),
+                        linked: linked && k == 0,
+                    });
+                }
+            } else {
+                sources.push(Source {
+                    values: SourceValues::Words(words[start..i].to_vec()),
+                    linked,
+                });
+            }
+        }
+        cfg.input = InputSpec::Sweep(Sweep {
+            sources,
+            link: cfg.link,
+            header: false,
+            delimiter: cfg.delimiter,
+        });
+        cfg.delimiter = 0;
+    } else if !cfg.insert || cfg.insert_id || cfg.unsafe_words || cfg.stdin {
+        return Ok(());
+    }
+    let swept = split.is_some();
+    cfg.job = Some(JobSpec {
+        words: cfg.command.iter().map(|w| w.as_bytes().to_vec()).collect(),
+        quote: false,
+        literal: true,
+        shell: PathBuf::from("/bin/sh"),
+        columns: if swept {
+            Columns::Tuple
+        } else {
+            Columns::Whole
+        },
+        spread: Spread::Context,
+        names: ReplacementNames::default(),
+        trim: Trim::default(),
+        header: Vec::new(),
+    });
+    Ok(())
 }
 
 /// Hands every flag that was given (or has an environment default) to its `apply`, in check
@@ -505,6 +597,7 @@ mod tests {
             Ok(Invocation::Run(c)) => *c,
             Ok(Invocation::Print(_)) => panic!("printed instead of running"),
             Ok(Invocation::Merge(_)) => panic!("merge instead of running"),
+            Ok(Invocation::Refuse { message, .. }) => panic!("refused: {message}"),
             Err(e) => panic!("usage error: {}", e.0),
         }
     }

@@ -224,7 +224,13 @@ impl ArgvTemplate {
     /// lack it).
     pub fn build(&self, batch: &[u8], id: BatchId, argv: &mut Argv) {
         if let Some(job) = &self.job {
-            job.build(batch, self.delimiter, id.seq + 1, u64::from(id.worker) + 1, argv);
+            job.build(
+                batch,
+                self.delimiter,
+                id.seq + 1,
+                u64::from(id.worker) + 1,
+                argv,
+            );
             return;
         }
         argv.bytes.clear();

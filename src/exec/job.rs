@@ -18,6 +18,9 @@ pub struct JobSpec {
     pub words: Vec<Vec<u8>>,
     /// `-q`: the words are shell-quoted (their replacement strings still work).
     pub quote: bool,
+    /// The words are argument words as they are (frun's own `-i` and sweeps): never joined
+    /// into a line, never run through a shell.
+    pub literal: bool,
     /// The shell that runs lines with shell syntax in them (`SHELL -c LINE`).
     pub shell: PathBuf,
     /// How a record splits into the columns `{1}`, `{2}`, … name.
@@ -128,6 +131,8 @@ pub struct JobLine {
     words: Vec<Word>,
     /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
     shell: Option<Vec<u8>>,
+    /// `eval LINE` instead of `SHELL -c LINE`.
+    eval: bool,
     /// The record is the command line itself (no command was given).
     verbatim: bool,
     columns: ColumnSplit,
@@ -184,18 +189,79 @@ const NO_SHELL: &[u8] = b" -_./=:,+@%^";
 
 /// Words a shell treats as syntax even when nothing else in the line is.
 const KEYWORDS: &[&[u8]] = &[
-    b"if", b"then", b"else", b"elif", b"fi", b"case", b"esac", b"for", b"select", b"while",
-    b"until", b"do", b"done", b"function", b"time", b"in", b"!", b"[[", b"]]", b"coproc",
+    b"if",
+    b"then",
+    b"else",
+    b"elif",
+    b"fi",
+    b"case",
+    b"esac",
+    b"for",
+    b"select",
+    b"while",
+    b"until",
+    b"do",
+    b"done",
+    b"function",
+    b"time",
+    b"in",
+    b"!",
+    b"[[",
+    b"]]",
+    b"coproc",
 ];
 
 /// Commands only a shell has (or whose own versions behave differently from the shell's).
 const BUILTINS: &[&[u8]] = &[
-    b"cd", b"exit", b"export", b"read", b"set", b"source", b".", b"eval", b"exec", b"ulimit",
-    b"umask", b"wait", b"alias", b"type", b"command", b"hash", b"shift", b"trap", b"unset",
-    b"local", b"return", b"break", b"continue", b"times", b"readonly", b"getopts", b"jobs",
-    b"fg", b"bg", b"declare", b"typeset", b"let", b"shopt", b"builtin", b"enable", b"mapfile",
-    b"readarray", b"disown", b"suspend", b"logout", b"history", b"fc", b"pushd", b"popd",
-    b"dirs", b"caller", b"compgen", b"complete", b":",
+    b"cd",
+    b"exit",
+    b"export",
+    b"read",
+    b"set",
+    b"source",
+    b".",
+    b"eval",
+    b"exec",
+    b"ulimit",
+    b"umask",
+    b"wait",
+    b"alias",
+    b"type",
+    b"command",
+    b"hash",
+    b"shift",
+    b"trap",
+    b"unset",
+    b"local",
+    b"return",
+    b"break",
+    b"continue",
+    b"times",
+    b"readonly",
+    b"getopts",
+    b"jobs",
+    b"fg",
+    b"bg",
+    b"declare",
+    b"typeset",
+    b"let",
+    b"shopt",
+    b"builtin",
+    b"enable",
+    b"mapfile",
+    b"readarray",
+    b"disown",
+    b"suspend",
+    b"logout",
+    b"history",
+    b"fc",
+    b"pushd",
+    b"popd",
+    b"dirs",
+    b"caller",
+    b"compgen",
+    b"complete",
+    b":",
 ];
 
 impl JobLine {
@@ -211,6 +277,9 @@ impl JobLine {
                     .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))?,
             ),
         };
+        if spec.literal {
+            return Ok(JobLine::literal(spec, columns));
+        }
         let mut line = Vec::new();
         for (i, w) in spec.words.iter().enumerate() {
             if i > 0 {
@@ -222,12 +291,9 @@ impl JobLine {
                 line.extend_from_slice(w);
             }
         }
-        let (mut words, seps_plain) = parse_line(&line, &spec.names, &spec.header);
+        let (mut words, seps_plain) = parse_words(&line, &spec.names, &spec.header, true);
         // Any replacement string ({#} too) means the values go only where it says.
-        let has_value = words
-            .iter()
-            .flatten()
-            .any(|p| !matches!(p, Part::Lit(_)));
+        let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
         let verbatim = spec.words.is_empty();
         if !has_value && !verbatim {
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
@@ -235,11 +301,15 @@ impl JobLine {
         let shell_free = seps_plain
             && words.iter().all(|w| {
                 w.iter().all(|p| match p {
-                    Part::Lit(l) => l.iter().all(|&b| b.is_ascii_alphanumeric() || NO_SHELL.contains(&b)),
+                    Part::Lit(l) => l
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || NO_SHELL.contains(&b)),
                     _ => true,
                 })
             })
-            && !words.iter().any(|w| matches!(w.as_slice(), [Part::Lit(l)] if KEYWORDS.contains(&l.as_slice())));
+            && !words.iter().any(
+                |w| matches!(w.as_slice(), [Part::Lit(l)] if KEYWORDS.contains(&l.as_slice())),
+            );
         let first_plain = match words.first().map(Vec::as_slice) {
             Some([Part::Lit(l)]) => {
                 !l.contains(&b'=') && !BUILTINS.contains(&l.as_slice()) && direct(l)
@@ -256,11 +326,50 @@ impl JobLine {
         Ok(JobLine {
             words,
             shell,
+            eval: false,
             verbatim,
             columns,
             spread: spec.spread,
             trim: spec.trim,
         })
+    }
+
+    /// frun's own words: each one argument, placeholders replaced; the records are appended
+    /// when no word holds one.
+    fn literal(spec: &JobSpec, columns: ColumnSplit) -> JobLine {
+        let mut words: Vec<Word> = spec
+            .words
+            .iter()
+            .map(|w| {
+                let (mut parsed, _) = parse_words(w, &spec.names, &spec.header, false);
+                parsed.pop().unwrap_or_else(|| vec![Part::Lit(Vec::new())])
+            })
+            .collect();
+        if !words[1..]
+            .iter()
+            .flatten()
+            .any(|p| !matches!(p, Part::Lit(_)))
+        {
+            words.push(vec![Part::Value(Column::All, Form::Plain)]);
+        }
+        JobLine {
+            words,
+            shell: None,
+            eval: false,
+            verbatim: false,
+            columns,
+            spread: spec.spread,
+            trim: spec.trim,
+        }
+    }
+
+    /// Runs lines with shell syntax as `eval LINE` (a bash worker shell's builtin, so its
+    /// functions are there) instead of `SHELL -c LINE`.
+    pub fn eval_in_worker(mut self) -> JobLine {
+        if self.shell.is_some() {
+            self.eval = true;
+        }
+        self
     }
 
     /// The program exec'd: the shell, or None for the line's first word.
@@ -314,8 +423,12 @@ impl JobLine {
         line.clear();
         match &self.shell {
             Some(sh) => {
-                argv.push_word(sh);
-                argv.push_word(b"-c");
+                if self.eval {
+                    argv.push_word(b"eval");
+                } else {
+                    argv.push_word(sh);
+                    argv.push_word(b"-c");
+                }
                 {
                     let mut sink = ShellSink { out: &mut line };
                     self.fill(batch, seq, slot, &argv.records, &mut sink);
@@ -337,7 +450,14 @@ impl JobLine {
         argv.finish();
     }
 
-    fn fill(&self, batch: &[u8], seq: u64, slot: u64, records: &[(usize, usize)], sink: &mut dyn Sink) {
+    fn fill(
+        &self,
+        batch: &[u8],
+        seq: u64,
+        slot: u64,
+        records: &[(usize, usize)],
+        sink: &mut dyn Sink,
+    ) {
         if self.verbatim {
             for (i, &(s, e)) in records.iter().enumerate() {
                 if i > 0 {
@@ -352,8 +472,8 @@ impl JobLine {
             if wi > 0 {
                 sink.brk();
             }
-            let repeats = self.spread == Spread::Context
-                && w.iter().any(|p| matches!(p, Part::Value(..)));
+            let repeats =
+                self.spread == Spread::Context && w.iter().any(|p| matches!(p, Part::Value(..)));
             if repeats {
                 for r in 0..records.len() {
                     if r > 0 {
@@ -544,7 +664,11 @@ fn dirname(v: &[u8]) -> Vec<u8> {
             while e > 0 && v[e - 1] == b'/' {
                 e -= 1;
             }
-            if e == 0 { b"/".to_vec() } else { v[..e].to_vec() }
+            if e == 0 {
+                b"/".to_vec()
+            } else {
+                v[..e].to_vec()
+            }
         }
     }
 }
@@ -590,10 +714,9 @@ impl WordSink<'_> {
 
 impl Sink for WordSink<'_> {
     fn lit(&mut self, b: &[u8]) {
-        if !b.is_empty() {
-            self.argv.push_bytes(b);
-            self.content = true;
-        }
+        // An empty literal is an empty argument word (frun's own words may be empty).
+        self.argv.push_bytes(b);
+        self.content = true;
     }
     fn value(&mut self, v: &[u8]) {
         self.argv.push_bytes(v);
@@ -611,13 +734,17 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
         (&names.no_ext, Part::Value(Column::All, Form::NoExt)),
         (&names.basename, Part::Value(Column::All, Form::Base)),
         (&names.dirname, Part::Value(Column::All, Form::Dir)),
-        (&names.basename_no_ext, Part::Value(Column::All, Form::BaseNoExt)),
+        (
+            &names.basename_no_ext,
+            Part::Value(Column::All, Form::BaseNoExt),
+        ),
         (&names.seq, Part::Seq),
         (&names.slot, Part::Slot),
     ];
     let mut best: Option<(Part, usize)> = None;
     for (name, part) in fixed {
-        if !name.is_empty() && s.starts_with(name) && best.as_ref().is_none_or(|b| name.len() > b.1) {
+        if !name.is_empty() && s.starts_with(name) && best.as_ref().is_none_or(|b| name.len() > b.1)
+        {
             best = Some((part, name.len()));
         }
     }
@@ -636,7 +763,9 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
         (b"", Form::Plain),
     ];
     for (suffix, form) in forms {
-        let Some(key) = inner.strip_suffix(suffix) else { continue };
+        let Some(key) = inner.strip_suffix(suffix) else {
+            continue;
+        };
         let numeric = key.strip_prefix(b"-").unwrap_or(key);
         if !numeric.is_empty() && numeric.iter().all(u8::is_ascii_digit) {
             let n: i64 = std::str::from_utf8(key).ok()?.parse().ok()?;
@@ -652,9 +781,15 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
     None
 }
 
-/// Splits a line into words at blanks, each word into its parts. Also says whether every blank
-/// run is plain spaces (tabs and newlines are shell syntax).
-fn parse_line(line: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> (Vec<Word>, bool) {
+/// Splits a line into words at blanks (with `split`; else it is one word), each word into its
+/// parts. Also says whether every blank run is plain spaces (tabs and newlines are shell
+/// syntax).
+fn parse_words(
+    line: &[u8],
+    names: &ReplacementNames,
+    header: &[Vec<u8>],
+    split: bool,
+) -> (Vec<Word>, bool) {
     let mut words = Vec::new();
     let mut word: Word = Vec::new();
     let mut lit = Vec::new();
@@ -662,7 +797,7 @@ fn parse_line(line: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> (Vec
     let mut i = 0;
     while i < line.len() {
         let b = line[i];
-        if b == b' ' || b == b'\t' || b == b'\n' {
+        if split && (b == b' ' || b == b'\t' || b == b'\n') {
             plain_seps &= b == b' ';
             if !lit.is_empty() {
                 word.push(Part::Lit(std::mem::take(&mut lit)));
@@ -696,7 +831,12 @@ fn parse_line(line: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> (Vec
 }
 
 /// `-q`: quotes a word's text between its replacement strings.
-fn quote_around_replacements(w: &[u8], names: &ReplacementNames, header: &[Vec<u8>], out: &mut Vec<u8>) {
+fn quote_around_replacements(
+    w: &[u8],
+    names: &ReplacementNames,
+    header: &[Vec<u8>],
+    out: &mut Vec<u8>,
+) {
     let mut lit = Vec::new();
     let mut i = 0;
     let mut any = false;
@@ -758,7 +898,15 @@ mod tests {
         assert_eq!(t("x.", Form::NoExt), "x");
         assert_eq!(t("a/b/", Form::Base), "");
         assert_eq!(t("/a/b.c", Form::BaseNoExt), "b");
-        for (v, d) in [("a/b/", "a"), ("a", "."), ("/", "/"), ("//", "/"), ("a//b", "a"), ("", "."), ("/a/b.c", "/a")] {
+        for (v, d) in [
+            ("a/b/", "a"),
+            ("a", "."),
+            ("/", "/"),
+            ("//", "/"),
+            ("a//b", "a"),
+            ("", "."),
+            ("/a/b.c", "/a"),
+        ] {
             assert_eq!(t(v, Form::Dir), d, "{v}");
         }
     }

@@ -135,6 +135,8 @@ pub struct Config {
     /// The command is a function, builtin or alias of the calling bash, run in worker shells.
     /// No flag sets this: the bash front end does, after looking the name up.
     pub shell_command: bool,
+    /// `--link`: a sweep's sources go together value by value (no effect without a sweep).
+    pub link: bool,
     /// Whose command line this was.
     pub dialect: Dialect,
     /// The command is a GNU Parallel-style line with replacement strings (then `command` holds
@@ -143,8 +145,6 @@ pub struct Config {
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
 }
-
-
 
 impl Default for Config {
     /// The config of a command line with no flags (the command still to be set).
@@ -177,6 +177,7 @@ impl Default for Config {
             results: None,
             command: Vec::new(),
             shell_command: false,
+            link: false,
             dialect: Dialect::Frun,
             job: None,
             retries: None,

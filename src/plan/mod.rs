@@ -306,23 +306,39 @@ fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanE
     use std::io::{Read, Seek, Write};
     let is_file = input.file.metadata().is_ok_and(|m| m.is_file());
     if !is_file {
-        let fd = nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
-            .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
+        let fd =
+            nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+                .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
         let mut copy = File::from(fd);
         std::io::copy(&mut input.file, &mut copy)
             .and_then(|_| copy.flush())
             .and_then(|()| copy.rewind())
-            .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+            .map_err(|e| {
+                usage(format!(
+                    "cannot read {}: {}",
+                    input.name,
+                    crate::errors::os_message(&e)
+                ))
+            })?;
         input.file = copy;
     }
     let mut bytes = Vec::new();
     (&input.file)
         .read_to_end(&mut bytes)
         .and_then(|_| input.file.rewind())
-        .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+        .map_err(|e| {
+            usage(format!(
+                "cannot read {}: {}",
+                input.name,
+                crate::errors::os_message(&e)
+            ))
+        })?;
     let records = crate::batch::count_records(&bytes, delimiter);
     let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
-    Ok(Sizing::Adaptive { init: per, max: per })
+    Ok(Sizing::Adaptive {
+        init: per,
+        max: per,
+    })
 }
 
 /// Flags that cannot go together (found out before anything is opened).
@@ -400,9 +416,9 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
         },
         InputSpec::Sweep(s) => {
             let (f, header) = sweep::materialize(s, s.delimiter).map_err(PlanError::Usage)?;
-            let reads_stdin = s.sources.iter().any(|s| {
-                matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-")
-            });
+            let reads_stdin = s.sources.iter().any(
+                |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
+            );
             return Ok(Opened {
                 file: f,
                 name: "the input sources".to_string(),
@@ -497,10 +513,35 @@ fn job_command(
         spec.header = header.to_vec();
     }
     let found = |w: &[u8]| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok();
-    let line =
-        crate::exec::job::JobLine::new(&spec, |w| found(w).is_some()).map_err(PlanError::Usage)?;
+    // A bash function (the bash front end) runs in the worker shells, found or not; so does
+    // what --dry-run only prints.
+    let in_worker = cfg.shell_command && !cfg.dry_run;
+    let first = spec.words.first().map(|w| {
+        let end = if spec.literal {
+            w.len()
+        } else {
+            w.iter().position(|&b| b == b' ').unwrap_or(w.len())
+        };
+        w[..end].to_vec()
+    });
+    let mut line = crate::exec::job::JobLine::new(&spec, |w| {
+        in_worker
+            || cfg.dry_run
+            || found(w).is_some()
+            || (spec.literal && first.as_deref() == Some(w))
+    })
+    .map_err(PlanError::Usage)?;
+    if in_worker {
+        line = line.eval_in_worker();
+    }
     let path = match (line.shell(), line.program()) {
-        (None, Some(p)) => found(p).expect("checked by the line"),
+        (None, Some(p)) if in_worker || cfg.dry_run => {
+            PathBuf::from(std::ffi::OsStr::from_bytes(p))
+        }
+        (None, Some(p)) => {
+            resolve(std::ffi::OsStr::from_bytes(p), path_env).map_err(PlanError::Command)?
+        }
+        _ if in_worker => PathBuf::from("eval"),
         _ => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
     };
     let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);

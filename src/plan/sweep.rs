@@ -37,7 +37,8 @@ pub(super) fn materialize(sweep: &Sweep, delimiter: u8) -> Result<(File, Vec<Vec
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write the sweep's tuples: {e}"))?;
     drop(out);
-    std::io::Seek::rewind(&mut &file).map_err(|e| format!("cannot read the sweep's tuples: {e}"))?;
+    std::io::Seek::rewind(&mut &file)
+        .map_err(|e| format!("cannot read the sweep's tuples: {e}"))?;
     Ok((file, header))
 }
 
@@ -60,7 +61,10 @@ fn values(source: &Source, delimiter: u8) -> Result<Vec<Vec<u8>>, String> {
                 (&f).read_to_end(&mut bytes)
             };
             read.map_err(|e| format!("cannot read {name}: {}", crate::errors::os_message(&e)))?;
-            let mut v: Vec<Vec<u8>> = bytes.split(|&b| b == delimiter).map(<[u8]>::to_vec).collect();
+            let mut v: Vec<Vec<u8>> = bytes
+                .split(|&b| b == delimiter)
+                .map(<[u8]>::to_vec)
+                .collect();
             // The last record's delimiter ends it; it does not start an empty one.
             if bytes.is_empty() || bytes.last() == Some(&delimiter) {
                 v.pop();
@@ -99,7 +103,13 @@ fn groups(specs: &[Source], sources: Vec<Vec<Vec<u8>>>, link_all: bool) -> Vec<G
             (0..len)
                 .map(|i| {
                     cols.iter()
-                        .map(|c| if c.is_empty() { Vec::new() } else { c[i % c.len()].clone() })
+                        .map(|c| {
+                            if c.is_empty() {
+                                Vec::new()
+                            } else {
+                                c[i % c.len()].clone()
+                            }
+                        })
                         .collect()
                 })
                 .collect()
@@ -140,8 +150,8 @@ fn write_product(groups: &[Group], out: &mut impl Write) -> std::io::Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
     use crate::plan::config::SourceValues;
+    use std::ffi::OsString;
 
     fn src(v: &[&str], linked: bool) -> Source {
         Source {
