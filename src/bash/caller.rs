@@ -85,6 +85,12 @@ pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::
     drop(theirs);
     let mut caught = None;
     let mut live = Vec::new();
+    // A GNU Parallel-style line is `eval`ed (see the job line's plan).
+    let name = if cfg.job.as_ref().is_some_and(|j| !j.literal) && kind.is_some() {
+        std::ffi::OsString::from("eval")
+    } else {
+        cfg.command[0].clone()
+    };
     // Whatever ended serving (the engine's end, or a broken socket), the engine is waited for
     // below and every worker shell it did not reap is stopped and reaped here.
     let _ = serve(
@@ -94,7 +100,7 @@ pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::
         &mut caught,
         &mut live,
         kind,
-        &cfg.command[0],
+        &name,
         &old_mask,
     );
     drop(mine);

@@ -74,8 +74,13 @@ fn invoke(args: Vec<OsString>) -> libc::c_int {
         Ok(cfg) => cfg,
         Err(code) => return code.into(),
     };
+    let line = cfg.job.as_ref().is_some_and(|j| !j.literal);
     let kind = if cfg.external || cfg.dry_run {
         None
+    } else if line {
+        // A GNU Parallel-style line (`frun parallel …`) runs as `eval LINE` in the worker
+        // shells: the user's functions, aliases and variables work anywhere in it.
+        Some(Kind::Builtin)
     } else {
         lookup(cfg.command[0].as_bytes())
     };

@@ -524,11 +524,14 @@ fn job_command(
         };
         w[..end].to_vec()
     });
+    // In a bash worker shell a GNU Parallel-style line is always `eval`ed, so the user's
+    // functions work anywhere in it.
     let mut line = crate::exec::job::JobLine::new(&spec, |w| {
-        in_worker
-            || cfg.dry_run
-            || found(w).is_some()
-            || (spec.literal && first.as_deref() == Some(w))
+        if in_worker {
+            spec.literal
+        } else {
+            cfg.dry_run || found(w).is_some() || (spec.literal && first.as_deref() == Some(w))
+        }
     })
     .map_err(PlanError::Usage)?;
     if in_worker {

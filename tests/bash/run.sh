@@ -294,6 +294,17 @@ check "SIGINT ends the run promptly" yes "$( ((SECONDS - start < 5)) && echo yes
 check "SIGINT leaves no worker behind" 0 "$(pgrep -c -f 'sleep 30.3' || true)"
 check "SIGINT leaves nothing in the caller's group" 0 "$(pgrep -c -g "$leader" || true)"
 
+# Sweeps and the GNU Parallel personality run the user's functions (expectations from a plain
+# bash loop over the same values).
+check "sweep runs a function per tuple" "$(for a in x y; do for b in 1 2; do echo "$a=$b"; done; done)" \
+  "$(in_bash 'f() { for t; do :; done; echo "$1=$2"; }; frun -k -l 1 f ::: x y ::: 1 2')"
+check "frun parallel runs a function, one quoted value per job" "$(printf '%s\n' '1:a b' '1:c')" \
+  "$(in_bash 'f() { echo "$#:$1"; }; frun parallel -k f ::: "a b" c')"
+check "frun parallel: a function anywhere in a shell line" "$(printf '%s\n' A1 A2 A3)" \
+  "$(in_bash 'up() { tr a A; }; frun parallel -k "echo a{} | up" ::: 1 2 3')"
+check "frun parallel: variables of the shell" "v=7 1" \
+  "$(in_bash 'v=7; frun parallel "echo v=\$v {}" ::: 1')"
+
 # Ctrl-C at an interactive prompt (a pty made by script(1)): the run ends, the prompt comes
 # back, and no worker's command is left running.
 if command -v script >/dev/null; then
