@@ -6,6 +6,8 @@
 #   LINES=10000000      lines for the fast tools (seq LINES)
 #   SMALL_LINES=200000  lines for GNU Parallel (its lines/s is taken from this)
 #   TINY_LINES=5000     lines for rust-parallel (one process per line, ~1k lines/s)
+#   JOB_LINES=20000     values for the one-job-per-value rows (frun parallel against GNU Parallel)
+#   XJOB_LINES=100000   values for the -X rows (all on one command line: keep it under ARG_MAX)
 #   FILES=2000          files for the sha256sum workload, FILE_BYTES=131072 random bytes each (CPU-bound hashing)
 #   RUNS=3              hyperfine runs per command (at least 1)
 #   STARTUP_RUNS=30     runs for the start-up and sha256sum workloads (cheap, noisy)
@@ -29,6 +31,8 @@ if [[ $QUICK == 1 ]]; then
     RUNS=${RUNS:-1}
     NUMA_RUNS=${NUMA_RUNS:-1}
     STARTUP_RUNS=${STARTUP_RUNS:-3}
+    JOB_LINES=${JOB_LINES:-500}
+    XJOB_LINES=${XJOB_LINES:-5000}
 else
     SMALL_LINES=${SMALL_LINES:-200000}
     TINY_LINES=${TINY_LINES:-5000}
@@ -36,6 +40,8 @@ else
     RUNS=${RUNS:-3}
     NUMA_RUNS=${NUMA_RUNS:-10}
     STARTUP_RUNS=${STARTUP_RUNS:-30}
+    JOB_LINES=${JOB_LINES:-20000}
+    XJOB_LINES=${XJOB_LINES:-100000}
 fi
 FILE_BYTES=${FILE_BYTES:-131072}
 ECHO_OUTPUT=${ECHO_OUTPUT:-null}
@@ -133,6 +139,8 @@ seq "$LINES" >lines.txt
 seq "$SMALL_LINES" >small.txt
 seq "$TINY_LINES" >tiny.txt
 seq 1 >one.txt
+seq "$JOB_LINES" >jobs.txt
+seq "$XJOB_LINES" >xjobs.txt
 # lines.txt pre-split into the 512 KiB chunks `frun -b 512k` cuts, one file each: running `wc -c`
 # on them measures process starts alone (wc -c takes a regular file's size without reading it).
 mkdir -p chunks && split -b 512k lines.txt chunks/c && ls "$PWD"/chunks/c* >chunks.txt
@@ -173,6 +181,13 @@ check "frun sha256sum < files.txt = xargs sha256sum (sorted)" "$want" "$got"
 # shellcheck disable=SC2016 # for the bash that runs it
 got=$(timeout -k 10 "$CHECK_TIMEOUT" bash -c 'source ./frun.bash; f() { printf "%s\n" "$@"; }; frun -k f' <lines.txt | sum_of) || got=error
 check "frun.bash: frun -k f (a bash function) < lines.txt = seq $LINES byte for byte" "$(sum_of <lines.txt)" "$got"
+
+# shellcheck disable=SC2046 # the values are words on purpose, as users type them
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun parallel -k echo {} ::: $(cat jobs.txt) | sum_of) || got=error
+check "frun parallel -k echo {} ::: \$(seq $JOB_LINES) = seq $JOB_LINES" "$(sum_of <jobs.txt)" "$got"
+# shellcheck disable=SC2046
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun parallel -k -X echo {} ::: $(cat xjobs.txt) | tr ' ' '\n' | sum_of) || got=error
+check "frun parallel -k -X echo {} ::: \$(seq $XJOB_LINES): words = seq $XJOB_LINES" "$(sum_of <xjobs.txt)" "$got"
 
 if ((use_parallel)); then
     got=$(timeout -k 10 "$CHECK_TIMEOUT" parallel --will-cite -q -k -X printf '%s\n' <tiny.txt | sum_of) || got=error
@@ -276,6 +291,29 @@ run_benchmarks() {
     bench true-frun-j2p "$wl" "frun -j $((P * 2)) (one node)" "$LINES" lines "$W" "$NUMA_RUNS" true-frun "$lim" \
         "frun -j $((P * 2)) true < lines.txt"
 
+    # The personalities: the same lines as GNU Parallel's and xargs' users type.
+    wl="one job per value: parallel echo {} ::: \$(seq $JOB_LINES)"
+    hf_extra=(--output "$ECHO_OUTPUT")
+    bench job-frun-parallel "$wl" "frun parallel" "$JOB_LINES" lines "$W" "$RUNS" job-frun-parallel "" \
+        "frun parallel echo {} ::: \$(cat jobs.txt)"
+    if ((use_parallel)); then
+        bench job-parallel "$wl" "GNU Parallel" "$JOB_LINES" lines 0 "$RUNS" job-frun-parallel "" \
+            "parallel --will-cite echo {} ::: \$(cat jobs.txt)"
+    else skip job-parallel "$wl" "GNU Parallel" "$JOB_LINES" lines "not installed"; fi
+    wl="many values per job: parallel -X echo {} ::: \$(seq $XJOB_LINES)"
+    bench jobx-frun-parallel "$wl" "frun parallel -X" "$XJOB_LINES" lines "$W" "$RUNS" jobx-frun-parallel "" \
+        "frun parallel -X echo {} ::: \$(cat xjobs.txt)"
+    if ((use_parallel)); then
+        bench jobx-parallel "$wl" "GNU Parallel -X" "$XJOB_LINES" lines 0 "$RUNS" jobx-frun-parallel "" \
+            "parallel --will-cite -X echo {} ::: \$(cat xjobs.txt)"
+    else skip jobx-parallel "$wl" "GNU Parallel -X" "$XJOB_LINES" lines "not installed"; fi
+    hf_extra=()
+    wl="/bin/true, xargs' command line: xargs -P$P -n1000"
+    bench xtrue-frun "$wl" "frun -j$P -L1000 (native)" "$LINES" lines "$W" "$RUNS" xtrue-frun "$lim" \
+        "frun -j$P -L1000 true < lines.txt"
+    bench xtrue-frun-xargs "$wl" "frun xargs -P$P -n1000" "$LINES" lines "$W" "$RUNS" xtrue-frun "$lim" \
+        "frun xargs -P$P -n1000 true < lines.txt"
+
     wl="/bin/true, -l 1:-1"
     bench true-frun-l "$wl" "frun -l 1:-1" "$LINES" lines "$W" "$RUNS" true-frun "$lim" \
         "frun -l 1:-1 true < lines.txt"
@@ -372,8 +410,8 @@ unless_check_failed run_benchmarks
     printf 'hyperfine\t%s\n' "$(version hyperfine --version)"
     printf 'rustc\t%s\n' "$(version rustc --version)"
     printf 'cc\t%s\n' "$(version cc --version)"
-    printf 'settings\tLINES=%s SMALL_LINES=%s TINY_LINES=%s FILES=%s FILE_BYTES=%s RUNS=%s STARTUP_RUNS=%s SHA_RUNS=%s ECHO_OUTPUT=%s QUICK=%s\n' \
-        "$LINES" "$SMALL_LINES" "$TINY_LINES" "$FILES" "$FILE_BYTES" "$RUNS" "$STARTUP_RUNS" "$SHA_RUNS" \
+    printf 'settings\tLINES=%s SMALL_LINES=%s TINY_LINES=%s JOB_LINES=%s XJOB_LINES=%s FILES=%s FILE_BYTES=%s RUNS=%s STARTUP_RUNS=%s SHA_RUNS=%s ECHO_OUTPUT=%s QUICK=%s\n' \
+        "$LINES" "$SMALL_LINES" "$TINY_LINES" "$JOB_LINES" "$XJOB_LINES" "$FILES" "$FILE_BYTES" "$RUNS" "$STARTUP_RUNS" "$SHA_RUNS" \
         "$ECHO_OUTPUT" "$QUICK"
     printf 'inputs\tlines.txt = seq %s; small.txt = seq %s; tiny.txt = seq %s; one.txt = seq 1; files.txt = %s paths of files with %s random bytes each\n' \
         "$LINES" "$SMALL_LINES" "$TINY_LINES" "$FILES" "$FILE_BYTES"
