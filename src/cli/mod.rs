@@ -134,7 +134,7 @@ pub fn command() -> Command {
              CMD ARGS rec1 ... recN, spawned directly (no shell). stdout of each batch is \
              emitted whole; stderr passes straight through.",
         )
-        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun merge DIR")
+        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun [FLAGS] CMD [ARGS...] ::: VALUES... [::: VALUES...] [:::: FILE...]\n       frun parallel GNU-PARALLEL-ARGS...\n       frun xargs XARGS-ARGS...\n       frun merge DIR")
         .after_help(
             "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
              3 some records given up after their retries; 126/127 CMD not executable/not found; \
@@ -142,6 +142,10 @@ pub fn command() -> Command {
              128+N stopped by signal N.\n\
              frun merge DIR writes the output of a --results DIR (see frun merge --help); a \
              command named merge is run with frun -- merge.\n\
+             frun parallel … and frun xargs … (or frun started through a link named parallel \
+             or xargs) take GNU Parallel's and xargs' own command lines (see frun parallel \
+             --help, frun xargs --help); a command named parallel or xargs is run with \
+             frun -- parallel.\n\
              Numbers take units: 1k = 1000, 1Ki = 1024. +X undoes -X (e.g. +k).",
         )
         .disable_help_flag(true)
