@@ -290,8 +290,8 @@ impl Ledger {
         if given_up > 0 {
             let their = if given_up == 1 { "its" } else { "their" };
             s = format!(
-                "{given_up} of {} given up after {their} retries ({their} records were not \
-                 processed)",
+                "{given_up} of {} given up after {their} retries and skipped ({their} records \
+                 were not processed)",
                 count(self.batches(), "batch", "batches")
             );
         }

@@ -326,14 +326,54 @@ fn a_node_list_picks_those_nodes() {
         assert_eq!(field(&n, "cpus"), allowed[os % allowed.len()].to_string());
         assert_eq!(field(&n, "workers"), "2");
     }
+    // Nodes a list names that the machine lacks are skipped (as forkrun does): 2-5 is 2 and 3.
+    // A single number is a count (forkrun's meaning): 2 is the first two nodes, 9 all four.
+    for (map, want) in [
+        ("2-5", vec![2, 3]),
+        ("2", vec![0, 1]),
+        ("9", vec![0, 1, 2, 3]),
+    ] {
+        let o = Command::new(BIN)
+            .env("HWLOC_SYNTHETIC", topology("four-packages.synthetic"))
+            .env_remove("HWLOC_XMLFILE")
+            .args([
+                "--nodes", map, "--stats", "-k", "-j", "4", "-L", "10", "echo",
+            ])
+            .stdin(std::fs::File::open(write_seq(5000).path()).unwrap())
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        assert_eq!(lines(&o.stdout), seq_in_batches(5000, 10), "--nodes {map}");
+        let e = err(&o);
+        assert_eq!(
+            field(&stats_line(&e, "nodes="), "nodes"),
+            want.len().to_string(),
+            "--nodes {map}: {e}"
+        );
+        for (k, os) in want.iter().enumerate() {
+            let n = stats_line(&e, &format!("node={k} "));
+            assert_eq!(field(&n, "memory"), os.to_string(), "--nodes {map}: {e}");
+        }
+    }
+}
+
+#[test]
+#[cfg(feature = "hwloc")]
+fn a_node_list_of_absent_nodes_is_a_plain_run() {
+    // None of the nodes named exists: no placement, no error, every record once.
     let o = Command::new(BIN)
         .env("HWLOC_SYNTHETIC", topology("four-packages.synthetic"))
         .env_remove("HWLOC_XMLFILE")
-        .args(["--nodes", "2-5", "true"])
-        .stdin(Stdio::null())
+        .args([
+            "--nodes", "5,7", "--stats", "-k", "-j", "4", "-L", "10", "echo",
+        ])
+        .stdin(std::fs::File::open(write_seq(5000).path()).unwrap())
         .output()
         .unwrap();
-    assert_usage_error(&o, &["node 4 does not exist"]);
+    assert_code(&o, 0);
+    assert_eq!(lines(&o.stdout), seq_in_batches(5000, 10));
+    let e = err(&o);
+    assert!(!e.lines().any(|l| l.contains("node=")), "{e}");
 }
 
 #[test]
@@ -342,9 +382,13 @@ fn bad_node_maps_are_usage_errors() {
         let o = frun(&["--nodes", bad, "true"], b"");
         assert_usage_error(&o, &["--nodes"]);
     }
-    // A node the machine does not have.
-    let o = frun(&["--nodes", "0,7", "true"], b"");
-    assert_usage_error(&o, &["node 7 does not exist"]);
+    // A node the machine does not have is skipped, and a count past the machine's nodes takes
+    // them all: each a plain run here.
+    for map in ["0,7", "7", "2", "64"] {
+        let o = frun(&["--nodes", map, "-L", "2", "echo"], b"a\nb\n");
+        assert_clean(&o);
+        assert_eq!(out(&o), "a b\n", "--nodes {map}");
+    }
     let o = Command::new(BIN)
         .env("FRUN_NODES", "@zero")
         .arg("true")

@@ -76,6 +76,7 @@ unsafe extern "C" {
     pub(super) fn get_string_value(name: *const c_char) -> *mut c_char;
     pub(super) fn reset_signal_handlers();
     pub(super) fn without_job_control();
+    pub(super) fn remember_args(list: *mut WordList, destructive: c_int);
 
     // shim.c
     pub(super) fn frun_call(

@@ -37,6 +37,10 @@ enum Kind {
     Function,
     Builtin,
     Alias,
+    /// `-U`: any of the three, run as a command line in which the words from this index on
+    /// (the records, or the words from the first `{}` one with `-i`) are word-split and
+    /// glob-expanded by the worker shell.
+    SplitFrom(usize),
 }
 
 /// The builtin's entry point (see `ffi::frun_struct`).
@@ -85,6 +89,13 @@ fn invoke(args: Vec<OsString>) -> libc::c_int {
         lookup(cfg.command[0].as_bytes())
     };
     cfg.shell_command = kind.is_some();
+    let kind = kind.map(|k| {
+        if cfg.unsafe_words {
+            Kind::SplitFrom(cfg.literal_words())
+        } else {
+            k
+        }
+    });
     match caller::run(&cfg, kind) {
         Ok(code) => code,
         Err(e) => {

@@ -137,6 +137,10 @@ fn run_batches(
     let mut body = Vec::new();
     let mut words = ffi::Words::default();
     let mut text = Vec::new();
+    let split_line = match kind {
+        Kind::SplitFrom(literal) => split_line(name.as_bytes(), literal),
+        _ => Vec::new(),
+    };
     loop {
         let Some((req, fds)) = shell::recv_header(s, 1)? else {
             return Ok(0);
@@ -158,6 +162,7 @@ fn run_batches(
             Kind::Function => call_function(&cname, name, &mut body, &mut words),
             Kind::Builtin => call_builtin(&cname, &mut body, &mut words),
             Kind::Alias => call_alias(&body, req.words as usize, &mut text),
+            Kind::SplitFrom(_) => call_split(&split_line, &mut body, &mut words, &mut text),
         };
         // SAFETY: flushes the shell's stdio into the capture before the engine reads it.
         unsafe { ffi::frun_flush_stdio() };
@@ -220,6 +225,46 @@ fn call_alias(body: &[u8], count: usize, text: &mut Vec<u8>) -> (bool, i32) {
     text.push(0);
     // SAFETY: aliases expand in this copy while the command line is parsed.
     unsafe { ffi::expand_aliases = 1 };
+    call_string(text)
+}
+
+/// The command line `-U` runs once the batch's words are the positional parameters: the
+/// command's name, the literal words quoted, the rest unquoted (split and globbed, nothing
+/// else), NUL-terminated. The name is written as it is when it is a plain word, so an alias
+/// still expands.
+fn split_line(name: &[u8], literal: usize) -> Vec<u8> {
+    let mut line = Vec::new();
+    let plain = !name.is_empty()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_-.:+@%,=/".contains(&b));
+    if plain {
+        line.extend_from_slice(name);
+    } else {
+        crate::exec::argv::shell_quote(name, &mut line);
+    }
+    if literal > 1 {
+        line.extend_from_slice(format!(" \"${{@:2:{}}}\"", literal - 1).as_bytes());
+    }
+    line.extend_from_slice(format!(" ${{@:{}}}", literal + 1).as_bytes());
+    line.push(0);
+    line
+}
+
+/// Runs `line` (from [`split_line`]) with the batch's words (the name first) as the
+/// positional parameters. `text` is reused storage for the line, which bash parses in place.
+fn call_split(
+    line: &[u8],
+    body: &mut [u8],
+    words: &mut ffi::Words,
+    text: &mut Vec<u8>,
+) -> (bool, i32) {
+    let list = words.list(body, 0);
+    // SAFETY: bash copies the words of a live list (pointing into `body` and `words`) into
+    // this worker's positional parameters, replacing the previous ones.
+    unsafe { ffi::remember_args(list, 1) };
+    text.clear();
+    text.extend_from_slice(line);
     call_string(text)
 }
 

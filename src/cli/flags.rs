@@ -548,7 +548,8 @@ pub const FLAGS: &[FlagDef] = &[
         value: Some("MAP"),
         // A site or a test run sets the default once.
         env: Some("FRUN_NODES"),
-        help: "NUMA placement: auto, @N (N logical nodes), a node list like 0,1 or 0-3, or none",
+        help: "NUMA placement: auto, @N (N logical nodes), N (the first N nodes), a node list \
+               like 0,1 or 0-3, or none",
         long_help: "With more than one node, workers are split across nodes in proportion to \
                     their CPUs and pinned there; the input is cut into chunks dealt to the nodes \
                     (a streamed input's chunks are bound to their node's memory) and each \
@@ -557,7 +558,10 @@ pub const FLAGS: &[FlagDef] = &[
                     input. auto uses every node with \
                     usable CPUs (HWLOC_XMLFILE and HWLOC_SYNTHETIC simulate another machine); \
                     @N cuts the usable CPUs into N logical nodes, also on a one-node machine. \
-                    Output, order, batches and resume are the same in every mode. The \
+                    A single number N takes the machine's first N nodes (fewer when it has \
+                    fewer; 0 is none), as forkrun does; a list names nodes (2-2 is node 2 \
+                    alone), and nodes it names that the machine lacks are skipped (none left: \
+                    no placement). Output, order, batches and resume are the same in every mode. The \
                     default is FRUN_NODES when set, else auto.",
         ..flag(
             "nodes",

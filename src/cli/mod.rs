@@ -36,8 +36,11 @@ fn parse_halt(s: &str) -> Result<Halt, String> {
         Some((w, _)) => return Err(format!("'{w}' is not now or soon")),
         None => (false, s),
     };
-    let Some(n) = cond.strip_prefix("fail=") else {
-        return Err("expected fail=N, fail=N%, now,fail=N or soon,fail=N".into());
+    let n = match cond.strip_prefix("fail=") {
+        Some(n) => n,
+        // forkrun's short forms: now,N and soon,N are now,fail=N and soon,fail=N.
+        None if cond.len() < s.len() && cond.starts_with(|c: char| c.is_ascii_digit()) => cond,
+        None => return Err("expected fail=N, fail=N%, now,fail=N or soon,fail=N".into()),
     };
     let fail = match n.strip_suffix('%') {
         Some(p) => match p.parse::<u64>() {
@@ -68,12 +71,20 @@ fn parse_nodes(s: &str) -> Result<NodeSpec, String> {
             )),
         };
     }
+    // A single number is a count of nodes, as in forkrun: the machine's first N (0: none).
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return match s.parse::<u32>() {
+            Ok(0) => Ok(NodeSpec::None),
+            Ok(n) => Ok(NodeSpec::Count(n.min(MAX_NODES as u32))),
+            Err(_) => Err(format!("'{s}' is too many nodes")),
+        };
+    }
     match crate::numa::topology::parse_list(s) {
         Some(ids) if !ids.is_empty() && ids.len() <= MAX_NODES && ids.iter().all(|&i| i < 1024) => {
             Ok(NodeSpec::List(ids.into_iter().map(|i| i as u32).collect()))
         }
         _ => Err(format!(
-            "'{s}' is not auto, none, @N or a node list like 0,1 or 0-3"
+            "'{s}' is not auto, none, @N, a node count or a node list like 0,1 or 0-3"
         )),
     }
 }
@@ -692,6 +703,29 @@ mod tests {
             "x=1",
         ] {
             assert!(parse_halt(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn forkrun_halt_short_forms() {
+        let h = |now, fail| Ok(Halt { now, fail });
+        assert_eq!(parse_halt("now,2"), h(true, HaltCount::Batches(2)));
+        assert_eq!(parse_halt("soon,3"), h(false, HaltCount::Batches(3)));
+        assert_eq!(parse_halt("now,10%"), h(true, HaltCount::Percent(10)));
+        for bad in ["now,", "now,0", "now,x", "soon,-1", "2"] {
+            assert!(parse_halt(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn node_counts_and_lists() {
+        assert_eq!(parse_nodes("2"), Ok(NodeSpec::Count(2)));
+        assert_eq!(parse_nodes("0"), Ok(NodeSpec::None));
+        assert_eq!(parse_nodes("999"), Ok(NodeSpec::Count(MAX_NODES as u32)));
+        assert_eq!(parse_nodes("2-2"), Ok(NodeSpec::List(vec![2])));
+        assert_eq!(parse_nodes("0,7"), Ok(NodeSpec::List(vec![0, 7])));
+        for bad in ["99999999999", "", "x", "1-0"] {
+            assert!(parse_nodes(bad).is_err(), "{bad:?} accepted");
         }
     }
 

@@ -17,7 +17,8 @@
 //! another file holds it, so a stopped run's checkpoint is never overwritten. A journal read or
 //! continued must be a regular file (not a symbolic link, FIFO or device) that this user owns
 //! and nobody else can write, no larger than a journal of the input could be. A run removes
-//! only the file it created or continued.
+//! only the file it created or continued (and the other default name, `.forkrun_resume` or
+//! `.frun_resume`, where that is a link to the same file).
 //!
 //! In a results directory (`--results`) each task of each run writes its own journal next to
 //! its own output file, with a `task` line (which share of the input it took, and the order
@@ -42,6 +43,9 @@ pub use writer::Journal;
 
 /// Where the journal goes unless `--checkpoint-file` says otherwise.
 pub const DEFAULT_PATH: &str = ".frun_resume";
+/// The name forkrun's scripts look for: a stopped run's checkpoint at the default place is
+/// also linked there (the same file), when the name is free.
+pub const FORKRUN_PATH: &str = ".forkrun_resume";
 /// How many input bytes identify the input.
 pub const HEAD_BYTES: usize = 64 << 10;
 

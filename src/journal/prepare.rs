@@ -133,6 +133,19 @@ pub fn prepare(
     if chosen.is_none() {
         j = j.with_alternates();
     }
+    // forkrun's scripts find a stopped run's checkpoint as ./.forkrun_resume (and resume from
+    // it), so the journal at the default place is linked there too.
+    let default_name = |p: &Path| {
+        [super::DEFAULT_PATH, super::FORKRUN_PATH]
+            .iter()
+            .any(|n| p.file_name() == Some(n.as_ref()) && p.parent().is_none_or(in_cwd))
+    };
+    if explicit.is_none()
+        && default == Path::new(super::DEFAULT_PATH)
+        && resume_from.is_none_or(default_name)
+    {
+        j = j.with_forkrun_name();
+    }
     // A location the user chose is opened now; the default one only checked.
     let opened = match &resume {
         Some((_, loaded)) if continued => continue_resumed(path, loaded),
@@ -149,6 +162,11 @@ pub fn prepare(
         restore,
         missing: None,
     })
+}
+
+/// True for "" and ".": a path whose parent this is names a file of the current directory.
+fn in_cwd(parent: &Path) -> bool {
+    parent.as_os_str().is_empty() || parent == Path::new(".")
 }
 
 /// The journal `--resume` names, read back and checked: neither the input nor stdout's file,

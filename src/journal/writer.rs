@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{BorrowedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,6 +26,8 @@ pub struct Journal {
     comment: String,
     /// A new journal says how to resume it (`# resume: …`).
     resume_hint: bool,
+    /// At the default place: a stopped run's journal is also linked as `./.forkrun_resume`.
+    forkrun_name: bool,
     /// What a new journal starts with after its comment (empty when continuing one).
     header: String,
     /// False when continuing the journal being resumed.
@@ -69,6 +71,7 @@ impl Journal {
             file: Mutex::new(None),
             comment: comment.to_string(),
             resume_hint: false,
+            forkrun_name: false,
             header: if resume {
                 String::new()
             } else {
@@ -101,6 +104,12 @@ impl Journal {
     /// another run's checkpoint there is left alone).
     pub fn with_alternates(mut self) -> Journal {
         self.alternates = true;
+        self
+    }
+
+    /// A stopped run's journal is also linked as `./.forkrun_resume` (see the field).
+    pub fn with_forkrun_name(mut self) -> Journal {
+        self.forkrun_name = true;
         self
     }
 
@@ -277,7 +286,26 @@ impl Journal {
     /// Ends the journal of a stopped run: everything flushed, then a `stopped` line.
     pub fn close_stopped(&self, reason: &str) -> io::Result<()> {
         self.push(|p| format::stopped(p, reason));
-        self.flush()
+        self.flush()?;
+        if self.forkrun_name {
+            self.link_forkrun_name();
+        }
+        Ok(())
+    }
+
+    /// Links the journal's file (the open file itself, whatever its name leads to now) as
+    /// `./.forkrun_resume`, unless that name exists: nothing there is replaced or followed.
+    fn link_forkrun_name(&self) {
+        let f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(file) = f.as_ref() else { return };
+        let own = format!("/proc/self/fd/{}", file.as_raw_fd());
+        let _ = nix::unistd::linkat(
+            nix::fcntl::AT_FDCWD,
+            own.as_str(),
+            nix::fcntl::AT_FDCWD,
+            super::FORKRUN_PATH,
+            nix::fcntl::AtFlags::AT_SYMLINK_FOLLOW,
+        );
     }
 
     /// Ends the journal of a run whose scan reached the end of its input: everything flushed,
@@ -296,6 +324,15 @@ impl Journal {
         };
         let path = self.path();
         let ours = FileId::of(&file.metadata()?);
+        if self.forkrun_name {
+            for other in [super::DEFAULT_PATH, super::FORKRUN_PATH] {
+                if Path::new(other) != path
+                    && std::fs::symlink_metadata(other).is_ok_and(|m| FileId::of(&m) == ours)
+                {
+                    let _ = std::fs::remove_file(other);
+                }
+            }
+        }
         match std::fs::symlink_metadata(&path) {
             Ok(m) if FileId::of(&m) == ours => std::fs::remove_file(&path),
             _ => Ok(()),

@@ -18,8 +18,10 @@ pub enum NodeSpec {
     Auto,
     /// `@N`: N logical nodes over the usable CPUs, also on a one-node machine.
     Logical(u32),
-    /// These kernel nodes only.
+    /// These kernel nodes only; those the machine lacks are skipped (none left: no placement).
     List(Vec<u32>),
+    /// The machine's first N nodes with usable CPUs (fewer when it has fewer).
+    Count(u32),
     /// No placement: one ring, no pinning, no binding.
     None,
 }
@@ -162,6 +164,17 @@ impl Layout {
                 let m = topology::discover(&allowed)?;
                 machine_nodes(&m, &allowed, Some(ids))?
             }
+            NodeSpec::Count(n) => {
+                let m = topology::discover(&allowed)?;
+                let first: Vec<u32> = m
+                    .nodes
+                    .iter()
+                    .filter(|node| !usable_cpus(&m, node, &allowed).is_empty())
+                    .take(*n as usize)
+                    .map(|node| node.os)
+                    .collect();
+                machine_nodes(&m, &allowed, Some(&first))?
+            }
             NodeSpec::Logical(n) => logical_nodes(*n as usize, &allowed),
         };
         Ok(Layout::from_candidates(
@@ -298,44 +311,40 @@ impl Layout {
 
 type Candidates = (Vec<(Option<u32>, Vec<usize>)>, Vec<Vec<u32>>, String);
 
-/// The machine's nodes with the CPUs this process may use. A simulated machine's CPUs are laid
-/// over the real ones (simulated CPU k runs on usable CPU k mod n), so its whole path runs here.
+/// The CPUs of `node` this process may use. A simulated machine's CPUs are laid over the real
+/// ones (simulated CPU k runs on usable CPU k mod n), so its whole path runs here.
+fn usable_cpus(m: &Machine, node: &topology::MachineNode, allowed: &[usize]) -> Vec<usize> {
+    let mut cpus: Vec<usize> = if m.simulated && !allowed.is_empty() {
+        node.cpus
+            .iter()
+            .map(|c| allowed[c % allowed.len()])
+            .collect()
+    } else {
+        node.cpus
+            .iter()
+            .copied()
+            .filter(|c| allowed.contains(c))
+            .collect()
+    };
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
+}
+
+/// The machine's nodes with the CPUs this process may use; with `only`, those of its nodes
+/// (ids the machine lacks are skipped, as forkrun does).
 fn machine_nodes(
     m: &Machine,
     allowed: &[usize],
     only: Option<&Vec<u32>>,
 ) -> Result<Candidates, String> {
-    if let Some(ids) = only {
-        for id in ids {
-            if !m.nodes.iter().any(|n| n.os == *id) {
-                let have: Vec<String> = m.nodes.iter().map(|n| n.os.to_string()).collect();
-                return Err(format!(
-                    "--nodes: node {id} does not exist (this machine has node {})",
-                    have.join(", ")
-                ));
-            }
-        }
-    }
     let mut picked = Vec::new();
     let mut index = Vec::new();
     for (i, node) in m.nodes.iter().enumerate() {
         if only.is_some_and(|ids| !ids.contains(&node.os)) {
             continue;
         }
-        let mut cpus: Vec<usize> = if m.simulated && !allowed.is_empty() {
-            node.cpus
-                .iter()
-                .map(|c| allowed[c % allowed.len()])
-                .collect()
-        } else {
-            node.cpus
-                .iter()
-                .copied()
-                .filter(|c| allowed.contains(c))
-                .collect()
-        };
-        cpus.sort_unstable();
-        cpus.dedup();
+        let cpus = usable_cpus(m, node, allowed);
         if cpus.is_empty() {
             if only.is_some() {
                 return Err(format!(

@@ -185,6 +185,21 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// How many leading command words stay literal with `-U`: with `-i`, the words before the
+    /// first one holding `{}`; else every command word (only the records are split).
+    pub fn literal_words(&self) -> usize {
+        if self.insert {
+            1 + self.command[1..]
+                .iter()
+                .take_while(|w| !w.as_encoded_bytes().windows(2).any(|p| p == b"{}"))
+                .count()
+        } else {
+            self.command.len()
+        }
+    }
+}
+
 /// `--shard`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShardSpec {

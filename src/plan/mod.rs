@@ -569,21 +569,9 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
         return job_command(cfg, spec, header, path_env.as_deref());
     }
     let in_shell = cfg.shell_command && !dry_run;
-    if in_shell && cfg.unsafe_words {
-        return Err(usage(
-            "-U word-splits records for an external command; a bash function can split \
-             \"$@\" itself",
-        ));
-    }
-    // With -U, the words from the first one holding {} (-i), else the records, are split.
-    let literal = if cfg.insert {
-        1 + cfg.command[1..]
-            .iter()
-            .take_while(|w| !w.as_encoded_bytes().windows(2).any(|p| p == b"{}"))
-            .count()
-    } else {
-        cfg.command.len()
-    };
+    // With -U, the words from the first one holding {} (-i), else the records, are split (in
+    // a worker shell the bash front end does it).
+    let literal = cfg.literal_words();
     let (path, words): (PathBuf, Vec<OsString>) = if dry_run || in_shell {
         (PathBuf::from(&cfg.command[0]), cfg.command.clone())
     } else {

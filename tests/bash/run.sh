@@ -282,6 +282,47 @@ check "TERM to the shell running frun: 143, checkpoint kept" "143 yes" \
   "$(cat first.status) $([[ $(cat second.status) == 0 ]] && echo yes || echo no)"
 check "resumed after TERM: the output is one whole run" "$(seq 3000 | cksum)" "$(cksum <resumed.txt)"
 
+# --- forkrun's scripts, unchanged ------------------------------------------------------------
+# -U with a function: the worker shell splits and globs each record (with the caller's IFS),
+# nothing else; the function still sees the caller's variables.
+mkdir -p globs && touch globs/g1.x globs/g2.x
+check "-U: a function gets each record word-split" "$(printf '2\n3\n')" \
+  "$(printf 'a b\nc d e\n' | in_bash 'f() { echo $#; }; frun -U -l 1 -k f')"
+check "-U: records are globbed, fixed words stay whole" "$(printf '<p q>'; printf '<%s>' globs/g*.x; printf '<z>\n')" \
+  "$(echo 'globs/g*.x z' | in_bash 'f() { printf "<%s>" "$@"; echo; }; frun -U f "p q"')"
+check "-U: no command substitution, no command separators" '<$(echo><no)><;><`x`>' \
+  "$(echo '$(echo no) ; `x`' | in_bash 'f() { printf "<%s>" "$@"; }; frun -U f')"
+check "-U: the caller's IFS and variables" "a-b-c 7" \
+  "$(echo 'a:b:c' | in_bash 'n=7; f() { local IFS=-; echo "$* $n"; }; IFS=: frun -U f')"
+check "-U -i: the {} word is split" "<xa><by>" \
+  "$(echo 'a b' | in_bash 'f() { printf "<%s>" "$@"; }; frun -U -i f "x{}y"')"
+check "-U: a builtin" "$(printf 'a\nb\nc\n')" \
+  "$(echo 'a b c' | in_bash 'frun -U printf "%s\n"')"
+# --nodes N is a count of nodes (forkrun's meaning): more than the machine has is all of them.
+check "--nodes=2 with a function" "$(seq 10 | sed 's/^/T:/')" \
+  "$(seq 10 | in_bash 'f() { echo "T:$*"; }; frun --nodes=2 -l 1 f' | sort -V)"
+check "--nodes 5,7 (nodes this machine lacks) with a function" "$(seq 10 | cksum)" \
+  "$(seq 10 | in_bash 'f() { printf "%s\n" "$@"; }; frun --nodes 5,7 -k f' | cksum)"
+# A stopped run's checkpoint is also ./.forkrun_resume (the same file), which a forkrun script
+# resumes from; the completed resume removes both names.
+no_journals
+rm -f .forkrun_resume
+seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e .forkrun_resume ]] && kill -9 $BASHPID; printf "%s\n" "$a"; done; }
+  FRUN_RETRY_LIMIT=0 frun -k -l 1 f' >fr.out 2>/dev/null || true
+check "a stopped run's checkpoint is also .forkrun_resume" "same file" \
+  "$([[ -f .forkrun_resume && $(stat -c %i .forkrun_resume) == $(stat -c %i .frun_resume) ]] && echo same file || echo "no: $(ls -a)")"
+seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e .forkrun_resume ]] && kill -9 $BASHPID; printf "%s\n" "$a"; done; }
+  frun -k -l 1 --resume .forkrun_resume f' >>fr.out 2>/dev/null || true
+check "resumed from .forkrun_resume: every record once" "$(seq 300 | cksum)" "$(sort -n fr.out | cksum)"
+check "the completed resume removes both names" "none" \
+  "$(ls -a | grep -c -e '^.forkrun_resume$' -e '^.frun_resume$' | sed 's/^0$/none/')"
+# --halt now,N: forkrun's short form of now,fail=N.
+rm -f ran
+check "--halt now,2: stops at the second failure, status 1" "1 2" \
+  "$(seq 10 | in_bash 'f() { echo x >>ran; return 1; }; frun -j 1 -l 1 --halt now,2 f 2>/dev/null; echo "$? $(wc -l <ran)"')"
+check "a given-up batch is reported as skipped" 1 \
+  "$(seq 3 | in_bash 'f() { exit 1; }; FRUN_RETRY_LIMIT=0 frun -E --checkpoint-file sk.cp f 2>&1 >/dev/null' | grep -c 'given up after .* and skipped')"
+
 # Ctrl-C: SIGINT to the whole foreground group ends the run and every worker shell.
 setsid bash --norc -c 'source "$FRUN_BASH"; f() { sleep 30.3; }; seq 100 | frun -l 1 f' 2>/dev/null &
 leader=$!
