@@ -516,10 +516,19 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
         cfg.input = InputSpec::Sweep(Sweep {
             sources,
             link: cfg.link,
+            wrap: false,
             header: false,
             delimiter: cfg.delimiter,
         });
         cfg.delimiter = 0;
+        // One invocation per tuple unless -l / -L say otherwise (as forkrun's sweeps).
+        let default = crate::plan::config::Range {
+            init: crate::plan::config::Bound::Default,
+            max: crate::plan::config::Bound::Default,
+        };
+        if cfg.batch == BatchSpec::Lines(default) {
+            cfg.batch = BatchSpec::Exact(1);
+        }
     } else if !cfg.insert || cfg.insert_id || cfg.unsafe_words || cfg.stdin {
         return Ok(());
     }

@@ -833,6 +833,7 @@ fn build(
             let sweep = Sweep {
                 sources,
                 link: o.link,
+                wrap: true,
                 header: o.header,
                 delimiter: o.cfg.delimiter,
             };

@@ -63,9 +63,12 @@ pub enum InputSpec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sweep {
     pub sources: Vec<Source>,
-    /// `--link`: the i-th values of every source go together (shorter sources wrap around);
-    /// otherwise every combination, the last source varying fastest.
+    /// `--link`: the i-th values of every source go together; otherwise every combination,
+    /// the last source varying fastest.
     pub link: bool,
+    /// Linked sources of different lengths: shorter ones start again from their first value
+    /// (GNU Parallel), or all stop at the shortest, with a warning (frun's own flags).
+    pub wrap: bool,
     /// The first value of every source names its column (`--header :`), for `{name}`.
     pub header: bool,
     /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).

@@ -28,7 +28,18 @@ pub(super) fn materialize(sweep: &Sweep, delimiter: u8) -> Result<(File, Vec<Vec
             header.push(v.remove(0));
         }
     }
-    let groups = groups(&sweep.sources, sources, sweep.link);
+    if sweep.link && !sweep.wrap {
+        let lens: Vec<usize> = sources.iter().map(Vec::len).collect();
+        let shortest = lens.iter().copied().min().unwrap_or(0);
+        if lens.iter().any(|&l| l != shortest) {
+            let shown: Vec<String> = lens.iter().map(usize::to_string).collect();
+            eprintln!(
+                "frun: --link: the sources hold {} values; each goes as far as the shortest ({shortest})",
+                shown.join(", ")
+            );
+        }
+    }
+    let groups = groups(&sweep.sources, sources, sweep.link, sweep.wrap);
     let fd = nix::sys::memfd::memfd_create(c"frun-sweep", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
         .map_err(|e| format!("cannot create the sweep's tuples in memory: {e}"))?;
     let file = File::from(fd);
@@ -83,12 +94,12 @@ fn values(source: &Source, delimiter: u8) -> Result<Vec<Vec<u8>>, String> {
 type Group = Vec<Vec<Vec<u8>>>;
 
 /// Sources linked together form one group; the combinations are taken over groups.
-fn groups(specs: &[Source], sources: Vec<Vec<Vec<u8>>>, link_all: bool) -> Vec<Group> {
+fn groups(specs: &[Source], sources: Vec<Vec<Vec<u8>>>, link_all: bool, wrap: bool) -> Vec<Group> {
     let mut groups: Vec<(Vec<Vec<Vec<u8>>>, bool)> = Vec::new();
     for (spec, values) in specs.iter().zip(sources) {
         match groups.last_mut() {
             Some(g) if link_all || spec.linked => g.0.push(values),
-            _ => groups.push((vec![values], link_all)),
+            _ => groups.push((vec![values], link_all && wrap)),
         }
     }
     groups
@@ -175,6 +186,7 @@ mod tests {
         let s = Sweep {
             sources: vec![src(&["a", "b"], false), src(&["1", "22"], false)],
             link: false,
+            wrap: true,
             header: false,
             delimiter: b'\n',
         };
@@ -186,6 +198,7 @@ mod tests {
         let s = Sweep {
             sources: vec![src(&["a", "b", "c"], false), src(&["1"], false)],
             link: true,
+            wrap: true,
             header: false,
             delimiter: b'\n',
         };
@@ -193,6 +206,7 @@ mod tests {
         let s = Sweep {
             sources: vec![src(&["a", "b", "c"], false), src(&["1", "2"], true)],
             link: false,
+            wrap: true,
             header: false,
             delimiter: b'\n',
         };
@@ -204,6 +218,7 @@ mod tests {
         let s = Sweep {
             sources: vec![src(&["a"], false), src(&[], false)],
             link: false,
+            wrap: true,
             header: false,
             delimiter: b'\n',
         };
