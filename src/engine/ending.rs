@@ -6,6 +6,7 @@
 use super::{EndOfRun, Shared};
 use crate::exit::ExitCode;
 use crate::journal::Journal;
+use crate::ledger::HaltOn;
 use crate::stop::StopReason;
 
 pub(super) struct Checkpointing<'a> {
@@ -88,13 +89,20 @@ impl Checkpointing<'_> {
                 self.keep(&format!("signal {n}"));
                 ExitCode::Signal(n)
             }
-            StopReason::Halt { .. } => {
-                if let Some(s) = self.shared.ledger.summary() {
+            StopReason::Halt { on, .. } => {
+                let summary = self.shared.ledger.summary();
+                if let Some(s) = &summary {
                     eprintln!("frun: {s}");
                 }
                 eprintln!("frun: stopped: --halt reached");
                 self.keep("halt");
-                ExitCode::Error
+                // Stopping once enough succeeded (or were done) is what was asked: the status
+                // is a finished run's.
+                match on {
+                    HaltOn::Fail => ExitCode::Error,
+                    _ if summary.is_some() => ExitCode::CommandFailed,
+                    _ => ExitCode::Success,
+                }
             }
             StopReason::Fatal(msg) => {
                 eprintln!("frun: {msg}");

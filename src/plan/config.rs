@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::ledger::Halt;
 use crate::numa::NodeSpec;
 use crate::output::OrderMode;
+use crate::pace::JobTimeout;
 use crate::shard::Shard;
 
 /// One end of a range as the user wrote it.
@@ -75,6 +76,15 @@ pub struct Config {
     /// A non-zero exit retries the batch (`-E`).
     pub retry_failed: bool,
     pub halt: Option<Halt>,
+    /// `--joblog FILE` (`-`: stdout): a GNU Parallel joblog line per finished batch.
+    pub joblog: Option<PathBuf>,
+    /// Leading words of the command line the joblog does not show (a front end that wraps a
+    /// shell line in `sh -c` shows the line alone); 0 from the command line.
+    pub joblog_skip_words: usize,
+    /// `--job-timeout`: a batch running longer is killed (and counts as failed, not retried).
+    pub job_timeout: Option<JobTimeout>,
+    /// `--delay`: at least this long between two batch starts.
+    pub delay: Option<Duration>,
     pub checkpoint_file: Option<PathBuf>,
     pub resume: Option<PathBuf>,
     /// `--shard`: this task's share of the input.

@@ -180,6 +180,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         }
     });
     let command = command(cfg)?;
+    let joblog = open_joblog(cfg, &input.file)?;
     // Last, once everything else is known to be valid: the journal is a file frun creates.
     let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
     let mut template = command.template;
@@ -225,23 +226,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     Ok(Settings {
         input,
         scan,
-        work: Work {
-            backend: match (cfg.dry_run, cfg.stdin) {
-                (true, _) => Backend::DryRun {
-                    split_from: cfg.unsafe_words.then_some(command.literal),
-                },
-                (false, true) => Backend::Stdin,
-                (false, false) => Backend::Argv,
-            },
-            template,
-            records_on_stdin: cfg.stdin,
-            retry: RetryPolicy {
-                limit: retry_limit()?,
-                nonzero: cfg.retry_failed,
-            },
-            halt: cfg.halt,
-            splittable: matches!(sizing, Sizing::Adaptive { .. }),
-        },
+        work: work(cfg, template, command.literal, sizing)?,
         workers: Workers {
             init: if layout.is_single() {
                 wi as usize
@@ -257,6 +242,58 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         results,
         stats: cfg.stats,
         preempt: preempt()?,
+        joblog,
+    })
+}
+
+/// Leading words of the command line the joblog does not show: -U runs the command as
+/// `bash -c SCRIPT frun N COMMAND…`, and the log shows COMMAND….
+fn joblog_skip_words(cfg: &Config) -> usize {
+    cfg.joblog_skip_words + if cfg.unsafe_words { 5 } else { 0 }
+}
+
+/// Opens `--joblog` (not with `-N`: nothing runs, so nothing is logged, as GNU Parallel does).
+fn open_joblog(cfg: &Config, input: &File) -> Result<Option<crate::joblog::Joblog>, PlanError> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(path) = cfg.joblog.as_deref().filter(|_| !cfg.dry_run) else {
+        return Ok(None);
+    };
+    let input_id = input
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| (m.dev(), m.ino()));
+    crate::joblog::Joblog::open(path, input_id)
+        .map(Some)
+        .map_err(PlanError::Usage)
+}
+
+/// How every worker runs a batch.
+fn work(
+    cfg: &Config,
+    template: ArgvTemplate,
+    literal: usize,
+    sizing: Sizing,
+) -> Result<Work, PlanError> {
+    Ok(Work {
+        backend: match (cfg.dry_run, cfg.stdin) {
+            (true, _) => Backend::DryRun {
+                split_from: cfg.unsafe_words.then_some(literal),
+            },
+            (false, true) => Backend::Stdin,
+            (false, false) => Backend::Argv,
+        },
+        template,
+        records_on_stdin: cfg.stdin,
+        retry: RetryPolicy {
+            limit: retry_limit()?,
+            nonzero: cfg.retry_failed,
+        },
+        halt: cfg.halt,
+        splittable: matches!(sizing, Sizing::Adaptive { .. }),
+        job_timeout: cfg.job_timeout,
+        delay: cfg.delay,
+        joblog_skip_words: joblog_skip_words(cfg),
     })
 }
 
