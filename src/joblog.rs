@@ -40,8 +40,10 @@ pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
     pub exitval: i32,
     /// The signal that ended it, 0 if none.
     pub signal: i32,
-    /// The command line's words, as run.
+    /// The command line's words, as run: each shell-quoted where it needs it (as GNU Parallel
+    /// shows values), except the first when `raw_first` (a shell line, shown as it is).
     pub command: I,
+    pub raw_first: bool,
 }
 
 impl<'a, I: Iterator<Item = &'a [u8]>> Entry<'a, I> {
@@ -67,12 +69,21 @@ impl<'a, I: Iterator<Item = &'a [u8]>> Entry<'a, I> {
             if i > 0 {
                 out.push(b' ');
             }
+            let at = out.len();
+            if i == 0 && self.raw_first {
+                out.extend_from_slice(w);
+            } else {
+                crate::exec::argv::shell_quote(w, out);
+            }
             // One line per batch, whatever the words hold.
-            for &b in w {
-                match b {
-                    b'\n' => out.extend_from_slice(b"\\n"),
-                    b'\t' => out.extend_from_slice(b"\\t"),
-                    b => out.push(b),
+            if out[at..].iter().any(|&b| b == b'\n' || b == b'\t') {
+                let shown = out.split_off(at);
+                for b in shown {
+                    match b {
+                        b'\n' => out.extend_from_slice(b"\\n"),
+                        b'\t' => out.extend_from_slice(b"\\t"),
+                        b => out.push(b),
+                    }
                 }
             }
         }
@@ -170,6 +181,24 @@ mod tests {
     fn a_line_has_gnu_parallels_fields_and_widths() {
         let mut out = Vec::new();
         let words: [&[u8]; 3] = [b"echo", b"a b", b"c\nd"];
+        let mut raw = Vec::new();
+        Entry {
+            seq: 1,
+            start: UNIX_EPOCH,
+            runtime: Duration::ZERO,
+            send: 0,
+            receive: 0,
+            exitval: 0,
+            signal: 0,
+            command: [&b"echo 'x'; exit\t1"[..], b"a b"].into_iter(),
+            raw_first: true,
+        }
+        .format(&mut raw);
+        assert!(
+            raw.ends_with(b"\techo 'x'; exit\\t1 'a b'\n"),
+            "{}",
+            String::from_utf8_lossy(&raw)
+        );
         Entry {
             seq: 7,
             start: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
@@ -179,11 +208,12 @@ mod tests {
             exitval: -1,
             signal: 15,
             command: words.iter().copied(),
+            raw_first: false,
         }
         .format(&mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "7\t:\t1700000000.123\t     2.500\t3\t4\t-1\t15\techo a b c\\nd\n"
+            "7\t:\t1700000000.123\t     2.500\t3\t4\t-1\t15\techo 'a b' 'c\\nd'\n"
         );
     }
 }

@@ -454,6 +454,48 @@ mod tests {
     }
 
     #[test]
+    fn halt_counts_failures_successes_or_all_and_remembers_the_last_failure() {
+        let ledger = Ledger::default();
+        let halt = |on, count| Halt {
+            now: false,
+            on,
+            count,
+        };
+        ledger.record(&batch(0, 0), &Outcome::Ok);
+        ledger.record(&batch(1, 2), &Outcome::Exited(3));
+        ledger.record(&batch(2, 4), &Outcome::TimedOut(libc::SIGTERM));
+        ledger.record(&batch(3, 6), &Outcome::Ok);
+        let reached = |h| ledger.halt_reached(h, None);
+        assert!(reached(halt(HaltOn::Fail, HaltCount::Batches(2))));
+        assert!(!reached(halt(HaltOn::Fail, HaltCount::Batches(3))));
+        assert!(reached(halt(HaltOn::Success, HaltCount::Batches(2))));
+        assert!(!reached(halt(HaltOn::Success, HaltCount::Batches(3))));
+        assert!(reached(halt(HaltOn::Done, HaltCount::Batches(4))));
+        assert!(reached(halt(HaltOn::Fail, HaltCount::Percent(50))));
+        assert!(!reached(halt(HaltOn::Fail, HaltCount::Percent(51))));
+        // Of all batches: not before their number is known.
+        let all = halt(HaltOn::Done, HaltCount::PercentOfAll(50));
+        assert!(!ledger.halt_reached(all, None));
+        assert!(ledger.halt_reached(all, Some(8)));
+        assert!(!ledger.halt_reached(all, Some(9)));
+        assert_eq!(
+            ledger.last_failure(),
+            Some(FailureShown {
+                exitval: -1,
+                signal: libc::SIGTERM
+            })
+        );
+        assert_eq!(ledger.succeeded_batches(), 2);
+        assert!(
+            !RetryPolicy {
+                limit: None,
+                nonzero: true
+            }
+            .retryable(&Outcome::TimedOut(libc::SIGKILL))
+        );
+    }
+
+    #[test]
     fn the_summary_names_the_failure_earliest_in_the_input() {
         let ledger = Ledger::default();
         // Finished in the order 2, 0, 1, as workers may finish them.

@@ -6,6 +6,7 @@
 //! never judges an outcome.
 
 use std::os::fd::BorrowedFd;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -106,54 +107,40 @@ impl JobTimeout {
     }
 }
 
-/// `--delay`: starts at least `gap` apart, whichever worker starts them.
+/// `--delay`: starts at least `gap` apart, whichever worker starts them. The gap runs from the
+/// previous start as it happened (a late wake-up does not shorten the next gap).
 pub struct StartGate {
     gap: Duration,
-    epoch: Instant,
-    /// The earliest next start, in ns since `epoch`.
-    next: AtomicU64,
+    /// When the last start was let through.
+    last: Mutex<Option<Instant>>,
 }
 
 impl StartGate {
     pub fn new(gap: Duration) -> StartGate {
         StartGate {
             gap,
-            epoch: Instant::now(),
-            next: AtomicU64::new(0),
+            last: Mutex::new(None),
         }
     }
 
     /// Waits for this start's turn; false when `stop` (an eventfd readable once the run stops)
-    /// became readable first.
+    /// became readable first. Workers queue on the gate's lock, one start at a time.
     pub fn wait(&self, stop: BorrowedFd<'_>) -> bool {
-        let gap = self.gap.as_nanos().min(u64::MAX as u128 / 2) as u64;
-        // Reserve the earliest free start: max(now, next), and move next one gap past it.
-        let mut next = self.next.load(Ordering::Acquire);
-        let turn = loop {
-            let now = self.epoch.elapsed().as_nanos() as u64;
-            let turn = next.max(now);
-            match self.next.compare_exchange_weak(
-                next,
-                turn + gap,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break turn,
-                Err(seen) => next = seen,
-            }
-        };
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            let now = self.epoch.elapsed().as_nanos() as u64;
-            if now >= turn {
-                return true;
-            }
-            use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-            let ms = ((turn - now) / 1_000_000).clamp(1, 60_000) as u16;
+            let left = last.map_or(Duration::ZERO, |t| self.gap.saturating_sub(t.elapsed()));
+            let ms = left.as_nanos().div_ceil(1_000_000).min(60_000) as u16;
             let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
             if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
                 return false;
             }
+            if left.is_zero() {
+                break;
+            }
         }
+        *last = Some(Instant::now());
+        true
     }
 }
 

@@ -74,6 +74,8 @@ pub struct Work {
     pub delay: Option<std::time::Duration>,
     /// Leading words of the command line a joblog line does not show.
     pub joblog_skip_words: usize,
+    /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
+    pub joblog_raw_first: bool,
 }
 
 /// How many workers, and where they run.

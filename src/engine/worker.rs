@@ -127,13 +127,13 @@ pub(super) trait Site {
     }
     /// An attempt succeeded after running `took` (for `--job-timeout N%`).
     fn note_runtime(&self, _took: Duration) {}
-    /// Whether finished batches are logged (`--joblog`), and the leading words of the command
-    /// line the log does not show.
-    fn joblog(&self) -> Option<usize> {
+    /// Whether finished batches are logged (`--joblog`): the leading words of the command line
+    /// the log does not show, and whether the next one is shown as it is.
+    fn joblog(&self) -> Option<(usize, bool)> {
         None
     }
-    /// Writes a finished batch's joblog line; the error says why it could not.
-    fn log_job(&self, _line: &[u8]) -> Result<(), String> {
+    /// Writes a finished batch's joblog line; the error is why the run must stop.
+    fn log_job(&self, _line: &[u8]) -> Result<(), StopReason> {
         Ok(())
     }
     /// How many batches the whole input has, once it was read to its end.
@@ -250,25 +250,28 @@ impl Site for Post<'_> {
         self.shared.clock.median.record(took);
     }
 
-    fn joblog(&self) -> Option<usize> {
+    fn joblog(&self) -> Option<(usize, bool)> {
         let s = self.shared;
-        s.joblog.as_ref().map(|_| s.work.joblog_skip_words)
+        let w = &s.work;
+        s.joblog
+            .as_ref()
+            .map(|_| (w.joblog_skip_words, w.joblog_raw_first))
     }
 
-    fn log_job(&self, line: &[u8]) -> Result<(), String> {
+    fn log_job(&self, line: &[u8]) -> Result<(), StopReason> {
         use crate::joblog::Joblog;
         let s = self.shared;
         match &s.joblog {
             Some(Joblog::Stdout) => s.output.write_aside(1, line).map_err(|e| match e {
-                EmitError::Closed => "cannot write the joblog to standard output: its reader \
-                                      went away"
-                    .to_string(),
-                EmitError::Io(e) => format!(
+                EmitError::Closed => StopReason::ReaderGone,
+                EmitError::Io(e) => StopReason::Fatal(format!(
                     "cannot write the joblog to standard output: {}",
                     crate::errors::os_message(&e)
-                ),
+                )),
             }),
-            Some(log) => log.write(line).map_err(|e| log.error(&e)),
+            Some(log) => log
+                .write(line)
+                .map_err(|e| StopReason::Fatal(log.error(&e))),
             None => Ok(()),
         }
     }
@@ -319,8 +322,9 @@ struct Worker<'a, S: Site> {
 /// What a batch's joblog line says, gathered over its attempts.
 #[derive(Clone, Copy)]
 struct JobNote {
-    /// Leading words of the command line the log does not show.
-    skip_words: usize,
+    /// Leading words of the command line the log does not show, and whether the next is shown
+    /// as it is.
+    skip_words: (usize, bool),
     /// When its first attempt started, and that attempt's number.
     start: Option<(SystemTime, Instant, u64)>,
     /// The last failure of one of its parts (zero when they all succeeded).
@@ -332,7 +336,7 @@ struct JobNote {
 }
 
 impl JobNote {
-    fn new(skip_words: usize) -> JobNote {
+    fn new(skip_words: (usize, bool)) -> JobNote {
         JobNote {
             skip_words,
             start: None,
@@ -623,11 +627,12 @@ impl<'a, S: Site> Worker<'a, S> {
                 receive,
                 exitval: j.shown.exitval,
                 signal: j.shown.signal,
-                command: self.argv.words().skip(j.skip_words),
+                command: self.argv.words().skip(j.skip_words.0),
+                raw_first: j.skip_words.1,
             }
             .format(&mut self.line);
-            if let Err(e) = site.log_job(&self.line) {
-                stop.request(StopReason::Fatal(e));
+            if let Err(why) = site.log_job(&self.line) {
+                stop.request(why);
                 return Ok(false);
             }
         }

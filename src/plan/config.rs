@@ -78,8 +78,9 @@ pub struct Config {
     pub halt: Option<Halt>,
     /// `--joblog FILE` (`-`: stdout): a GNU Parallel joblog line per finished batch.
     pub joblog: Option<PathBuf>,
-    /// Leading words of the command line the joblog does not show (a front end that wraps a
-    /// shell line in `sh -c` shows the line alone); 0 from the command line.
+    /// Leading words of the command line the joblog does not show, for a front end that wraps
+    /// a shell line in `sh -c LINE`: when not 0, the word after them (the line) is shown as it
+    /// is and the rest shell-quoted. 0 from the command line (every word shell-quoted).
     pub joblog_skip_words: usize,
     /// `--job-timeout`: a batch running longer is killed (and counts as failed, not retried).
     pub job_timeout: Option<JobTimeout>,

@@ -294,6 +294,7 @@ fn work(
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
         joblog_skip_words: joblog_skip_words(cfg),
+        joblog_raw_first: cfg.joblog_skip_words > 0,
     })
 }
 
