@@ -669,8 +669,8 @@ pub const FLAGS: &[FlagDef] = &[
                     from 1), Host (:), Starttime (seconds since the epoch), JobRuntime \
                     (seconds), Send (bytes on its stdin), Receive (bytes of its stdout; 0 with \
                     -u), Exitval (-1: killed by --job-timeout, or it could not start), Signal \
-                    and Command (its words, shell-quoted where needed). A regular FILE is truncated; a \
-                    symlink is followed; a directory, a FIFO nobody reads, the input file or \
+                    and Command (its words, shell-quoted where needed). A regular FILE is \
+                    truncated; a symlink is followed; a directory, a FIFO nobody reads, the input file or \
                     an unwritable location is an error at start. Nothing is logged with -N.",
         ..flag(
             "joblog",
