@@ -10,19 +10,45 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::batch::Batch;
 use crate::errors::count;
 
-/// `--halt`: stop once this many batches failed.
+/// `--halt`: stop once this many batches failed, succeeded or were done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Halt {
     /// End running commands at once (`now`) rather than letting them finish (`soon`).
     pub now: bool,
-    pub fail: HaltCount,
+    /// Which batches count.
+    pub on: HaltOn,
+    pub count: HaltCount,
+}
+
+/// Which finished batches `--halt` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HaltOn {
+    /// Failed: exited non-zero (and not retried), killed, timed out, or given up.
+    Fail,
+    /// Succeeded.
+    Success,
+    /// Any finished batch.
+    Done,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HaltCount {
     Batches(u64),
-    /// Percent of the finished batches (1 to 100).
+    /// Percent of the finished batches (1 to 100), from the third finished batch on.
     Percent(u64),
+    /// Percent of all the input's batches (1 to 100), once their number is known (the input
+    /// was read to its end): GNU Parallel's `N%`.
+    PercentOfAll(u64),
+}
+
+/// The failure that ended a run at `--halt`, as a joblog shows it: GNU Parallel's exit status
+/// for `fail=1` is the failing job's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailureShown {
+    /// Exit value (-1: killed for its time, or could not start).
+    pub exitval: i32,
+    /// The signal that ended it, 0 if none.
+    pub signal: i32,
 }
 
 /// How one batch ended.
@@ -38,6 +64,24 @@ pub enum Outcome {
     /// The worker shell running a bash function exited with this status during the batch
     /// (`exit` in the function): retried like a crash.
     ShellExited(i32),
+    /// Killed for running past `--job-timeout`; it then ended by this signal (0: it exited by
+    /// itself once told to stop). Never retried: it would most likely run out of time again.
+    TimedOut(i32),
+}
+
+impl Outcome {
+    /// The exit value and signal a joblog shows (GNU Parallel's: a killed job has exit value
+    /// 0, a timed-out one -1).
+    pub fn shown(&self) -> FailureShown {
+        let (exitval, signal) = match *self {
+            Outcome::Ok => (0, 0),
+            Outcome::Exited(c) | Outcome::ShellExited(c) => (c, 0),
+            Outcome::Signaled(s) => (0, s),
+            Outcome::SpawnFailed(_) => (-1, 0),
+            Outcome::TimedOut(s) => (-1, if s == 0 { libc::SIGTERM } else { s }),
+        };
+        FailureShown { exitval, signal }
+    }
 }
 
 /// When a failed attempt is run again (SPEC: retries and poisoning).
@@ -67,7 +111,7 @@ impl RetryPolicy {
     /// Whether this outcome is the kind that is retried.
     pub fn retryable(&self, outcome: &Outcome) -> bool {
         match outcome {
-            Outcome::Ok => false,
+            Outcome::Ok | Outcome::TimedOut(_) => false,
             Outcome::Signaled(_) | Outcome::ShellExited(_) => self.crashes || self.nonzero,
             Outcome::Exited(137 | 139 | 200 | 254) => self.crashes || self.nonzero,
             Outcome::Exited(_) => self.nonzero,
@@ -111,7 +155,10 @@ pub struct Ledger {
     oversized: AtomicU64,
     retried: AtomicU64,
     given_up: AtomicU64,
+    timed_out: AtomicU64,
     first: Mutex<FirstFailure>,
+    /// The last failure recorded (see [`Ledger::last_failure`]).
+    last_failure: Mutex<Option<FailureShown>>,
 }
 
 /// Where a batch's input is: "input offset 12, 3 records" (bytes when it was not counted).
@@ -153,13 +200,26 @@ impl Ledger {
         }
     }
 
+    fn note_last(&self, outcome: &Outcome) {
+        *self.last_failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome.shown());
+    }
+
     /// Records a finished batch.
     pub fn record(&self, batch: &Batch, outcome: &Outcome) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.records.fetch_add(batch.records, Ordering::Relaxed);
+        if !matches!(outcome, Outcome::Ok) {
+            self.note_last(outcome);
+        }
         let place = || format!("batch {} ({})", batch.seq, whereabouts(batch));
         match outcome {
             Outcome::Ok => {}
+            Outcome::TimedOut(_) => {
+                self.timed_out.fetch_add(1, Ordering::Relaxed);
+                let text = format!("{}: killed after its --job-timeout", place());
+                eprintln!("frun: {text}");
+                self.note_first(batch.start, text);
+            }
             Outcome::Exited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
                 self.note_first(batch.start, format!("{}: exit status {code}", place()));
@@ -198,8 +258,10 @@ impl Ledger {
     pub fn given_up(&self, batch: &Batch, outcome: &Outcome, attempts: u64) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.given_up.fetch_add(1, Ordering::Relaxed);
+        self.note_last(outcome);
         let what = match outcome {
             Outcome::Ok => "succeeded".to_string(),
+            Outcome::TimedOut(_) => "killed after its --job-timeout".to_string(),
             Outcome::Exited(c) => format!("exit status {c}"),
             Outcome::Signaled(s) => format!("killed by {}", signal_text(*s)),
             Outcome::ShellExited(c) => shell_exit_text(*c),
@@ -228,16 +290,34 @@ impl Ledger {
         self.retried.load(Ordering::Relaxed)
     }
 
-    /// Whether `--halt` is reached: failed (or given-up) batches against its count.
-    pub fn halt_reached(&self, halt: Halt) -> bool {
+    /// Whether `--halt` is reached: the batches it counts (failed ones, given-up ones included;
+    /// succeeded ones; or all finished) against its count. `total`: how many batches the whole
+    /// input has, once known.
+    pub fn halt_reached(&self, halt: Halt, total: Option<u64>) -> bool {
+        let done = self.batches();
         let failed = self.failed_batches() + self.given_up_batches();
-        match halt.fail {
-            HaltCount::Batches(n) => failed >= n,
-            HaltCount::Percent(p) => {
-                let done = self.batches();
-                done >= 3 && failed * 100 >= p * done
-            }
+        let counted = match halt.on {
+            HaltOn::Fail => failed,
+            HaltOn::Success => done - failed.min(done),
+            HaltOn::Done => done,
+        };
+        match halt.count {
+            HaltCount::Batches(n) => counted >= n,
+            HaltCount::Percent(p) => done >= 3 && counted * 100 >= p * done,
+            HaltCount::PercentOfAll(p) => total.is_some_and(|t| t > 0 && counted * 100 >= p * t),
         }
+    }
+
+    /// The last failed (or given-up) batch's exit value and signal, as its joblog line shows
+    /// them; None when none failed.
+    pub fn last_failure(&self) -> Option<FailureShown> {
+        *self.last_failure.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Batches that succeeded.
+    pub fn succeeded_batches(&self) -> u64 {
+        self.batches()
+            .saturating_sub(self.failed_batches() + self.given_up_batches())
     }
 
     /// Records a record too long to be an argument (it is reported and skipped).
@@ -263,6 +343,7 @@ impl Ledger {
         self.exited.load(Ordering::Relaxed)
             + self.signaled.load(Ordering::Relaxed)
             + self.spawn_failed.load(Ordering::Relaxed)
+            + self.timed_out.load(Ordering::Relaxed)
     }
 
     /// The one-line failure summary, or None when everything succeeded.
@@ -277,6 +358,7 @@ impl Ledger {
         let exited = self.exited.load(Ordering::Relaxed);
         let signaled = self.signaled.load(Ordering::Relaxed);
         let spawn = self.spawn_failed.load(Ordering::Relaxed);
+        let timed_out = self.timed_out.load(Ordering::Relaxed);
         if exited > 0 {
             parts.push(format!("{exited} exited non-zero"));
         }
@@ -285,6 +367,9 @@ impl Ledger {
         }
         if spawn > 0 {
             parts.push(format!("{spawn} could not start"));
+        }
+        if timed_out > 0 {
+            parts.push(format!("{timed_out} killed after the job timeout"));
         }
         let mut s = String::new();
         if given_up > 0 {
@@ -369,6 +454,48 @@ mod tests {
             end: start + 2,
             records: 1,
         }
+    }
+
+    #[test]
+    fn halt_counts_failures_successes_or_all_and_remembers_the_last_failure() {
+        let ledger = Ledger::default();
+        let halt = |on, count| Halt {
+            now: false,
+            on,
+            count,
+        };
+        ledger.record(&batch(0, 0), &Outcome::Ok);
+        ledger.record(&batch(1, 2), &Outcome::Exited(3));
+        ledger.record(&batch(2, 4), &Outcome::TimedOut(libc::SIGTERM));
+        ledger.record(&batch(3, 6), &Outcome::Ok);
+        let reached = |h| ledger.halt_reached(h, None);
+        assert!(reached(halt(HaltOn::Fail, HaltCount::Batches(2))));
+        assert!(!reached(halt(HaltOn::Fail, HaltCount::Batches(3))));
+        assert!(reached(halt(HaltOn::Success, HaltCount::Batches(2))));
+        assert!(!reached(halt(HaltOn::Success, HaltCount::Batches(3))));
+        assert!(reached(halt(HaltOn::Done, HaltCount::Batches(4))));
+        assert!(reached(halt(HaltOn::Fail, HaltCount::Percent(50))));
+        assert!(!reached(halt(HaltOn::Fail, HaltCount::Percent(51))));
+        // Of all batches: not before their number is known.
+        let all = halt(HaltOn::Done, HaltCount::PercentOfAll(50));
+        assert!(!ledger.halt_reached(all, None));
+        assert!(ledger.halt_reached(all, Some(8)));
+        assert!(!ledger.halt_reached(all, Some(9)));
+        assert_eq!(
+            ledger.last_failure(),
+            Some(FailureShown {
+                exitval: -1,
+                signal: libc::SIGTERM
+            })
+        );
+        assert_eq!(ledger.succeeded_batches(), 2);
+        assert!(
+            !RetryPolicy {
+                limit: None,
+                nonzero: true
+            }
+            .retryable(&Outcome::TimedOut(libc::SIGKILL))
+        );
     }
 
     #[test]

@@ -25,10 +25,12 @@ pub mod engine;
 pub mod errors;
 pub mod exec;
 pub mod exit;
+pub mod joblog;
 pub mod journal;
 pub mod ledger;
 pub mod numa;
 pub mod output;
+pub mod pace;
 pub mod plan;
 pub mod results;
 pub mod ring;
@@ -114,17 +116,26 @@ pub fn run_config(
     cfg: &cli::Config,
     shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
 ) -> ExitCode {
+    run_config_reporting(cfg, shell).0
+}
+
+/// [`run_config`], also saying what the run did (None when it did not start: a usage error or
+/// a command that cannot run), for a front end whose exit status counts jobs.
+pub fn run_config_reporting(
+    cfg: &cli::Config,
+    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+) -> (ExitCode, Option<engine::RunReport>) {
     // SAFETY: no other thread exists: the binary plans before starting any, and the bash front
     // end plans in its forked, single-threaded engine process.
     let settings = match unsafe { plan::plan(cfg) } {
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
-            return ExitCode::Usage;
+            return (ExitCode::Usage, None);
         }
         Err(plan::PlanError::Command(e)) => {
             eprintln!("frun: {}", e.message());
-            return e.status();
+            return (e.status(), None);
         }
     };
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
@@ -133,5 +144,6 @@ pub fn run_config(
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.
     sys::default_disposition(libc::SIGCHLD);
-    engine::run(settings, original, shell)
+    let (code, report) = engine::run_reporting(settings, original, shell);
+    (code, Some(report))
 }

@@ -292,6 +292,18 @@ impl Output {
         Ok(())
     }
 
+    /// Writes `bytes` (whole lines that are not a batch's output: `--joblog -`) to `fd`
+    /// between batches' output, never inside one. Counted as output when `fd` is where output
+    /// goes, so a resume's byte count stays right.
+    pub fn write_aside(&self, fd: RawFd, bytes: &[u8]) -> Result<(), EmitError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        write_all(fd, bytes).map_err(classify)?;
+        if fd == self.stdout {
+            st.written += bytes.len() as u64;
+        }
+        Ok(())
+    }
+
     /// Hands over a finished batch: emits its output now (buffered) or once every earlier
     /// batch is out (`-k`); then the journal records it.
     pub fn complete(&self, finished: Finished) -> Result<(), EmitError> {

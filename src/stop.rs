@@ -16,8 +16,12 @@ pub enum StopReason {
     ReaderGone,
     /// An error frun cannot continue after (exit 1).
     Fatal(String),
-    /// `--halt` was reached (exit 1); `now` ends running commands, otherwise they finish.
-    Halt { now: bool },
+    /// `--halt` was reached (on failures: exit 1); `now` ends running commands, otherwise they
+    /// finish.
+    Halt {
+        now: bool,
+        on: crate::ledger::HaltOn,
+    },
     /// The run cannot go on as asked, e.g. `--resume` with another input (exit 2).
     Refused(String),
     /// The command cannot be started at all (a missing interpreter, a file gone): exit 126 or
@@ -60,7 +64,7 @@ impl Stop {
 
     /// True when running batches may finish (and count) although the run is stopping.
     pub fn drains(&self) -> bool {
-        self.is_stopped() && self.reason() == Some(StopReason::Halt { now: false })
+        self.is_stopped() && matches!(self.reason(), Some(StopReason::Halt { now: false, .. }))
     }
 
     pub fn is_stopped(&self) -> bool {

@@ -16,6 +16,7 @@ mod cli_hardening;
 mod differential;
 mod faults;
 mod input_faults;
+mod joblog;
 mod numa;
 mod output;
 mod properties;

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::units::{parse_delimiter, parse_number, parse_range};
+use super::units::{parse_delimiter, parse_duration, parse_job_timeout, parse_number, parse_range};
 use super::{parse_halt, parse_nodes, parse_shard};
 use crate::output::OrderMode;
 use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec};
@@ -627,17 +627,74 @@ pub const FLAGS: &[FlagDef] = &[
     },
     FlagDef {
         value: Some("SPEC"),
-        help: "Stop once batches fail: fail=N, fail=N%, now,fail=N or soon,fail=N",
-        long_help: "A failed batch is one whose command exited non-zero (and was not retried) \
-                    or one given up after its retries. now ends running commands at once; soon \
-                    (the default) lets them finish but starts no more. frun then exits 1 and \
-                    keeps the checkpoint. N% counts from the third finished batch on.",
+        help: "Stop once batches fail, succeed or are done: [now,|soon,]fail|success|done=N|N%",
+        long_help: "A failed batch is one whose command exited non-zero (and was not retried), \
+                    was killed, ran past --job-timeout, or was given up after its retries. now \
+                    ends running commands at once; soon (the default) lets them finish but \
+                    starts no more. now,N and soon,N mean fail=N; never is no halt. fail=N% and \
+                    success=N% count from the third finished batch on, as a share of the \
+                    finished ones; done=N% is a share of all the input's batches. On fail frun \
+                    exits 1; on success or done it exits as a finished run would (0, or 123 when \
+                    a batch failed). Either way the checkpoint is kept.",
         ..flag(
             "halt",
             None,
             "halt",
             Apply::Config(|d, v| {
-                d.config.halt = v.text()?.map(parse_halt).transpose()?;
+                d.config.halt = v.text()?.map(parse_halt).transpose()?.flatten();
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        value: Some("FILE"),
+        help: "Write a GNU Parallel joblog to FILE (- = stdout): one line per finished batch",
+        long_help: "A header, then per batch as it finishes: Seq (its number in input order, \
+                    from 1), Host (:), Starttime (seconds since the epoch), JobRuntime \
+                    (seconds), Send (bytes on its stdin), Receive (bytes of its stdout; 0 with \
+                    -u), Exitval (-1: killed by --job-timeout, or it could not start), Signal \
+                    and Command (its words, shell-quoted where needed). A regular FILE is \
+                    truncated; a symlink is followed; a directory, a FIFO nobody reads, the input file or \
+                    an unwritable location is an error at start. Nothing is logged with -N.",
+        ..flag(
+            "joblog",
+            None,
+            "joblog",
+            Apply::Config(|d, v| {
+                d.config.joblog = v.path()?;
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        value: Some("DUR"),
+        help: "Kill a batch that runs longer than DUR seconds, or N% of the median runtime",
+        long_help: "DUR is seconds (fractions allowed) with an optional unit ms, s, m, h or d, \
+                    and may be compound (1m30s). N% is N percent of the median runtime of the \
+                    batches that succeeded so far, from the third on (GNU Parallel's --timeout \
+                    N%). The command gets TERM, again after 200 ms and 100 ms, then KILL after \
+                    50 ms more. Such a batch counts as failed and is not retried (it would most \
+                    likely run out of time again). -t is another flag: the input-stall flush.",
+        ..flag(
+            "job-timeout",
+            None,
+            "job-timeout",
+            Apply::Config(|d, v| {
+                d.config.job_timeout = v.text()?.map(parse_job_timeout).transpose()?;
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        value: Some("DUR"),
+        help: "Start batches at least DUR seconds apart, across all workers",
+        long_help: "DUR as for --job-timeout (e.g. 0.5, 200ms, 1m). Retries wait their turn too.",
+        ..flag(
+            "delay",
+            None,
+            "delay",
+            Apply::Config(|d, v| {
+                d.config.delay = v.text()?.map(parse_duration).transpose()?;
                 Ok(())
             }),
         )

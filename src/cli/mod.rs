@@ -21,39 +21,60 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use flags::{Apply, Draft, FLAGS, Family, FlagDef, Value};
 use units::parse_number;
 
-pub use crate::ledger::{Halt, HaltCount};
+pub use crate::ledger::{Halt, HaltCount, HaltOn};
 use crate::numa::MAX_NODES;
 pub use crate::numa::NodeSpec;
 pub use crate::output::OrderMode;
 pub use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec, ShardSpec};
 use crate::shard::Shard;
 
-/// Parses `fail=N`, `fail=N%`, `now,fail=N`, `soon,fail=N`.
-fn parse_halt(s: &str) -> Result<Halt, String> {
+/// Parses `--halt`: `[now,|soon,]fail|success|done=N|N%`, `now,N` and `soon,N` (forkrun's
+/// `fail=N`), or `never` (None). `fail=N%` and `success=N%` are shares of the finished batches
+/// (from the third on); `done=N%` is a share of all the input's batches.
+pub fn parse_halt(s: &str) -> Result<Option<Halt>, String> {
+    if s == "never" {
+        return Ok(None);
+    }
     let (now, cond) = match s.split_once(',') {
         Some(("now", c)) => (true, c),
         Some(("soon", c)) => (false, c),
         Some((w, _)) => return Err(format!("'{w}' is not now or soon")),
         None => (false, s),
     };
-    let n = match cond.strip_prefix("fail=") {
-        Some(n) => n,
-        // forkrun's short forms: now,N and soon,N are now,fail=N and soon,fail=N.
-        None if cond.len() < s.len() && cond.starts_with(|c: char| c.is_ascii_digit()) => cond,
-        None => return Err("expected fail=N, fail=N%, now,fail=N or soon,fail=N".into()),
+    let (on, n) = match cond.split_once('=') {
+        Some(("fail", n)) => (HaltOn::Fail, n),
+        Some(("success", n)) => (HaltOn::Success, n),
+        Some(("done", n)) => (HaltOn::Done, n),
+        // `now,2`: forkrun's way of saying now,fail=2.
+        None if s.contains(',') && cond.starts_with(|c: char| c.is_ascii_digit()) => {
+            (HaltOn::Fail, cond)
+        }
+        _ => {
+            return Err(
+                "expected [now,|soon,]fail=N, success=N or done=N (or N%), now,N, soon,N or \
+                 never"
+                    .into(),
+            );
+        }
     };
-    let fail = match n.strip_suffix('%') {
+    let word = match on {
+        HaltOn::Fail => "fail",
+        HaltOn::Success => "success",
+        HaltOn::Done => "done",
+    };
+    let count = match n.strip_suffix('%') {
         Some(p) => match p.parse::<u64>() {
+            Ok(p @ 1..=100) if on == HaltOn::Done => HaltCount::PercentOfAll(p),
             Ok(p @ 1..=100) => HaltCount::Percent(p),
             _ => return Err(format!("'{n}' is not a percentage from 1% to 100%")),
         },
         None => match parse_number(n) {
-            Ok(0) => return Err("fail=0 would stop before anything ran".into()),
+            Ok(0) => return Err(format!("{word}=0 would stop before anything ran")),
             Ok(n) => HaltCount::Batches(n),
             Err(e) => return Err(e),
         },
     };
-    Ok(Halt { now, fail })
+    Ok(Some(Halt { now, on, count }))
 }
 
 /// Parses `--nodes`: `auto`, `none`, `@N`, or a list of kernel node numbers (`0,1`, `0-3`).
@@ -693,14 +714,40 @@ mod tests {
 
     #[test]
     fn halt_specs() {
-        let h = |now, fail| Ok(Halt { now, fail });
-        assert_eq!(parse_halt("fail=3"), h(false, HaltCount::Batches(3)));
-        assert_eq!(parse_halt("now,fail=1"), h(true, HaltCount::Batches(1)));
+        let h = |now, on, count| Ok(Some(Halt { now, on, count }));
+        use HaltOn::{Done, Fail, Success};
+        assert_eq!(parse_halt("fail=3"), h(false, Fail, HaltCount::Batches(3)));
+        assert_eq!(
+            parse_halt("now,fail=1"),
+            h(true, Fail, HaltCount::Batches(1))
+        );
         assert_eq!(
             parse_halt("soon,fail=2k"),
-            h(false, HaltCount::Batches(2000))
+            h(false, Fail, HaltCount::Batches(2000))
         );
-        assert_eq!(parse_halt("fail=50%"), h(false, HaltCount::Percent(50)));
+        assert_eq!(
+            parse_halt("fail=50%"),
+            h(false, Fail, HaltCount::Percent(50))
+        );
+        assert_eq!(parse_halt("now,2"), h(true, Fail, HaltCount::Batches(2)));
+        assert_eq!(parse_halt("soon,3"), h(false, Fail, HaltCount::Batches(3)));
+        assert_eq!(
+            parse_halt("now,success=1"),
+            h(true, Success, HaltCount::Batches(1))
+        );
+        assert_eq!(
+            parse_halt("success=20%"),
+            h(false, Success, HaltCount::Percent(20))
+        );
+        assert_eq!(
+            parse_halt("soon,done=4"),
+            h(false, Done, HaltCount::Batches(4))
+        );
+        assert_eq!(
+            parse_halt("now,done=50%"),
+            h(true, Done, HaltCount::PercentOfAll(50))
+        );
+        assert_eq!(parse_halt("never"), Ok(None));
         for bad in [
             "",
             "fail=",
@@ -710,6 +757,12 @@ mod tests {
             "later,fail=1",
             "now",
             "x=1",
+            "2",
+            "now,0",
+            "now,x",
+            "done=0",
+            "success=-1",
+            "now,fail=1,x",
         ] {
             assert!(parse_halt(bad).is_err(), "{bad:?} accepted");
         }

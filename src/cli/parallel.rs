@@ -205,20 +205,6 @@ const REFUSED: &[(&str, &str)] = &[
         "--tagstring",
         "frun does not tag output lines yet; put the tag in the command",
     ),
-    ("--joblog", "frun does not write a job log yet"),
-    (
-        "--timeout",
-        "frun has no per-job timeout yet; use timeout(1) in the command",
-    ),
-    ("--halt", "frun's own --halt now,fail=N / soon,fail=N"),
-    (
-        "--halt-on-error",
-        "frun's own --halt now,fail=N / soon,fail=N",
-    ),
-    (
-        "--delay",
-        "frun does not space job starts yet; sleep in the command",
-    ),
     ("--progress", "frun does not show progress yet"),
     ("--bar", "frun does not show progress yet"),
     ("--eta", "frun does not show progress yet"),
@@ -532,6 +518,10 @@ fn long_option(
         "block" | "block-size" => "block",
         "recend" => "recend",
         "retries" => "retries",
+        "joblog" => "joblog",
+        "timeout" => "timeout",
+        "halt" | "halt-on-error" => "halt",
+        "delay" => "delay",
         "shell" => "shell",
         _ => {
             return Err(refuse(format!(
@@ -673,9 +663,61 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "shell" => {
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
+        "joblog" => {
+            if v.is_empty() {
+                return Err(refuse("--joblog: empty file name"));
+            }
+            o.cfg.joblog = Some(PathBuf::from(v));
+        }
+        "timeout" => {
+            o.cfg.job_timeout = Some(
+                super::units::parse_job_timeout(&v)
+                    .map_err(|e| refuse(format!("--timeout '{v}': {e}")))?,
+            );
+        }
+        "delay" => {
+            o.cfg.delay = Some(
+                super::units::parse_duration(&v)
+                    .map_err(|e| refuse(format!("--delay '{v}': {e}")))?,
+            );
+        }
+        "halt" => o.cfg.halt = halt(&v)?,
         _ => unreachable!("canonical names only"),
     }
     Ok(())
+}
+
+/// `--halt`: GNU Parallel's forms, its old numbers (0, 1, 2, -1, -2, 1-99%) too; a
+/// percentage counts against all the jobs, as GNU Parallel's does.
+fn halt(v: &str) -> Result<Option<crate::ledger::Halt>, Invocation> {
+    use crate::ledger::{Halt, HaltCount, HaltOn};
+    let old = |now, on| {
+        Ok(Some(Halt {
+            now,
+            on,
+            count: HaltCount::Batches(1),
+        }))
+    };
+    match v {
+        "0" | "never" => return Ok(None),
+        "1" => return old(false, HaltOn::Fail),
+        "2" => return old(true, HaltOn::Fail),
+        "-1" => return old(false, HaltOn::Success),
+        "-2" => return old(true, HaltOn::Success),
+        _ => {}
+    }
+    let spec = if v.ends_with('%') && !v.contains('=') {
+        format!("soon,fail={v}")
+    } else {
+        v.to_string()
+    };
+    let h = super::parse_halt(&spec).map_err(|e| refuse(format!("--halt '{v}': {e}")))?;
+    Ok(h.map(|mut h| {
+        if let HaltCount::Percent(p) = h.count {
+            h.count = HaltCount::PercentOfAll(p);
+        }
+        h
+    }))
 }
 
 /// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run).
@@ -926,7 +968,8 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
---block N, --recend C, --retries N, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
+--block N, --recend C, --retries N, --joblog FILE, --timeout N|N%, --delay N,
+--halt now|soon,fail|success|done=N|N%, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
 {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101

@@ -60,6 +60,61 @@ pub fn parse_number(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{s}' is too large"))
 }
 
+/// Parses a duration: seconds with an optional fraction and unit (`ms`, `s`, `m`, `h`, `d`),
+/// possibly compound (`1m30s`, `1d3.5h`), as GNU Parallel's time postfixes.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("'{s}' is not a duration (seconds, or e.g. 1.5, 200ms, 1m30s, 2h)");
+    let mut rest = s.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (num, after) = rest.split_at(num_len);
+        let value: f64 = num.parse().map_err(|_| bad())?;
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let scale = match unit {
+            "" | "s" => 1.0,
+            "ms" => 0.001,
+            "m" => 60.0,
+            "h" => 3600.0,
+            "d" => 86400.0,
+            _ => return Err(bad()),
+        };
+        if unit.is_empty() && !next.is_empty() {
+            return Err(bad());
+        }
+        total += value * scale;
+        rest = next;
+    }
+    // Up to about 300 years; beyond is no limit anyone means.
+    if !(total.is_finite() && total < 1e10) {
+        return Err(format!("'{s}' is too long a duration"));
+    }
+    Ok(std::time::Duration::from_secs_f64(total))
+}
+
+/// Parses `--job-timeout`: a duration (more than zero), or `N%` of the median runtime.
+pub fn parse_job_timeout(s: &str) -> Result<crate::pace::JobTimeout, String> {
+    use crate::pace::JobTimeout;
+    if let Some(p) = s.trim().strip_suffix('%') {
+        return match p.parse::<u32>() {
+            Ok(p @ 1..) => Ok(JobTimeout::Percent(p)),
+            _ => Err(format!("'{s}' is not a percentage of at least 1%")),
+        };
+    }
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("must be more than 0".into()),
+        d => Ok(JobTimeout::Fixed(d)),
+    }
+}
+
 fn parse_bound(s: &str) -> Result<Bound, String> {
     match s.trim() {
         "" | "auto" => Ok(Bound::Default),
@@ -130,6 +185,31 @@ pub fn parse_delimiter(s: &str) -> Result<u8, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations() {
+        use std::time::Duration;
+        let ms = |n| Ok(Duration::from_millis(n));
+        assert_eq!(parse_duration("2"), ms(2000));
+        assert_eq!(parse_duration("0.25"), ms(250));
+        assert_eq!(parse_duration(".5s"), ms(500));
+        assert_eq!(parse_duration("200ms"), ms(200));
+        assert_eq!(parse_duration("1m30s"), ms(90_000));
+        assert_eq!(parse_duration("1d1h"), ms(90_000_000));
+        assert_eq!(parse_duration("0"), ms(0));
+        for bad in ["", "x", "-1", "1x", "1.2.3", "s", "1e3", "1 s", "9e99"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
+        use crate::pace::JobTimeout;
+        assert_eq!(parse_job_timeout("150%"), Ok(JobTimeout::Percent(150)));
+        assert_eq!(
+            parse_job_timeout("1.5"),
+            Ok(JobTimeout::Fixed(Duration::from_millis(1500)))
+        );
+        for bad in ["0", "0%", "%", "-5%", "1.5%", "0s"] {
+            assert!(parse_job_timeout(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn units() {

@@ -6,6 +6,7 @@
 use super::{EndOfRun, Shared};
 use crate::exit::ExitCode;
 use crate::journal::Journal;
+use crate::ledger::HaltOn;
 use crate::stop::StopReason;
 
 pub(super) struct Checkpointing<'a> {
@@ -88,13 +89,24 @@ impl Checkpointing<'_> {
                 self.keep(&format!("signal {n}"));
                 ExitCode::Signal(n)
             }
-            StopReason::Halt { .. } => {
-                if let Some(s) = self.shared.ledger.summary() {
+            StopReason::Halt { on, .. } => {
+                let summary = self.shared.ledger.summary();
+                let peer = self.ending.statuses != super::Statuses::Frun;
+                if let Some(s) = summary.as_ref().filter(|_| !peer) {
                     eprintln!("frun: {s}");
                 }
                 eprintln!("frun: stopped: --halt reached");
                 self.keep("halt");
-                ExitCode::Error
+                if self.ending.statuses == super::Statuses::Parallel {
+                    return self.halted_as_parallel(on);
+                }
+                // Stopping once enough succeeded (or were done) is what was asked: the status
+                // is a finished run's.
+                match on {
+                    HaltOn::Fail => ExitCode::Error,
+                    _ if summary.is_some() => ExitCode::CommandFailed,
+                    _ => ExitCode::Success,
+                }
             }
             StopReason::Fatal(msg) => {
                 eprintln!("frun: {msg}");
@@ -179,6 +191,27 @@ impl Checkpointing<'_> {
             (_, 0) => ExitCode::Success,
             (super::Statuses::Parallel, n) => ExitCode::Passed(n.min(101) as i32),
             _ => ExitCode::CommandFailed,
+        }
+    }
+
+    /// GNU Parallel's status at `--halt`: the failing job's own with `fail=1`, else the number
+    /// of failed jobs (101 for more than 100).
+    fn halted_as_parallel(&self, on: HaltOn) -> ExitCode {
+        let ledger = &self.shared.ledger;
+        let one = self
+            .shared
+            .work
+            .halt
+            .is_some_and(|h| h.count == crate::ledger::HaltCount::Batches(1));
+        if on == HaltOn::Fail
+            && one
+            && let Some(f) = ledger.last_failure()
+        {
+            return ExitCode::Passed(if f.exitval > 0 { f.exitval.min(255) } else { 1 });
+        }
+        match ledger.failed_batches() + ledger.given_up_batches() {
+            0 => ExitCode::Success,
+            n => ExitCode::Passed(n.min(101) as i32),
         }
     }
 }

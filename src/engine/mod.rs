@@ -24,6 +24,7 @@ use crate::sys;
 mod ending;
 mod runner;
 mod settings;
+mod timeouts;
 mod worker;
 
 use ending::Checkpointing;
@@ -107,6 +108,11 @@ pub struct Shared {
     /// Written when a worker or the scanner finishes, to wake the supervisor.
     done: sys::Event,
     arg_max_record: u64,
+    /// When each worker's command started, for `--job-timeout`.
+    pub clock: timeouts::Clock,
+    /// `--delay`.
+    pub gate: Option<crate::pace::StartGate>,
+    pub joblog: Option<crate::joblog::Joblog>,
 }
 
 impl Shared {
@@ -127,6 +133,7 @@ impl Shared {
         stats: bool,
         sigmask: libc::sigset_t,
         shell: Option<Arc<dyn crate::exec::shell::Host>>,
+        joblog: Option<crate::joblog::Joblog>,
     ) -> std::io::Result<Shared> {
         let devnull = if children_keep_stdin {
             None
@@ -135,7 +142,12 @@ impl Shared {
                 std::fs::OpenOptions::new().read(true).open("/dev/null")?,
             ))
         };
+        let clock = timeouts::Clock::new(work.job_timeout, workers.max);
+        let gate = work.delay.map(crate::pace::StartGate::new);
         Ok(Shared {
+            clock,
+            gate,
+            joblog,
             spool,
             rings: Rings::new(workers.layout.clone(), RING_SLOTS)?,
             output: Output::new(
@@ -469,12 +481,74 @@ pub fn run(
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
 ) -> ExitCode {
+    run_reporting(settings, sigmask, shell).0
+}
+
+/// What a run did, for a front end whose exit status counts jobs (GNU Parallel's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Batches finished (succeeded, failed or given up).
+    pub batches: u64,
+    /// Failed or given up.
+    pub failed: u64,
+    pub succeeded: u64,
+    /// The input's batches, when it was read to its end.
+    pub total: Option<u64>,
+    /// The run stopped at `--halt`: what it counted, and the last failure.
+    pub halted: Option<Halted>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Halted {
+    pub on: crate::ledger::HaltOn,
+    /// The last failed batch's exit value and signal, as its joblog line shows them.
+    pub last_failure: Option<crate::ledger::FailureShown>,
+}
+
+/// [`run`], also saying what the run did (the report is empty when the run could not start).
+pub fn run_reporting(
+    settings: Settings,
+    sigmask: libc::sigset_t,
+    shell: Option<Arc<dyn crate::exec::shell::Host>>,
+) -> (ExitCode, RunReport) {
     match try_run(settings, sigmask, shell) {
-        Ok(code) => code,
+        Ok(done) => done,
         Err(e) => {
             eprintln!("frun: {}", crate::errors::os_message(&e));
-            ExitCode::Error
+            (ExitCode::Error, RunReport::default())
         }
+    }
+}
+
+fn report(shared: &Shared) -> RunReport {
+    let l = &shared.ledger;
+    let total = match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(Ok(t)) => Some(t.batches),
+        _ => None,
+    };
+    RunReport {
+        batches: l.batches(),
+        failed: l.failed_batches() + l.given_up_batches(),
+        succeeded: l.succeeded_batches(),
+        total,
+        halted: match shared.stop.reason() {
+            Some(StopReason::Halt { on, .. }) => Some(Halted {
+                on,
+                last_failure: l.last_failure(),
+            }),
+            _ => None,
+        },
+    }
+}
+
+/// How many batches the whole input has, once the scanner has read it to its end.
+fn total_batches(shared: &Shared) -> Option<u64> {
+    if !shared.scan_done.load(Ordering::Acquire) {
+        return None;
+    }
+    match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(Ok(t)) => Some(t.batches),
+        _ => None,
     }
 }
 
@@ -493,7 +567,7 @@ fn try_run(
     settings: Settings,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
-) -> std::io::Result<ExitCode> {
+) -> std::io::Result<(ExitCode, RunReport)> {
     let started = Instant::now();
     descendants::adopt_orphans();
     let Settings {
@@ -507,6 +581,7 @@ fn try_run(
         stats,
         preempt,
         statuses,
+        joblog,
     } = settings;
     let (spool, mut ingest) = spool::open(input.file)?;
     let ceiling = worker_ceiling(match (&shell, work.records_on_stdin) {
@@ -535,7 +610,11 @@ fn try_run(
         stats,
         sigmask,
         shell,
+        joblog,
     )?);
+    if let Some(crate::joblog::Joblog::Stdout) = &shared.joblog {
+        let _ = shared.output.write_aside(1, crate::joblog::HEADER);
+    }
     let ending = EndOfRun {
         started,
         stats,
@@ -571,7 +650,8 @@ fn try_run(
     supervise(&shared, signals.as_fd());
     // Every command has ended; what they left running (adopted by frun) ends with the run.
     descendants::end_all(KILL_GRACE);
-    Ok(end(&shared, &ending, scan.shard))
+    let code = end(&shared, &ending, scan.shard);
+    Ok((code, report(&shared)))
 }
 
 /// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run
@@ -724,12 +804,25 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     };
     // Wakes up now and then to sync the journal and reap descendants that ended after frun
     // adopted them.
-    let timeout = PollTimeout::from(if shared.journal.is_some() {
+    let base_ms = if shared.journal.is_some() {
         JOURNAL_SYNC.as_millis() as u16
     } else {
         ORPHAN_REAP.as_millis() as u16
-    });
+    };
+    let timeout = PollTimeout::from(base_ms);
     let mut synced = Instant::now();
+    let mut enforcer = shared
+        .clock
+        .limit
+        .map(|_| timeouts::Enforcer::new(shared.children.len()));
+    // The poll timeout, shortened to the next `--job-timeout` step that is due.
+    let wait = |enforcer: &mut Option<timeouts::Enforcer>| match enforcer
+        .as_mut()
+        .and_then(|e| e.tick(shared))
+    {
+        Some(d) => PollTimeout::from(d.as_millis().clamp(1, u128::from(base_ms)) as u16),
+        None => timeout,
+    };
     let sync_journal = |synced: &mut Instant| {
         if let Some(j) = &shared.journal
             && synced.elapsed() >= JOURNAL_SYNC
@@ -757,7 +850,7 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
             PollFd::new(out, PollFlags::empty()),
         ];
         let watched = if watch_stdout { 3 } else { 2 };
-        let n = poll(&mut fds[..watched], timeout).unwrap_or(0);
+        let n = poll(&mut fds[..watched], wait(&mut enforcer)).unwrap_or(0);
         sync_journal(&mut synced);
         descendants::reap_adopted();
         if n == 0 {
@@ -789,7 +882,7 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
             PollFd::new(signals, PollFlags::POLLIN),
             PollFd::new(shared.done.as_fd(), PollFlags::POLLIN),
         ];
-        let _ = poll(&mut p, timeout);
+        let _ = poll(&mut p, wait(&mut enforcer));
         sync_journal(&mut synced);
         if readable(&p[0]) && sys::read_signal(signals).is_some() {
             break;

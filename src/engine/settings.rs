@@ -31,6 +31,8 @@ pub struct Settings {
     pub stats: bool,
     /// USR1, USR2, XCPU and XFSZ stop the run too (`FRUN_PREEMPT`).
     pub preempt: bool,
+    /// `--joblog`, opened (its header written to a file).
+    pub joblog: Option<crate::joblog::Joblog>,
     /// How failed commands turn into the exit status.
     pub statuses: Statuses,
 }
@@ -79,6 +81,14 @@ pub struct Work {
     pub halt: Option<Halt>,
     /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
+    /// `--job-timeout`.
+    pub job_timeout: Option<crate::pace::JobTimeout>,
+    /// `--delay`: the least time between two starts.
+    pub delay: Option<std::time::Duration>,
+    /// Leading words of the command line a joblog line does not show.
+    pub joblog_skip_words: usize,
+    /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
+    pub joblog_raw_first: bool,
 }
 
 /// How many workers, and where they run.

@@ -8,7 +8,7 @@
 
 use std::io;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::Backend;
 use crate::batch::{Batch, count_records};
@@ -16,7 +16,7 @@ use crate::engine::Shared;
 use crate::engine::runner::{self, Attempt, Ending, Runner};
 use crate::exec::argv::{Argv, BatchId};
 use crate::exec::stdin::StdinSlot;
-use crate::ledger::{Halt, Ledger, Outcome, RetryPolicy, Verdict};
+use crate::ledger::{FailureShown, Halt, Ledger, Outcome, RetryPolicy, Verdict};
 use crate::output::{Capture, DoneSet, EmitError, Finished, Piece};
 use crate::ring::Claim;
 use crate::stop::{Stop, StopReason};
@@ -117,6 +117,29 @@ pub(super) trait Site {
     fn stop(&self) -> &Stop;
     fn ledger(&self) -> &Ledger;
     fn rules(&self) -> Rules;
+    /// Waits for this start's turn (`--delay`); false when the run stopped meanwhile.
+    fn pace(&self) -> bool {
+        true
+    }
+    /// Whether successful attempts' runtimes are wanted ([`Site::note_runtime`]).
+    fn measures_runtimes(&self) -> bool {
+        false
+    }
+    /// An attempt succeeded after running `took` (for `--job-timeout N%`).
+    fn note_runtime(&self, _took: Duration) {}
+    /// Whether finished batches are logged (`--joblog`): the leading words of the command line
+    /// the log does not show, and whether the next one is shown as it is.
+    fn joblog(&self) -> Option<(usize, bool)> {
+        None
+    }
+    /// Writes a finished batch's joblog line; the error is why the run must stop.
+    fn log_job(&self, _line: &[u8]) -> Result<(), StopReason> {
+        Ok(())
+    }
+    /// How many batches the whole input has, once it was read to its end.
+    fn total_batches(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The engine's side of worker `index`, on NUMA node `node`.
@@ -208,6 +231,56 @@ impl Site for Post<'_> {
         &self.shared.ledger
     }
 
+    fn pace(&self) -> bool {
+        let s = self.shared;
+        match &s.gate {
+            // SAFETY: the stop eventfd lives as long as the run's shared state.
+            Some(g) => g.wait(unsafe { std::os::fd::BorrowedFd::borrow_raw(s.stop.fd()) }),
+            None => true,
+        }
+    }
+
+    fn measures_runtimes(&self) -> bool {
+        matches!(
+            self.shared.clock.limit,
+            Some(crate::pace::JobTimeout::Percent(_))
+        )
+    }
+
+    fn note_runtime(&self, took: Duration) {
+        self.shared.clock.median.record(took);
+    }
+
+    fn joblog(&self) -> Option<(usize, bool)> {
+        let s = self.shared;
+        let w = &s.work;
+        s.joblog
+            .as_ref()
+            .map(|_| (w.joblog_skip_words, w.joblog_raw_first))
+    }
+
+    fn log_job(&self, line: &[u8]) -> Result<(), StopReason> {
+        use crate::joblog::Joblog;
+        let s = self.shared;
+        match &s.joblog {
+            Some(Joblog::Stdout) => s.output.write_aside(1, line).map_err(|e| match e {
+                EmitError::Closed => StopReason::ReaderGone,
+                EmitError::Io(e) => StopReason::Fatal(format!(
+                    "cannot write the joblog to standard output: {}",
+                    crate::errors::os_message(&e)
+                )),
+            }),
+            Some(log) => log
+                .write(line)
+                .map_err(|e| StopReason::Fatal(log.error(&e))),
+            None => Ok(()),
+        }
+    }
+
+    fn total_batches(&self) -> Option<u64> {
+        super::total_batches(self.shared)
+    }
+
     fn rules(&self) -> Rules {
         let s = self.shared;
         Rules {
@@ -239,6 +312,43 @@ struct Worker<'a, S: Site> {
     written: u64,
     /// This worker's attempts so far (they number its command lines).
     attempts: u64,
+    /// `--joblog`: what the current batch's line will say (None: no joblog).
+    job: Option<JobNote>,
+    /// Successful attempts are timed (`--job-timeout N%`).
+    measure: bool,
+    /// The joblog line being written (reused).
+    line: Vec<u8>,
+}
+
+/// What a batch's joblog line says, gathered over its attempts.
+#[derive(Clone, Copy)]
+struct JobNote {
+    /// Leading words of the command line the log does not show, and whether the next is shown
+    /// as it is.
+    skip_words: (usize, bool),
+    /// When its first attempt started, and that attempt's number.
+    start: Option<(SystemTime, Instant, u64)>,
+    /// The last failure of one of its parts (zero when they all succeeded).
+    shown: FailureShown,
+    /// Bytes fed to its commands' stdin.
+    send: u64,
+    /// A failure split it: its line shows the whole batch's command, rebuilt.
+    split: bool,
+}
+
+impl JobNote {
+    fn new(skip_words: (usize, bool)) -> JobNote {
+        JobNote {
+            skip_words,
+            start: None,
+            shown: FailureShown {
+                exitval: 0,
+                signal: 0,
+            },
+            send: 0,
+            split: false,
+        }
+    }
 }
 
 /// Where a batch stands once each of its parts is done or given up.
@@ -269,6 +379,9 @@ impl<'a, S: Site> Worker<'a, S> {
             done: Vec::new(),
             written: 0,
             attempts: 0,
+            job: site.joblog().map(JobNote::new),
+            measure: site.measures_runtimes(),
+            line: Vec::new(),
         }
     }
 
@@ -298,6 +411,9 @@ impl<'a, S: Site> Worker<'a, S> {
         self.parts.clear();
         self.done.clear();
         self.parts.push((batch.start, batch.end, 0));
+        if let Some(j) = &mut self.job {
+            *j = JobNote::new(j.skip_words);
+        }
         let mut settled = Settled {
             kept: self.written,
             failed: false,
@@ -338,6 +454,16 @@ impl<'a, S: Site> Worker<'a, S> {
         if self.release_early {
             site.release(part.seq);
         }
+        // `--delay`: a run that stops meanwhile leaves the part undone.
+        if !site.pace() {
+            return Ok(None);
+        }
+        if let Some(j) = &mut self.job
+            && j.start.is_none()
+        {
+            j.start = Some((SystemTime::now(), Instant::now(), self.attempts - 1));
+        }
+        let began = self.measure.then(Instant::now);
         let attempt = Attempt {
             part,
             argv: &self.argv,
@@ -358,6 +484,9 @@ impl<'a, S: Site> Worker<'a, S> {
         if matches!(outcome, Outcome::Signaled(libc::SIGPIPE)) && site.reader_gone() {
             stop.request(StopReason::ReaderGone);
             return Ok(None);
+        }
+        if let (Some(t), Outcome::Ok) = (began, &outcome) {
+            site.note_runtime(t.elapsed());
         }
         Ok(Some(outcome))
     }
@@ -380,6 +509,14 @@ impl<'a, S: Site> Worker<'a, S> {
             }
             self.done.push((part.start, part.end));
             settled.failed |= !matches!(outcome, Outcome::Ok);
+            if let Some(j) = &mut self.job {
+                if !matches!(outcome, Outcome::Ok) {
+                    j.shown = outcome.shown();
+                }
+                if self.runner.feeds_stdin() {
+                    j.send += part.end - part.start;
+                }
+            }
             site.ledger().record(&part, &outcome);
             return Ok(());
         }
@@ -393,6 +530,9 @@ impl<'a, S: Site> Worker<'a, S> {
             None
         };
         let (start, end) = (part.start, part.end);
+        if let Some(j) = &mut self.job {
+            j.split |= split.is_some();
+        }
         if let Some(mid) = split {
             // Left half first (it is popped first), so output keeps input order.
             self.parts.push((start + mid, end, 0));
@@ -407,6 +547,9 @@ impl<'a, S: Site> Worker<'a, S> {
             } else {
                 count_records(bytes, rules.delimiter)
             };
+            if let Some(j) = &mut self.job {
+                j.shown = outcome.shown();
+            }
             site.ledger()
                 .given_up(&Batch { records, ..part }, &outcome, retried + 1);
         }
@@ -423,12 +566,24 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> io::Result<bool> {
         let site = self.site;
         let stop = site.stop();
+        let ended = Instant::now();
+        // A split batch's line shows its whole command, built again while its input is here.
+        if let Some(JobNote {
+            split: true,
+            start: Some((_, _, first)),
+            ..
+        }) = self.job
+        {
+            let bytes = site.bytes(batch.start, batch.end);
+            site.command(bytes, batch.seq, first, &mut self.argv);
+        }
         site.release(batch.seq);
         // Checked before the batch is recorded done: its stdin copy may have come up short.
         if site.shrank() {
             site.input_shrank();
             return Ok(false);
         }
+        let receive = settled.kept - self.written;
         let piece = self.capture.and_then(|c| {
             let p = Piece {
                 capture: Arc::clone(c),
@@ -461,10 +616,34 @@ impl<'a, S: Site> Worker<'a, S> {
         if let Some(t) = began {
             site.note_busy(t.elapsed());
         }
-        if let Some(h) = self.rules.halt
-            && site.ledger().halt_reached(h)
+        if let Some(j) = self.job
+            && let Some((start, at, _)) = j.start
         {
-            stop.request(StopReason::Halt { now: h.now });
+            self.line.clear();
+            crate::joblog::Entry {
+                seq: batch.seq + 1,
+                start,
+                runtime: ended.duration_since(at),
+                send: j.send,
+                receive,
+                exitval: j.shown.exitval,
+                signal: j.shown.signal,
+                command: self.argv.words().skip(j.skip_words.0),
+                raw_first: j.skip_words.1,
+            }
+            .format(&mut self.line);
+            if let Err(why) = site.log_job(&self.line) {
+                stop.request(why);
+                return Ok(false);
+            }
+        }
+        if let Some(h) = self.rules.halt
+            && site.ledger().halt_reached(h, site.total_batches())
+        {
+            stop.request(StopReason::Halt {
+                now: h.now,
+                on: h.on,
+            });
         }
         if let Some(c) = self.capture
             && self.written > 0

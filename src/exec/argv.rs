@@ -175,6 +175,12 @@ impl ArgvTemplate {
         self
     }
 
+    /// Words a job line puts before its line (`SHELL -c` 2, `eval` 1; 0 without a shell): a
+    /// joblog shows the line after them as it is.
+    pub fn job_shell_words(&self) -> usize {
+        self.job.as_ref().map_or(0, JobLine::shell_words)
+    }
+
     pub fn path(&self) -> &CString {
         &self.path
     }

@@ -372,6 +372,15 @@ impl JobLine {
         self
     }
 
+    /// Words before the line itself: `SHELL -c` (2), `eval` (1), none without a shell.
+    pub fn shell_words(&self) -> usize {
+        match (&self.shell, self.eval) {
+            (None, _) => 0,
+            (Some(_), true) => 1,
+            (Some(_), false) => 2,
+        }
+    }
+
     /// The program exec'd: the shell, or None for the line's first word.
     pub fn shell(&self) -> Option<&[u8]> {
         self.shell.as_deref()

@@ -11,6 +11,7 @@ pub use crate::exec::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::ledger::Halt;
 use crate::numa::NodeSpec;
 use crate::output::OrderMode;
+use crate::pace::JobTimeout;
 use crate::shard::Shard;
 
 /// One end of a range as the user wrote it.
@@ -127,6 +128,16 @@ pub struct Config {
     /// A non-zero exit retries the batch (`-E`).
     pub retry_failed: bool,
     pub halt: Option<Halt>,
+    /// `--joblog FILE` (`-`: stdout): a GNU Parallel joblog line per finished batch.
+    pub joblog: Option<PathBuf>,
+    /// Leading words of the command line the joblog does not show, for a front end that wraps
+    /// a shell line in `sh -c LINE`: when not 0, the word after them (the line) is shown as it
+    /// is and the rest shell-quoted. 0 from the command line (every word shell-quoted).
+    pub joblog_skip_words: usize,
+    /// `--job-timeout`: a batch running longer is killed (and counts as failed, not retried).
+    pub job_timeout: Option<JobTimeout>,
+    /// `--delay`: at least this long between two batch starts.
+    pub delay: Option<Duration>,
     pub checkpoint_file: Option<PathBuf>,
     pub resume: Option<PathBuf>,
     /// `--shard`: this task's share of the input.
@@ -174,6 +185,10 @@ impl Default for Config {
             nodes: NodeSpec::Auto,
             retry_failed: false,
             halt: None,
+            joblog: None,
+            joblog_skip_words: 0,
+            job_timeout: None,
+            delay: None,
             checkpoint_file: None,
             resume: None,
             shard: ShardSpec::Auto,

@@ -212,6 +212,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         }
     });
     let command = command(cfg, &input.header)?;
+    let joblog = open_joblog(cfg, &input.file)?;
     let input = Input {
         file: input.file,
         name: input.name,
@@ -262,21 +263,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     Ok(Settings {
         input,
         scan,
-        work: Work {
-            backend: match (cfg.dry_run, cfg.stdin) {
-                (true, _) => Backend::DryRun {
-                    split_from: cfg.unsafe_words.then_some(command.literal),
-                },
-                (false, true) => Backend::Stdin,
-                (false, false) => Backend::Argv,
-            },
-            template,
-            records_on_stdin: cfg.stdin,
-            retry: retry_policy(cfg)?,
-            halt: cfg.halt,
-            splittable: matches!(sizing, Sizing::Adaptive { .. })
-                && cfg.dialect == config::Dialect::Frun,
-        },
+        work: work(cfg, template, command.literal, sizing)?,
         workers: Workers {
             init: if layout.is_single() {
                 wi as usize
@@ -297,6 +284,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
             config::Dialect::Xargs => crate::engine::Statuses::Xargs,
             config::Dialect::Parallel => crate::engine::Statuses::Parallel,
         },
+        joblog,
     })
 }
 
@@ -338,6 +326,57 @@ fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanE
     Ok(Sizing::Adaptive {
         init: per,
         max: per,
+    })
+}
+
+/// Leading words of the command line the joblog does not show: -U runs the command as
+/// `bash -c SCRIPT frun N COMMAND…`, and the log shows COMMAND….
+fn joblog_skip_words(cfg: &Config) -> usize {
+    cfg.joblog_skip_words + if cfg.unsafe_words { 5 } else { 0 }
+}
+
+/// Opens `--joblog` (not with `-N`: nothing runs, so nothing is logged, as GNU Parallel does).
+fn open_joblog(cfg: &Config, input: &File) -> Result<Option<crate::joblog::Joblog>, PlanError> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(path) = cfg.joblog.as_deref().filter(|_| !cfg.dry_run) else {
+        return Ok(None);
+    };
+    let input_id = input
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| (m.dev(), m.ino()));
+    crate::joblog::Joblog::open(path, input_id)
+        .map(Some)
+        .map_err(PlanError::Usage)
+}
+
+/// How every worker runs a batch.
+fn work(
+    cfg: &Config,
+    template: ArgvTemplate,
+    literal: usize,
+    sizing: Sizing,
+) -> Result<Work, PlanError> {
+    let shell_words = template.job_shell_words();
+    Ok(Work {
+        backend: match (cfg.dry_run, cfg.stdin) {
+            (true, _) => Backend::DryRun {
+                split_from: cfg.unsafe_words.then_some(literal),
+            },
+            (false, true) => Backend::Stdin,
+            (false, false) => Backend::Argv,
+        },
+        template,
+        records_on_stdin: cfg.stdin,
+        retry: retry_policy(cfg)?,
+        halt: cfg.halt,
+        splittable: matches!(sizing, Sizing::Adaptive { .. })
+            && cfg.dialect == config::Dialect::Frun,
+        job_timeout: cfg.job_timeout,
+        delay: cfg.delay,
+        joblog_skip_words: joblog_skip_words(cfg) + shell_words,
+        joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
     })
 }
 
@@ -662,7 +701,10 @@ fn checkpoint(
         };
         return Ok((prepared, Some(files.dest)));
     }
-    if cfg.dry_run {
+    // xargs and GNU Parallel leave no files behind: a personality keeps a checkpoint only
+    // when asked (--checkpoint-file, --resume).
+    let personality = cfg.dialect != config::Dialect::Frun;
+    if cfg.dry_run || (personality && cfg.checkpoint_file.is_none() && cfg.resume.is_none()) {
         let none = Prepared {
             journal: None,
             resume: None,

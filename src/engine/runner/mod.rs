@@ -70,6 +70,7 @@ pub(super) fn choose<'a>(
 ) -> io::Result<Box<dyn Runner + 'a>> {
     let child = Child {
         shared,
+        index,
         pid_slot: &shared.children[index],
         stdin,
         keep_input: shared.work.retry.may_retry(),
@@ -87,6 +88,8 @@ pub(super) fn choose<'a>(
 /// supervisor signals it through there) and, with batches on stdin, the pipe that feeds it.
 struct Child<'a> {
     shared: &'a Shared,
+    /// The worker's index (its slots in the run's per-worker tables).
+    index: usize,
     pid_slot: &'a AtomicI32,
     stdin: Option<StdinSlot>,
     /// A part that may run again keeps its input until its outcome is final.
@@ -112,7 +115,24 @@ impl Child<'_> {
 
     /// The command (child or worker shell) of this attempt runs as `pid`, or none runs (0).
     fn set_running(&self, pid: libc::pid_t) {
+        if pid != 0 {
+            // Before the pid: the supervisor never pairs this pid with an older start.
+            self.shared.clock.started(self.index);
+        }
         self.pid_slot.store(pid, Ordering::SeqCst);
+    }
+
+    /// How the attempt of `pid` ended, `ran`, becomes a timeout when the supervisor killed it
+    /// for its time (unless it succeeded all the same).
+    fn timed(&self, pid: libc::pid_t, ran: Outcome) -> Outcome {
+        if !self.shared.clock.take_timed_out(self.index, pid) {
+            return ran;
+        }
+        match ran {
+            Outcome::Ok => Outcome::Ok,
+            Outcome::Signaled(s) => Outcome::TimedOut(s),
+            _ => Outcome::TimedOut(0),
+        }
     }
 
     /// Once the part's command (`pid`, already in its slot) runs: ends it at once if the run is

@@ -86,8 +86,9 @@ impl Runner for ShellRunner<'_> {
         let feed = if sent.is_ok() { feed } else { None };
         child.feed_running(sw.pid(), feed, &attempt.part)?;
         let status = sw.wait();
+        let pid = sw.pid();
         child.set_running(0);
-        Ok(Ending::Ran(match status {
+        let ran = match status {
             Some(0) => Outcome::Ok,
             Some(c) => Outcome::Exited(c),
             None => {
@@ -98,7 +99,8 @@ impl Runner for ShellRunner<'_> {
                     ChildEnd::Signaled(s) => Outcome::Signaled(s),
                 }
             }
-        }))
+        };
+        Ok(Ending::Ran(child.timed(pid, ran)))
     }
 
     fn feeds_stdin(&self) -> bool {

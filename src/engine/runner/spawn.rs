@@ -130,11 +130,12 @@ impl Runner for SpawnRunner<'_> {
         // still signal it through the slot.
         self.child.set_running(0);
         wait_reap(pid);
-        Ok(Ending::Ran(match end? {
+        let ran = match end? {
             ChildEnd::Exited(0) => Outcome::Ok,
             ChildEnd::Exited(c) => Outcome::Exited(c),
             ChildEnd::Signaled(s) => Outcome::Signaled(s),
-        }))
+        };
+        Ok(Ending::Ran(self.child.timed(pid, ran)))
     }
 
     fn feeds_stdin(&self) -> bool {

@@ -340,7 +340,8 @@ fn a_batch_out_of_retries_is_given_up_and_the_others_run() {
 fn halt_stops_the_run_after_the_batch_that_reaches_it() {
     let halt = Halt {
         now: true,
-        fail: HaltCount::Batches(1),
+        on: crate::ledger::HaltOn::Fail,
+        count: HaltCount::Batches(1),
     };
     let run = Run::new(6, 1, rules(Some(3), false, Some(halt)));
     let mut mock = Mock::new(&run, |part, _, _| match part.seq {
@@ -358,7 +359,13 @@ fn halt_stops_the_run_after_the_batch_that_reaches_it() {
         lines(0..2, "ok") + &lines([2], "exit 1"),
         "the failed batch's output stands"
     );
-    assert_eq!(run.stop.reason(), Some(StopReason::Halt { now: true }));
+    assert_eq!(
+        run.stop.reason(),
+        Some(StopReason::Halt {
+            now: true,
+            on: crate::ledger::HaltOn::Fail
+        })
+    );
     assert_eq!(run.ledger.failed_batches(), 1);
 }
 
@@ -388,7 +395,10 @@ fn a_draining_stop_lets_the_running_batch_count_but_not_retry() {
         let stop = &run.stop;
         let mut mock = Mock::new(&run, |part, _, _| {
             if part.seq == 1 {
-                stop.request(StopReason::Halt { now: false });
+                stop.request(StopReason::Halt {
+                    now: false,
+                    on: crate::ledger::HaltOn::Fail,
+                });
                 if fails {
                     return Ending::Ran(Outcome::Exited(137));
                 }

@@ -1,0 +1,219 @@
+//! `--joblog FILE`: one line per finished batch in GNU Parallel's joblog format (sequence
+//! number, host, start time, runtime, bytes sent and received, exit value, signal, command),
+//! after a header line, written as batches finish.
+//!
+//! It opens the file (refusing what cannot hold a log), formats lines and writes each with one
+//! call. It does not decide what a batch's exit value means, and it never writes to stdout:
+//! `--joblog -` lines go through the emitter, which owns stdout.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The header line, as GNU Parallel writes it.
+pub const HEADER: &[u8] =
+    b"Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n";
+
+/// Where joblog lines go.
+pub enum Joblog {
+    /// A file (or FIFO, or device) of its own.
+    File { file: Mutex<File>, name: String },
+    /// `-`: stdout, through the emitter, so a line never lands inside a batch's output.
+    Stdout,
+}
+
+/// One finished batch, as its joblog line shows it.
+pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
+    /// 1-based, in input order.
+    pub seq: u64,
+    pub start: SystemTime,
+    pub runtime: Duration,
+    /// Bytes written to the command's stdin.
+    pub send: u64,
+    /// Bytes of its stdout.
+    pub receive: u64,
+    /// The exit status; -1 when frun killed it (`--job-timeout`) or it could not start.
+    pub exitval: i32,
+    /// The signal that ended it, 0 if none.
+    pub signal: i32,
+    /// The command line's words, as run: each shell-quoted where it needs it (as GNU Parallel
+    /// shows values), except the first when `raw_first` (a shell line, shown as it is).
+    pub command: I,
+    pub raw_first: bool,
+}
+
+impl<'a, I: Iterator<Item = &'a [u8]>> Entry<'a, I> {
+    /// Appends the entry's line to `out`.
+    pub fn format(self, out: &mut Vec<u8>) {
+        use std::io::Write;
+        let start = self
+            .start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let _ = write!(
+            out,
+            "{}\t:\t{start:.3}\t{:10.3}\t{}\t{}\t{}\t{}\t",
+            self.seq,
+            self.runtime.as_secs_f64(),
+            self.send,
+            self.receive,
+            self.exitval,
+            self.signal
+        );
+        for (i, w) in self.command.enumerate() {
+            if i > 0 {
+                out.push(b' ');
+            }
+            let at = out.len();
+            if i == 0 && self.raw_first {
+                out.extend_from_slice(w);
+            } else {
+                crate::exec::argv::shell_quote(w, out);
+            }
+            // One line per batch, whatever the words hold.
+            if out[at..].iter().any(|&b| b == b'\n' || b == b'\t') {
+                let shown = out.split_off(at);
+                for b in shown {
+                    match b {
+                        b'\n' => out.extend_from_slice(b"\\n"),
+                        b'\t' => out.extend_from_slice(b"\\t"),
+                        b => out.push(b),
+                    }
+                }
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+/// Why a joblog cannot be opened: one line, for a usage error.
+fn refuse(path: &Path, why: &str) -> String {
+    format!("--joblog {}: {why}", path.display())
+}
+
+impl Joblog {
+    /// Opens `path` for the run (`-`: stdout), truncating a regular file and writing the header
+    /// there. Refused: a directory, a FIFO nobody reads, a location that cannot be written, and
+    /// the input file itself (`input`: its device and inode).
+    pub fn open(path: &Path, input: Option<(u64, u64)>) -> Result<Joblog, String> {
+        if path.as_os_str().as_bytes() == b"-" {
+            return Ok(Joblog::Stdout);
+        }
+        // Checked before anything is truncated.
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => return Err(refuse(path, "is a directory")),
+            Ok(m) if m.is_file() && input == Some((m.dev(), m.ino())) => {
+                return Err(refuse(path, "is the input file"));
+            }
+            _ => {}
+        }
+        let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).mode(0o666);
+        if fifo {
+            // Not blocking until a reader comes: a FIFO nobody reads is refused now.
+            opts.custom_flags(libc::O_NONBLOCK);
+        } else {
+            opts.truncate(true);
+        }
+        let file = opts.open(path).map_err(|e| {
+            let why = match e.raw_os_error() {
+                Some(libc::ENXIO) => "is a FIFO nobody reads".to_string(),
+                _ => format!("cannot open: {}", crate::errors::os_message(&e)),
+            };
+            refuse(path, &why)
+        })?;
+        if fifo {
+            set_blocking(&file).map_err(|e| refuse(path, &crate::errors::os_message(&e)))?;
+        }
+        let log = Joblog::File {
+            file: Mutex::new(file),
+            name: path.display().to_string(),
+        };
+        log.write(HEADER)
+            .map_err(|e| refuse(path, &format!("cannot write: {}", log.error(&e))))?;
+        Ok(log)
+    }
+
+    /// Writes one or more whole lines to the file (one call, under the log's own lock, taken
+    /// once per batch). Not for [`Joblog::Stdout`].
+    pub fn write(&self, lines: &[u8]) -> io::Result<()> {
+        match self {
+            Joblog::File { file, .. } => {
+                use std::io::Write;
+                let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+                f.write_all(lines)
+            }
+            Joblog::Stdout => Ok(()),
+        }
+    }
+
+    /// The message for a write error.
+    pub fn error(&self, e: &io::Error) -> String {
+        let name = match self {
+            Joblog::File { name, .. } => name.as_str(),
+            Joblog::Stdout => "-",
+        };
+        format!(
+            "cannot write the joblog {name}: {}",
+            crate::errors::os_message(e)
+        )
+    }
+}
+
+fn set_blocking(file: &File) -> io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_truncate(fcntl(file, FcntlArg::F_GETFL)?);
+    fcntl(file, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_has_gnu_parallels_fields_and_widths() {
+        let mut out = Vec::new();
+        let words: [&[u8]; 3] = [b"echo", b"a b", b"c\nd"];
+        let mut raw = Vec::new();
+        Entry {
+            seq: 1,
+            start: UNIX_EPOCH,
+            runtime: Duration::ZERO,
+            send: 0,
+            receive: 0,
+            exitval: 0,
+            signal: 0,
+            command: [&b"echo 'x'; exit\t1"[..], b"a b"].into_iter(),
+            raw_first: true,
+        }
+        .format(&mut raw);
+        assert!(
+            raw.ends_with(b"\techo 'x'; exit\\t1 'a b'\n"),
+            "{}",
+            String::from_utf8_lossy(&raw)
+        );
+        Entry {
+            seq: 7,
+            start: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
+            runtime: Duration::from_millis(2_500),
+            send: 3,
+            receive: 4,
+            exitval: -1,
+            signal: 15,
+            command: words.iter().copied(),
+            raw_first: false,
+        }
+        .format(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "7\t:\t1700000000.123\t     2.500\t3\t4\t-1\t15\techo 'a b' 'c\\nd'\n"
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! Pacing of job starts and ends: `--delay` (a least time between two starts, across all
+//! workers) and `--job-timeout` (how long one batch may run, fixed or a share of the median
+//! runtime so far), with the median itself kept lock-free.
+//!
+//! It only measures and waits; it never signals a process (the engine's supervisor does) and
+//! never judges an outcome.
+
+use std::os::fd::BorrowedFd;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// `--job-timeout`: how long one batch may run before it is killed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobTimeout {
+    /// A fixed time.
+    Fixed(Duration),
+    /// This percentage of the median runtime of the batches that succeeded so far (GNU
+    /// Parallel's `--timeout N%`); no limit until [`MEDIAN_FROM`] have.
+    Percent(u32),
+}
+
+/// Successful batches needed before an `N%` timeout applies.
+pub const MEDIAN_FROM: u64 = 3;
+
+/// How a batch over its time is ended: each signal, then the wait before the next step (GNU
+/// Parallel's default: TERM, 200 ms, TERM, 100 ms, TERM, 50 ms, KILL).
+pub const KILL_STEPS: [(i32, Duration); 4] = [
+    (libc::SIGTERM, Duration::from_millis(200)),
+    (libc::SIGTERM, Duration::from_millis(100)),
+    (libc::SIGTERM, Duration::from_millis(50)),
+    (libc::SIGKILL, Duration::from_millis(25)),
+];
+
+/// Buckets of the runtime histogram: bucket `i` holds runtimes of about `1.02^i` µs, from 1 µs
+/// to about 11 days; the median is known to 2%.
+const BUCKETS: usize = 1400;
+const RATIO: f64 = 1.02;
+
+/// The runtimes of successful batches, as a log-scale histogram: recording is one atomic add
+/// (no lock, no allocation), the median a walk over the buckets.
+pub struct RuntimeMedian {
+    buckets: Box<[AtomicU64]>,
+    count: AtomicU64,
+}
+
+impl Default for RuntimeMedian {
+    fn default() -> RuntimeMedian {
+        RuntimeMedian {
+            buckets: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            count: AtomicU64::new(0),
+        }
+    }
+}
+
+impl RuntimeMedian {
+    fn bucket(d: Duration) -> usize {
+        let us = d.as_secs_f64() * 1e6;
+        if us <= 1.0 {
+            0
+        } else {
+            ((us.ln() / RATIO.ln()) as usize).min(BUCKETS - 1)
+        }
+    }
+
+    /// A batch succeeded after running `d`.
+    pub fn record(&self, d: Duration) {
+        self.buckets[Self::bucket(d)].fetch_add(1, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Release);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// The median runtime (the middle of its bucket), None before any was recorded.
+    pub fn median(&self) -> Option<Duration> {
+        let n = self.count();
+        if n == 0 {
+            return None;
+        }
+        let half = n.div_ceil(2);
+        let mut seen = 0;
+        for (i, b) in self.buckets.iter().enumerate() {
+            seen += b.load(Ordering::Relaxed);
+            if seen >= half {
+                let us = RATIO.powf(i as f64 + 0.5);
+                return Some(Duration::from_secs_f64(us / 1e6));
+            }
+        }
+        None
+    }
+}
+
+impl JobTimeout {
+    /// The time a batch may run now (None: no limit yet).
+    pub fn limit(&self, median: &RuntimeMedian) -> Option<Duration> {
+        match *self {
+            JobTimeout::Fixed(d) => Some(d),
+            JobTimeout::Percent(p) => {
+                if median.count() < MEDIAN_FROM {
+                    return None;
+                }
+                median.median().map(|m| m.mul_f64(f64::from(p) / 100.0))
+            }
+        }
+    }
+}
+
+/// `--delay`: starts at least `gap` apart, whichever worker starts them. The gap runs from the
+/// previous start as it happened (a late wake-up does not shorten the next gap).
+pub struct StartGate {
+    gap: Duration,
+    /// When the last start was let through.
+    last: Mutex<Option<Instant>>,
+}
+
+impl StartGate {
+    pub fn new(gap: Duration) -> StartGate {
+        StartGate {
+            gap,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// Waits for this start's turn; false when `stop` (an eventfd readable once the run stops)
+    /// became readable first. Workers queue on the gate's lock, one start at a time.
+    pub fn wait(&self, stop: BorrowedFd<'_>) -> bool {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let left = last.map_or(Duration::ZERO, |t| self.gap.saturating_sub(t.elapsed()));
+            let ms = left.as_nanos().div_ceil(1_000_000).min(60_000) as u16;
+            let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
+            if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
+                return false;
+            }
+            if left.is_zero() {
+                break;
+            }
+        }
+        *last = Some(Instant::now());
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_is_within_two_percent() {
+        let m = RuntimeMedian::default();
+        assert_eq!(m.median(), None);
+        for ms in [10, 20, 1000, 30, 25] {
+            m.record(Duration::from_millis(ms));
+        }
+        let got = m.median().unwrap().as_secs_f64();
+        assert!((got - 0.025).abs() < 0.025 * 0.03, "{got}");
+    }
+
+    #[test]
+    fn a_percent_timeout_waits_for_three_successes() {
+        let m = RuntimeMedian::default();
+        let t = JobTimeout::Percent(200);
+        m.record(Duration::from_secs(1));
+        m.record(Duration::from_secs(1));
+        assert_eq!(t.limit(&m), None);
+        m.record(Duration::from_secs(1));
+        let l = t.limit(&m).unwrap().as_secs_f64();
+        assert!((l - 2.0).abs() < 0.05, "{l}");
+    }
+
+    #[test]
+    fn starts_are_spaced() {
+        let gate = StartGate::new(Duration::from_millis(30));
+        let ev = crate::sys::Event::new().unwrap();
+        // SAFETY: the eventfd outlives the borrow.
+        let fd = unsafe { BorrowedFd::borrow_raw(ev.raw()) };
+        let t = Instant::now();
+        for _ in 0..4 {
+            assert!(gate.wait(fd));
+        }
+        assert!(
+            t.elapsed() >= Duration::from_millis(90),
+            "{:?}",
+            t.elapsed()
+        );
+        ev.signal();
+        assert!(!gate.wait(fd), "a stop ends the wait");
+    }
+}

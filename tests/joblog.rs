@@ -1,0 +1,469 @@
+//! `--joblog`, `--job-timeout`, `--delay` and every `--halt` form, checked against GNU Parallel
+//! running the same jobs (fields that are times are checked for plausibility instead).
+
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::common::*;
+
+const PARALLEL: &str = "/usr/bin/parallel";
+
+/// A fresh directory holding `job.sh`: it prints its argument and a newline, except that
+/// `eN` exits N after printing and `kN` kills itself with signal N before printing anything;
+/// `sN` sleeps N seconds first. Every start appends the argument to `starts`.
+fn jobs_dir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("job.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"$1\" >> \"${0%/*}/starts\"\ncase $1 in k*) kill -${1#k} $$;; \
+         s*) sleep ${1#s};; esac\nprintf '%s\\n' \"$1\"\ncase $1 in e*) exit ${1#e};; esac\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    (dir, script)
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// A joblog's lines: the header, then each line's fields, sorted by Seq.
+fn read_log(text: &str) -> (String, Vec<Vec<String>>) {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or_default().to_string();
+    let mut rows: Vec<Vec<String>> = lines
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    for r in &rows {
+        assert_eq!(r.len(), 9, "nine fields: {r:?}");
+    }
+    rows.sort_by_key(|r| r[0].parse::<u64>().unwrap());
+    (header, rows)
+}
+
+fn parallel(args: &[&str], dir: &Path, input: &[u8]) -> std::process::Output {
+    let mut c = assert_cmd::Command::new(PARALLEL);
+    c.args(["--will-cite"])
+        .args(args)
+        .current_dir(dir)
+        .write_stdin(input.to_vec())
+        .timeout(LIMIT);
+    c.output().expect("run GNU Parallel")
+}
+
+/// The fields that are not times (Seq, Host, Send, Receive, Exitval, Signal, Command).
+fn untimed(rows: &[Vec<String>]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 2 && *i != 3)
+                .map(|(_, f)| f.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// Checks the time fields: Starttime within `[from, to]`, JobRuntime at most the run's length,
+/// both with three decimals and JobRuntime padded to ten characters as GNU Parallel does.
+fn assert_times_plausible(rows: &[Vec<String>], from: f64, to: f64) {
+    for r in rows {
+        let (start, runtime) = (&r[2], &r[3]);
+        assert_eq!(start.split('.').nth(1).map(str::len), Some(3), "{r:?}");
+        assert_eq!(runtime.len(), 10, "padded to 10: {r:?}");
+        let s: f64 = start.parse().unwrap();
+        let t: f64 = runtime.trim().parse().unwrap();
+        assert!(
+            s >= from - 0.002 && s <= to + 0.002,
+            "{s} not in {from}..{to}"
+        );
+        assert!(t >= 0.0 && t <= to - from + 0.002, "runtime {t}");
+    }
+}
+
+#[test]
+fn the_fields_are_gnu_parallels_for_the_same_jobs() {
+    let (dir, _) = jobs_dir();
+    let recs = ["ok", "e3", "k9", "hello world", "e255", "k15", "last"];
+    let input: Vec<u8> = recs
+        .iter()
+        .flat_map(|r| format!("{r}\n").into_bytes())
+        .collect();
+    let gnu_log = dir.path().join("gnu.log");
+    let mut gnu = Command::new(PARALLEL);
+    gnu.args([
+        "--will-cite",
+        "-j1",
+        "--joblog",
+        gnu_log.to_str().unwrap(),
+        "./job.sh",
+        ":::",
+    ])
+    .args(recs)
+    .current_dir(dir.path());
+    let g2 = gnu.output().unwrap();
+    let frun_log = dir.path().join("frun.log");
+    let from = now();
+    let f = frun_in(
+        dir.path(),
+        &[
+            "-j1",
+            "-l1",
+            "--joblog",
+            frun_log.to_str().unwrap(),
+            "./job.sh",
+        ],
+        &[("FRUN_RETRY_LIMIT", "0")],
+        &input,
+    );
+    let to = now();
+    assert_eq!(sorted_lines(&f.stdout), sorted_lines(&g2.stdout));
+    let (gh, grows) = read_log(&std::fs::read_to_string(&gnu_log).unwrap());
+    let (fh, frows) = read_log(&std::fs::read_to_string(&frun_log).unwrap());
+    assert_eq!(fh, gh, "header");
+    assert_eq!(untimed(&frows), untimed(&grows));
+    assert_times_plausible(&frows, from, to);
+}
+
+#[test]
+fn send_and_receive_count_stdin_and_stdout_bytes_as_gnu_pipe_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = seq(1, 7);
+    let gnu_log = dir.path().join("gnu.log");
+    parallel(
+        &[
+            "-j1",
+            "--pipe",
+            "-N2",
+            "--joblog",
+            gnu_log.to_str().unwrap(),
+            "wc",
+            "-c",
+        ],
+        dir.path(),
+        &input,
+    );
+    let frun_log = dir.path().join("frun.log");
+    let f = frun(
+        &[
+            "-j1",
+            "-s",
+            "-L2",
+            "--joblog",
+            frun_log.to_str().unwrap(),
+            "wc",
+            "-c",
+        ],
+        &input,
+    );
+    assert_clean(&f);
+    let (_, grows) = read_log(&std::fs::read_to_string(&gnu_log).unwrap());
+    let (_, frows) = read_log(&std::fs::read_to_string(&frun_log).unwrap());
+    assert_eq!(untimed(&frows), untimed(&grows));
+}
+
+#[test]
+fn joblog_dash_writes_each_line_after_its_jobs_output_on_stdout() {
+    let g = Command::new(PARALLEL)
+        .args([
+            "--will-cite",
+            "-j1",
+            "--joblog",
+            "-",
+            "echo",
+            ":::",
+            "a",
+            "b",
+        ])
+        .output()
+        .unwrap();
+    let f = frun(&["-j1", "-l1", "--joblog", "-", "echo"], b"a\nb\n");
+    assert_clean(&f);
+    let shape = |o: &[u8]| -> Vec<String> {
+        lines(o)
+            .iter()
+            .map(|l| {
+                let v: Vec<&str> = l.split('\t').collect();
+                if v.len() == 9 && v[0] != "Seq" {
+                    format!("{} {} {}", v[0], v[6], v[8])
+                } else {
+                    l.clone()
+                }
+            })
+            .collect()
+    };
+    assert_eq!(shape(&f.stdout), shape(&g.stdout));
+}
+
+#[test]
+fn a_job_over_its_time_is_killed_not_retried_and_the_run_goes_on() {
+    let (dir, _) = jobs_dir();
+    let log = dir.path().join("log");
+    let t = Instant::now();
+    let f = frun_in(
+        dir.path(),
+        &[
+            "-j2",
+            "-l1",
+            "--job-timeout",
+            "0.5",
+            "--joblog",
+            log.to_str().unwrap(),
+            "./job.sh",
+        ],
+        &[],
+        b"one\ns10\ntwo\nthree\n",
+    );
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    assert_code(&f, 123);
+    assert_eq!(sorted_lines(&f.stdout), ["one", "three", "two"]);
+    assert!(err(&f).contains("--job-timeout"), "{}", err(&f));
+    let starts = std::fs::read_to_string(dir.path().join("starts")).unwrap();
+    assert_eq!(starts.matches("s10").count(), 1, "not retried: {starts}");
+    let (_, rows) = read_log(&std::fs::read_to_string(&log).unwrap());
+    let killed = rows.iter().find(|r| r[8] == "./job.sh s10").unwrap();
+    // GNU Parallel's fields for a job it killed for its time, from a run of it.
+    let gnu_log = dir.path().join("gnu.log");
+    Command::new(PARALLEL)
+        .args([
+            "--will-cite",
+            "--timeout",
+            "0.5",
+            "--joblog",
+            gnu_log.to_str().unwrap(),
+        ])
+        .args(["./job.sh", ":::", "s10"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let (_, grows) = read_log(&std::fs::read_to_string(&gnu_log).unwrap());
+    assert_eq!(
+        untimed(std::slice::from_ref(killed))[0][2..],
+        untimed(&grows)[0][2..]
+    );
+    let runtime: f64 = killed[3].trim().parse().unwrap();
+    assert!((0.5..3.0).contains(&runtime), "{runtime}");
+}
+
+#[test]
+fn a_job_that_ignores_term_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let f = frun_in(
+        dir.path(),
+        &[
+            "-l1",
+            "--job-timeout",
+            "200ms",
+            "--joblog",
+            "-",
+            "sh",
+            "-c",
+            "trap '' TERM; sleep $0",
+        ],
+        &[],
+        b"10\n",
+    );
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_code(&f, 123);
+    let (_, rows) = read_log(&out(&f));
+    assert_eq!((rows[0][6].as_str(), rows[0][7].as_str()), ("-1", "9"));
+}
+
+#[test]
+fn a_percent_timeout_is_a_share_of_the_median_runtime() {
+    let (dir, _) = jobs_dir();
+    let t = Instant::now();
+    let f = frun_in(
+        dir.path(),
+        &[
+            "-j1",
+            "-l1",
+            "--job-timeout",
+            "300%",
+            "--joblog",
+            "-",
+            "./job.sh",
+        ],
+        &[],
+        b"s0.1\ns0.1\ns0.1\ns10\ns0.1\n",
+    );
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    assert_code(&f, 123);
+    let (_, rows) = read_log(
+        &out(&f)
+            .lines()
+            .filter(|l| l.contains('\t'))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    let exits: Vec<&str> = rows.iter().map(|r| r[6].as_str()).collect();
+    assert_eq!(exits, ["0", "0", "0", "-1", "0"]);
+    let killed: f64 = rows[3][3].trim().parse().unwrap();
+    assert!((0.25..2.0).contains(&killed), "killed after {killed}s");
+}
+
+#[test]
+fn delay_spaces_starts_across_workers() {
+    let f = frun(
+        &["-j4", "-l1", "--delay", "0.3", "--joblog", "-", "true"],
+        &seq(1, 5),
+    );
+    assert_clean(&f);
+    let (_, rows) = read_log(&out(&f));
+    let mut starts: Vec<f64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
+    starts.sort_by(f64::total_cmp);
+    assert_eq!(starts.len(), 5);
+    for w in starts.windows(2) {
+        // (Start times are shown to the millisecond.)
+        assert!(w[1] - w[0] >= 0.299, "{starts:?}");
+    }
+}
+
+#[test]
+fn every_halt_form_runs_what_gnu_parallel_runs() {
+    let (dir, _) = jobs_dir();
+    let recs = ["1", "2", "e3", "4", "5", "e6", "7", "8", "e9"];
+    let input: Vec<u8> = recs
+        .iter()
+        .flat_map(|r| format!("{r}\n").into_bytes())
+        .collect();
+    // (frun's form, GNU Parallel's, frun's exit status)
+    let cases = [
+        ("now,fail=1", "now,fail=1", 1),
+        ("soon,fail=2", "soon,fail=2", 1),
+        ("now,2", "now,fail=2", 1),
+        ("soon,1", "soon,fail=1", 1),
+        ("now,success=2", "now,success=2", 0),
+        ("soon,success=4", "soon,success=4", 123),
+        ("now,done=2", "now,done=2", 0),
+        ("soon,done=4", "soon,done=4", 123),
+        ("now,done=50%", "now,done=50%", 123),
+        ("never", "never", 123),
+    ];
+    for (mine, theirs, code) in cases {
+        let mut gnu = Command::new(PARALLEL);
+        gnu.args([
+            "--will-cite",
+            "-j1",
+            "-k",
+            "--halt",
+            theirs,
+            "./job.sh",
+            ":::",
+        ])
+        .args(recs)
+        .current_dir(dir.path());
+        let g = gnu.output().unwrap();
+        let f = frun_in(
+            dir.path(),
+            &["-j1", "-l1", "-k", "--halt", mine, "./job.sh"],
+            &[],
+            &input,
+        );
+        assert_eq!(out(&f), text(&g.stdout), "--halt {mine}: what ran");
+        assert_code(&f, code);
+    }
+}
+
+#[test]
+fn bad_values_are_one_line_and_exit_2_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let file = dir.path().join("plain");
+    std::fs::write(&file, "x").unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let under_file = file.join("log");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--job-timeout".into(), "0".into()], "--job-timeout"),
+        (vec!["--job-timeout".into(), "-1".into()], "--job-timeout"),
+        (vec!["--job-timeout".into(), "abc".into()], "--job-timeout"),
+        (vec!["--job-timeout".into(), "5x".into()], "--job-timeout"),
+        (vec!["--job-timeout".into(), "0%".into()], "--job-timeout"),
+        (vec!["--delay".into(), "soon".into()], "--delay"),
+        (vec!["--delay".into(), "-1".into()], "--delay"),
+        (vec!["--halt".into(), "x=1".into()], "--halt"),
+        (vec!["--halt".into(), "now,0".into()], "--halt"),
+        (vec!["--halt".into(), "done=0".into()], "--halt"),
+        (vec!["--halt".into(), "success=101%".into()], "--halt"),
+        (vec!["--joblog".into(), "".into()], "--joblog"),
+        (
+            vec!["--joblog".into(), dir.path().display().to_string()],
+            "directory",
+        ),
+        (
+            vec!["--joblog".into(), under_file.display().to_string()],
+            "--joblog",
+        ),
+        (
+            vec!["--joblog".into(), "/nonexistent/dir/log".into()],
+            "--joblog",
+        ),
+        (vec!["--joblog".into(), fifo.display().to_string()], "FIFO"),
+        (
+            vec![
+                "--joblog".into(),
+                file.display().to_string(),
+                "-a".into(),
+                file.display().to_string(),
+            ],
+            "input",
+        ),
+    ];
+    for (args, name) in cases {
+        let mut all = args.clone();
+        all.extend(["-l1".into(), "touch".into(), marker.display().to_string()]);
+        let f = frun(&all, b"1\n");
+        assert_usage_error(&f, &[name]);
+        assert!(!marker.exists(), "{args:?} ran the command");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "x",
+        "the input was not touched"
+    );
+}
+
+#[test]
+fn a_symlink_is_followed_and_a_read_fifo_gets_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let f = frun(&["-l1", "--joblog", link.to_str().unwrap(), "true"], b"a\n");
+    assert_clean(&f);
+    let (_, rows) = read_log(&std::fs::read_to_string(&target).unwrap());
+    assert_eq!(rows.len(), 1);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    // A reader that never blocks: the FIFO has a reader from now on.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let f = frun(
+        &["-l1", "--joblog", fifo.to_str().unwrap(), "true"],
+        b"a\nb\n",
+    );
+    assert_clean(&f);
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(&mut reader, &mut got).unwrap();
+    let (header, rows) = read_log(&text(&got));
+    assert!(header.starts_with("Seq\tHost"), "{header}");
+    assert_eq!(rows.len(), 2);
+}
