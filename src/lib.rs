@@ -120,6 +120,10 @@ pub fn run_config(
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
+            // GNU Parallel ends with 255 on every error that is not a job's.
+            if cfg.dialect == plan::config::Dialect::Parallel {
+                return ExitCode::Passed(255);
+            }
             return ExitCode::Usage;
         }
         Err(plan::PlanError::Command(e)) => {

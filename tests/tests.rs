@@ -18,6 +18,7 @@ mod faults;
 mod input_faults;
 mod numa;
 mod output;
+mod parallel;
 mod properties;
 mod records;
 mod resume;

@@ -30,40 +30,100 @@ fn refuse(msg: impl Into<String>) -> Invocation {
 
 /// Flags frun deliberately does not have, and what to use instead.
 const REFUSED: &[(&str, &str)] = &[
-    ("--sshlogin", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
-    ("-S", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
-    ("--sshloginfile", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
-    ("--slf", "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)"),
-    ("--transferfile", "frun runs on this machine: nothing is transferred"),
-    ("--transfer", "frun runs on this machine: nothing is transferred"),
-    ("--return", "frun runs on this machine: nothing is transferred"),
-    ("--cleanup", "frun runs on this machine: nothing is transferred"),
+    (
+        "--sshlogin",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "-S",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "--sshloginfile",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "--slf",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "--transferfile",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    (
+        "--transfer",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    (
+        "--return",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    (
+        "--cleanup",
+        "frun runs on this machine: nothing is transferred",
+    ),
     ("--trc", "frun runs on this machine: nothing is transferred"),
-    ("--basefile", "frun runs on this machine: nothing is transferred"),
+    (
+        "--basefile",
+        "frun runs on this machine: nothing is transferred",
+    ),
     ("--bf", "frun runs on this machine: nothing is transferred"),
     ("--onall", "frun runs on this machine"),
     ("--nonall", "frun runs on this machine"),
     ("--controlmaster", "frun runs on this machine"),
-    ("--tmux", "frun does not start terminal multiplexers; use --progress or --bar"),
-    ("--tmuxpane", "frun does not start terminal multiplexers; use --progress or --bar"),
-    ("--sql", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
-    ("--sqlmaster", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
-    ("--sqlandworker", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
-    ("--sqlworker", "frun keeps no SQL job tables; use --results DIR or --joblog FILE"),
-    ("--semaphore", "frun is not a counting semaphore (sem); run the jobs through one frun instead"),
-    ("--sem", "frun is not a counting semaphore (sem); run the jobs through one frun instead"),
+    (
+        "--tmux",
+        "frun does not start terminal multiplexers; use --progress or --bar",
+    ),
+    (
+        "--tmuxpane",
+        "frun does not start terminal multiplexers; use --progress or --bar",
+    ),
+    (
+        "--sql",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--sqlmaster",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--sqlandworker",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--sqlworker",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--semaphore",
+        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
+    ),
+    (
+        "--sem",
+        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
+    ),
     ("--fg", "frun is not a counting semaphore (sem)"),
     ("--bg", "frun is not a counting semaphore (sem)"),
     ("--semaphorename", "frun is not a counting semaphore (sem)"),
     ("--id", "frun is not a counting semaphore (sem)"),
-    ("--semaphoretimeout", "frun is not a counting semaphore (sem)"),
+    (
+        "--semaphoretimeout",
+        "frun is not a counting semaphore (sem)",
+    ),
     ("--st", "frun is not a counting semaphore (sem)"),
     ("--load", "frun does not throttle on load; use -j"),
     ("--memfree", "frun does not throttle on free memory; use -j"),
-    ("--memsuspend", "frun does not throttle on free memory; use -j"),
+    (
+        "--memsuspend",
+        "frun does not throttle on free memory; use -j",
+    ),
     ("--noswap", "frun does not throttle on swapping; use -j"),
     ("--limit", "frun does not run a limit script; use -j"),
-    ("--nice", "run frun itself under nice (nice -n N frun parallel …)"),
+    (
+        "--nice",
+        "run frun itself under nice (nice -n N frun parallel …)",
+    ),
     ("--template", "frun does not fill template files"),
     ("--tmpl", "frun does not fill template files"),
     ("--embed", "frun does not embed itself in scripts"),
@@ -71,26 +131,62 @@ const REFUSED: &[(&str, &str)] = &[
     ("--plus", "frun has no perl replacement strings"),
     ("--rpl", "frun has no perl replacement strings"),
     ("--parens", "frun has no perl replacement strings"),
-    ("--cat", "frun does not pass jobs' input through temporary files"),
-    ("--fifo", "frun does not pass jobs' input through named pipes"),
+    (
+        "--cat",
+        "frun does not pass jobs' input through temporary files",
+    ),
+    (
+        "--fifo",
+        "frun does not pass jobs' input through named pipes",
+    ),
     ("--number-of-cpus", "use nproc"),
     ("--number-of-cores", "use nproc"),
     ("--number-of-sockets", "use lscpu"),
     ("--number-of-threads", "use nproc"),
-    ("--record-env", "frun passes the whole environment to every command"),
-    ("--env", "frun passes the whole environment to every command; --env only matters for remote jobs"),
+    (
+        "--record-env",
+        "frun passes the whole environment to every command",
+    ),
+    (
+        "--env",
+        "frun passes the whole environment to every command; --env only matters for remote jobs",
+    ),
     ("--workdir", "frun runs commands in the current directory"),
     ("--wd", "frun runs commands in the current directory"),
     ("--ssh", "frun runs on this machine"),
-    ("--retry-failed", "frun reruns failed jobs by resuming: frun --resume"),
+    (
+        "--retry-failed",
+        "frun reruns failed jobs by resuming: frun --resume",
+    ),
     ("--resume", "use frun's own checkpoints: frun --resume FILE"),
-    ("--resume-failed", "use frun's own checkpoints: frun --resume FILE"),
-    ("--results", "frun's own --results DIR keeps each task's output for frun merge"),
-    ("--res", "frun's own --results DIR keeps each task's output for frun merge"),
-    ("--files", "frun's own --results DIR keeps each task's output for frun merge"),
-    ("--pipepart", "use frun -a FILE --block N CMD (the file is read in place)"),
-    ("--shebang", "run the script's lines through frun parallel -a SCRIPT instead"),
-    ("--shebang-wrap", "run the script through frun parallel instead"),
+    (
+        "--resume-failed",
+        "use frun's own checkpoints: frun --resume FILE",
+    ),
+    (
+        "--results",
+        "frun's own --results DIR keeps each task's output for frun merge",
+    ),
+    (
+        "--res",
+        "frun's own --results DIR keeps each task's output for frun merge",
+    ),
+    (
+        "--files",
+        "frun's own --results DIR keeps each task's output for frun merge",
+    ),
+    (
+        "--pipepart",
+        "use frun -a FILE --block N CMD (the file is read in place)",
+    ),
+    (
+        "--shebang",
+        "run the script's lines through frun parallel -a SCRIPT instead",
+    ),
+    (
+        "--shebang-wrap",
+        "run the script through frun parallel instead",
+    ),
     ("--xargs", "use frun xargs"),
     ("--max-line-length-allowed", "getconf ARG_MAX"),
     ("--tollef", "frun follows GNU Parallel's own options"),
@@ -101,13 +197,28 @@ const REFUSED: &[(&str, &str)] = &[
     ("--color-failed", "frun does not colour output"),
     ("--cf", "frun does not colour output"),
     ("--ctagstring", "frun does not colour output"),
-    ("--tag", "frun does not tag output lines yet; use {} in the command, e.g. 'echo {} $(cmd {})'"),
-    ("--tagstring", "frun does not tag output lines yet; put the tag in the command"),
+    (
+        "--tag",
+        "frun does not tag output lines yet; use {} in the command, e.g. 'echo {} $(cmd {})'",
+    ),
+    (
+        "--tagstring",
+        "frun does not tag output lines yet; put the tag in the command",
+    ),
     ("--joblog", "frun does not write a job log yet"),
-    ("--timeout", "frun has no per-job timeout yet; use timeout(1) in the command"),
+    (
+        "--timeout",
+        "frun has no per-job timeout yet; use timeout(1) in the command",
+    ),
     ("--halt", "frun's own --halt now,fail=N / soon,fail=N"),
-    ("--halt-on-error", "frun's own --halt now,fail=N / soon,fail=N"),
-    ("--delay", "frun does not space job starts yet; sleep in the command"),
+    (
+        "--halt-on-error",
+        "frun's own --halt now,fail=N / soon,fail=N",
+    ),
+    (
+        "--delay",
+        "frun does not space job starts yet; sleep in the command",
+    ),
     ("--progress", "frun does not show progress yet"),
     ("--bar", "frun does not show progress yet"),
     ("--eta", "frun does not show progress yet"),
@@ -117,12 +228,24 @@ const REFUSED: &[(&str, &str)] = &[
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--termseq", "frun ends jobs with TERM then KILL"),
     ("--compress", "frun keeps output in memory, uncompressed"),
-    ("--compress-program", "frun keeps output in memory, uncompressed"),
-    ("--decompress-program", "frun keeps output in memory, uncompressed"),
+    (
+        "--compress-program",
+        "frun keeps output in memory, uncompressed",
+    ),
+    (
+        "--decompress-program",
+        "frun keeps output in memory, uncompressed",
+    ),
     ("--tmpdir", "frun keeps output in memory; set FRUN_TMPDIR"),
     ("--tempdir", "frun keeps output in memory; set FRUN_TMPDIR"),
-    ("--roundrobin", "use frun -s CMD (batches of records on stdin)"),
-    ("--round-robin", "use frun -s CMD (batches of records on stdin)"),
+    (
+        "--roundrobin",
+        "use frun -s CMD (batches of records on stdin)",
+    ),
+    (
+        "--round-robin",
+        "use frun -s CMD (batches of records on stdin)",
+    ),
     ("--keep-order-on-interrupt", "use -k"),
     ("--linebuffer", "use -u or the default grouped output"),
     ("--line-buffer", "use -u or the default grouped output"),
@@ -130,8 +253,14 @@ const REFUSED: &[(&str, &str)] = &[
     ("--max-chars", "frun fills commands up to ARG_MAX itself"),
     ("-s", "frun fills commands up to ARG_MAX itself"),
     ("--show-limits", "use frun xargs --show-limits"),
-    ("--arg-sep", "use ::: (frun does not rename input-source markers)"),
-    ("--arg-file-sep", "use :::: (frun does not rename input-source markers)"),
+    (
+        "--arg-sep",
+        "use ::: (frun does not rename input-source markers)",
+    ),
+    (
+        "--arg-file-sep",
+        "use :::: (frun does not rename input-source markers)",
+    ),
     ("--shellquote", "use printf %q"),
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
@@ -153,7 +282,10 @@ struct Options {
     /// `-N`: {1}..{N} are the job's records.
     positional: bool,
     quote: bool,
-    trim: Trim,
+    /// `--trim`; without it, columns of `--colsep` are trimmed on both sides (as GNU's are).
+    trim: Option<Trim>,
+    /// `-N0`: one record per job, put nowhere.
+    bare: bool,
     colsep: Option<String>,
     header: bool,
     /// `-a FILE`, in order.
@@ -187,7 +319,8 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
         per_job: None,
         positional: false,
         quote: false,
-        trim: Trim::default(),
+        trim: None,
+        bare: false,
         colsep: None,
         header: false,
         arg_files: Vec::new(),
@@ -297,7 +430,11 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
         'x' => {}
         'h' => return Ok(()),
         'V' => {}
-        _ => return Err(refuse(format!("unknown option: -{c} (see frun parallel --help)"))),
+        _ => {
+            return Err(refuse(format!(
+                "unknown option: -{c} (see frun parallel --help)"
+            )));
+        }
     }
     Ok(())
 }
@@ -338,9 +475,29 @@ fn refused(flag: &str) -> Invocation {
 
 /// Options that take no value.
 const SWITCHES: &[&str] = &[
-    "keep-order", "group", "ungroup", "quote", "null", "no-run-if-empty", "link", "shuf",
-    "dry-run", "pipe", "spreadstdin", "will-cite", "citation", "bibtex", "no-notice", "silent",
-    "version", "help", "trim-default", "xargs-compat", "exit", "no-keep-order",
+    "keep-order",
+    "group",
+    "ungroup",
+    "quote",
+    "null",
+    "no-run-if-empty",
+    "link",
+    "shuf",
+    "dry-run",
+    "dryrun",
+    "pipe",
+    "spreadstdin",
+    "will-cite",
+    "citation",
+    "bibtex",
+    "no-notice",
+    "silent",
+    "version",
+    "help",
+    "trim-default",
+    "xargs-compat",
+    "exit",
+    "no-keep-order",
 ];
 
 fn long_option(
@@ -411,7 +568,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "no-run-if-empty" => o.skip_empty = true,
         "link" => o.link = true,
         "shuf" => o.shuffle = true,
-        "dry-run" => o.cfg.dry_run = true,
+        "dry-run" | "dryrun" => o.cfg.dry_run = true,
         "pipe" | "spreadstdin" => o.pipe = true,
         "version" => {
             return Err(Invocation::Print(
@@ -439,17 +596,27 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
-            if n == 0 {
+            // -N0: each record is a job of its own that gets no value.
+            o.bare = n == 0 && name == "max-replace-args";
+            if n == 0 && !o.bare {
                 return Err(refuse(format!("--{name} must be at least 1")));
             }
-            o.per_job = Some(n);
+            o.per_job = Some(n.max(1));
             o.positional = name == "max-replace-args";
         }
         "max-lines" => {
-            return Err(refuse("-L/-l (lines per job) is not supported by frun parallel; use -N"));
+            return Err(refuse(
+                "-L/-l (lines per job) is not supported by frun parallel; use -N",
+            ));
         }
         "replace" => o.names.whole = v.into_bytes(),
-        "replace-i" => o.names.whole = if v.is_empty() { b"{}".to_vec() } else { v.into_bytes() },
+        "replace-i" => {
+            o.names.whole = if v.is_empty() {
+                b"{}".to_vec()
+            } else {
+                v.into_bytes()
+            }
+        }
         "er" => o.names.no_ext = v.into_bytes(),
         "bnr" => o.names.basename = v.into_bytes(),
         "dnr" => o.names.dirname = v.into_bytes(),
@@ -478,20 +645,31 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.header = true;
         }
         "trim" => {
-            o.trim = match v.as_str() {
+            o.trim = Some(match v.as_str() {
                 "n" => Trim::default(),
-                "l" => Trim { left: true, right: false },
-                "r" => Trim { left: false, right: true },
-                "lr" | "rl" => Trim { left: true, right: true },
+                "l" => Trim {
+                    left: true,
+                    right: false,
+                },
+                "r" => Trim {
+                    left: false,
+                    right: true,
+                },
+                "lr" | "rl" => Trim {
+                    left: true,
+                    right: true,
+                },
                 _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
-            };
+            });
         }
         "block" => o.block = Some(number("--block", &v)?),
         "recend" => {
             o.recend = Some(match v.as_bytes() {
                 [c] => *c,
                 _ => parse_delimiter(&v).map_err(|_| {
-                    refuse(format!("--recend '{v}': only a one-byte record end is supported"))
+                    refuse(format!(
+                        "--recend '{v}': only a one-byte record end is supported"
+                    ))
                 })?,
             })
         }
@@ -517,7 +695,8 @@ fn jobs(v: &str) -> Result<u64, Invocation> {
     } else if let Some(plus) = v.strip_prefix('+') {
         cpus + plus.parse::<u64>().map_err(|_| bad())?
     } else if let Some(minus) = v.strip_prefix('-') {
-        cpus.saturating_sub(minus.parse::<u64>().map_err(|_| bad())?).max(1)
+        cpus.saturating_sub(minus.parse::<u64>().map_err(|_| bad())?)
+            .max(1)
     } else {
         match v.parse::<u64>().map_err(|_| bad())? {
             // As many as can run at once: frun's ceiling on workers.
@@ -546,10 +725,11 @@ fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
             if values.is_empty() {
                 return Err(refuse("::::: needs at least one file"));
             }
-            for (k, f) in values.iter().enumerate() {
+            for f in values {
                 out.push(Source {
                     values: SourceValues::File(PathBuf::from(f)),
-                    linked: linked && k == 0,
+                    // `::::+ F G`: every file of the group is linked.
+                    linked,
                 });
             }
         } else {
@@ -557,6 +737,16 @@ fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
                 values: SourceValues::Words(values.to_vec()),
                 linked,
             });
+        }
+    }
+    // Beside other sources, an empty `:::` is one empty value (as GNU Parallel reads it).
+    if out.len() > 1 {
+        for s in &mut out {
+            if let SourceValues::Words(w) = &mut s.values
+                && w.is_empty()
+            {
+                w.push(OsString::new());
+            }
         }
     }
     Ok(out)
@@ -570,8 +760,13 @@ fn shell() -> PathBuf {
     }
     let parent = std::fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id()));
     if let Ok(p) = parent {
-        let name = p.file_name().map(|n| n.as_bytes().to_vec()).unwrap_or_default();
-        let shells: [&[u8]; 8] = [b"bash", b"sh", b"dash", b"zsh", b"ksh", b"mksh", b"ash", b"busybox"];
+        let name = p
+            .file_name()
+            .map(|n| n.as_bytes().to_vec())
+            .unwrap_or_default();
+        let shells: [&[u8]; 8] = [
+            b"bash", b"sh", b"dash", b"zsh", b"ksh", b"mksh", b"ash", b"busybox",
+        ];
         if shells.contains(&name.as_slice()) && name != b"busybox" {
             return p;
         }
@@ -582,9 +777,15 @@ fn shell() -> PathBuf {
     }
 }
 
-fn build(mut o: Options, command: &[OsString], mut sources: Vec<Source>) -> Result<Invocation, Invocation> {
+fn build(
+    mut o: Options,
+    command: &[OsString],
+    mut sources: Vec<Source>,
+) -> Result<Invocation, Invocation> {
     for w in command {
-        if w.as_bytes().windows(2).any(|p| p == b"{=") && w.as_bytes().windows(2).any(|p| p == b"=}") {
+        if w.as_bytes().windows(2).any(|p| p == b"{=")
+            && w.as_bytes().windows(2).any(|p| p == b"=}")
+        {
             return Err(refuse(
                 "{= perl expression =} is not supported by frun parallel: frun has no perl; \
                  use the shell in the command ($(…)) or the other replacement strings",
@@ -592,7 +793,9 @@ fn build(mut o: Options, command: &[OsString], mut sources: Vec<Source>) -> Resu
         }
     }
     if o.eof.is_some() {
-        return Err(refuse("-E (an end-of-file value) is not supported by frun parallel yet"));
+        return Err(refuse(
+            "-E (an end-of-file value) is not supported by frun parallel yet",
+        ));
     }
     if o.shuffle {
         return Err(refuse("--shuf is not supported by frun parallel yet"));
@@ -616,20 +819,31 @@ fn build(mut o: Options, command: &[OsString], mut sources: Vec<Source>) -> Resu
     // one record per value. Anything else becomes tuples (the plan writes them).
     let single = match sources.as_slice() {
         [] => Some(PathBuf::from("-")),
-        [Source { values: SourceValues::File(p), .. }] => Some(p.clone()),
+        [
+            Source {
+                values: SourceValues::File(p),
+                ..
+            },
+        ] => Some(p.clone()),
         _ => None,
     }
     .filter(|_| !o.header);
+    // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
-        (Some(_), None) => {
-            return Err(refuse(
-                "--colsep with several input sources or --header is not supported by frun parallel",
-            ));
-        }
+        (Some(c), None) => Columns::SplitTuple(c.clone()),
         (None, Some(_)) => Columns::Whole,
         (None, None) => Columns::Tuple,
     };
+    let both = Trim {
+        left: true,
+        right: true,
+    };
+    let trim = o.trim.unwrap_or(if o.colsep.is_some() {
+        both
+    } else {
+        Trim::default()
+    });
     o.cfg.input = match single {
         Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
         Some(p) => InputSpec::File(p),
@@ -669,17 +883,27 @@ fn build(mut o: Options, command: &[OsString], mut sources: Vec<Source>) -> Resu
         columns,
         spread: if o.positional { Spread::One } else { o.spread },
         names: o.names,
-        trim: o.trim,
+        trim,
         header: Vec::new(),
+        bare: o.bare,
     });
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
 /// `--pipe`: blocks of records on each job's stdin (frun's `--block`).
-fn pipe(mut o: Options, command: &[OsString], sources: Vec<Source>) -> Result<Invocation, Invocation> {
+fn pipe(
+    mut o: Options,
+    command: &[OsString],
+    sources: Vec<Source>,
+) -> Result<Invocation, Invocation> {
     match sources.as_slice() {
         [] => {}
-        [Source { values: SourceValues::File(p), .. }] => {
+        [
+            Source {
+                values: SourceValues::File(p),
+                ..
+            },
+        ] => {
             o.cfg.input = if p.as_os_str() == "-" {
                 InputSpec::Stdin
             } else {
@@ -691,7 +915,11 @@ fn pipe(mut o: Options, command: &[OsString], sources: Vec<Source>) -> Result<In
     if let Some(r) = o.recend {
         o.cfg.delimiter = r;
     }
-    o.cfg.batch = BatchSpec::Block(o.block.unwrap_or(1 << 20));
+    // -N: that many records per job; else blocks of about --block bytes.
+    o.cfg.batch = match o.per_job {
+        Some(n) => BatchSpec::Exact(n),
+        None => BatchSpec::Block(o.block.unwrap_or(1 << 20)),
+    };
     o.cfg.stdin = true;
     if command.is_empty() {
         return Err(refuse("--pipe needs a command"));
@@ -705,8 +933,9 @@ fn pipe(mut o: Options, command: &[OsString], sources: Vec<Source>) -> Result<In
         columns: Columns::Whole,
         spread: Spread::One,
         names: o.names,
-        trim: o.trim,
+        trim: o.trim.unwrap_or_default(),
         header: Vec::new(),
+        bare: false,
     });
     Ok(Invocation::Run(Box::new(o.cfg)))
 }

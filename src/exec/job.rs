@@ -29,6 +29,8 @@ pub struct JobSpec {
     pub trim: Trim,
     /// Column names, for `{name}` (`--header`); filled in by the plan when it reads them.
     pub header: Vec<Vec<u8>>,
+    /// `-N0`: the records only count jobs; none of them is put on the line.
+    pub bare: bool,
 }
 
 /// How a record splits into columns.
@@ -38,6 +40,8 @@ pub enum Columns {
     Whole,
     /// A sweep's tuple (written by the plan).
     Tuple,
+    /// A sweep's tuple whose values the plan split with `--colsep REGEX` into columns.
+    SplitTuple(String),
     /// `--colsep REGEX`.
     Separator(String),
 }
@@ -126,6 +130,12 @@ type Word = Vec<Part>;
 #[derive(Clone, Debug)]
 pub struct JobLine {
     words: Vec<Word>,
+    /// The blanks before each word, as written (a shell line keeps them: they may be quoted).
+    seps: Vec<Vec<u8>>,
+    /// The line starts with a replacement string: its value is a command, put in unquoted.
+    raw_first: bool,
+    /// `--dry-run`: the job prints its line instead of running it.
+    print: bool,
     /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
     shell: Option<Vec<u8>>,
     /// The record is the command line itself (no command was given).
@@ -147,8 +157,9 @@ fn plain(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"-_.+/".contains(&b)
 }
 
-/// Appends `v` quoted for a POSIX shell: as is when every byte is plain, else in single
-/// quotes, a single quote itself as `"'"`.
+/// Appends `v` quoted for a POSIX shell, spelled as GNU Parallel spells it (so `--dry-run`
+/// shows the same text): as is when every byte is plain, else in single quotes, a single quote
+/// itself as `'"'"'`, without an empty `''` at either end.
 pub fn quote(v: &[u8], out: &mut Vec<u8>) {
     if v.is_empty() {
         out.extend_from_slice(b"''");
@@ -158,23 +169,25 @@ pub fn quote(v: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(v);
         return;
     }
-    let mut open = false;
-    for &b in v {
-        if b == b'\'' {
-            if open {
-                out.push(b'\'');
-                open = false;
-            }
-            out.extend_from_slice(b"\"'\"");
-        } else {
-            if !open {
-                out.push(b'\'');
-                open = true;
-            }
+    let starts_quote = v[0] == b'\'';
+    if !starts_quote {
+        out.push(b'\'');
+    }
+    for (i, &b) in v.iter().enumerate() {
+        if b != b'\'' {
             out.push(b);
+            continue;
+        }
+        // Close the quotes (unless none are open), a quoted quote, reopen (unless at the end).
+        if i > 0 {
+            out.push(b'\'');
+        }
+        out.extend_from_slice(b"\"'\"");
+        if i + 1 < v.len() {
+            out.push(b'\'');
         }
     }
-    if open {
+    if v[v.len() - 1] != b'\'' {
         out.push(b'\'');
     }
 }
@@ -184,18 +197,79 @@ const NO_SHELL: &[u8] = b" -_./=:,+@%^";
 
 /// Words a shell treats as syntax even when nothing else in the line is.
 const KEYWORDS: &[&[u8]] = &[
-    b"if", b"then", b"else", b"elif", b"fi", b"case", b"esac", b"for", b"select", b"while",
-    b"until", b"do", b"done", b"function", b"time", b"in", b"!", b"[[", b"]]", b"coproc",
+    b"if",
+    b"then",
+    b"else",
+    b"elif",
+    b"fi",
+    b"case",
+    b"esac",
+    b"for",
+    b"select",
+    b"while",
+    b"until",
+    b"do",
+    b"done",
+    b"function",
+    b"time",
+    b"in",
+    b"!",
+    b"[[",
+    b"]]",
+    b"coproc",
 ];
 
 /// Commands only a shell has (or whose own versions behave differently from the shell's).
 const BUILTINS: &[&[u8]] = &[
-    b"cd", b"exit", b"export", b"read", b"set", b"source", b".", b"eval", b"exec", b"ulimit",
-    b"umask", b"wait", b"alias", b"type", b"command", b"hash", b"shift", b"trap", b"unset",
-    b"local", b"return", b"break", b"continue", b"times", b"readonly", b"getopts", b"jobs",
-    b"fg", b"bg", b"declare", b"typeset", b"let", b"shopt", b"builtin", b"enable", b"mapfile",
-    b"readarray", b"disown", b"suspend", b"logout", b"history", b"fc", b"pushd", b"popd",
-    b"dirs", b"caller", b"compgen", b"complete", b":",
+    b"cd",
+    b"exit",
+    b"export",
+    b"read",
+    b"set",
+    b"source",
+    b".",
+    b"eval",
+    b"exec",
+    b"ulimit",
+    b"umask",
+    b"wait",
+    b"alias",
+    b"type",
+    b"command",
+    b"hash",
+    b"shift",
+    b"trap",
+    b"unset",
+    b"local",
+    b"return",
+    b"break",
+    b"continue",
+    b"times",
+    b"readonly",
+    b"getopts",
+    b"jobs",
+    b"fg",
+    b"bg",
+    b"declare",
+    b"typeset",
+    b"let",
+    b"shopt",
+    b"builtin",
+    b"enable",
+    b"mapfile",
+    b"readarray",
+    b"disown",
+    b"suspend",
+    b"logout",
+    b"history",
+    b"fc",
+    b"pushd",
+    b"popd",
+    b"dirs",
+    b"caller",
+    b"compgen",
+    b"complete",
+    b":",
 ];
 
 impl JobLine {
@@ -205,7 +279,7 @@ impl JobLine {
     pub fn new(spec: &JobSpec, direct: impl Fn(&[u8]) -> bool) -> Result<JobLine, String> {
         let columns = match &spec.columns {
             Columns::Whole => ColumnSplit::Whole,
-            Columns::Tuple => ColumnSplit::Tuple,
+            Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
             Columns::Separator(re) => ColumnSplit::Regex(
                 regex::bytes::Regex::new(re)
                     .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))?,
@@ -222,24 +296,27 @@ impl JobLine {
                 line.extend_from_slice(w);
             }
         }
-        let (mut words, seps_plain) = parse_line(&line, &spec.names, &spec.header);
+        let (mut words, mut seps, seps_plain) = parse_line(&line, &spec.names, &spec.header);
         // Any replacement string ({#} too) means the values go only where it says.
-        let has_value = words
-            .iter()
-            .flatten()
-            .any(|p| !matches!(p, Part::Lit(_)));
+        let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
         let verbatim = spec.words.is_empty();
-        if !has_value && !verbatim {
+        if !has_value && !verbatim && !spec.bare {
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
+            seps.push(b" ".to_vec());
         }
+        let raw_first = matches!(words.first().and_then(|w| w.first()), Some(Part::Value(..)));
         let shell_free = seps_plain
             && words.iter().all(|w| {
                 w.iter().all(|p| match p {
-                    Part::Lit(l) => l.iter().all(|&b| b.is_ascii_alphanumeric() || NO_SHELL.contains(&b)),
+                    Part::Lit(l) => l
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || NO_SHELL.contains(&b)),
                     _ => true,
                 })
             })
-            && !words.iter().any(|w| matches!(w.as_slice(), [Part::Lit(l)] if KEYWORDS.contains(&l.as_slice())));
+            && !words.iter().any(
+                |w| matches!(w.as_slice(), [Part::Lit(l)] if KEYWORDS.contains(&l.as_slice())),
+            );
         let first_plain = match words.first().map(Vec::as_slice) {
             Some([Part::Lit(l)]) => {
                 !l.contains(&b'=') && !BUILTINS.contains(&l.as_slice()) && direct(l)
@@ -255,6 +332,9 @@ impl JobLine {
             .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
         Ok(JobLine {
             words,
+            seps,
+            raw_first,
+            print: false,
             shell,
             verbatim,
             columns,
@@ -263,8 +343,18 @@ impl JobLine {
         })
     }
 
+    /// `--dry-run`: each job prints its line (as the shell would get it) instead of running it.
+    #[must_use]
+    pub fn printing(mut self) -> JobLine {
+        self.print = true;
+        self
+    }
+
     /// The program exec'd: the shell, or None for the line's first word.
     pub fn shell(&self) -> Option<&[u8]> {
+        if self.print {
+            return Some(b"/bin/sh");
+        }
         self.shell.as_deref()
     }
 
@@ -312,6 +402,20 @@ impl JobLine {
         }
         let mut line = std::mem::take(&mut argv.scratch);
         line.clear();
+        if self.print {
+            argv.push_word(b"/bin/sh");
+            argv.push_word(b"-c");
+            argv.push_word(b"printf '%s\\n' \"$1\"");
+            argv.push_word(b"sh");
+            {
+                let mut sink = ShellSink { out: &mut line };
+                self.fill(batch, seq, slot, &argv.records, &mut sink);
+            }
+            argv.push_word(&line);
+            argv.scratch = line;
+            argv.finish();
+            return;
+        }
         match &self.shell {
             Some(sh) => {
                 argv.push_word(sh);
@@ -337,43 +441,65 @@ impl JobLine {
         argv.finish();
     }
 
-    fn fill(&self, batch: &[u8], seq: u64, slot: u64, records: &[(usize, usize)], sink: &mut dyn Sink) {
+    fn fill(
+        &self,
+        batch: &[u8],
+        seq: u64,
+        slot: u64,
+        records: &[(usize, usize)],
+        sink: &mut dyn Sink,
+    ) {
         if self.verbatim {
             for (i, &(s, e)) in records.iter().enumerate() {
                 if i > 0 {
                     sink.lit(b"\n");
                 }
-                sink.lit(&batch[s..e]);
+                // A tuple's values are the line's words, separated by spaces.
+                self.each_column(&batch[s..e], Column::All, |k, v| {
+                    if k > 0 {
+                        sink.lit(b" ");
+                    }
+                    sink.lit(trim(v, self.trim));
+                });
             }
             return;
         }
         let record = |r: usize| -> &[u8] { records.get(r).map_or(&[][..], |&(s, e)| &batch[s..e]) };
         for (wi, w) in self.words.iter().enumerate() {
             if wi > 0 {
-                sink.brk();
+                sink.sep(&self.seps[wi]);
             }
-            let repeats = self.spread == Spread::Context
-                && w.iter().any(|p| matches!(p, Part::Value(..)));
+            let raw = wi == 0 && self.raw_first;
+            let repeats =
+                self.spread == Spread::Context && w.iter().any(|p| matches!(p, Part::Value(..)));
             if repeats {
                 for r in 0..records.len() {
                     if r > 0 {
                         sink.brk();
                     }
-                    self.fill_word(w, &[record(r)], seq, slot, sink);
+                    self.fill_word(w, &[record(r)], seq, slot, raw, sink);
                 }
             } else if self.spread == Spread::One && records.len() > 1 {
                 // -N: {1}..{N} are the job's records (each record one column).
                 let all: Vec<&[u8]> = (0..records.len()).map(record).collect();
-                self.fill_word_columns(w, &all, seq, slot, sink);
+                self.fill_word_columns(w, &all, seq, slot, raw, sink);
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
-                self.fill_word(w, &rs, seq, slot, sink);
+                self.fill_word(w, &rs, seq, slot, raw, sink);
             }
         }
     }
 
     /// One word for the records `rs` (one, or all of them with `-m`).
-    fn fill_word(&self, w: &Word, rs: &[&[u8]], seq: u64, slot: u64, sink: &mut dyn Sink) {
+    fn fill_word(
+        &self,
+        w: &Word,
+        rs: &[&[u8]],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
         for p in w {
             match p {
                 Part::Lit(l) => sink.lit(l),
@@ -388,7 +514,8 @@ impl JobLine {
                             if k > 0 {
                                 sink.brk();
                             }
-                            sink.value(&transform(trim(v, self.trim), *form));
+                            let v = transform(trim(v, self.trim), *form);
+                            if raw { sink.lit(&v) } else { sink.value(&v) }
                         });
                     }
                 }
@@ -397,13 +524,22 @@ impl JobLine {
     }
 
     /// One word where `{N}` is the N-th record (`-N`).
-    fn fill_word_columns(&self, w: &Word, rs: &[&[u8]], seq: u64, slot: u64, sink: &mut dyn Sink) {
+    fn fill_word_columns(
+        &self,
+        w: &Word,
+        rs: &[&[u8]],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
         let record = |sink: &mut dyn Sink, r: &[u8], form: Form| {
             self.each_column(r, Column::All, |k, v| {
                 if k > 0 {
                     sink.brk();
                 }
-                sink.value(&transform(trim(v, self.trim), form));
+                let v = transform(trim(v, self.trim), form);
+                if raw { sink.lit(&v) } else { sink.value(&v) }
             });
         };
         for p in w {
@@ -544,7 +680,11 @@ fn dirname(v: &[u8]) -> Vec<u8> {
             while e > 0 && v[e - 1] == b'/' {
                 e -= 1;
             }
-            if e == 0 { b"/".to_vec() } else { v[..e].to_vec() }
+            if e == 0 {
+                b"/".to_vec()
+            } else {
+                v[..e].to_vec()
+            }
         }
     }
 }
@@ -555,6 +695,8 @@ trait Sink {
     fn value(&mut self, v: &[u8]);
     /// Between words.
     fn brk(&mut self);
+    /// Between the line's own words: the blanks written there.
+    fn sep(&mut self, blanks: &[u8]);
 }
 
 struct ShellSink<'a> {
@@ -570,6 +712,9 @@ impl Sink for ShellSink<'_> {
     }
     fn brk(&mut self) {
         self.out.push(b' ');
+    }
+    fn sep(&mut self, blanks: &[u8]) {
+        self.out.extend_from_slice(blanks);
     }
 }
 
@@ -602,6 +747,9 @@ impl Sink for WordSink<'_> {
     fn brk(&mut self) {
         self.end_word();
     }
+    fn sep(&mut self, _: &[u8]) {
+        self.end_word();
+    }
 }
 
 /// The replacement string at the start of `s`, and its length.
@@ -611,13 +759,17 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
         (&names.no_ext, Part::Value(Column::All, Form::NoExt)),
         (&names.basename, Part::Value(Column::All, Form::Base)),
         (&names.dirname, Part::Value(Column::All, Form::Dir)),
-        (&names.basename_no_ext, Part::Value(Column::All, Form::BaseNoExt)),
+        (
+            &names.basename_no_ext,
+            Part::Value(Column::All, Form::BaseNoExt),
+        ),
         (&names.seq, Part::Seq),
         (&names.slot, Part::Slot),
     ];
     let mut best: Option<(Part, usize)> = None;
     for (name, part) in fixed {
-        if !name.is_empty() && s.starts_with(name) && best.as_ref().is_none_or(|b| name.len() > b.1) {
+        if !name.is_empty() && s.starts_with(name) && best.as_ref().is_none_or(|b| name.len() > b.1)
+        {
             best = Some((part, name.len()));
         }
     }
@@ -636,7 +788,9 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
         (b"", Form::Plain),
     ];
     for (suffix, form) in forms {
-        let Some(key) = inner.strip_suffix(suffix) else { continue };
+        let Some(key) = inner.strip_suffix(suffix) else {
+            continue;
+        };
         let numeric = key.strip_prefix(b"-").unwrap_or(key);
         if !numeric.is_empty() && numeric.iter().all(u8::is_ascii_digit) {
             let n: i64 = std::str::from_utf8(key).ok()?.parse().ok()?;
@@ -652,10 +806,17 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
     None
 }
 
-/// Splits a line into words at blanks, each word into its parts. Also says whether every blank
-/// run is plain spaces (tabs and newlines are shell syntax).
-fn parse_line(line: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> (Vec<Word>, bool) {
+/// Splits a line into words at blanks, each word into its parts, and keeps the blanks before
+/// each word. Also says whether every blank run is plain spaces (tabs and newlines are shell
+/// syntax).
+fn parse_line(
+    line: &[u8],
+    names: &ReplacementNames,
+    header: &[Vec<u8>],
+) -> (Vec<Word>, Vec<Vec<u8>>, bool) {
     let mut words = Vec::new();
+    let mut seps = Vec::new();
+    let mut sep = Vec::new();
     let mut word: Word = Vec::new();
     let mut lit = Vec::new();
     let mut plain_seps = true;
@@ -669,13 +830,13 @@ fn parse_line(line: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> (Vec
             }
             if !word.is_empty() {
                 words.push(std::mem::take(&mut word));
+                seps.push(std::mem::take(&mut sep));
             }
+            sep.push(b);
             i += 1;
             continue;
         }
-        if b == b'{'
-            && let Some((part, len)) = replacement_at(&line[i..], names, header)
-        {
+        if let Some((part, len)) = replacement_at(&line[i..], names, header) {
             if !lit.is_empty() {
                 word.push(Part::Lit(std::mem::take(&mut lit)));
             }
@@ -691,19 +852,23 @@ fn parse_line(line: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> (Vec
     }
     if !word.is_empty() {
         words.push(word);
+        seps.push(sep);
     }
-    (words, plain_seps)
+    (words, seps, plain_seps)
 }
 
 /// `-q`: quotes a word's text between its replacement strings.
-fn quote_around_replacements(w: &[u8], names: &ReplacementNames, header: &[Vec<u8>], out: &mut Vec<u8>) {
+fn quote_around_replacements(
+    w: &[u8],
+    names: &ReplacementNames,
+    header: &[Vec<u8>],
+    out: &mut Vec<u8>,
+) {
     let mut lit = Vec::new();
     let mut i = 0;
     let mut any = false;
     while i < w.len() {
-        if w[i] == b'{'
-            && let Some((_, len)) = replacement_at(&w[i..], names, header)
-        {
+        if let Some((_, len)) = replacement_at(&w[i..], names, header) {
             if !lit.is_empty() {
                 quote(&lit, out);
                 lit.clear();
@@ -758,7 +923,15 @@ mod tests {
         assert_eq!(t("x.", Form::NoExt), "x");
         assert_eq!(t("a/b/", Form::Base), "");
         assert_eq!(t("/a/b.c", Form::BaseNoExt), "b");
-        for (v, d) in [("a/b/", "a"), ("a", "."), ("/", "/"), ("//", "/"), ("a//b", "a"), ("", "."), ("/a/b.c", "/a")] {
+        for (v, d) in [
+            ("a/b/", "a"),
+            ("a", "."),
+            ("/", "/"),
+            ("//", "/"),
+            ("a//b", "a"),
+            ("", "."),
+            ("/a/b.c", "/a"),
+        ] {
             assert_eq!(t(v, Form::Dir), d, "{v}");
         }
     }

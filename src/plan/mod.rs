@@ -263,7 +263,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         input,
         scan,
         work: Work {
-            backend: match (cfg.dry_run, cfg.stdin) {
+            backend: match (cfg.dry_run && cfg.job.is_none(), cfg.stdin) {
                 (true, _) => Backend::DryRun {
                     split_from: cfg.unsafe_words.then_some(command.literal),
                 },
@@ -306,23 +306,39 @@ fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanE
     use std::io::{Read, Seek, Write};
     let is_file = input.file.metadata().is_ok_and(|m| m.is_file());
     if !is_file {
-        let fd = nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
-            .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
+        let fd =
+            nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+                .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
         let mut copy = File::from(fd);
         std::io::copy(&mut input.file, &mut copy)
             .and_then(|_| copy.flush())
             .and_then(|()| copy.rewind())
-            .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+            .map_err(|e| {
+                usage(format!(
+                    "cannot read {}: {}",
+                    input.name,
+                    crate::errors::os_message(&e)
+                ))
+            })?;
         input.file = copy;
     }
     let mut bytes = Vec::new();
     (&input.file)
         .read_to_end(&mut bytes)
         .and_then(|_| input.file.rewind())
-        .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+        .map_err(|e| {
+            usage(format!(
+                "cannot read {}: {}",
+                input.name,
+                crate::errors::os_message(&e)
+            ))
+        })?;
     let records = crate::batch::count_records(&bytes, delimiter);
     let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
-    Ok(Sizing::Adaptive { init: per, max: per })
+    Ok(Sizing::Adaptive {
+        init: per,
+        max: per,
+    })
 }
 
 /// Flags that cannot go together (found out before anything is opened).
@@ -389,7 +405,7 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
             (File::from(dup), false)
         }
         InputSpec::File(p) => match File::open(p) {
-            Ok(f) => (f, true),
+            Ok(f) => (f, cfg.dialect != config::Dialect::Parallel),
             Err(e) => {
                 return Err(usage(format!(
                     "cannot open {}: {}",
@@ -399,14 +415,20 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
             }
         },
         InputSpec::Sweep(s) => {
-            let (f, header) = sweep::materialize(s, s.delimiter).map_err(PlanError::Usage)?;
-            let reads_stdin = s.sources.iter().any(|s| {
-                matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-")
-            });
+            let colsep = match cfg.job.as_ref().map(|j| &j.columns) {
+                Some(crate::exec::job::Columns::SplitTuple(re)) => Some(re.as_str()),
+                _ => None,
+            };
+            let (f, header) =
+                sweep::materialize(s, s.delimiter, colsep).map_err(PlanError::Usage)?;
+            let reads_stdin = s.sources.iter().any(
+                |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
+            );
             return Ok(Opened {
                 file: f,
                 name: "the input sources".to_string(),
-                children_keep_stdin: !reads_stdin,
+                // GNU Parallel's jobs never read its standard input.
+                children_keep_stdin: !reads_stdin && cfg.dialect != config::Dialect::Parallel,
                 header,
             });
         }
@@ -496,12 +518,29 @@ fn job_command(
     if !header.is_empty() {
         spec.header = header.to_vec();
     }
-    let found = |w: &[u8]| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok();
-    let line =
+    // A bash function exported under the command's name is what the shell would run.
+    let exported = |w: &[u8]| {
+        let mut name = b"BASH_FUNC_".to_vec();
+        name.extend_from_slice(w);
+        name.extend_from_slice(b"%%");
+        std::env::var_os(std::ffi::OsStr::from_bytes(&name)).is_some()
+    };
+    let found = |w: &[u8]| {
+        (!exported(w))
+            .then(|| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok())
+            .flatten()
+    };
+    let mut line =
         crate::exec::job::JobLine::new(&spec, |w| found(w).is_some()).map_err(PlanError::Usage)?;
+    if cfg.dry_run {
+        line = line.printing();
+    }
     let path = match (line.shell(), line.program()) {
         (None, Some(p)) => found(p).expect("checked by the line"),
-        _ => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
+        (Some(sh), _) => {
+            resolve(std::ffi::OsStr::from_bytes(sh), path_env).map_err(PlanError::Command)?
+        }
+        (None, None) => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
     };
     let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
     let arg_max = nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)
