@@ -131,6 +131,10 @@ pub fn run_config_reporting(
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
+            // GNU Parallel ends with 255 on every error that is not a job's.
+            if cfg.dialect == plan::config::Dialect::Parallel {
+                return (ExitCode::Passed(255), None);
+            }
             return (ExitCode::Usage, None);
         }
         Err(plan::PlanError::Command(e)) => {

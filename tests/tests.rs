@@ -19,6 +19,7 @@ mod input_faults;
 mod joblog;
 mod numa;
 mod output;
+mod parallel;
 mod properties;
 mod records;
 mod resume;

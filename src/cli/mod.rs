@@ -568,6 +568,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
         names: ReplacementNames::default(),
         trim: Trim::default(),
         header: Vec::new(),
+        bare: false,
     });
     Ok(())
 }

@@ -268,7 +268,10 @@ struct Options {
     /// `-N`: {1}..{N} are the job's records.
     positional: bool,
     quote: bool,
-    trim: Trim,
+    /// `--trim`; without it, columns of `--colsep` are trimmed on both sides (as GNU's are).
+    trim: Option<Trim>,
+    /// `-N0`: one record per job, put nowhere.
+    bare: bool,
     colsep: Option<String>,
     header: bool,
     /// `-a FILE`, in order.
@@ -302,7 +305,8 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
         per_job: None,
         positional: false,
         quote: false,
-        trim: Trim::default(),
+        trim: None,
+        bare: false,
         colsep: None,
         header: false,
         arg_files: Vec::new(),
@@ -466,6 +470,7 @@ const SWITCHES: &[&str] = &[
     "link",
     "shuf",
     "dry-run",
+    "dryrun",
     "pipe",
     "spreadstdin",
     "will-cite",
@@ -553,7 +558,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "no-run-if-empty" => o.skip_empty = true,
         "link" => o.link = true,
         "shuf" => o.shuffle = true,
-        "dry-run" => o.cfg.dry_run = true,
+        "dry-run" | "dryrun" => o.cfg.dry_run = true,
         "pipe" | "spreadstdin" => o.pipe = true,
         "version" => {
             return Err(Invocation::Print(
@@ -581,10 +586,12 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
-            if n == 0 {
+            // -N0: each record is a job of its own that gets no value.
+            o.bare = n == 0 && name == "max-replace-args";
+            if n == 0 && !o.bare {
                 return Err(refuse(format!("--{name} must be at least 1")));
             }
-            o.per_job = Some(n);
+            o.per_job = Some(n.max(1));
             o.positional = name == "max-replace-args";
         }
         "max-lines" => {
@@ -628,7 +635,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.header = true;
         }
         "trim" => {
-            o.trim = match v.as_str() {
+            o.trim = Some(match v.as_str() {
                 "n" => Trim::default(),
                 "l" => Trim {
                     left: true,
@@ -643,7 +650,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
                     right: true,
                 },
                 _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
-            };
+            });
         }
         "block" => o.block = Some(number("--block", &v)?),
         "recend" => {
@@ -760,10 +767,11 @@ fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
             if values.is_empty() {
                 return Err(refuse("::::: needs at least one file"));
             }
-            for (k, f) in values.iter().enumerate() {
+            for f in values {
                 out.push(Source {
                     values: SourceValues::File(PathBuf::from(f)),
-                    linked: linked && k == 0,
+                    // `::::+ F G`: every file of the group is linked.
+                    linked,
                 });
             }
         } else {
@@ -771,6 +779,16 @@ fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
                 values: SourceValues::Words(values.to_vec()),
                 linked,
             });
+        }
+    }
+    // Beside other sources, an empty `:::` is one empty value (as GNU Parallel reads it).
+    if out.len() > 1 {
+        for s in &mut out {
+            if let SourceValues::Words(w) = &mut s.values
+                && w.is_empty()
+            {
+                w.push(OsString::new());
+            }
         }
     }
     Ok(out)
@@ -852,16 +870,22 @@ fn build(
         _ => None,
     }
     .filter(|_| !o.header);
+    // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
-        (Some(_), None) => {
-            return Err(refuse(
-                "--colsep with several input sources or --header is not supported by frun parallel",
-            ));
-        }
+        (Some(c), None) => Columns::SplitTuple(c.clone()),
         (None, Some(_)) => Columns::Whole,
         (None, None) => Columns::Tuple,
     };
+    let both = Trim {
+        left: true,
+        right: true,
+    };
+    let trim = o.trim.unwrap_or(if o.colsep.is_some() {
+        both
+    } else {
+        Trim::default()
+    });
     o.cfg.input = match single {
         Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
         Some(p) => InputSpec::File(p),
@@ -903,8 +927,9 @@ fn build(
         columns,
         spread: if o.positional { Spread::One } else { o.spread },
         names: o.names,
-        trim: o.trim,
+        trim,
         header: Vec::new(),
+        bare: o.bare,
     });
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
@@ -934,7 +959,11 @@ fn pipe(
     if let Some(r) = o.recend {
         o.cfg.delimiter = r;
     }
-    o.cfg.batch = BatchSpec::Block(o.block.unwrap_or(1 << 20));
+    // -N: that many records per job; else blocks of about --block bytes.
+    o.cfg.batch = match o.per_job {
+        Some(n) => BatchSpec::Exact(n),
+        None => BatchSpec::Block(o.block.unwrap_or(1 << 20)),
+    };
     o.cfg.stdin = true;
     if command.is_empty() {
         return Err(refuse("--pipe needs a command"));
@@ -949,8 +978,9 @@ fn pipe(
         columns: Columns::Whole,
         spread: Spread::One,
         names: o.names,
-        trim: o.trim,
+        trim: o.trim.unwrap_or_default(),
         header: Vec::new(),
+        bare: false,
     });
     Ok(Invocation::Run(Box::new(o.cfg)))
 }

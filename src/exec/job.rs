@@ -32,6 +32,8 @@ pub struct JobSpec {
     pub trim: Trim,
     /// Column names, for `{name}` (`--header`); filled in by the plan when it reads them.
     pub header: Vec<Vec<u8>>,
+    /// `-N0`: the records only count jobs; none of them is put on the line.
+    pub bare: bool,
 }
 
 /// How a record splits into columns.
@@ -41,6 +43,8 @@ pub enum Columns {
     Whole,
     /// A sweep's tuple (written by the plan).
     Tuple,
+    /// A sweep's tuple whose values the plan split with `--colsep REGEX` into columns.
+    SplitTuple(String),
     /// `--colsep REGEX`.
     Separator(String),
 }
@@ -129,6 +133,12 @@ type Word = Vec<Part>;
 #[derive(Clone, Debug)]
 pub struct JobLine {
     words: Vec<Word>,
+    /// The blanks before each word, as written (a shell line keeps them: they may be quoted).
+    seps: Vec<Vec<u8>>,
+    /// The line starts with a replacement string: its value is a command, put in unquoted.
+    raw_first: bool,
+    /// `--dry-run`: the job prints its line instead of running it.
+    print: bool,
     /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
     shell: Option<Vec<u8>>,
     /// `eval LINE` instead of `SHELL -c LINE`.
@@ -152,8 +162,9 @@ fn plain(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"-_.+/".contains(&b)
 }
 
-/// Appends `v` quoted for a POSIX shell: as is when every byte is plain, else in single
-/// quotes, a single quote itself as `"'"`.
+/// Appends `v` quoted for a POSIX shell, spelled as GNU Parallel spells it (so `--dry-run`
+/// shows the same text): as is when every byte is plain, else in single quotes, a single quote
+/// itself as `'"'"'`, without an empty `''` at either end.
 pub fn quote(v: &[u8], out: &mut Vec<u8>) {
     if v.is_empty() {
         out.extend_from_slice(b"''");
@@ -163,23 +174,25 @@ pub fn quote(v: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(v);
         return;
     }
-    let mut open = false;
-    for &b in v {
-        if b == b'\'' {
-            if open {
-                out.push(b'\'');
-                open = false;
-            }
-            out.extend_from_slice(b"\"'\"");
-        } else {
-            if !open {
-                out.push(b'\'');
-                open = true;
-            }
+    let starts_quote = v[0] == b'\'';
+    if !starts_quote {
+        out.push(b'\'');
+    }
+    for (i, &b) in v.iter().enumerate() {
+        if b != b'\'' {
             out.push(b);
+            continue;
+        }
+        // Close the quotes (unless none are open), a quoted quote, reopen (unless at the end).
+        if i > 0 {
+            out.push(b'\'');
+        }
+        out.extend_from_slice(b"\"'\"");
+        if i + 1 < v.len() {
+            out.push(b'\'');
         }
     }
-    if open {
+    if v[v.len() - 1] != b'\'' {
         out.push(b'\'');
     }
 }
@@ -271,7 +284,7 @@ impl JobLine {
     pub fn new(spec: &JobSpec, direct: impl Fn(&[u8]) -> bool) -> Result<JobLine, String> {
         let columns = match &spec.columns {
             Columns::Whole => ColumnSplit::Whole,
-            Columns::Tuple => ColumnSplit::Tuple,
+            Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
             Columns::Separator(re) => ColumnSplit::Regex(
                 regex::bytes::Regex::new(re)
                     .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))?,
@@ -291,13 +304,15 @@ impl JobLine {
                 line.extend_from_slice(w);
             }
         }
-        let (mut words, seps_plain) = parse_words(&line, &spec.names, &spec.header, true);
+        let (mut words, mut seps, seps_plain) = parse_line(&line, &spec.names, &spec.header, true);
         // Any replacement string ({#} too) means the values go only where it says.
         let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
         let verbatim = spec.words.is_empty();
-        if !has_value && !verbatim {
+        if !has_value && !verbatim && !spec.bare {
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
+            seps.push(b" ".to_vec());
         }
+        let raw_first = matches!(words.first().and_then(|w| w.first()), Some(Part::Value(..)));
         let shell_free = seps_plain
             && words.iter().all(|w| {
                 w.iter().all(|p| match p {
@@ -325,6 +340,9 @@ impl JobLine {
             .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
         Ok(JobLine {
             words,
+            seps,
+            raw_first,
+            print: false,
             shell,
             eval: false,
             verbatim,
@@ -341,7 +359,7 @@ impl JobLine {
             .words
             .iter()
             .map(|w| {
-                let (mut parsed, _) = parse_words(w, &spec.names, &spec.header, false);
+                let (mut parsed, _, _) = parse_line(w, &spec.names, &spec.header, false);
                 parsed.pop().unwrap_or_else(|| vec![Part::Lit(Vec::new())])
             })
             .collect();
@@ -352,8 +370,12 @@ impl JobLine {
         {
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
         }
+        let seps = vec![b" ".to_vec(); words.len()];
         JobLine {
             words,
+            seps,
+            raw_first: false,
+            print: false,
             shell: None,
             eval: false,
             verbatim: false,
@@ -381,8 +403,18 @@ impl JobLine {
         }
     }
 
+    /// `--dry-run`: each job prints its line (as the shell would get it) instead of running it.
+    #[must_use]
+    pub fn printing(mut self) -> JobLine {
+        self.print = true;
+        self
+    }
+
     /// The program exec'd: the shell, or None for the line's first word.
     pub fn shell(&self) -> Option<&[u8]> {
+        if self.print {
+            return Some(b"/bin/sh");
+        }
         self.shell.as_deref()
     }
 
@@ -430,6 +462,20 @@ impl JobLine {
         }
         let mut line = std::mem::take(&mut argv.scratch);
         line.clear();
+        if self.print {
+            argv.push_word(b"/bin/sh");
+            argv.push_word(b"-c");
+            argv.push_word(b"printf '%s\\n' \"$1\"");
+            argv.push_word(b"sh");
+            {
+                let mut sink = ShellSink { out: &mut line };
+                self.fill(batch, seq, slot, &argv.records, &mut sink);
+            }
+            argv.push_word(&line);
+            argv.scratch = line;
+            argv.finish();
+            return;
+        }
         match &self.shell {
             Some(sh) => {
                 if self.eval {
@@ -472,15 +518,22 @@ impl JobLine {
                 if i > 0 {
                     sink.lit(b"\n");
                 }
-                sink.lit(&batch[s..e]);
+                // A tuple's values are the line's words, separated by spaces.
+                self.each_column(&batch[s..e], Column::All, |k, v| {
+                    if k > 0 {
+                        sink.lit(b" ");
+                    }
+                    sink.lit(trim(v, self.trim));
+                });
             }
             return;
         }
         let record = |r: usize| -> &[u8] { records.get(r).map_or(&[][..], |&(s, e)| &batch[s..e]) };
         for (wi, w) in self.words.iter().enumerate() {
             if wi > 0 {
-                sink.brk();
+                sink.sep(&self.seps[wi]);
             }
+            let raw = wi == 0 && self.raw_first;
             let repeats =
                 self.spread == Spread::Context && w.iter().any(|p| matches!(p, Part::Value(..)));
             if repeats {
@@ -488,21 +541,29 @@ impl JobLine {
                     if r > 0 {
                         sink.brk();
                     }
-                    self.fill_word(w, &[record(r)], seq, slot, sink);
+                    self.fill_word(w, &[record(r)], seq, slot, raw, sink);
                 }
             } else if self.spread == Spread::One && records.len() > 1 {
                 // -N: {1}..{N} are the job's records (each record one column).
                 let all: Vec<&[u8]> = (0..records.len()).map(record).collect();
-                self.fill_word_columns(w, &all, seq, slot, sink);
+                self.fill_word_columns(w, &all, seq, slot, raw, sink);
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
-                self.fill_word(w, &rs, seq, slot, sink);
+                self.fill_word(w, &rs, seq, slot, raw, sink);
             }
         }
     }
 
     /// One word for the records `rs` (one, or all of them with `-m`).
-    fn fill_word(&self, w: &Word, rs: &[&[u8]], seq: u64, slot: u64, sink: &mut dyn Sink) {
+    fn fill_word(
+        &self,
+        w: &Word,
+        rs: &[&[u8]],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
         for p in w {
             match p {
                 Part::Lit(l) => sink.lit(l),
@@ -517,7 +578,8 @@ impl JobLine {
                             if k > 0 {
                                 sink.brk();
                             }
-                            sink.value(&transform(trim(v, self.trim), *form));
+                            let v = transform(trim(v, self.trim), *form);
+                            if raw { sink.lit(&v) } else { sink.value(&v) }
                         });
                     }
                 }
@@ -526,13 +588,22 @@ impl JobLine {
     }
 
     /// One word where `{N}` is the N-th record (`-N`).
-    fn fill_word_columns(&self, w: &Word, rs: &[&[u8]], seq: u64, slot: u64, sink: &mut dyn Sink) {
+    fn fill_word_columns(
+        &self,
+        w: &Word,
+        rs: &[&[u8]],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
         let record = |sink: &mut dyn Sink, r: &[u8], form: Form| {
             self.each_column(r, Column::All, |k, v| {
                 if k > 0 {
                     sink.brk();
                 }
-                sink.value(&transform(trim(v, self.trim), form));
+                let v = transform(trim(v, self.trim), form);
+                if raw { sink.lit(&v) } else { sink.value(&v) }
             });
         };
         for p in w {
@@ -688,6 +759,8 @@ trait Sink {
     fn value(&mut self, v: &[u8]);
     /// Between words.
     fn brk(&mut self);
+    /// Between the line's own words: the blanks written there.
+    fn sep(&mut self, blanks: &[u8]);
 }
 
 struct ShellSink<'a> {
@@ -703,6 +776,9 @@ impl Sink for ShellSink<'_> {
     }
     fn brk(&mut self) {
         self.out.push(b' ');
+    }
+    fn sep(&mut self, blanks: &[u8]) {
+        self.out.extend_from_slice(blanks);
     }
 }
 
@@ -732,6 +808,9 @@ impl Sink for WordSink<'_> {
         self.content = true;
     }
     fn brk(&mut self) {
+        self.end_word();
+    }
+    fn sep(&mut self, _: &[u8]) {
         self.end_word();
     }
 }
@@ -791,15 +870,17 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
 }
 
 /// Splits a line into words at blanks (with `split`; else it is one word), each word into its
-/// parts. Also says whether every blank run is plain spaces (tabs and newlines are shell
-/// syntax).
-fn parse_words(
+/// parts, and keeps the blanks before each word. Also says whether every blank run is plain
+/// spaces (tabs and newlines are shell syntax).
+fn parse_line(
     line: &[u8],
     names: &ReplacementNames,
     header: &[Vec<u8>],
     split: bool,
-) -> (Vec<Word>, bool) {
+) -> (Vec<Word>, Vec<Vec<u8>>, bool) {
     let mut words = Vec::new();
+    let mut seps = Vec::new();
+    let mut sep = Vec::new();
     let mut word: Word = Vec::new();
     let mut lit = Vec::new();
     let mut plain_seps = true;
@@ -813,13 +894,13 @@ fn parse_words(
             }
             if !word.is_empty() {
                 words.push(std::mem::take(&mut word));
+                seps.push(std::mem::take(&mut sep));
             }
+            sep.push(b);
             i += 1;
             continue;
         }
-        if b == b'{'
-            && let Some((part, len)) = replacement_at(&line[i..], names, header)
-        {
+        if let Some((part, len)) = replacement_at(&line[i..], names, header) {
             if !lit.is_empty() {
                 word.push(Part::Lit(std::mem::take(&mut lit)));
             }
@@ -835,8 +916,9 @@ fn parse_words(
     }
     if !word.is_empty() {
         words.push(word);
+        seps.push(sep);
     }
-    (words, plain_seps)
+    (words, seps, plain_seps)
 }
 
 /// `-q`: quotes a word's text between its replacement strings.
@@ -850,9 +932,7 @@ fn quote_around_replacements(
     let mut i = 0;
     let mut any = false;
     while i < w.len() {
-        if w[i] == b'{'
-            && let Some((_, len)) = replacement_at(&w[i..], names, header)
-        {
+        if let Some((_, len)) = replacement_at(&w[i..], names, header) {
             if !lit.is_empty() {
                 quote(&lit, out);
                 lit.clear();

@@ -360,7 +360,10 @@ fn work(
 ) -> Result<Work, PlanError> {
     let shell_words = template.job_shell_words();
     Ok(Work {
-        backend: match (cfg.dry_run, cfg.stdin) {
+        backend: match (
+            cfg.dry_run && cfg.job.as_ref().is_none_or(|j| j.literal),
+            cfg.stdin,
+        ) {
             (true, _) => Backend::DryRun {
                 split_from: cfg.unsafe_words.then_some(literal),
             },
@@ -444,7 +447,7 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
             (File::from(dup), false)
         }
         InputSpec::File(p) => match File::open(p) {
-            Ok(f) => (f, true),
+            Ok(f) => (f, cfg.dialect != config::Dialect::Parallel),
             Err(e) => {
                 return Err(usage(format!(
                     "cannot open {}: {}",
@@ -454,14 +457,20 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
             }
         },
         InputSpec::Sweep(s) => {
-            let (f, header) = sweep::materialize(s, s.delimiter).map_err(PlanError::Usage)?;
+            let colsep = match cfg.job.as_ref().map(|j| &j.columns) {
+                Some(crate::exec::job::Columns::SplitTuple(re)) => Some(re.as_str()),
+                _ => None,
+            };
+            let (f, header) =
+                sweep::materialize(s, s.delimiter, colsep).map_err(PlanError::Usage)?;
             let reads_stdin = s.sources.iter().any(
                 |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
             );
             return Ok(Opened {
                 file: f,
                 name: "the input sources".to_string(),
-                children_keep_stdin: !reads_stdin,
+                // GNU Parallel's jobs never read its standard input.
+                children_keep_stdin: !reads_stdin && cfg.dialect != config::Dialect::Parallel,
                 header,
             });
         }
@@ -551,40 +560,40 @@ fn job_command(
     if !header.is_empty() {
         spec.header = header.to_vec();
     }
-    let found = |w: &[u8]| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok();
-    // A bash function (the bash front end) runs in the worker shells, found or not; so does
-    // what --dry-run only prints.
+    // A bash function exported under the command's name is what the shell would run.
+    let exported = |w: &[u8]| {
+        let mut name = b"BASH_FUNC_".to_vec();
+        name.extend_from_slice(w);
+        name.extend_from_slice(b"%%");
+        std::env::var_os(std::ffi::OsStr::from_bytes(&name)).is_some()
+    };
+    let found = |w: &[u8]| {
+        (!exported(w))
+            .then(|| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok())
+            .flatten()
+    };
+    // A bash function (the bash front end) runs in the worker shells, found or not; in a worker
+    // shell a GNU Parallel-style line is always `eval`ed, so the user's functions work
+    // anywhere in it. frun's own words (-i, sweeps) are exec'd directly, or reported missing.
     let in_worker = cfg.shell_command && !cfg.dry_run;
-    let first = spec.words.first().map(|w| {
-        let end = if spec.literal {
-            w.len()
-        } else {
-            w.iter().position(|&b| b == b' ').unwrap_or(w.len())
-        };
-        w[..end].to_vec()
-    });
-    // In a bash worker shell a GNU Parallel-style line is always `eval`ed, so the user's
-    // functions work anywhere in it.
-    let mut line = crate::exec::job::JobLine::new(&spec, |w| {
-        if in_worker {
-            spec.literal
-        } else {
-            cfg.dry_run || found(w).is_some() || (spec.literal && first.as_deref() == Some(w))
-        }
-    })
-    .map_err(PlanError::Usage)?;
+    let mut line = crate::exec::job::JobLine::new(&spec, |w| !in_worker && found(w).is_some())
+        .map_err(PlanError::Usage)?;
     if in_worker {
         line = line.eval_in_worker();
+    } else if cfg.dry_run && !spec.literal {
+        line = line.printing();
     }
+    let p = |w: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(w));
     let path = match (line.shell(), line.program()) {
-        (None, Some(p)) if in_worker || cfg.dry_run => {
-            PathBuf::from(std::ffi::OsStr::from_bytes(p))
+        (None, Some(w)) if in_worker || cfg.dry_run => p(w),
+        (None, Some(w)) => {
+            resolve(std::ffi::OsStr::from_bytes(w), path_env).map_err(PlanError::Command)?
         }
-        (None, Some(p)) => {
-            resolve(std::ffi::OsStr::from_bytes(p), path_env).map_err(PlanError::Command)?
+        (Some(_), _) if in_worker => PathBuf::from("eval"),
+        (Some(sh), _) => {
+            resolve(std::ffi::OsStr::from_bytes(sh), path_env).map_err(PlanError::Command)?
         }
-        _ if in_worker => PathBuf::from("eval"),
-        _ => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
+        (None, None) => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
     };
     let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
     let arg_max = nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)

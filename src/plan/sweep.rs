@@ -13,11 +13,26 @@ use std::os::unix::ffi::OsStrExt;
 use super::config::{Source, SourceValues, Sweep};
 
 /// The tuples of `sweep`, written to a new in-memory file (read from its start), and the column
-/// names when the sweep has a header. `delimiter` ends the records of `::::` files.
-pub(super) fn materialize(sweep: &Sweep, delimiter: u8) -> Result<(File, Vec<Vec<u8>>), String> {
-    let mut sources = Vec::with_capacity(sweep.sources.len());
+/// names when the sweep has a header. `delimiter` ends the records of `::::` files; `colsep`
+/// (`--colsep REGEX`) splits every value into columns, each a value of the tuple.
+pub(super) fn materialize(
+    sweep: &Sweep,
+    delimiter: u8,
+    colsep: Option<&str>,
+) -> Result<(File, Vec<Vec<u8>>), String> {
+    let colsep = colsep
+        .map(|re| {
+            regex::bytes::Regex::new(re)
+                .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))
+        })
+        .transpose()?;
+    let mut sources: Vec<Vec<Vec<Vec<u8>>>> = Vec::with_capacity(sweep.sources.len());
     for s in &sweep.sources {
-        sources.push(values(s, delimiter)?);
+        let split = |v: Vec<u8>| match &colsep {
+            Some(re) => re.split(&v).map(<[u8]>::to_vec).collect(),
+            None => vec![v],
+        };
+        sources.push(values(s, delimiter)?.into_iter().map(split).collect());
     }
     let mut header = Vec::new();
     if sweep.header {
@@ -25,7 +40,7 @@ pub(super) fn materialize(sweep: &Sweep, delimiter: u8) -> Result<(File, Vec<Vec
             if v.is_empty() {
                 return Err("--header: an input source is empty (no column name)".into());
             }
-            header.push(v.remove(0));
+            header.extend(v.remove(0));
         }
     }
     if sweep.link && !sweep.wrap {
@@ -90,12 +105,15 @@ fn values(source: &Source, delimiter: u8) -> Result<Vec<Vec<u8>>, String> {
     }
 }
 
-/// Rows of linked sources: each group is a list of rows, a row one value per source.
+/// Rows of linked sources: each group is a list of rows, a row the values of one tuple.
 type Group = Vec<Vec<Vec<u8>>>;
 
+/// One source's values, each as its columns (one without `--colsep`).
+type Values = Vec<Vec<Vec<u8>>>;
+
 /// Sources linked together form one group; the combinations are taken over groups.
-fn groups(specs: &[Source], sources: Vec<Vec<Vec<u8>>>, link_all: bool, wrap: bool) -> Vec<Group> {
-    let mut groups: Vec<(Vec<Vec<Vec<u8>>>, bool)> = Vec::new();
+fn groups(specs: &[Source], sources: Vec<Values>, link_all: bool, wrap: bool) -> Vec<Group> {
+    let mut groups: Vec<(Vec<Values>, bool)> = Vec::new();
     for (spec, values) in specs.iter().zip(sources) {
         match groups.last_mut() {
             Some(g) if link_all || spec.linked => g.0.push(values),
@@ -114,9 +132,9 @@ fn groups(specs: &[Source], sources: Vec<Vec<Vec<u8>>>, link_all: bool, wrap: bo
             (0..len)
                 .map(|i| {
                     cols.iter()
-                        .map(|c| {
+                        .flat_map(|c| {
                             if c.is_empty() {
-                                Vec::new()
+                                vec![Vec::new()]
                             } else {
                                 c[i % c.len()].clone()
                             }
@@ -172,7 +190,7 @@ mod tests {
     }
 
     fn tuples(sweep: &Sweep) -> Vec<String> {
-        let (mut f, _) = materialize(sweep, b'\n').unwrap();
+        let (mut f, _) = materialize(sweep, b'\n', None).unwrap();
         let mut s = Vec::new();
         f.read_to_end(&mut s).unwrap();
         s.split(|&b| b == 0)

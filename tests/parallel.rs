@@ -1,0 +1,1322 @@
+//! Differential corpus for `frun parallel`: every line of the table runs under bash twice, once
+//! with `parallel` on PATH being GNU Parallel (Debian's) and once being frun's personality (a
+//! link named `parallel`), each in a fresh directory holding the same files; stdout and the
+//! exit status must be the same, and stderr where the case says it is part of the contract.
+//! It does not test frun's own flags.
+
+use crate::common::BIN;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// GNU Parallel as Debian installs it.
+const GNU: &str = "/usr/bin/parallel";
+
+/// Files every case finds in its directory.
+const SETUP: &str = r#"
+printf 'A\nB\nC\n' > abc-file
+printf 'D\nE\nF\n' > def-file
+printf 'A_B_C_' > abc_-file
+printf 'A\0B\0C\0' > abc0-file
+printf '1\t2\n3\t4\n' > tsv-file.tsv
+printf 'f1\tf2\nA\tB\nC\tD\n' > hdr.tsv
+printf 'a-b-c\nd-e-f\n' > dashes
+printf 'a b\n"c d"\ne\\f\n' > tricky
+printf "it's\n\$HOME\n*\n\n  pad  \nend\n" > nasty
+printf 'root:x:0:0:root:/root:/bin/bash\nbin:x:1:1:bin:/bin:/usr/sbin/nologin\n' > passwd
+mkdir -p dir/sub destdir out
+touch a.log b.log c.txt 'sp ace.log' dir/sub/file.ex1.ex2 Upper.TXT foo.es.txt bar.es.txt
+echo hello > h1; echo world > h2; gzip h1 h2
+seq 10 > num10; seq 1000 > num1000; seq 30000 > num30000
+"#;
+
+/// A case: (mode, line, stdin). The line is bash; `parallel` in it is the tool under test.
+/// Mode: "" compares stdout and status exactly and that stderr is empty for both or for
+/// neither; `s` sorts stdout's lines first (the original's order is free); `e` compares stderr
+/// exactly; `E` ignores stderr; `D:why` is a documented difference: the outputs must still
+/// differ (so the list stays true), for the reason given.
+type Case = (&'static str, &'static str, &'static str);
+
+/// Why `-X`/`-m` lines over a large input differ.
+const LONG_LINES: &str = "D:-X/-m over more records than one line holds: GNU fills lines to its \
+    own length limit (about 64 KB) and spreads only the rest over the job slots; frun spreads all \
+    records evenly over the job slots (each line within ARG_MAX)";
+
+const CASES: &[Case] = &[
+    // --- Input sources (the tutorial's "Input sources" section).
+    ("", r"parallel -k echo ::: A B C", ""),
+    ("", r"parallel -k -a abc-file echo", ""),
+    ("", r"cat abc-file | parallel -k echo", ""),
+    ("", r"parallel -k echo ::: A B C ::: D E F", ""),
+    ("", r"parallel -k -a abc-file -a def-file echo", ""),
+    ("", r"cat abc-file | parallel -k -a - -a def-file echo", ""),
+    ("", r"cat abc-file | parallel -k echo :::: - def-file", ""),
+    ("", r"parallel -k echo ::: A B C :::: def-file", ""),
+    ("", r"parallel -k --link echo ::: A B C ::: D E F", ""),
+    ("", r"parallel -k --link echo ::: A B C D E ::: F G", ""),
+    (
+        "",
+        r"parallel -k echo :::: abc-file :::+ G H I :::: def-file",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo :::: abc-file ::: G H I ::::+ def-file",
+        "",
+    ),
+    ("", r"parallel -k echo ::: A B C D E :::+ F G", ""),
+    ("", r"parallel -k -d _ echo :::: abc_-file", ""),
+    ("", r"parallel -k -d '\0' echo :::: abc0-file", ""),
+    ("", r"parallel -k -0 echo :::: abc0-file", ""),
+    ("", r"parallel -k ::: ls 'echo foo' pwd", ""),
+    (
+        "",
+        r"my_func() { echo in my_func $1; }; export -f my_func; parallel -k my_func ::: 1 2 3",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo {1} {2} {3} ::: 6 7 ::: 4 5 ::: 1 2 3",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo {1} {2} {3} :::: <(seq 6 7) <(seq 4 5) :::: <(seq 1 3)",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -a <(seq 6 7) echo {1} {2} {3} :::: <(seq 4 5) :::: <(seq 1 3)",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -a <(seq 6 7) -a <(seq 4 5) echo {1} {2} {3} ::: 1 2 3",
+        "",
+    ),
+    (
+        "",
+        r"seq 6 7 | parallel -k -a - -a <(seq 4 5) echo {1} {2} {3} ::: 1 2 3",
+        "",
+    ),
+    (
+        "",
+        r"seq 4 5 | parallel -k echo {1} {2} {3} :::: <(seq 6 7) - ::: 1 2 3",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo ::: a b c :::+ 1 2 3 ::: X Y :::+ 11 22",
+        "",
+    ),
+    ("", r"parallel -k echo {1} {2} ::: 1 2 3 ::: a b c", ""),
+    (
+        "",
+        r"parallel -k --link echo {1} {2} ::: 1 2 3 ::: a b c",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --link echo {1} {2} {3} ::: 1 2 ::: a b c d ::: X",
+        "",
+    ),
+    ("", r"parallel -k echo ::: 0 1 ::: 0 1 ::: 0 1 ::: 0 1", ""),
+    (
+        "",
+        r"parallel -k --link -a <(seq 6) -a <(seq 6 -1 1) echo",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --link echo :::: <(seq 6) <(seq 6 -1 1)",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo {1} - {2} ::::+ <(head -n -1 num10) <(tail -n +2 num10)",
+        "",
+    ),
+    (
+        "",
+        r"a=(x y z); parallel -k echo {1} - {2} ::: ${a[@]::${#a[@]}-1} :::+ ${a[@]:1}",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo {1} {2} ::: red green blue ::: S M L XL XXL | sort",
+        "",
+    ),
+    ("", r"parallel -k echo :::", ""),
+    ("", r"parallel -k echo ::: a ::: ", ""),
+    ("", r"parallel -k echo ::: a b :::+ 1", ""),
+    ("", r"parallel -k echo :::: /dev/null", ""),
+    ("", r"parallel -k echo < /dev/null", ""),
+    ("", r"printf 'x\ny' | parallel -k echo", ""),
+    ("", r"printf '\n\n' | parallel -k echo '[{}]'", ""),
+    ("", r"parallel -k echo :::: num10 | tail -3", ""),
+    ("", r"parallel -k -a abc-file echo {} ::: 1 2", ""),
+    ("", r"parallel -k --arg-file def-file echo", ""),
+    ("", r"parallel -k echo ::::+ abc-file def-file", ""),
+    ("", r"parallel -k -a abc-file --link -a <(seq 2) echo", ""),
+    ("", r"parallel -k echo ::: 'a b' 'c d'", ""),
+    ("", r"parallel -k echo :::: tricky", ""),
+    ("", r"parallel -k echo {} :::: nasty", ""),
+    ("", r"parallel -k 'echo [{}]' :::: nasty", ""),
+    ("", r"parallel -k printf '<%s>\n' :::: nasty", ""),
+    (
+        "E",
+        r"parallel -k echo :::: no-such-file; echo status $?",
+        "",
+    ),
+    (
+        "D:a directory as an input file: GNU reads no values from it and succeeds; frun refuses it (255)",
+        r"parallel -k echo :::: dir; echo status $?",
+        "",
+    ),
+    // --- Replacement strings.
+    ("", r"parallel -k echo ::: A/B.C", ""),
+    ("", r"parallel -k echo {} ::: A/B.C", ""),
+    ("", r"parallel -k echo {.} ::: A/B.C", ""),
+    ("", r"parallel -k echo {/} ::: A/B.C", ""),
+    ("", r"parallel -k echo {//} ::: A/B.C", ""),
+    ("", r"parallel -k echo {/.} ::: A/B.C", ""),
+    ("", r"parallel -k echo {#} ::: A B C", ""),
+    ("", r"parallel -k -j 2 'sleep 0.3; echo {%}' ::: A B", ""),
+    ("", r"parallel -k -j 1 echo {%} ::: A B C", ""),
+    ("", r"parallel -k -I ,, echo ,, ::: A/B.C", ""),
+    (
+        "",
+        r"parallel -k --extensionreplace ,, echo ,, ::: A/B.C",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --basenamereplace ,, echo ,, ::: A/B.C",
+        "",
+    ),
+    ("", r"parallel -k --dirnamereplace ,, echo ,, ::: A/B.C", ""),
+    (
+        "",
+        r"parallel -k --basenameextensionreplace ,, echo ,, ::: A/B.C",
+        "",
+    ),
+    ("", r"parallel -k --seqreplace ,, echo ,, ::: A B C", ""),
+    (
+        "",
+        r"parallel -k -j1 --slotreplace ,, echo ,, ::: A B C",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --er ,, --bnr ,b --dnr ,d --bner ,e echo ,, ,b ,d ,e ::: x/y.z",
+        "",
+    ),
+    ("", r"parallel -k -I XX echo XX {} ::: a", ""),
+    ("", r"parallel -k -I '{a}' echo '{a}' {} ::: a", ""),
+    ("", r"parallel -k echo {1} and {2} ::: A B ::: C D", ""),
+    (
+        "",
+        r"parallel -k echo /={1/} //={1//} /.={1/.} .={1.} ::: A/B.C D/E.F",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo 1={1} 2={2} 3={3} -1={-1} -2={-2} -3={-3} ::: A B ::: C D ::: E F",
+        "",
+    ),
+    ("", r"parallel -k echo {2} {1} ::: a b ::: c d", ""),
+    ("", r"parallel -k echo {} ::: a b ::: c d", ""),
+    ("", r"parallel -k echo ::: a b ::: c d", ""),
+    ("", r"parallel -k echo {4} ::: a ::: b", ""),
+    ("", r"parallel -k echo x{}y{}z ::: 1 2", ""),
+    ("", r"parallel -k echo {}{} ::: a", ""),
+    ("", r"parallel -k echo '{}' ::: a", ""),
+    ("", r"parallel -k echo {} {#} ::: a b c", ""),
+    ("", r"parallel -k echo {#} ::: a b c", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: /a/b.c.d", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: .bashrc", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: dir.x/file", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: a/b/", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: /", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: x.", ""),
+    ("", r"parallel -k echo {.} {/} {//} {/.} ::: ''", ""),
+    ("", r"parallel -k echo {//} ::: a//b /a a/", ""),
+    (
+        "",
+        r"parallel -k echo {1.} {1/} {2//} {2/.} ::: a/b.c ::: d/e.f",
+        "",
+    ),
+    ("", r"parallel -k echo {-1/} ::: a/b ::: c/d", ""),
+    ("", r"parallel -k echo '{ }' {a} '{}x' ::: v", ""),
+    ("", r"parallel -k echo {} ::: '{}' '{.}'", ""),
+    ("", r"parallel -k echo pre-{}-post ::: A", ""),
+    ("", r"parallel -k echo \={} ::: zsh bash ls", ""),
+    (
+        "",
+        r"parallel -k convert -geometry 120 {} {.}_thumb.jpg ::: a.jpg b.jpg 2>/dev/null; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"convert() { echo convert $@; }; export -f convert; parallel -k convert -geometry 120 {} {.}_thumb.jpg ::: a.jpg b.jpg",
+        "",
+    ),
+    (
+        "",
+        r"lame() { echo lame $@; }; export -f lame; parallel -k lame {} -o {.}.mp3 ::: x.wav y.wav",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo lame {} -o mydir/{/.}.mp3 ::: sounddir/a.wav",
+        "",
+    ),
+    // --- Quoting of values.
+    ("", r"parallel -k echo ::: 'a b' 'a  b' ' a' 'b '", ""),
+    (
+        "",
+        r#"parallel -k echo ::: "it's" 'say "hi"' 'back\slash' '$HOME' '`date`' '$(date)'"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo ::: '*' '?' '[a]' '~' '~root' '#x' 'a#b' '!' '!!'",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k echo ::: ';' '&' '|' '>' '<' '(' ')' '{' '}' '&&' '||'",
+        "",
+    ),
+    ("", r"parallel -k echo ::: '' x ''", ""),
+    ("", r"parallel -k echo [{}] ::: ''", ""),
+    ("", r"parallel -k printf '<%s>\n' ::: '' a ''", ""),
+    ("", r"parallel -k printf '<%s>\n' {} ::: 'a b' ''", ""),
+    (
+        "",
+        r#"parallel -k 'printf "<%s>\n" {}' ::: 'a b' '' \$x"#,
+        "",
+    ),
+    ("", r"parallel -k echo ::: é ü 日本 'ça va'", ""),
+    ("", r"parallel -k echo {.} ::: 日本.txt", ""),
+    ("", r"parallel -k echo ::: $'tab\there' $'cr\rhere'", ""),
+    ("", r"parallel -k echo ::: $'a\nb' c", ""),
+    (
+        "",
+        r"printf 'a\nb\0c\0' | parallel -k -0 printf '<%s>\n'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\nb\0c\0' | parallel -k -0 'printf \<%s\>\\n {}'",
+        "",
+    ),
+    ("", r"printf 'x y\0' | parallel -k -0 'echo {} | wc -w'", ""),
+    ("", r"parallel -k echo ::: -n -e -E x", ""),
+    ("", r"parallel -k echo {} ::: -n x", ""),
+    ("", r"parallel -k printf '%s\n' ::: -- --x", ""),
+    ("", r"parallel -k echo ::: a=b 'a b=c'", ""),
+    ("", r"parallel -k 'x={}; echo $x' ::: 'a b' 'c;d'", ""),
+    ("", r"parallel -k echo \'{}\' ::: a", ""),
+    ("", r#"parallel -k "echo 'a{}b'" ::: 1 'x y'"#, ""),
+    ("", r#"parallel -k 'echo "{}"' ::: 'x y' 'q"q'"#, ""),
+    ("", r"echo 1,2,3 | parallel -kd, echo a{}b", ""),
+    ("", r#"echo 1,2,3 | parallel -kd, "echo 'a{}b'""#, ""),
+    ("", r#"echo 1,2,3 | parallel -kd, "echo 'a'{}'b'""#, ""),
+    ("", r#"echo 1,2,3 | parallel -kd, "echo 'a'"{}"'b'""#, ""),
+    ("", r"parallel -k echo ::: \\ '\\' '\n'", ""),
+    ("", r"parallel -k echo {} ::: $'\x01ctl'", ""),
+    ("", r"parallel -k 'echo {}' ::: \\\\", ""),
+    ("", r"parallel -k echo ::: $(printf 'x%.0s ' $(seq 50))", ""),
+    (
+        "",
+        r#"parallel -k echo :::: <(printf '%s\n' \" \' \\ \$)"#,
+        "",
+    ),
+    ("", r"VAR=val; echo test | parallel echo {} $VAR", ""),
+    (
+        "",
+        r#"VAR="two  spaces"; echo test | parallel echo {} \'"$VAR"\'"#,
+        "",
+    ),
+    (
+        "",
+        r"echo test | parallel VAR=this_is_set_after_starting \; echo {} \$VAR",
+        "",
+    ),
+    (
+        "",
+        r#"echo test | parallel VAR='"two  spaces  between  each  word"' echo {} \'"\$VAR"\'"#,
+        "",
+    ),
+    ("", r"echo test | VAR=outer parallel echo {} \\\$VAR", ""),
+    ("", r"echo test | VAR=outer parallel -q echo {} \$VAR", ""),
+    (
+        "",
+        r"VAR=outer; export VAR; echo test | parallel echo {} \$VAR",
+        "",
+    ),
+    ("", r"VAR='!'; parallel -q echo $VAR ::: '!'", ""),
+    (
+        "",
+        r#"export VAR='a b'; parallel echo '"$VAR"' ::: '!'"#,
+        "",
+    ),
+    ("", r#"VAR='a b'; parallel echo "'$VAR'" ::: '!'"#, ""),
+    (
+        "",
+        r#"myfunc() { echo "$@"; }; export -f myfunc; parallel myfunc ::: '!' 'a b'"#,
+        "",
+    ),
+    ("", r"parallel -k echo ::: \{\} x", ""),
+    // --- -q.
+    (
+        "",
+        r#"parallel -k perl -e 'print "@ARGV\n"' ::: This wont work 2>/dev/null; echo $?"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k -q perl -e 'print "@ARGV\n"' ::: This works"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k perl -e \''print "@ARGV\n"'\' ::: This works, too"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k perl\ -e\ \'print\ \"@ARGV\\n\"\' ::: This also works"#,
+        "",
+    ),
+    ("", r"parallel -k -q printf '%s|%s\n' {} 'a b' ::: x y", ""),
+    ("", r"parallel -k -q echo 'a  b' ::: x", ""),
+    (
+        "",
+        r#"parallel -k -q sh -c 'echo "$0 $1"' {} 'x y' ::: a"#,
+        "",
+    ),
+    ("", r"parallel -kq echo '$HOME' {} ::: '$x'", ""),
+    ("", r"parallel -kq echo a{}b 'c{}d' ::: 'v w'", ""),
+    (
+        "E",
+        r#"parallel -k -q "zcat {} >{.}" ::: h1.gz; echo $?; ls"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -q bash -c 'wc -c <(echo {})' ::: ab abc",
+        "",
+    ),
+    (
+        "",
+        r#"ls | parallel -k -q perl -ne '/^\S+\s+\S+$/ and print $ARGV,"\n"'"#,
+        "",
+    ),
+    (
+        "",
+        r#"ls *.log | parallel -k perl -ne \''/^\S+\s+\S+$/ and print $ARGV,"\n"'\' "#,
+        "",
+    ),
+    (
+        "",
+        r#"echo 'a b' > 'sp ace.log'; parallel -k -q perl -ne '/^\S+\s+\S+$/ and print $ARGV,"\n"' ::: 'sp ace.log' a.log"#,
+        "",
+    ),
+    ("", r"parallel -k -q echo ';' '|' {} ::: x", ""),
+    ("", r"parallel -k -q -X echo a{} ::: 1 2", ""),
+    // --- Shell lines.
+    ("", r"parallel -k 'echo {} | tr a-z A-Z' ::: a b", ""),
+    (
+        "",
+        r"parallel -k 'test {} -gt 1 && echo big {}' ::: 1 2 3; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k 'echo {} > out/{}.txt' ::: a b; cat out/a.txt out/b.txt",
+        "",
+    ),
+    ("", r"parallel -k echo '$(echo {})' ::: x", ""),
+    ("", r"parallel -k 'echo $(echo {} {})' ::: 'a  b'", ""),
+    (
+        "",
+        r"parallel -k 'for i in 1 2; do echo {}$i; done' ::: a b",
+        "",
+    ),
+    ("", r"parallel -k 'x={}; echo ${x^^}' ::: ab", ""),
+    ("", r"parallel -k 'cd dir && ls' ::: 1", ""),
+    ("", r"parallel -k echo {} '>' {}.out ::: a; cat a.out", ""),
+    ("", r"parallel -k echo {} \> {}.out ::: a; cat a.out", ""),
+    ("", r#"parallel zcat {} ">"{.} ::: *.gz; cat h1 h2"#, ""),
+    ("", r#"parallel "zcat {} >{.}" ::: *.gz; cat h1 h2"#, ""),
+    ("", r#"ls | parallel -k 'echo -n {}" "; ls {}|wc -l'"#, ""),
+    (
+        "",
+        r#"ls -d dir destdir | parallel '(echo -n {}" "; ls {}|wc -l) >{}.dir'; cat dir.dir destdir.dir"#,
+        "",
+    ),
+    (
+        "",
+        r#"ls | parallel -k 'a={}; name=${a##*/}; echo $name'"#,
+        "",
+    ),
+    (
+        "",
+        r#"ls | parallel 'mv {} "$(echo {} | tr "[:upper:]" "[:lower:]")"'; ls"#,
+        "",
+    ),
+    (
+        "",
+        r"printf 'a.log\nnope\nc.txt\n' | parallel -k 'if [ ! -e {} ] ; then echo {}; fi'",
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k [ -f {1}:{2} ] "||" echo {1}:{2} does not exist ::: a b ::: 1 2"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel "zcat {} | bzip2 >{.}.bz2 && rm {}" ::: *.gz; ls"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel 'mkdir {.}; cd {.}; touch made' ::: p.zip q.zip; ls p q",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k '{} | tr a-z A-Z' ::: 'echo command 1' 'echo command 2'",
+        "",
+    ),
+    (
+        "D:frun passes a job's stderr straight through; GNU holds it and prints it after the job's stdout",
+        r"parallel -k 'echo a{}; sleep 0.{}; echo b{} >&2' ::: 3 1 2>&1",
+        "",
+    ),
+    ("", r"parallel -k echo a '&&' echo {} ::: b", ""),
+    ("", r"parallel -k echo a \&\& echo {} ::: b", ""),
+    ("", r"parallel -k 'echo {}; false' ::: a b; echo $?", ""),
+    ("", r"parallel -k 'read x; echo got $x' ::: a", "hello\n"),
+    ("", r"parallel -k cat ::: abc-file def-file", ""),
+    ("", r"parallel -k wc -l ::: abc-file num10", ""),
+    ("", r"parallel -k 'cat {} | wc -l' ::: abc-file num10", ""),
+    ("", r"parallel -k echo {} '|' rev ::: abc", ""),
+    ("", r"parallel -k echo {} \| rev ::: abc", ""),
+    ("", r"parallel -k 'echo {}' ::: 'a;b'", ""),
+    (
+        "",
+        r"parallel -k 'case {} in a*) echo A;; *) echo other;; esac' ::: ab x",
+        "",
+    ),
+    ("", r"parallel -k 'echo $((1 + {}))' ::: 1 2", ""),
+    ("", r"parallel -k 'echo {} {} {}' ::: x", ""),
+    ("", r"parallel -k eval 'echo {}; echo again' ::: 1", ""),
+    ("", r"parallel -k 'printf %s\\n {.}' ::: a.b", ""),
+    ("", r"parallel -k 'echo {}' ::: '$PATH'", ""),
+    ("", r"parallel -k echo '{} # not a comment' ::: a", ""),
+    ("", r"parallel -k echo '#' {} ::: a", ""),
+    ("", r"parallel -k 'time=1; echo $time {}' ::: a", ""),
+    ("", r"parallel -k echo ::: a 2>&1 | cat", ""),
+    ("", r"parallel -k 'echo {1}{2}' ::: a ::: 'b c'", ""),
+    ("", r"parallel -k echo '${HOME:+set}' ::: a", ""),
+    ("", r"HOME=/h parallel -k echo '~' '~/x' ::: a", ""),
+    ("", r"parallel -k echo '*.log' ::: a", ""),
+    ("", r"parallel -k echo *.log ::: a", ""),
+    ("", r"parallel -k 'echo *.log {}' ::: a", ""),
+    ("", r"parallel -k 'ls {}' ::: '*.log'", ""),
+    ("", r"parallel -k ls ::: '*.log' 2>/dev/null; echo $?", ""),
+    ("", r"parallel -k 'echo \$0' ::: a", ""),
+    ("", r"parallel -k 'echo {}' ::: 'a\nb'", ""),
+    ("", r"parallel -k cd ::: dir; echo $?", ""),
+    ("", r"parallel -k echo cd ::: dir", ""),
+    ("", r"parallel -k type ::: echo", ""),
+    ("", r"parallel -k command -v ::: echo", ""),
+    ("", r"parallel -k if ::: x 2>/dev/null; echo $?", ""),
+    ("", r"parallel -k ! true ::: x; echo $?", ""),
+    ("", r"parallel -k env X={} sh -c 'echo \$X' ::: 1", ""),
+    ("", r"parallel -k X={} sh -c 'echo \$X' ::: 1", ""),
+    (
+        "",
+        r"parallel -k 'echo start; sleep 0.{}; echo end {}' ::: 2 1",
+        "",
+    ),
+    // --- Exit statuses, failing and missing commands.
+    ("", r"parallel exit ::: 1 2 3 0; echo $?", ""),
+    ("", r"parallel 'exit {}' ::: 0 0 0; echo $?", ""),
+    ("", r"parallel exit ::: 255; echo $?", ""),
+    ("", r"parallel exit ::: 1 255 7; echo $?", ""),
+    ("", r"parallel -j8 false ::: $(seq 150); echo $?", ""),
+    ("", r"parallel -j8 false ::: $(seq 100); echo $?", ""),
+    ("", r"parallel -j8 false ::: $(seq 101); echo $?", ""),
+    ("", r"parallel -j8 'exit {}' ::: $(seq 0 120); echo $?", ""),
+    (
+        "",
+        r"parallel -k 'echo {}; exit {}' ::: 0 1 2 3; echo $?",
+        "",
+    ),
+    ("", r"parallel true ::: a b; echo $?", ""),
+    ("", r"parallel false ::: a; echo $?", ""),
+    ("e", r"parallel -k nosuch ::: 1 2 3; echo $?", ""),
+    ("e", r"parallel -k nosuch {} arg ::: 1; echo $?", ""),
+    ("e", r"parallel -k 'nosuch | cat' ::: 1; echo $?", ""),
+    ("e", r"parallel -k ./no-such-script ::: 1; echo $?", ""),
+    ("e", r"parallel -k ::: nosuch 'echo ok'; echo $?", ""),
+    ("E", r"parallel -k ./abc-file ::: 1; echo $?", ""),
+    ("E", r"parallel -k dir ::: 1; echo $?", ""),
+    ("E", r"parallel 'kill -9 $$' ::: 1; echo $?", ""),
+    ("E", r"parallel 'kill -TERM $$' ::: 1 2; echo $?", ""),
+    ("", r"parallel -k 'test {} = b' ::: a b c; echo $?", ""),
+    (
+        "",
+        r"parallel -k grep -q A ::: abc-file def-file; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"my_fail() { return $1; }; export -f my_fail; parallel my_fail ::: 0 3 0 4; echo $?",
+        "",
+    ),
+    ("", r"parallel -k 'exit {}' ::: 256 257; echo $?", ""),
+    ("", r"parallel -X false ::: 1 2 3 4 5 6; echo $?", ""),
+    ("", r"parallel -j1 -X false ::: 1 2 3 4 5 6; echo $?", ""),
+    ("", r"parallel -k -N2 false ::: 1 2 3 4 5; echo $?", ""),
+    // --- -N / -n.
+    ("", r"parallel -k -N3 echo ::: A B C D E F G H", ""),
+    (
+        "",
+        r"parallel -k -N3 echo 1={1} 2={2} 3={3} ::: A B C D E F G H",
+        "",
+    ),
+    ("", r"parallel -k -N0 echo foo ::: 1 2 3", ""),
+    ("", r"seq 10 | parallel -k -N2 echo arg1:{1} arg2:{2}", ""),
+    ("", r"parallel -k -N2 echo {1}+{2} ::: 1 2 3 4 5", ""),
+    ("", r"parallel -k -n2 echo ::: 1 2 3", ""),
+    ("", r"parallel -k -n2 echo {} ::: 1 2 3", ""),
+    ("", r"parallel -k -n 2 echo {1} ::: 1 2 3", ""),
+    ("", r"parallel -k -N2 echo {} ::: 1 2 3", ""),
+    ("", r"parallel -k -N2 echo {2} {1} ::: a b c d", ""),
+    ("", r"parallel -k -N3 echo {-1} ::: a b c d e", ""),
+    ("", r"parallel -k -N2 echo {#} {1} ::: a b c", ""),
+    ("", r"parallel -k -N2 echo {1.} {2/} ::: a/b.c d/e.f", ""),
+    ("", r"parallel -k -N2 'echo {1}; echo {2}' ::: 'a b' c", ""),
+    (
+        "",
+        r"parallel -k -N2 printf '<%s>' {} ::: 'a b' c d; echo",
+        "",
+    ),
+    ("", r"parallel -k -N1 echo ::: a b", ""),
+    ("", r"parallel -k -N5 echo ::: a b", ""),
+    (
+        "",
+        r"tr ':' '\n' < passwd | parallel -k -N7 echo {1} {6}",
+        "",
+    ),
+    (
+        "",
+        r"ls *.es.* | perl -pe 'print; s/\.es//' | parallel -k -N2 cp {1} {2}; ls *.txt",
+        "",
+    ),
+    (
+        "D:-N with several input sources: GNU numbers {n} over the first values only; frun over the tuples",
+        r"parallel -k -N2 echo {1} {2} ::: a b ::: c d",
+        "",
+    ),
+    ("", r"parallel -k -n3 echo ::: $(seq 10)", ""),
+    ("", r"parallel -k --max-args 2 echo ::: 1 2 3", ""),
+    (
+        "",
+        r"parallel -k --max-replace-args 2 echo {2} ::: 1 2 3",
+        "",
+    ),
+    // --- -X / -m.
+    (
+        "",
+        r"parallel -k --jobs 4 -m echo ::: 1 2 3 4 5 6 7 8 9 10",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --jobs 4 -m echo pre-{}-post ::: A B C D E F G",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --jobs 4 -X echo pre-{}-post ::: A B C D E F G",
+        "",
+    ),
+    (
+        LONG_LINES,
+        r"cat num30000 | parallel --jobs 4 -m echo | wc -l",
+        "",
+    ),
+    (
+        LONG_LINES,
+        r"cat num30000 | parallel -k --jobs 4 -m echo | md5sum",
+        "",
+    ),
+    (
+        LONG_LINES,
+        r"cat num30000 | parallel -k -X echo | md5sum",
+        "",
+    ),
+    ("", r"parallel -k -j1 -X echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j2 -X echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j3 -X echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j4 -X echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j1 -m echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j2 -m echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j3 -m echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j4 -m echo ::: $(seq 10)", ""),
+    ("", r"parallel -k -j3 -X echo x{}y ::: $(seq 10)", ""),
+    ("", r"parallel -k -j3 -m echo x{}y ::: $(seq 10)", ""),
+    ("", r"parallel -k -j2 -X echo a{}b {} ::: 1 2 3", ""),
+    ("", r"parallel -k -j2 -m echo a{}b {} ::: 1 2 3", ""),
+    ("", r"parallel -k -j1 -X echo {#} {} ::: 1 2 3", ""),
+    ("", r"parallel -k -j4 -X echo ::: 1 2", ""),
+    (
+        "D:-X with several input sources: GNU keeps only each job's first tuple's value of each source; frun repeats the context for every tuple",
+        r"parallel -k -j2 -X echo {1}-{2} ::: a b ::: 1 2",
+        "",
+    ),
+    ("", r"parallel -k -j1 -X echo {.} ::: a.x b.y", ""),
+    ("", r"parallel -k -j1 -m echo {.} ::: a.x b.y", ""),
+    ("", r"parallel -k -j1 -X 'echo {}' ::: 'a b' c", ""),
+    ("", r"parallel -k -j1 -m 'echo {}' ::: 'a b' c", ""),
+    (
+        "",
+        r"parallel -k -j1 -X printf '<%s>' ::: 'a b' '' c; echo",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j1 -m printf '<%s>' {} ::: 'a b' c; echo",
+        "",
+    ),
+    ("", r"parallel -k -X -N2 echo ::: 1 2 3 4 5", ""),
+    ("", r"parallel -k -m -n2 echo ::: 1 2 3 4 5", ""),
+    ("", r"parallel -k -j1 -X -n3 echo x{} ::: 1 2 3 4 5", ""),
+    ("", r"seq 30 | parallel -k -j3 -X echo", ""),
+    ("", r"seq -w 0 99 | parallel -k -j2 -X echo pict{}.jpg", ""),
+    (
+        "",
+        r"seq -w 0 9 | parallel touch pict{}.jpg; seq -w 0 9 | parallel -X rm pict{}.jpg; ls",
+        "",
+    ),
+    (
+        "",
+        r"seq -w 0 9 | perl -pe 's/(.*)/pict$1.jpg/' | parallel -X touch; ls pict*",
+        "",
+    ),
+    (
+        "",
+        r"ls | grep -E '\.log$' | parallel -m mv {} destdir; ls destdir",
+        "",
+    ),
+    (
+        "",
+        r"printf '%s\0' *.log | parallel -0 -m mv {} destdir; ls destdir",
+        "",
+    ),
+    (
+        "",
+        r"ls | grep -E '\.log$' | parallel mv {} destdir; ls destdir",
+        "",
+    ),
+    (
+        "",
+        r"find dir -type f | parallel -k -m grep -c x {} /dev/null",
+        "",
+    ),
+    ("", r"parallel -k -X echo ::: ", ""),
+    ("", r"parallel -k -m echo {} {} ::: a b", ""),
+    ("", r"parallel -k -j2 -m echo {#} ::: a b c d", ""),
+    // --- --colsep, --header, --trim.
+    (
+        "",
+        r"parallel -k --colsep '\t' echo 1={1} 2={2} :::: tsv-file.tsv",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --colsep '-' echo {4} {3} {2} {1} :::: dashes",
+        "",
+    ),
+    ("", r"parallel -k --colsep '-' echo {} :::: dashes", ""),
+    ("", r"parallel -k --colsep '-' echo :::: dashes", ""),
+    ("", r"parallel -k --colsep - echo {-1} {1.} :::: dashes", ""),
+    (
+        "",
+        r"parallel -k -a tsv-file.tsv --colsep '\t' echo -o {2} -i {1}",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -a tsv-file.tsv --trim n --colsep '\t' echo -o {2} -i {1}",
+        "",
+    ),
+    ("", r"cat dashes | parallel -k --colsep - echo {3}", ""),
+    (
+        "",
+        r"printf 'a  b\n' | parallel -k --colsep ' +' echo {2}",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a1b22c\n' | parallel -k -C '[0-9]+' echo {1}{2}{3}",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a,b\n' | parallel -k --colsep , 'echo {2}; echo {1}'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a, b ,c\n' | parallel -k --colsep , echo '[{2}]'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a, b ,c\n' | parallel -k --colsep , --trim lr echo '[{2}]'",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : echo f1={f1} f2={f2} ::: f1 A B ::: f2 C D",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --colsep '\t' echo f1={f1} f2={f2} :::: hdr.tsv",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --colsep '\t' echo {1} {f2} :::: hdr.tsv",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : echo {colour} {size} ::: colour red green ::: size S M",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : echo x{X}y{Y} ::: X 1 2 ::: Y 3",
+        "",
+    ),
+    ("", r"parallel -k --header : echo {} ::: X 1 2", ""),
+    ("", r"parallel -k --header : echo {X.} ::: X a.b", ""),
+    ("", r"parallel -k --trim r echo pre-{}-post ::: ' A '", ""),
+    ("", r"parallel -k --trim l echo pre-{}-post ::: ' A '", ""),
+    ("", r"parallel -k --trim lr echo pre-{}-post ::: ' A '", ""),
+    ("", r"parallel -k --trim rl echo pre-{}-post ::: ' A '", ""),
+    ("", r"parallel -k --trim n echo pre-{}-post ::: ' A '", ""),
+    (
+        "",
+        r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",
+        "",
+    ),
+    ("", r"parallel -k --trim lr echo '[{}]' ::: $'\t a \t'", ""),
+    // --- Ordering, output grouping, -j.
+    (
+        "",
+        r"parallel -j4 -k sleep {}\; echo {} ::: 0.2 0.1 0.4 0.3",
+        "",
+    ),
+    (
+        "s",
+        r"parallel -j4 sleep {}\; echo {} ::: 0.2 0.1 0.4 0.3",
+        "",
+    ),
+    ("", r"parallel -j4 sleep {}\; echo {} ::: 0.3 0.1 0.5", ""),
+    (
+        "",
+        r#"parallel -j2 -k 'printf "%s-start\n%s" {} {}; sleep {}; printf "%s\n" -middle; echo {}-end' ::: 0.3 0.2 0.1"#,
+        "",
+    ),
+    (
+        "s",
+        r#"parallel -j2 'printf "%s-start\n%s" {} {}; sleep {}; printf "%s\n" -middle; echo {}-end' ::: 0.3 0.2 0.1"#,
+        "",
+    ),
+    ("s", r"parallel -j2 -u 'echo {}' ::: a b c", ""),
+    ("", r"parallel -j1 -u 'echo {}' ::: a b c", ""),
+    ("", r"parallel --group -k echo ::: a b", ""),
+    ("", r"parallel --keep-order echo ::: a b", ""),
+    ("", r"parallel --ungroup -j1 echo ::: a b", ""),
+    ("s", r"seq 20 | parallel echo", ""),
+    ("s", r"seq 20 | parallel -j0 echo", ""),
+    ("", r"seq 5 | parallel -j0 -k echo", ""),
+    ("", r"seq 5 | parallel -j 200% -k echo", ""),
+    ("", r"seq 5 | parallel -j 50% -k echo", ""),
+    ("", r"seq 5 | parallel -j +1 -k echo", ""),
+    ("", r"seq 5 | parallel -j -1 -k echo", ""),
+    ("", r"seq 5 | parallel --jobs 3 -k echo", ""),
+    ("", r"seq 5 | parallel -P 3 -k echo", ""),
+    ("", r"seq 5 | parallel -kj3 echo", ""),
+    ("", r"seq 5 | parallel --jobs=3 -k echo", ""),
+    ("", r"seq 4 | parallel -j2 -k 'echo {%}' | sort -u", ""),
+    ("", r"seq 10 | parallel -k -j2 echo {#}", ""),
+    ("s", r"parallel -j3 'sleep 0.3; echo {%}' ::: a b c", ""),
+    (
+        "",
+        r"cat textfile 2>/dev/null | parallel -k echo {} append_string; seq 3 | parallel -k echo {} append_string",
+        "",
+    ),
+    // --- --pipe.
+    ("", r"seq 10 | parallel -k --pipe wc -l", ""),
+    (
+        "",
+        r"seq 100000 | parallel -k --pipe --block 100k wc -l",
+        "",
+    ),
+    ("", r"cat num1000 | parallel -k --pipe --block 1k wc", ""),
+    (
+        "",
+        r"cat num30000 | parallel --pipe --block 20k wc -l | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    ("", r"seq 5 | parallel -k --pipe 'cat; echo ---'", ""),
+    ("", r"seq 5 | parallel --pipe -k --block 3 cat", ""),
+    (
+        "",
+        r"seq 5 | parallel --pipe -k --block 3 'cat; echo ---'",
+        "",
+    ),
+    ("", r"seq 20 | parallel --pipe -k --block 10 'wc -l'", ""),
+    (
+        "",
+        r"printf 'a,b,c,d,' | parallel -k --pipe --recend , --block 2 'cat; echo'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a,b,c,d' | parallel -k --pipe --recend , --block 3 'cat; echo'",
+        "",
+    ),
+    ("", r"seq 10 | parallel -k --pipe -N3 'cat; echo --'", ""),
+    ("", r"seq 10 | parallel -k --pipe -N4 wc -l", ""),
+    ("", r"seq 3 | parallel -k --pipe -N1 echo JOB{#}\;cat", ""),
+    (
+        "",
+        r"seq 10 | parallel -k --pipe --block 5 echo JOB{#}\;cat",
+        "",
+    ),
+    (
+        "D:--pipe -a FILE: GNU 20221122 passes nothing to the jobs (prints nothing); frun pipes FILE",
+        r"parallel -k --pipe -a num10 wc -l",
+        "",
+    ),
+    ("", r"parallel -k --pipe wc -l < /dev/null", ""),
+    ("", r"printf 'no newline' | parallel -k --pipe cat", ""),
+    ("", r"seq 5 | parallel -k --pipe --block 1M cat", ""),
+    ("", r"seq 5 | parallel -k --spreadstdin cat", ""),
+    ("", r"seq 3 | parallel -k --pipe 'exit 1'; echo $?", ""),
+    (
+        "",
+        r"seq 1000 | parallel -k --pipe --block 100 'exit 2'; echo $?",
+        "",
+    ),
+    (
+        "D:a record longer than --block: GNU grows the block (with a warning) until whole records fit, several in one job; frun gives such a record a job of its own",
+        r"printf 'a\0b\0' | parallel -k --pipe -0 --block 1 'tr \\0 :; echo'",
+        "",
+    ),
+    ("", r"seq 4 | parallel -k --pipe --block 2 sh", ""),
+    (
+        "",
+        r"printf 'echo a\necho b\n' | parallel -k --pipe --block 10M sh",
+        "",
+    ),
+    // --- --dry-run.
+    ("", r"parallel --dry-run -k echo {} ::: A B C", ""),
+    ("", r"parallel --dryrun -k echo {} ::: A B C", ""),
+    (
+        "",
+        r#"parallel --dry-run -k echo {} ::: 'a b' "c'd" '' '$x' "''" "a'" "'a""#,
+        "",
+    ),
+    ("", r"parallel --dry-run -k 'echo {} | cat' ::: 'x y'", ""),
+    ("", r"parallel --dry-run -k -X echo ::: a 'b c' d", ""),
+    ("", r"parallel --dry-run -k -N2 echo {2} {1} ::: a b c", ""),
+    ("", r"parallel --dry-run -k echo {1} {2} ::: a b ::: c", ""),
+    ("", r"parallel --dry-run -k ::: 'echo a' 'ls  -l'", ""),
+    ("", r"parallel --dry-run -k -q echo 'a  b' {} ::: c", ""),
+    (
+        "",
+        r"parallel --dry-run -k touch made ::: 1; ls made 2>/dev/null; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\nb\0c d\0' | parallel -0 -k --dry-run echo",
+        "",
+    ),
+    ("", r"parallel --dry-run -k echo {#} {%} ::: a", ""),
+    (
+        "",
+        r"parallel --dry-run -k --colsep , echo {2} :::: <(echo 'a,b c')",
+        "",
+    ),
+    // --- Retries.
+    (
+        "D:--retries: frun drops the output of a job's failed attempts and says on stderr it gave up; GNU prints the last attempt's output",
+        r"parallel -k --retries 3 'echo tried {} >>runs; echo completed {}; exit {}' ::: 1 2 0; echo $?; sort runs",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --retries 1 'echo {}; exit 1' ::: a; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --retries 2 'test -e flag{} || { touch flag{}; exit 1; }; echo ok {}' ::: a b; echo $?",
+        "",
+    ),
+    // --- Option spellings and odd placements.
+    ("", r"parallel -k -- echo ::: a", ""),
+    ("", r"parallel -k --will-cite echo ::: a", ""),
+    (
+        "D:--citation: GNU prints its citation notice and stops (255); frun accepts it silently and runs the line, as the drop-in's contract says",
+        r"parallel -k --citation echo ::: a 2>/dev/null",
+        "",
+    ),
+    ("", r"parallel -k --null echo :::: abc0-file", ""),
+    (
+        "",
+        r"parallel -k --delimiter , echo ::: x :::: <(printf 'a,b,')",
+        "",
+    ),
+    ("", r"parallel -k -d '\t' echo :::: <(printf 'a\tb\t')", ""),
+    ("", r"parallel -k -d '\n' echo :::: abc-file", ""),
+    ("", r"parallel -k --replace=XX echo XX ::: a", ""),
+    ("", r"parallel -k --colsep=- echo {2} :::: dashes", ""),
+    ("", r"parallel -k -j2 --link echo ::: a b ::: c d", ""),
+    ("", r"parallel -kX -j1 echo ::: a b", ""),
+    ("", r"parallel -k0 echo :::: abc0-file", ""),
+    ("", r"parallel -k echo :::", ""),
+    ("", r"parallel -k ::: 'echo x' 'echo y'", ""),
+    ("", r"printf 'echo x\necho y\n' | parallel -k", ""),
+    (
+        "",
+        r"printf 'echo a b\nprintf %%s\\\\n c\n' | parallel -k",
+        "",
+    ),
+    ("", r"parallel -k echo ::: --x -k", ""),
+    ("", r"parallel -k echo -k ::: a", ""),
+    // GNU prints its usage on stdout; frun one line on stderr. Both end with 255.
+    ("E", r"parallel -j x echo ::: a >/dev/null; echo $?", ""),
+    (
+        "E",
+        r"parallel --no-such-option echo ::: a >/dev/null; echo $?",
+        "",
+    ),
+    ("E", r"parallel -j >/dev/null; echo $?", ""),
+    (
+        "D:-N with a value that is not a number: GNU reads it as 0; frun refuses it",
+        r"parallel -N x echo ::: a; echo $?",
+        "",
+    ),
+];
+
+/// Flags frun parallel refuses: (the flags as written before `touch ran ::: 1`, the flag the
+/// one-line refusal must name).
+const REFUSED: &[(&str, &str)] = &[
+    ("--sshlogin server", "--sshlogin"),
+    ("-S server", "-S"),
+    ("-Sserver", "-S"),
+    ("--sshloginfile hosts", "--sshloginfile"),
+    ("--slf hosts", "--slf"),
+    ("--transferfile {}", "--transferfile"),
+    ("--return x", "--return"),
+    ("--trc x", "--trc"),
+    ("--basefile x", "--basefile"),
+    ("--onall", "--onall"),
+    ("--nonall", "--nonall"),
+    ("--tmux", "--tmux"),
+    ("--tmuxpane", "--tmuxpane"),
+    ("--sql x", "--sql"),
+    ("--sqlmaster x", "--sqlmaster"),
+    ("--sqlworker x", "--sqlworker"),
+    ("--sqlandworker x", "--sqlandworker"),
+    ("--semaphore", "--semaphore"),
+    ("--sem", "--sem"),
+    ("--fg", "--fg"),
+    ("--bg", "--bg"),
+    ("--load 100%", "--load"),
+    ("--memfree 1G", "--memfree"),
+    ("--noswap", "--noswap"),
+    ("--nice 17", "--nice"),
+    ("--plus", "--plus"),
+    ("--rpl '{..} s:x::'", "--rpl"),
+    ("--filter '{1} < 2'", "--filter"),
+    ("--env X", "--env"),
+    ("--workdir .", "--workdir"),
+    ("--joblog log", "--joblog"),
+    ("--timeout 4", "--timeout"),
+    ("--halt now,fail=1", "--halt"),
+    ("--delay 1", "--delay"),
+    ("--bar", "--bar"),
+    ("--progress", "--progress"),
+    ("--eta", "--eta"),
+    ("--tag", "--tag"),
+    ("--tagstring x", "--tagstring"),
+    ("-t", "-t"),
+    ("-v", "-v"),
+    ("--verbose", "--verbose"),
+    ("-E stop", "-E"),
+    ("-r", "-r"),
+    ("--no-run-if-empty", "-r"),
+    ("--shuf", "--shuf"),
+    ("--results out", "--results"),
+    ("--resume", "--resume"),
+    ("--resume-failed", "--resume-failed"),
+    ("--retry-failed", "--retry-failed"),
+    ("--pipepart", "--pipepart"),
+    ("--line-buffer", "--line-buffer"),
+    ("--lb", "--lb"),
+    ("--interactive", "--interactive"),
+    ("--color", "--color"),
+    ("--arg-sep ,,", "--arg-sep"),
+    ("-s 100", "-s"),
+    ("-L 2", "-L"),
+    ("--recstart x", "--recstart"),
+    ("--shellquote", "--shellquote"),
+    ("--compress", "--compress"),
+    ("--xargs", "--xargs"),
+];
+
+/// Which `parallel` a bash line finds first on PATH.
+#[derive(Clone, Copy)]
+enum Tool {
+    Gnu,
+    Frun,
+}
+
+struct Ran {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    /// None: killed (by the time limit).
+    status: Option<i32>,
+}
+
+/// Directories holding a `parallel` for each tool.
+struct Bins {
+    gnu: PathBuf,
+    frun: PathBuf,
+}
+
+fn bins(base: &Path) -> Bins {
+    use std::os::unix::fs::PermissionsExt;
+    let gnu = base.join("gnu-bin");
+    let frun = base.join("frun-bin");
+    std::fs::create_dir_all(&gnu).unwrap();
+    std::fs::create_dir_all(&frun).unwrap();
+    let script = gnu.join("parallel");
+    std::fs::write(
+        &script,
+        format!("#!/bin/bash\nexec {GNU} --will-cite \"$@\"\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Started through a link named `parallel`, frun is the personality.
+    std::os::unix::fs::symlink(BIN, frun.join("parallel")).unwrap();
+    Bins { gnu, frun }
+}
+
+/// Runs `line` with `stdin` in a fresh `dir` holding [`SETUP`]'s files.
+fn run(bins: &Bins, tool: Tool, dir: &Path, line: &str, stdin: &str) -> Ran {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let setup = Command::new("bash")
+        .arg("-c")
+        .arg(SETUP)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        setup.status.success(),
+        "setup: {}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let bin = match tool {
+        Tool::Gnu => &bins.gnu,
+        Tool::Frun => &bins.frun,
+    };
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = assert_cmd::Command::new("bash")
+        .arg("-c")
+        .arg(line)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("PARALLEL_SHELL", "/bin/bash")
+        .env("LC_ALL", "C.UTF-8")
+        .write_stdin(stdin.as_bytes().to_vec())
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    Ran {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out.status.code(),
+    }
+}
+
+fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
+    v.sort_unstable();
+    v
+}
+
+fn show(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    if s.len() > 1500 {
+        format!("{}…", &s[..s.floor_char_boundary(1500)])
+    } else {
+        s.into_owned()
+    }
+}
+
+/// Why the two runs of `case` differ, or None.
+fn mismatch(mode: &str, g: &Ran, f: &Ran) -> Option<String> {
+    let mut why = Vec::new();
+    let same_out = if mode.contains('s') {
+        sorted_lines(&g.stdout) == sorted_lines(&f.stdout)
+    } else {
+        g.stdout == f.stdout
+    };
+    if !same_out {
+        why.push("stdout");
+    }
+    if g.status != f.status {
+        why.push("status");
+    }
+    if mode.contains('e') && g.stderr != f.stderr {
+        why.push("stderr");
+    }
+    if !mode.contains('e') && !mode.contains('E') && g.stderr.is_empty() != f.stderr.is_empty() {
+        why.push("stderr (empty for only one)");
+    }
+    (!why.is_empty()).then(|| why.join(", "))
+}
+
+/// Runs `work(i)` for every index below `n` on a few threads.
+fn on_threads(n: usize, work: impl Fn(usize, usize) + Sync) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for t in 0..3 {
+            let (next, work) = (&next, &work);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    work(t, i);
+                }
+            });
+        }
+    });
+}
+
+fn base_dir() -> tempfile::TempDir {
+    assert!(
+        Path::new(GNU).exists(),
+        "GNU Parallel ({GNU}) is needed for the differential corpus (Debian's package `parallel`)"
+    );
+    tempfile::Builder::new()
+        .prefix("parallel-corpus-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+#[test]
+fn gnu_parallel_lines_run_the_same_under_frun_parallel() {
+    let base = base_dir();
+    let bins = bins(base.path());
+    let failures = Mutex::new(Vec::new());
+    let passed = AtomicUsize::new(0);
+    on_threads(CASES.len(), |t, i| {
+        let (mode, line, stdin) = CASES[i];
+        let dir = base.path().join(format!("w{t}"));
+        let g = run(&bins, Tool::Gnu, &dir, line, stdin);
+        let f = run(&bins, Tool::Frun, &dir, line, stdin);
+        let documented = mode.strip_prefix("D:");
+        let differs = mismatch(if documented.is_some() { "" } else { mode }, &g, &f);
+        let report = match (documented, differs) {
+            (None, None) | (Some(_), Some(_)) => None,
+            (None, Some(why)) => Some(format!("differs in {why}")),
+            (Some(reason), None) => Some(format!(
+                "listed as a difference ({reason}) but now the same: update the table"
+            )),
+        };
+        match report {
+            None => {
+                passed.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(r) => failures.lock().unwrap().push(format!(
+                "case {i} [{mode}] {line}\n  {r}\n  gnu  status {:?}\n  stdout: {}\n  stderr: {}\n  frun status {:?}\n  stdout: {}\n  stderr: {}",
+                g.status,
+                show(&g.stdout),
+                show(&g.stderr),
+                f.status,
+                show(&f.stdout),
+                show(&f.stderr)
+            )),
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    eprintln!(
+        "parallel corpus: {} cases, {} as GNU Parallel (or documented)",
+        CASES.len(),
+        passed.load(Ordering::Relaxed)
+    );
+    assert!(
+        failures.is_empty(),
+        "{} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn refused_flags_say_so_in_one_line_and_run_nothing() {
+    let base = base_dir();
+    let bins = bins(base.path());
+    let failures = Mutex::new(Vec::new());
+    on_threads(REFUSED.len(), |t, i| {
+        let (flags, name) = REFUSED[i];
+        let dir = base.path().join(format!("w{t}"));
+        let line = format!("parallel {flags} touch ran ::: 1");
+        let f = run(&bins, Tool::Frun, &dir, &line, "");
+        let stderr = String::from_utf8_lossy(&f.stderr);
+        let one_line = stderr.lines().count() == 1 && stderr.ends_with('\n');
+        let ok = f.status == Some(255)
+            && one_line
+            && stderr.starts_with("frun: ")
+            && stderr.contains(name)
+            && f.stdout.is_empty()
+            && !dir.join("ran").exists();
+        if !ok {
+            failures.lock().unwrap().push(format!(
+                "{line}: status {:?}, stderr {stderr:?}, ran: {}",
+                f.status,
+                dir.join("ran").exists()
+            ));
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
