@@ -30,6 +30,7 @@ pub mod ledger;
 pub mod numa;
 pub mod output;
 pub mod plan;
+pub mod progress;
 pub mod results;
 pub mod ring;
 pub mod rings;

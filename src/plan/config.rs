@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::ledger::Halt;
 use crate::numa::NodeSpec;
 use crate::output::OrderMode;
+pub use crate::progress::{Spec as ProgressSpec, Style as ProgressStyle};
 use crate::shard::Shard;
 
 /// One end of a range as the user wrote it.
@@ -86,6 +87,8 @@ pub struct Config {
     /// The command is a function, builtin or alias of the calling bash, run in worker shells.
     /// No flag sets this: the bash front end does, after looking the name up.
     pub shell_command: bool,
+    /// `--progress`, `--bar`, `--eta`: live progress on stderr (None: none).
+    pub progress: Option<ProgressSpec>,
 }
 
 /// `--shard`.

@@ -211,6 +211,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         count_records: !(cfg.stdin
             && !cfg.dry_run
             && !cfg.stats
+            && cfg.progress.is_none()
             && cfg.limit.is_none()
             && sizing
                 == Sizing::Adaptive {
@@ -257,6 +258,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         results,
         stats: cfg.stats,
         preempt: preempt()?,
+        progress: cfg.progress,
     })
 }
 
