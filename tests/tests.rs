@@ -18,6 +18,7 @@ mod faults;
 mod input_faults;
 mod numa;
 mod output;
+mod progress;
 mod properties;
 mod records;
 mod resume;
