@@ -201,10 +201,11 @@ fn draw_until_ended(bar: &ProgressBar, style: Style, source: Source, ending: &En
             delimiter,
         } => {
             let (counted, quit) = (Arc::clone(&counted), Arc::clone(&quit_count));
+            let enough = source.limit.unwrap_or(u64::MAX);
             let spawned = std::thread::Builder::new()
                 .name("frun-progress-count".into())
                 .spawn(move || {
-                    if let Some(n) = count_delimited(&file, from, delimiter, &quit) {
+                    if let Some(n) = count_delimited(&file, from, delimiter, enough, &quit) {
                         counted.store(n, Ordering::Release);
                     }
                 });
@@ -262,9 +263,15 @@ fn wait_tick(ending: &Ending) -> Option<bool> {
     *asked
 }
 
-/// Records in `file` from byte `from` on (a last record may lack its delimiter); None when
-/// reading fails or `quit` is set first.
-fn count_delimited(file: &File, from: u64, delimiter: u8, quit: &AtomicBool) -> Option<u64> {
+/// Records in `file` from byte `from` on (a last record may lack its delimiter), or at least
+/// `enough` (`-n`: the rest is not read); None when reading fails or `quit` is set first.
+fn count_delimited(
+    file: &File,
+    from: u64,
+    delimiter: u8,
+    enough: u64,
+    quit: &AtomicBool,
+) -> Option<u64> {
     let mut buf = vec![0u8; COUNT_CHUNK];
     let (mut at, mut records, mut last) = (from, 0u64, None);
     loop {
@@ -275,6 +282,9 @@ fn count_delimited(file: &File, from: u64, delimiter: u8, quit: &AtomicBool) -> 
             Ok(0) => break,
             Ok(n) => {
                 records += bytecount::count(&buf[..n], delimiter) as u64;
+                if records >= enough {
+                    return Some(records);
+                }
                 last = Some(buf[n - 1]);
                 at += n as u64;
             }
@@ -377,11 +387,17 @@ mod tests {
         f.write_all(&text).unwrap();
         let quit = AtomicBool::new(false);
         let lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        assert_eq!(count_delimited(&f, 0, b'\n', &quit), Some(lines));
+        assert_eq!(count_delimited(&f, 0, b'\n', u64::MAX, &quit), Some(lines));
+        // With -n 1000, the first chunk is enough (the total shown is then capped at 1000).
+        let first = count_delimited(&f, 0, b'\n', 1000, &quit).unwrap();
+        assert!((1000..lines).contains(&first), "{first}");
         // From an offset: what a shell left unread.
         let from = text.iter().position(|&b| b == b'\n').unwrap() as u64 + 1;
-        assert_eq!(count_delimited(&f, from, b'\n', &quit), Some(lines - 1));
+        assert_eq!(
+            count_delimited(&f, from, b'\n', u64::MAX, &quit),
+            Some(lines - 1)
+        );
         quit.store(true, Ordering::Release);
-        assert_eq!(count_delimited(&f, 0, b'\n', &quit), None);
+        assert_eq!(count_delimited(&f, 0, b'\n', u64::MAX, &quit), None);
     }
 }

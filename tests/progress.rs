@@ -302,6 +302,40 @@ fn always_draws_on_a_pipe_and_leaves_stdout_alone() {
 }
 
 #[test]
+fn the_total_is_capped_by_the_limit_and_chunks_are_counted_with_b() {
+    let input = run_prog("seq", &["300000"], b"").stdout;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("in.txt");
+    std::fs::write(&file, &input).unwrap();
+    let file = file.to_str().unwrap();
+    let head = run_prog("head", &["-n", "5000"], &input).stdout;
+    for source in [&["-a", file][..], &[]] {
+        let mut args = vec!["--eta=always", "-n", "5000", "-k", "-s"];
+        args.extend_from_slice(source);
+        args.push("cat");
+        let out = frun(&args, if source.is_empty() { &input } else { b"" });
+        assert!(
+            same(&out.stdout, &head),
+            "{args:?}: stdout differs from head's"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("done: 5000/5000 (100%)"), "{args:?}: {err:?}");
+    }
+    // -b: chunks of the file, its size over N.
+    let chunks = (input.len() as u64).div_ceil(65536);
+    let out = frun(
+        &["--bar=always", "-b", "64Ki", "-k", "-a", file, "cat"],
+        b"",
+    );
+    assert!(same(&out.stdout, &input), "-b: stdout differs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("100% {chunks}/{chunks} chunks")),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn bad_values_are_refused_in_one_line() {
     for args in [
         &["--progress=bogus", "echo"][..],
