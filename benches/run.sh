@@ -265,6 +265,10 @@ run_benchmarks() {
     lim=""
     ((use_spawnloop)) && lim=true-spawnloop-max
     bench true-frun "$wl" frun "$LINES" lines "$W" "$RUNS" true-frun "$lim" "frun true < lines.txt"
+    # The progress line's cost: drawn (forced, as hyperfine's stderr is no terminal), with the
+    # input file's records counted in the background.
+    bench true-frun-bar "$wl" "frun --bar=always" "$LINES" lines "$W" "$RUNS" true-frun "$lim" \
+        "frun --bar=always true < lines.txt 2>/dev/null"
     bench true-xargs-n1000 "$wl" "xargs -P$P -n1000" "$LINES" lines 0 "$RUNS" true-frun "$lim" \
         "xargs -P$P -n1000 true < lines.txt"
     bench true-xargs-max "$wl" "xargs -P$P (default max args)" "$LINES" lines 0 "$RUNS" true-frun "$lim" \

@@ -28,7 +28,7 @@ LAYERS = [
     (
         "stages",
         {"spool", "scan", "batch", "ring", "rings", "output", "ledger", "journal", "results",
-         "shard", "numa", "exec", "stats", "stop", "joblog", "pace"},
+         "shard", "numa", "exec", "stats", "stop", "joblog", "pace", "progress"},
     ),
     ("base", {"sys", "exit", "errors"}),
 ]

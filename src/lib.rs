@@ -32,6 +32,7 @@ pub mod numa;
 pub mod output;
 pub mod pace;
 pub mod plan;
+pub mod progress;
 pub mod results;
 pub mod ring;
 pub mod rings;

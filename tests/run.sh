@@ -18,6 +18,8 @@ command -v pgrep >/dev/null || missing+=(procps)
 command -v xargs >/dev/null || missing+=(findutils)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
+# A real terminal for the progress line tests (tests/progress.rs).
+command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).
 command -v slurmd >/dev/null || missing+=(slurm-wlm)
 # hwloc (the feature the suite builds with; not a default one) for the glibc builds: its .pc and, for the static link flags

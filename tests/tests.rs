@@ -20,6 +20,7 @@ mod joblog;
 mod numa;
 mod output;
 mod parallel;
+mod progress;
 mod properties;
 mod records;
 mod resume;

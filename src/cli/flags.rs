@@ -13,7 +13,9 @@ use std::time::Duration;
 use super::units::{parse_delimiter, parse_duration, parse_job_timeout, parse_number, parse_range};
 use super::{parse_halt, parse_nodes, parse_shard};
 use crate::output::OrderMode;
-use crate::plan::config::{BatchSpec, Config, DEFAULT_BYTES, InputSpec};
+use crate::plan::config::{
+    BatchSpec, Config, DEFAULT_BYTES, InputSpec, ProgressSpec, ProgressStyle,
+};
 
 /// Flags in one family override each other: the last one given wins (`-k -u` is `-u`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -25,6 +27,8 @@ pub enum Family {
     Delimiter,
     /// `-l`, `-L`: records per batch.
     Records,
+    /// `--progress`, `--bar`, `--eta`: one progress line.
+    Progress,
 }
 
 /// What one flag was given as, once clap has settled overrides (the last of a family, of a flag
@@ -184,6 +188,39 @@ fn chunk_size(s: &str) -> Result<u64, String> {
         n => Ok(n),
     }
 }
+
+/// `--progress[=WHEN]`, `--bar[=WHEN]`, `--eta[=WHEN]`: WHEN is auto (the default: only when
+/// stderr is a terminal), always or never.
+fn progress(d: &mut Draft, v: Value, style: ProgressStyle) -> Result<(), String> {
+    let Some(when) = v.text()? else {
+        return Ok(());
+    };
+    d.config.progress = match when {
+        "" | "auto" => Some(ProgressSpec {
+            style,
+            forced: false,
+        }),
+        "always" => Some(ProgressSpec {
+            style,
+            forced: true,
+        }),
+        "never" => None,
+        w => return Err(format!("'{w}' is not auto, always or never")),
+    };
+    Ok(())
+}
+
+/// What the three progress flags say about WHEN, and how it all looks.
+const PROGRESS_HELP: &str = "WHEN is auto (the flag alone), always or never, given as \
+                             --bar=WHEN. Drawn on stderr only when stderr is a terminal, unless \
+                             WHEN is always (never: none); at most 10 redraws a second, by a thread of \
+                             its own that reads counters the run keeps anyway. The total is \
+                             known when the input is a regular file (-a FILE or < FILE): its \
+                             records are counted in the background (-b: its size over N \
+                             chunks), else once the whole input has been read. The line is \
+                             cleared when the run ends, however it ends (a run that completes \
+                             shows its final figures first). The last of --progress, --bar and \
+                             --eta wins.";
 
 /// Every flag frun accepts, in `--help` order.
 pub const FLAGS: &[FlagDef] = &[
@@ -761,6 +798,46 @@ pub const FLAGS: &[FlagDef] = &[
                 d.config.stats = v.on();
                 Ok(())
             }),
+        )
+    },
+    FlagDef {
+        long_aliases: &["tui"],
+        value: Some("WHEN"),
+        optional_value: true,
+        family: Family::Progress,
+        help: "Live progress: frun: DONE/TOTAL records (P%), W workers, RATE/s, ETA M:SS",
+        long_help: PROGRESS_HELP,
+        ..flag(
+            "progress",
+            None,
+            "progress",
+            Apply::Config(|d, v| progress(d, v, ProgressStyle::Summary)),
+        )
+    },
+    FlagDef {
+        value: Some("WHEN"),
+        optional_value: true,
+        family: Family::Progress,
+        help: "Live progress bar: [###>---] P% DONE/TOTAL records RATE/s ETA M:SS",
+        long_help: PROGRESS_HELP,
+        ..flag(
+            "bar",
+            None,
+            "bar",
+            Apply::Config(|d, v| progress(d, v, ProgressStyle::Bar)),
+        )
+    },
+    FlagDef {
+        value: Some("WHEN"),
+        optional_value: true,
+        family: Family::Progress,
+        help: "Live ETA: ETA: M:SS left: N records avg: RATE/s done: DONE/TOTAL (P%)",
+        long_help: PROGRESS_HELP,
+        ..flag(
+            "eta",
+            None,
+            "eta",
+            Apply::Config(|d, v| progress(d, v, ProgressStyle::Eta)),
         )
     },
     FlagDef {

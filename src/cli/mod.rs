@@ -858,7 +858,7 @@ mod tests {
             // of these values it accepts; its undo form then gives the
             // config without it.
             let values = match f.takes_value() {
-                true => &["2", "ordered", "none", "fail=1"][..],
+                true => &["2", "ordered", "none", "fail=1", "always"][..],
                 false => &[""],
             };
             let mut changed = false;
@@ -867,8 +867,13 @@ mod tests {
                     .iter()
                     .find_map(|v| {
                         let mut args: Vec<String> = base.iter().map(|b| b.to_string()).collect();
-                        args.push(long.clone());
-                        args.extend(Some(v.to_string()).filter(|v| !v.is_empty()));
+                        // An optional value that is no number is given as --flag=VALUE.
+                        if f.optional_value {
+                            args.push(format!("{long}={v}"));
+                        } else {
+                            args.push(long.clone());
+                            args.extend(Some(v.to_string()).filter(|v| !v.is_empty()));
+                        }
                         shown(&args).map(|c| (args, c))
                     })
                     .unwrap_or_else(|| panic!("{long} refused"));

@@ -22,6 +22,7 @@ use crate::stop::{Stop, StopReason};
 use crate::sys;
 
 mod ending;
+mod meter;
 mod runner;
 mod settings;
 mod timeouts;
@@ -582,7 +583,10 @@ fn try_run(
         preempt,
         statuses,
         joblog,
+        progress,
     } = settings;
+    // The input's total is learned before the spool takes the input.
+    let total = progress.map(|_| meter::total_of(&input.file, &scan, checkpoint.resume.is_some()));
     let (spool, mut ingest) = spool::open(input.file)?;
     let ceiling = worker_ceiling(match (&shell, work.records_on_stdin) {
         (Some(_), _) => 4,
@@ -625,6 +629,10 @@ fn try_run(
         statuses,
     };
     let signals = stop_signalfd(preempt)?;
+    // Dropped on an error below, it clears its line too.
+    let progress = progress.zip(total).and_then(|(spec, total)| {
+        crate::progress::Meter::start(spec, meter::source(&shared, &scan, total))
+    });
     if !workers.layout.is_single() {
         let shared = Arc::clone(&shared);
         ingest.set_binder(Box::new(move |base, from, to| {
@@ -648,6 +656,9 @@ fn try_run(
     )?;
 
     supervise(&shared, signals.as_fd());
+    if let Some(m) = progress {
+        m.finish(shared.stop.reason().is_none() && !shared.spool.shrank());
+    }
     // Every command has ended; what they left running (adopted by frun) ends with the run.
     descendants::end_all(KILL_GRACE);
     let code = end(&shared, &ending, scan.shard);

@@ -31,6 +31,8 @@ pub struct Settings {
     pub stats: bool,
     /// USR1, USR2, XCPU and XFSZ stop the run too (`FRUN_PREEMPT`).
     pub preempt: bool,
+    /// Live progress on stderr.
+    pub progress: Option<crate::progress::Spec>,
     /// `--joblog`, opened (its header written to a file).
     pub joblog: Option<crate::joblog::Joblog>,
     /// How failed commands turn into the exit status.

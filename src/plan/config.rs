@@ -12,6 +12,7 @@ use crate::ledger::Halt;
 use crate::numa::NodeSpec;
 use crate::output::OrderMode;
 use crate::pace::JobTimeout;
+pub use crate::progress::{Spec as ProgressSpec, Style as ProgressStyle};
 use crate::shard::Shard;
 
 /// One end of a range as the user wrote it.
@@ -158,6 +159,8 @@ pub struct Config {
     pub job: Option<JobSpec>,
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
+    /// `--progress`, `--bar`, `--eta`: live progress on stderr.
+    pub progress: Option<ProgressSpec>,
 }
 
 impl Default for Config {
@@ -199,6 +202,7 @@ impl Default for Config {
             dialect: Dialect::Frun,
             job: None,
             retries: None,
+            progress: None,
         }
     }
 }

@@ -249,6 +249,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         count_records: !(cfg.stdin
             && !cfg.dry_run
             && !cfg.stats
+            && cfg.progress.is_none()
             && cfg.limit.is_none()
             && sizing
                 == Sizing::Adaptive {
@@ -285,6 +286,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
             config::Dialect::Parallel => crate::engine::Statuses::Parallel,
         },
         joblog,
+        progress: cfg.progress,
     })
 }
 
