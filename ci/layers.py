@@ -28,7 +28,7 @@ LAYERS = [
     (
         "stages",
         {"spool", "scan", "batch", "ring", "rings", "output", "ledger", "journal", "results",
-         "shard", "numa", "exec", "stats", "stop"},
+         "shard", "numa", "exec", "stats", "stop", "xargs_input"},
     ),
     ("base", {"sys", "exit", "errors"}),
 ]

@@ -39,6 +39,7 @@ pub mod spool;
 pub mod stats;
 pub mod stop;
 pub mod sys;
+pub mod xargs_input;
 
 use std::io::Write;
 

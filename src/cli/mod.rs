@@ -505,6 +505,7 @@ mod tests {
             Ok(Invocation::Run(c)) => *c,
             Ok(Invocation::Print(_)) => panic!("printed instead of running"),
             Ok(Invocation::Merge(_)) => panic!("merge instead of running"),
+            Ok(Invocation::Refuse { message, .. }) => panic!("refused: {message}"),
             Err(e) => panic!("usage error: {}", e.0),
         }
     }

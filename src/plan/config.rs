@@ -142,9 +142,22 @@ pub struct Config {
     pub job: Option<JobSpec>,
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
+    /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
+    /// command and its initial arguments).
+    pub xargs: Option<XargsSpec>,
 }
 
-
+/// What `frun xargs` asked for beyond the common settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XargsSpec {
+    /// How the input becomes argument lists.
+    pub rules: crate::xargs_input::Rules,
+    /// `-I STR`: STR in the initial arguments is replaced by the line.
+    pub replace: Option<Vec<u8>>,
+    pub trace: bool,
+    pub prompt: bool,
+    pub slot_var: Option<OsString>,
+}
 
 impl Default for Config {
     /// The config of a command line with no flags (the command still to be set).
@@ -180,6 +193,7 @@ impl Default for Config {
             dialect: Dialect::Frun,
             job: None,
             retries: None,
+            xargs: None,
         }
     }
 }

@@ -212,10 +212,12 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         }
     });
     let command = command(cfg, &input.header)?;
+    let (file, feeder) = xargs_feed(cfg, input.file)?;
     let input = Input {
-        file: input.file,
+        file,
         name: input.name,
         children_keep_stdin: input.children_keep_stdin,
+        feeder,
     };
     // Last, once everything else is known to be valid: the journal is a file frun creates.
     let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
@@ -257,7 +259,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         shard: shard_map,
         head_first,
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
-        warn_nul: !cfg.stdin && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_))),
+        warn_nul: warns_nul(cfg, sizing),
     };
     Ok(Settings {
         input,
@@ -276,6 +278,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
             halt: cfg.halt,
             splittable: matches!(sizing, Sizing::Adaptive { .. })
                 && cfg.dialect == config::Dialect::Frun,
+            xargs: xargs_work(cfg),
         },
         workers: Workers {
             init: if layout.is_single() {
@@ -300,29 +303,88 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     })
 }
 
+/// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
+/// into a pipe the run reads: one packed record per command.
+fn xargs_feed(
+    cfg: &Config,
+    source: File,
+) -> Result<(File, Option<crate::engine::Feeder>), PlanError> {
+    let Some(x) = &cfg.xargs else {
+        return Ok((source, None));
+    };
+    let rules = &x.rules;
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| usage(format!("cannot make a pipe: {e}")))?;
+    // A larger pipe lets the feeder run ahead of the reader (fewer wake-ups); the default
+    // size works too.
+    let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+    let rules = rules.clone();
+    let writer = File::from(write);
+    let feed: crate::engine::Feeder =
+        Box::new(move || crate::xargs_input::translate(source, writer, &rules));
+    Ok((File::from(read), Some(feed)))
+}
+
+/// Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them (xargs'
+/// packed records end with one).
+fn warns_nul(cfg: &Config, sizing: Sizing) -> bool {
+    !cfg.stdin
+        && cfg.xargs.is_none()
+        && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)))
+}
+
+/// What workers do the xargs way (nothing for other command lines).
+fn xargs_work(cfg: &Config) -> crate::engine::XargsWork {
+    match &cfg.xargs {
+        Some(x) => crate::engine::XargsWork {
+            trace: x.trace,
+            prompt: x.prompt,
+            slot_var: x.slot_var.clone(),
+            abort: true,
+        },
+        None => crate::engine::XargsWork::default(),
+    }
+}
+
 /// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
 /// each); input from a pipe is read whole into memory first.
 fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
     use std::io::{Read, Seek, Write};
     let is_file = input.file.metadata().is_ok_and(|m| m.is_file());
     if !is_file {
-        let fd = nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
-            .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
+        let fd =
+            nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+                .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
         let mut copy = File::from(fd);
         std::io::copy(&mut input.file, &mut copy)
             .and_then(|_| copy.flush())
             .and_then(|()| copy.rewind())
-            .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+            .map_err(|e| {
+                usage(format!(
+                    "cannot read {}: {}",
+                    input.name,
+                    crate::errors::os_message(&e)
+                ))
+            })?;
         input.file = copy;
     }
     let mut bytes = Vec::new();
     (&input.file)
         .read_to_end(&mut bytes)
         .and_then(|_| input.file.rewind())
-        .map_err(|e| usage(format!("cannot read {}: {}", input.name, crate::errors::os_message(&e))))?;
+        .map_err(|e| {
+            usage(format!(
+                "cannot read {}: {}",
+                input.name,
+                crate::errors::os_message(&e)
+            ))
+        })?;
     let records = crate::batch::count_records(&bytes, delimiter);
     let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
-    Ok(Sizing::Adaptive { init: per, max: per })
+    Ok(Sizing::Adaptive {
+        init: per,
+        max: per,
+    })
 }
 
 /// Flags that cannot go together (found out before anything is opened).
@@ -400,9 +462,9 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
         },
         InputSpec::Sweep(s) => {
             let (f, header) = sweep::materialize(s, s.delimiter).map_err(PlanError::Usage)?;
-            let reads_stdin = s.sources.iter().any(|s| {
-                matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-")
-            });
+            let reads_stdin = s.sources.iter().any(
+                |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
+            );
             return Ok(Opened {
                 file: f,
                 name: "the input sources".to_string(),
@@ -560,7 +622,10 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
             (path, cfg.command.clone())
         }
     };
-    let mut template = ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter);
+    let mut template = match &cfg.xargs {
+        Some(x) => ArgvTemplate::packed(&path, &words, x.replace.as_deref()),
+        None => ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter),
+    };
     if matches!(cfg.batch, BatchSpec::Bytes(_)) && !cfg.stdin {
         template = template.whole_batch();
     }
@@ -630,7 +695,8 @@ fn checkpoint(
         };
         return Ok((prepared, Some(files.dest)));
     }
-    if cfg.dry_run {
+    // xargs keeps no checkpoint.
+    if cfg.dry_run || cfg.xargs.is_some() {
         let none = Prepared {
             journal: None,
             resume: None,
