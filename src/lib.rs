@@ -121,6 +121,10 @@ pub fn run_config(
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
+            // xargs' status for its own errors (an input file it cannot open) is 1.
+            if cfg.dialect == plan::config::Dialect::Xargs {
+                return ExitCode::Passed(1);
+            }
             return ExitCode::Usage;
         }
         Err(plan::PlanError::Command(e)) => {

@@ -62,7 +62,13 @@ pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(),
         Separator::Quoted => read_quoted(input, &mut cutter),
         Separator::Byte(b) => read_delimited(input, b, &mut cutter),
     };
-    // What was cut before an error still runs (as xargs runs it).
+    // What was cut before an error still runs (as xargs runs it), but with -L not the items
+    // of a line not yet complete.
+    if read.is_err() && matches!(rules.grouping, Grouping::Lines(_)) {
+        cutter.pending.clear();
+        cutter.args = 0;
+        cutter.lines = 0;
+    }
     let flushed = cutter.finish(read.is_ok());
     read.and(flushed)
 }
@@ -368,31 +374,24 @@ fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<
     if q.ended {
         return Ok(());
     }
+    // As xargs: an item with no bytes yet at the end of the input is no item, even inside
+    // quotes (`''` or a lone `'` at the very end are dropped, with no error).
+    if q.item.is_empty() && !q.cut {
+        q.after_blank = false;
+        return q.end_line(c);
+    }
     match q.state {
-        State::Quote(b'\'') => Err(
-            "unmatched single quote; by default quotes are special to xargs unless you use \
-             the -0 option"
-                .into(),
-        ),
-        State::Quote(_) => Err(
-            "unmatched double quote; by default quotes are special to xargs unless you use \
-             the -0 option"
-                .into(),
-        ),
-        State::Word | State::Escape => {
+        State::Quote(quote) => Err(format!(
+            "unmatched {} quote; by default quotes are special to xargs unless you use the -0 \
+             option",
+            if quote == b'\'' { "single" } else { "double" }
+        )),
+        State::Word | State::Escape | State::Space => {
             if q.end_item(rules, c)? {
                 q.after_blank = false;
                 q.end_line(c)?;
             }
             Ok(())
-        }
-        State::Space if q.replace && !q.item.is_empty() => {
-            q.end_item(rules, c)?;
-            Ok(())
-        }
-        State::Space => {
-            q.after_blank = false;
-            q.end_line(c)
         }
     }
 }

@@ -24,3 +24,4 @@ mod resume;
 mod retries;
 mod shard;
 mod streams;
+mod xargs;

@@ -328,9 +328,7 @@ fn xargs_feed(
 /// Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them (xargs'
 /// packed records end with one).
 fn warns_nul(cfg: &Config, sizing: Sizing) -> bool {
-    !cfg.stdin
-        && cfg.xargs.is_none()
-        && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)))
+    !cfg.stdin && cfg.xargs.is_none() && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)))
 }
 
 /// What workers do the xargs way (nothing for other command lines).
