@@ -28,7 +28,8 @@ LAYERS = [
     (
         "stages",
         {"spool", "scan", "batch", "ring", "rings", "output", "ledger", "journal", "results",
-         "shard", "numa", "exec", "stats", "stop", "joblog", "pace", "progress"},
+         "shard", "numa", "exec", "stats", "stop", "joblog", "pace", "progress",
+         "xargs_input"},
     ),
     ("base", {"sys", "exit", "errors"}),
 ]

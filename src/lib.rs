@@ -42,6 +42,7 @@ pub mod spool;
 pub mod stats;
 pub mod stop;
 pub mod sys;
+pub mod xargs_input;
 
 use std::io::Write;
 
@@ -132,11 +133,12 @@ pub fn run_config_reporting(
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
-            // GNU Parallel ends with 255 on every error that is not a job's.
-            if cfg.dialect == plan::config::Dialect::Parallel {
-                return (ExitCode::Passed(255), None);
+            // GNU Parallel ends with 255 on every error that is not a job's; xargs with 1.
+            match cfg.dialect {
+                plan::config::Dialect::Parallel => return (ExitCode::Passed(255), None),
+                plan::config::Dialect::Xargs => return (ExitCode::Passed(1), None),
+                plan::config::Dialect::Frun => return (ExitCode::Usage, None),
             }
-            return (ExitCode::Usage, None);
         }
         Err(plan::PlanError::Command(e)) => {
             eprintln!("frun: {}", e.message());

@@ -30,6 +30,9 @@ pub enum StopReason {
     /// A worker shell's setup code (`FORKRUN_EXTRA_SETUP`) failed with this status (exit with
     /// it).
     Setup(i32),
+    /// A command's end stops the run at once, as the personality's tool does (xargs: a command
+    /// exited 255, 124; was killed, 125): this message, this status.
+    Abort { message: String, status: i32 },
 }
 
 pub struct Stop {

@@ -28,3 +28,4 @@ mod retries;
 mod shard;
 mod streams;
 mod sweeps;
+mod xargs;

@@ -131,6 +131,11 @@ impl Checkpointing<'_> {
                 }
                 why.status()
             }
+            StopReason::Abort { message, status } => {
+                eprintln!("frun: {message}");
+                self.finish();
+                ExitCode::Passed(status)
+            }
             StopReason::Setup(code) => {
                 eprintln!(
                     "frun: the worker setup code (FORKRUN_EXTRA_SETUP) failed with status {code}"

@@ -29,7 +29,7 @@ mod timeouts;
 mod worker;
 
 use ending::Checkpointing;
-pub use settings::{Backend, Input, Settings, Statuses, Work, Workers};
+pub use settings::{Backend, Feeder, Input, Settings, Statuses, Work, Workers, XargsWork};
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;
@@ -587,6 +587,14 @@ fn try_run(
     } = settings;
     // The input's total is learned before the spool takes the input.
     let total = progress.map(|_| meter::total_of(&input.file, &scan, checkpoint.resume.is_some()));
+    let feeder = match input.feeder {
+        Some(feed) => Some(
+            std::thread::Builder::new()
+                .name("frun-feed".into())
+                .spawn(feed)?,
+        ),
+        None => None,
+    };
     let (spool, mut ingest) = spool::open(input.file)?;
     let ceiling = worker_ceiling(match (&shell, work.records_on_stdin) {
         (Some(_), _) => 4,
@@ -661,7 +669,19 @@ fn try_run(
     }
     // Every command has ended; what they left running (adopted by frun) ends with the run.
     descendants::end_all(KILL_GRACE);
+    // A completed run read the feeder's input to its end: the feeder has returned. (A run that
+    // stopped leaves it to end with the process.)
+    let fed = match feeder {
+        Some(h) if shared.stop.reason().is_none() => h
+            .join()
+            .unwrap_or_else(|_| Err("the input pass failed (a bug)".into())),
+        _ => Ok(()),
+    };
     let code = end(&shared, &ending, scan.shard);
+    if let Err(msg) = fed {
+        eprintln!("frun: {msg}");
+        return Ok((ExitCode::Passed(1), report(&shared)));
+    }
     Ok((code, report(&shared)))
 }
 

@@ -57,6 +57,25 @@ pub struct Input {
     pub name: String,
     /// Children keep frun's stdin (input came from `-a FILE`); otherwise they get /dev/null.
     pub children_keep_stdin: bool,
+    /// Writes what `file` reads (the other end of a pipe), on a thread of its own from the
+    /// run's start (`frun xargs`' input rules); its error ends a completed run with status 1.
+    pub feeder: Option<Feeder>,
+}
+
+/// A pass that produces the run's input as the run reads it.
+pub type Feeder = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
+/// xargs' own ways with commands (`frun xargs`); all off for frun's own flags.
+#[derive(Clone, Debug, Default)]
+pub struct XargsWork {
+    /// `-t`: each command line goes to stderr before it runs.
+    pub trace: bool,
+    /// `-p`: each command line is asked about on /dev/tty; only `y` runs it.
+    pub prompt: bool,
+    /// `--process-slot-var NAME`: each child gets NAME set to its worker's slot (0, 1, …).
+    pub slot_var: Option<std::ffi::OsString>,
+    /// A command exiting 255 or killed by a signal stops the run at once (124 / 125).
+    pub abort: bool,
 }
 
 /// How a batch is run.
@@ -91,6 +110,7 @@ pub struct Work {
     pub joblog_skip_words: usize,
     /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
     pub joblog_raw_first: bool,
+    pub xargs: XargsWork,
 }
 
 /// How many workers, and where they run.

@@ -84,6 +84,9 @@ pub(super) struct Rules {
     /// A failed part of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
     pub delimiter: u8,
+    /// xargs' way: a command that exited 255 or was killed stops the run once its output is
+    /// out (124 / 125).
+    pub abort: bool,
 }
 
 /// What a worker's loop needs from the run around it: batches to claim, their input bytes and
@@ -139,6 +142,10 @@ pub(super) trait Site {
     /// How many batches the whole input has, once it was read to its end.
     fn total_batches(&self) -> Option<u64> {
         None
+    }
+    /// The command as messages name it.
+    fn command_name(&self) -> String {
+        "the command".into()
     }
 }
 
@@ -288,7 +295,12 @@ impl Site for Post<'_> {
             halt: s.work.halt,
             splittable: s.work.splittable,
             delimiter: s.delimiter,
+            abort: s.work.xargs.abort,
         }
+    }
+
+    fn command_name(&self) -> String {
+        String::from_utf8_lossy(self.shared.work.template.argv0()).into_owned()
     }
 }
 
@@ -357,6 +369,8 @@ struct Settled {
     kept: u64,
     /// A command of the batch exited non-zero and that stands (it is not retried).
     failed: bool,
+    /// Its end stops the run once the batch's output is out (`Rules::abort`).
+    abort: Option<StopReason>,
 }
 
 impl<'a, S: Site> Worker<'a, S> {
@@ -417,6 +431,7 @@ impl<'a, S: Site> Worker<'a, S> {
         let mut settled = Settled {
             kept: self.written,
             failed: false,
+            abort: None,
         };
         while let Some((start, end, retried)) = self.parts.pop() {
             let bytes = self.site.bytes(start, end);
@@ -517,6 +532,9 @@ impl<'a, S: Site> Worker<'a, S> {
                     j.send += part.end - part.start;
                 }
             }
+            if rules.abort && settled.abort.is_none() {
+                settled.abort = abort_reason(&outcome, || site.command_name());
+            }
             site.ledger().record(&part, &outcome);
             return Ok(());
         }
@@ -599,6 +617,7 @@ impl<'a, S: Site> Worker<'a, S> {
             done: DoneSet::of(&self.done),
             failed: settled.failed,
         };
+        let abort = settled.abort;
         match site.complete(finished) {
             Ok(()) => {}
             Err(EmitError::Closed) => {
@@ -612,6 +631,10 @@ impl<'a, S: Site> Worker<'a, S> {
                 )));
                 return Ok(false);
             }
+        }
+        if let Some(why) = abort {
+            stop.request(why);
+            return Ok(false);
         }
         if let Some(t) = began {
             site.note_busy(t.elapsed());
@@ -652,6 +675,21 @@ impl<'a, S: Site> Worker<'a, S> {
             self.written = 0;
         }
         Ok(true)
+    }
+}
+
+/// xargs' immediate stops: a command that exited 255 (124) or was killed by a signal (125).
+fn abort_reason(outcome: &Outcome, name: impl Fn() -> String) -> Option<StopReason> {
+    match outcome {
+        Outcome::Exited(255) => Some(StopReason::Abort {
+            message: format!("{}: exited with status 255; aborting", name()),
+            status: 124,
+        }),
+        Outcome::Signaled(s) => Some(StopReason::Abort {
+            message: format!("{}: terminated by signal {s}", name()),
+            status: 125,
+        }),
+        _ => None,
     }
 }
 

@@ -34,6 +34,11 @@ struct Word {
 
 impl Word {
     fn parse(word: &[u8], insert: bool, insert_id: bool) -> Word {
+        Word::parse_with(word, insert.then_some(b"{}"), insert_id)
+    }
+
+    /// `needle`: the string records replace (None: records replace nothing).
+    fn parse_with(word: &[u8], needle: Option<&[u8]>, insert_id: bool) -> Word {
         let mut segs = Vec::new();
         let mut lit = Vec::new();
         let mut i = 0;
@@ -42,10 +47,10 @@ impl Word {
                 segs.extend((!lit.is_empty()).then(|| Seg::Lit(std::mem::take(&mut lit))));
                 segs.push(Seg::Id);
                 i += 4;
-            } else if insert && word[i..].starts_with(b"{}") {
+            } else if let Some(n) = needle.filter(|n| !n.is_empty() && word[i..].starts_with(n)) {
                 segs.extend((!lit.is_empty()).then(|| Seg::Lit(std::mem::take(&mut lit))));
                 segs.push(Seg::Record);
-                i += 2;
+                i += n.len();
             } else {
                 lit.push(word[i]);
                 i += 1;
@@ -100,6 +105,8 @@ pub struct ArgvTemplate {
     id_prefix: Vec<u8>,
     /// A GNU Parallel-style line builds the argv instead of the words above.
     job: Option<JobLine>,
+    /// Each record is one command's packed arguments ([`pack_arg`]), not one argument.
+    packed: bool,
 }
 
 /// Reusable storage for one argv.
@@ -142,6 +149,7 @@ impl ArgvTemplate {
             delimiter,
             id_prefix: Vec::new(),
             job: None,
+            packed: false,
         }
     }
 
@@ -160,6 +168,32 @@ impl ArgvTemplate {
             delimiter,
             id_prefix: Vec::new(),
             job: Some(job),
+            packed: false,
+        }
+    }
+
+    /// A template whose records are packed argument lists (one command each, as `frun xargs`
+    /// cuts them): appended after the words, or with `replace`, each word's occurrences of it
+    /// replaced by the record's one argument (and nothing appended).
+    pub fn packed(
+        path: &std::path::Path,
+        words: &[OsString],
+        replace: Option<&[u8]>,
+    ) -> ArgvTemplate {
+        let parsed: Vec<Word> = words[1..]
+            .iter()
+            .map(|w| Word::parse_with(w.as_bytes(), replace, false))
+            .collect();
+        ArgvTemplate {
+            path: CString::new(path.as_os_str().as_bytes()).expect("paths hold no NUL"),
+            argv0: words[0].as_bytes().to_vec(),
+            words: parsed,
+            append: replace.is_none(),
+            whole: false,
+            delimiter: 0,
+            id_prefix: Vec::new(),
+            job: None,
+            packed: true,
         }
     }
 
@@ -193,6 +227,15 @@ impl ArgvTemplate {
     /// The argument space a batch may use and what each record costs, for an ARG_MAX of
     /// `arg_max` and an environment of `env_bytes` (strings and pointers).
     pub fn arg_space(&self, arg_max: u64, env_bytes: u64) -> ArgSpace {
+        if self.packed {
+            // Whoever packed the records sized them; the scanner cuts one per batch.
+            return ArgSpace {
+                per_byte: 1,
+                per_record: 1,
+                budget: arg_max,
+                max_record_len: u64::MAX,
+            };
+        }
         if let Some(job) = &self.job {
             return job_arg_space(job, arg_max, env_bytes);
         }
@@ -237,6 +280,10 @@ impl ArgvTemplate {
                 u64::from(id.worker) + 1,
                 argv,
             );
+            return;
+        }
+        if self.packed {
+            self.build_packed(batch, argv);
             return;
         }
         argv.bytes.clear();
@@ -296,6 +343,112 @@ impl ArgvTemplate {
         }
         argv.finish();
     }
+}
+
+impl ArgvTemplate {
+    /// Fills `argv` for a batch of packed records: the words, each record's arguments after
+    /// them (or into their replacement slots).
+    fn build_packed(&self, batch: &[u8], argv: &mut Argv) {
+        argv.bytes.clear();
+        argv.offsets.clear();
+        argv.records.clear();
+        argv.scratch.clear();
+        unpack_into(batch, &mut argv.scratch, &mut argv.records);
+        argv.offsets.push(0);
+        argv.bytes.extend_from_slice(&self.argv0);
+        argv.bytes.push(0);
+        let id = BatchId {
+            node: 0,
+            worker: 0,
+            batch: 0,
+            seq: 0,
+        };
+        for w in &self.words {
+            if w.record_slots() == 0 {
+                argv.offsets.push(argv.bytes.len());
+                push_word(&mut argv.bytes, w, b"", b"", id);
+            } else {
+                for &(s, e) in &argv.records {
+                    argv.offsets.push(argv.bytes.len());
+                    push_word(&mut argv.bytes, w, &argv.scratch[s..e], b"", id);
+                }
+            }
+        }
+        if self.append {
+            for &(s, e) in &argv.records {
+                argv.offsets.push(argv.bytes.len());
+                argv.bytes.extend_from_slice(&argv.scratch[s..e]);
+                argv.bytes.push(0);
+            }
+        }
+        argv.finish();
+    }
+}
+
+/// Ends each argument of a packed record; a record ends with a NUL (the record delimiter).
+const PACKED_END: u8 = 1;
+/// Escapes a data byte equal to [`PACKED_END`] (as `ESC 3`) or to itself (as `ESC 4`).
+const PACKED_ESC: u8 = 2;
+
+/// Appends `arg` (holding no NUL) to a packed record.
+pub fn pack_arg(arg: &[u8], out: &mut Vec<u8>) {
+    let mut start = 0;
+    for i in memchr::memchr2_iter(PACKED_END, PACKED_ESC, arg) {
+        out.extend_from_slice(&arg[start..i]);
+        out.push(PACKED_ESC);
+        out.push(if arg[i] == PACKED_END { 3 } else { 4 });
+        start = i + 1;
+    }
+    out.extend_from_slice(&arg[start..]);
+    out.push(PACKED_END);
+}
+
+/// Ends a packed record.
+pub fn pack_end(out: &mut Vec<u8>) {
+    out.push(0);
+}
+
+/// The arguments of the packed records in `batch`, decoded into `bytes` at `ranges`.
+fn unpack_into(batch: &[u8], bytes: &mut Vec<u8>, ranges: &mut Vec<(usize, usize)>) {
+    let mut start = bytes.len();
+    let mut from = 0;
+    for i in memchr::memchr3_iter(PACKED_END, PACKED_ESC, 0, batch) {
+        if i < from {
+            continue;
+        }
+        bytes.extend_from_slice(&batch[from..i]);
+        match batch[i] {
+            PACKED_END => {
+                ranges.push((start, bytes.len()));
+                start = bytes.len();
+            }
+            PACKED_ESC => {
+                let b = match batch.get(i + 1) {
+                    Some(3) => PACKED_END,
+                    _ => PACKED_ESC,
+                };
+                bytes.push(b);
+                from = i + 2;
+                continue;
+            }
+            // A record's end.
+            _ => {}
+        }
+        from = i + 1;
+    }
+}
+
+/// Every command of a stream of packed records, as its arguments (for tests).
+pub fn unpack_commands(stream: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    let mut rest = stream;
+    while let Some(end) = memchr::memchr(0, rest) {
+        let (mut bytes, mut ranges) = (Vec::new(), Vec::new());
+        unpack_into(&rest[..=end], &mut bytes, &mut ranges);
+        out.push(ranges.iter().map(|&(s, e)| bytes[s..e].to_vec()).collect());
+        rest = &rest[end + 1..];
+    }
+    out
 }
 
 /// A job line's argument space: through the shell the whole line is one argument, so it is
@@ -409,6 +562,75 @@ pub fn shell_quote(word: &[u8], out: &mut Vec<u8>) {
         }
     }
     out.push(b'\'');
+}
+
+/// Appends `word` as `xargs -t` shows it: as it is when every byte is safe for a shell,
+/// otherwise quoted (single quotes, or double quotes around a single quote, and `$'\t'` for
+/// control bytes).
+pub fn trace_quote(word: &[u8], out: &mut Vec<u8>) {
+    let safe = |i: usize, b: u8| {
+        b.is_ascii_alphanumeric()
+            || b >= 0x80
+            || b"%+,-./:@_{}".contains(&b)
+            || (i > 0 && b"~#=".contains(&b))
+    };
+    let control = |b: u8| b < 0x20 || b == 0x7f;
+    if word.is_empty() {
+        out.extend_from_slice(b"''");
+        return;
+    }
+    if word.iter().enumerate().all(|(i, &b)| safe(i, b)) {
+        out.extend_from_slice(word);
+        return;
+    }
+    if !word.iter().any(|&b| control(b))
+        && word.contains(&b'\'')
+        && !word.iter().any(|b| b"\"$`\\!".contains(b))
+    {
+        out.push(b'"');
+        out.extend_from_slice(word);
+        out.push(b'"');
+        return;
+    }
+    // Single-quoted runs; a quote or control byte closes the run (reopened lazily).
+    out.push(b'\'');
+    let mut open = true;
+    for &b in word {
+        if b == b'\'' || control(b) {
+            if open {
+                out.push(b'\'');
+                open = false;
+            }
+            if b == b'\'' {
+                out.extend_from_slice(b"\\'");
+            } else {
+                let named = match b {
+                    b'\t' => Some('t'),
+                    b'\n' => Some('n'),
+                    b'\r' => Some('r'),
+                    0x07 => Some('a'),
+                    0x08 => Some('b'),
+                    0x0b => Some('v'),
+                    0x0c => Some('f'),
+                    0x1b => Some('E'),
+                    _ => None,
+                };
+                match named {
+                    Some(c) => out.extend_from_slice(format!("$'\\{c}'").as_bytes()),
+                    None => out.extend_from_slice(format!("$'\\{b:03o}'").as_bytes()),
+                }
+            }
+        } else {
+            if !open {
+                out.push(b'\'');
+                open = true;
+            }
+            out.push(b);
+        }
+    }
+    if open {
+        out.push(b'\'');
+    }
 }
 
 /// Calls `each` with the words bash makes of `word` when it expands it unquoted with its default

@@ -43,6 +43,9 @@ pub struct Spawner {
     parent: libc::pid_t,
     /// The child's stack (it shares the worker's memory until it execs; the worker waits).
     stack: UnsafeCell<Box<[u128]>>,
+    /// An environment of the children's own instead of frun's (its strings, then the
+    /// NULL-terminated pointers to them).
+    environment: Option<(Vec<std::ffi::CString>, Vec<*const libc::c_char>)>,
 }
 
 // SAFETY: a Spawner is owned by one worker; the stack is only used during `spawn`, by the child
@@ -62,6 +65,7 @@ struct Start {
     parent: libc::pid_t,
     /// The errno of the step that failed (0: exec succeeded).
     error: libc::c_int,
+    envp: *const *const libc::c_char,
 }
 
 /// The child's side: ends with exec, or with `_exit(127)` after writing the errno to `error`.
@@ -105,7 +109,7 @@ extern "C" fn child_start(arg: *mut libc::c_void) -> libc::c_int {
         if libc::sigprocmask(libc::SIG_SETMASK, (*s).sigmask, std::ptr::null_mut()) != 0 {
             return fail(s);
         }
-        libc::execve((*s).path, (*s).argv, environ);
+        libc::execve((*s).path, (*s).argv, (*s).envp);
         fail(s)
     }
 }
@@ -128,7 +132,16 @@ impl Spawner {
             own_group,
             parent: getpid().as_raw(),
             stack: UnsafeCell::new(vec![0u128; CHILD_STACK / 16].into_boxed_slice()),
+            environment: None,
         })
+    }
+
+    /// Children get this environment (`NAME=VALUE` strings) instead of frun's.
+    pub fn with_environment(mut self, vars: Vec<std::ffi::CString>) -> Spawner {
+        let mut pointers: Vec<*const libc::c_char> = vars.iter().map(|v| v.as_ptr()).collect();
+        pointers.push(std::ptr::null());
+        self.environment = Some((vars, pointers));
+        self
     }
 
     /// Starts `path` with the NULL-terminated `argv` and frun's own environment.
@@ -146,6 +159,11 @@ impl Spawner {
             sigmask: &self.sigmask,
             parent: self.parent,
             error: 0,
+            envp: match &self.environment {
+                Some((_, pointers)) => pointers.as_ptr(),
+                // SAFETY: reads the `environ` pointer itself (exec reads what it points to).
+                None => unsafe { environ },
+            },
         };
         // All signals are blocked around the clone, so no handler runs in the child on the
         // shared memory; the child sets its own mask before exec. (Blocking cannot fail: the

@@ -161,6 +161,21 @@ pub struct Config {
     pub retries: Option<u64>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
     pub progress: Option<ProgressSpec>,
+    /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
+    /// command and its initial arguments).
+    pub xargs: Option<XargsSpec>,
+}
+
+/// What `frun xargs` asked for beyond the common settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XargsSpec {
+    /// How the input becomes argument lists.
+    pub rules: crate::xargs_input::Rules,
+    /// `-I STR`: STR in the initial arguments is replaced by the line.
+    pub replace: Option<Vec<u8>>,
+    pub trace: bool,
+    pub prompt: bool,
+    pub slot_var: Option<OsString>,
 }
 
 impl Default for Config {
@@ -203,6 +218,7 @@ impl Default for Config {
             job: None,
             retries: None,
             progress: None,
+            xargs: None,
         }
     }
 }

@@ -213,10 +213,12 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     });
     let command = command(cfg, &input.header)?;
     let joblog = open_joblog(cfg, &input.file)?;
+    let (file, feeder) = xargs_feed(cfg, input.file)?;
     let input = Input {
-        file: input.file,
+        file,
         name: input.name,
         children_keep_stdin: input.children_keep_stdin,
+        feeder,
     };
     // Last, once everything else is known to be valid: the journal is a file frun creates.
     let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
@@ -259,7 +261,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         shard: shard_map,
         head_first,
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
-        warn_nul: !cfg.stdin && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_))),
+        warn_nul: warns_nul(cfg, sizing),
     };
     Ok(Settings {
         input,
@@ -288,6 +290,47 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
         joblog,
         progress: cfg.progress,
     })
+}
+
+/// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
+/// into a pipe the run reads: one packed record per command.
+fn xargs_feed(
+    cfg: &Config,
+    source: File,
+) -> Result<(File, Option<crate::engine::Feeder>), PlanError> {
+    let Some(x) = &cfg.xargs else {
+        return Ok((source, None));
+    };
+    let rules = &x.rules;
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| usage(format!("cannot make a pipe: {e}")))?;
+    // A larger pipe lets the feeder run ahead of the reader (fewer wake-ups); the default
+    // size works too.
+    let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+    let rules = rules.clone();
+    let writer = File::from(write);
+    let feed: crate::engine::Feeder =
+        Box::new(move || crate::xargs_input::translate(source, writer, &rules));
+    Ok((File::from(read), Some(feed)))
+}
+
+/// Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them (xargs'
+/// packed records end with one).
+fn warns_nul(cfg: &Config, sizing: Sizing) -> bool {
+    !cfg.stdin && cfg.xargs.is_none() && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)))
+}
+
+/// What workers do the xargs way (nothing for other command lines).
+fn xargs_work(cfg: &Config) -> crate::engine::XargsWork {
+    match &cfg.xargs {
+        Some(x) => crate::engine::XargsWork {
+            trace: x.trace,
+            prompt: x.prompt,
+            slot_var: x.slot_var.clone(),
+            abort: true,
+        },
+        None => crate::engine::XargsWork::default(),
+    }
 }
 
 /// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
@@ -382,6 +425,7 @@ fn work(
         delay: cfg.delay,
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
+        xargs: xargs_work(cfg),
     })
 }
 
@@ -642,7 +686,10 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
             (path, cfg.command.clone())
         }
     };
-    let mut template = ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter);
+    let mut template = match &cfg.xargs {
+        Some(x) => ArgvTemplate::packed(&path, &words, x.replace.as_deref()),
+        None => ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter),
+    };
     if matches!(cfg.batch, BatchSpec::Bytes(_)) && !cfg.stdin {
         template = template.whole_batch();
     }

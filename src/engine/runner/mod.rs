@@ -74,6 +74,7 @@ pub(super) fn choose<'a>(
         pid_slot: &shared.children[index],
         stdin,
         keep_input: shared.work.retry.may_retry(),
+        slot: index,
     };
     Ok(match (&shared.work.backend, &shared.shell) {
         (Backend::DryRun { split_from }, _) => Box::new(DryRunner::new(*split_from, capture)),
@@ -94,6 +95,8 @@ struct Child<'a> {
     stdin: Option<StdinSlot>,
     /// A part that may run again keeps its input until its outcome is final.
     keep_input: bool,
+    /// The worker's index: its children's slot (`--process-slot-var`).
+    slot: usize,
 }
 
 impl Child<'_> {

@@ -4,7 +4,7 @@
 //! It starts and waits for one child at a time; what the ending means is the worker's business.
 
 use std::io;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -26,6 +26,30 @@ pub(crate) struct SpawnRunner<'a> {
     spawner: Spawner,
     /// `/bin/sh SCRIPT ARGS…`, for a script without `#!`.
     sh_argv: Vec<*const libc::c_char>,
+    /// `frun xargs -p`: the terminal the answers come from (opened at the first question).
+    tty: Option<std::io::BufReader<std::fs::File>>,
+    /// The command line as `-t` / `-p` show it.
+    shown: Vec<u8>,
+}
+
+/// One question on the terminal at a time, whatever the workers.
+static PROMPT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// frun's environment with `name` set to `slot` (`--process-slot-var`).
+fn slot_environment(name: &std::ffi::OsStr, slot: usize) -> Vec<std::ffi::CString> {
+    let mut vars: Vec<std::ffi::CString> = std::env::vars_os()
+        .filter(|(k, _)| k != name)
+        .filter_map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            std::ffi::CString::new(kv).ok()
+        })
+        .collect();
+    let mut own = name.as_bytes().to_vec();
+    own.extend_from_slice(format!("={slot}").as_bytes());
+    vars.extend(std::ffi::CString::new(own).ok());
+    vars
 }
 
 impl<'a> SpawnRunner<'a> {
@@ -46,11 +70,52 @@ impl<'a> SpawnRunner<'a> {
             &shared.sigmask,
             shared.children_own_group,
         )?;
+        let spawner = match &shared.work.xargs.slot_var {
+            Some(name) => spawner.with_environment(slot_environment(name, child.slot)),
+            None => spawner,
+        };
         Ok(SpawnRunner {
             child,
             spawner,
             sh_argv: Vec::new(),
+            tty: None,
+            shown: Vec::new(),
         })
+    }
+
+    /// `frun xargs -t` / `-p`: shows the command line on stderr; with `-p` asks on /dev/tty
+    /// whether to run it. Ok(false): not to run it.
+    fn announce(&mut self, argv: &Argv) -> Result<bool, StopReason> {
+        use std::io::{BufRead, Write};
+        let xargs = &self.child.shared.work.xargs;
+        self.shown.clear();
+        for (i, w) in argv.words().enumerate() {
+            if i > 0 {
+                self.shown.push(b' ');
+            }
+            crate::exec::argv::trace_quote(w, &mut self.shown);
+        }
+        if !xargs.prompt {
+            self.shown.push(b'\n');
+            let _ = std::io::stderr().lock().write_all(&self.shown);
+            return Ok(true);
+        }
+        self.shown.extend_from_slice(b" ?...");
+        let _one = PROMPT.lock().unwrap_or_else(|e| e.into_inner());
+        if self.tty.is_none() {
+            let tty = std::fs::File::open("/dev/tty").map_err(|e| StopReason::Abort {
+                message: format!(
+                    "failed to open /dev/tty for reading: {}",
+                    crate::errors::os_message(&e)
+                ),
+                status: 1,
+            })?;
+            self.tty = Some(std::io::BufReader::new(tty));
+        }
+        let _ = std::io::stderr().lock().write_all(&self.shown);
+        let mut answer = String::new();
+        let read = self.tty.as_mut().map(|t| t.read_line(&mut answer));
+        Ok(matches!(read, Some(Ok(n)) if n > 0) && answer.starts_with(['y', 'Y']))
     }
 
     /// Starts the command; out of processes (the user's process limit), there are fewer workers
@@ -116,6 +181,15 @@ impl<'a> SpawnRunner<'a> {
 
 impl Runner for SpawnRunner<'_> {
     fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
+        let xargs = &self.child.shared.work.xargs;
+        if xargs.trace || xargs.prompt {
+            match self.announce(attempt.argv) {
+                Ok(true) => {}
+                // Declined: nothing runs, and that is no failure.
+                Ok(false) => return Ok(Ending::Ran(Outcome::Ok)),
+                Err(why) => return Ok(Ending::Stop(why)),
+            }
+        }
         let feed = self.child.open_feed()?;
         let spawned = self.start_patiently(attempt.argv);
         self.child.release_slot()?;

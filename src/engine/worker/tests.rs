@@ -221,6 +221,7 @@ fn rules(limit: Option<u64>, splittable: bool, halt: Option<Halt>) -> Rules {
         halt,
         splittable,
         delimiter: b'\n',
+        abort: false,
     }
 }
 

@@ -1,0 +1,408 @@
+//! `frun xargs` against GNU xargs (/usr/bin/xargs, findutils 4.9): each case runs both on the
+//! same input and compares stdout exactly, the exit status, and stderr where it is the
+//! contract (`-t` lines); a property compares them on random quoted input.
+
+use std::ffi::OsString;
+use std::process::Output;
+
+use proptest::prelude::*;
+
+use crate::common::{frun, scratch, xargs};
+
+/// Runs `frun xargs ARGS` and `xargs ARGS` on `input`.
+fn both(args: &[&str], input: &[u8]) -> (Output, Output) {
+    let mut f: Vec<OsString> = vec!["xargs".into()];
+    f.extend(args.iter().map(OsString::from));
+    (frun(&f, input), xargs(args, input))
+}
+
+/// frun's stderr lines without its `frun: ` messages (what the commands and -t wrote).
+fn command_stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| {
+            !l.starts_with("frun: ")
+                && !l.starts_with("/usr/bin/xargs: ")
+                && !l.starts_with("xargs: ")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Same stdout and exit status; with `stderr`, the same stderr besides the tools' messages.
+#[track_caller]
+fn same(args: &[&str], input: &[u8], stderr: bool) {
+    let (f, x) = both(args, input);
+    assert_eq!(
+        String::from_utf8_lossy(&f.stdout),
+        String::from_utf8_lossy(&x.stdout),
+        "stdout of xargs {args:?} (frun stderr: {})",
+        String::from_utf8_lossy(&f.stderr)
+    );
+    assert_eq!(
+        f.status.code(),
+        x.status.code(),
+        "status of xargs {args:?}: {}",
+        String::from_utf8_lossy(&f.stderr)
+    );
+    if stderr {
+        assert_eq!(
+            command_stderr(&f),
+            command_stderr(&x),
+            "stderr of xargs {args:?}"
+        );
+    }
+}
+
+const PRINT: &[&str] = &["printf", "[%s]\\n"];
+
+fn with<'a>(pre: &[&'a str], cmd: &[&'a str]) -> Vec<&'a str> {
+    pre.iter().chain(cmd).copied().collect()
+}
+
+#[test]
+fn default_input_parsing() {
+    let inputs: &[&[u8]] = &[
+        b"a b c\n",
+        b"  a\t\tb  \n\n c \n",
+        b"a\\ b 'c d' \"e'f\" g\\\nh\n",
+        b"'' \"\" x\n",
+        b"a'b c'd e",
+        b"'a\\b' \"c\\d\" e\\'f",
+        b"a\\",
+        b"a\rb\x0bc\x0cd\te",
+        b"no newline at end",
+        b"\n\n\n",
+        b"",
+        "é ü\n".as_bytes(),
+        b"a\x01b \x02c\x01\x02\n",
+    ];
+    for input in inputs {
+        same(PRINT, input, false);
+        same(&with(&["-n", "2"], PRINT), input, false);
+        same(&with(&["-L", "1"], PRINT), input, false);
+    }
+}
+
+#[test]
+fn unmatched_quotes_are_status_1_after_what_came_before() {
+    for input in [&b"a b\nc \"d\n"[..], b"x 'y", b"'a\nb'", b"p q\n\"r"] {
+        same(&["echo"], input, false);
+        same(&["-n1", "echo"], input, false);
+    }
+    let (f, _) = both(&["echo"], b"a 'b");
+    assert!(String::from_utf8_lossy(&f.stderr).contains("frun: unmatched single quote"));
+}
+
+#[test]
+fn end_of_file_strings() {
+    for args in [
+        &["-E", "b", "echo"][..],
+        &["-eb", "echo"],
+        &["--eof=b", "echo"],
+        &["-E", "_", "echo"],
+        &["-0", "-E", "b", "echo"],
+        &["-d", " ", "-E", "b", "echo"],
+        &["-I{}", "-E", "b", "echo", "<{}>"],
+        &["-e", "echo"],
+    ] {
+        same(args, b"a 'b' c\nb\nd _ e\n", false);
+    }
+}
+
+#[test]
+fn null_and_delimiters() {
+    let input = b"a b\0'c'\0\0d\\e\n\0last";
+    for args in [
+        &["-0"][..],
+        &["--null"],
+        &["-0", "-n", "2"],
+        &["-0", "-L", "2"],
+        &["-0", "-I", "@", "echo", "<@>"],
+    ] {
+        same(&with(args, PRINT), input, false);
+    }
+    for (d, input) in [
+        (",", &b"a,,b,c d"[..]),
+        ("\\n", b"a b\n'c'\n\nd"),
+        ("\\t", b"x\ty z\t"),
+        ("\\x41", b"aAbAc"),
+        ("\\060", b"a0b0c"),
+        ("\\\\", b"a\\b"),
+    ] {
+        same(&with(&["-d", d], PRINT), input, false);
+        same(&with(&["-d", d, "-n", "1"], PRINT), input, false);
+    }
+    same(&["-d", "ab", "echo"], b"x", false);
+}
+
+#[test]
+fn arg_file() {
+    let path = scratch().join("xargs-arg-file");
+    std::fs::write(&path, b"one two\nthree\n").unwrap();
+    let p = path.to_str().unwrap();
+    same(&with(&["-a", p], PRINT), b"ignored stdin\n", false);
+    same(&with(&["--arg-file", p, "-n1"], PRINT), b"", false);
+    // The commands keep stdin with -a.
+    same(
+        &["-a", p, "-n3", "sh", "-c", "cat; echo \"$@\"", "sh"],
+        b"from stdin\n",
+        false,
+    );
+    // Without -a they read nothing.
+    same(
+        &["-n1", "sh", "-c", "cat; echo \"$@\"", "sh"],
+        b"x y\n",
+        false,
+    );
+    same(&["-a", "/nonexistent/frun-xargs", "echo"], b"", false);
+}
+
+#[test]
+fn lines_and_args() {
+    let input = b"a b \nc\n\n  \nd e\nf\ng h i\n";
+    for args in [
+        &["-L", "1"][..],
+        &["-L", "2"],
+        &["-l"],
+        &["-l2"],
+        &["--max-lines=3"],
+        &["-n", "1"],
+        &["-n", "3"],
+        &["--max-args", "2"],
+        &["-n", "2", "-L", "1"],
+        &["-L", "1", "-n", "2"],
+        &["-I{}", "-n", "1"],
+    ] {
+        same(
+            &with(args, &["sh", "-c", "echo \"$#: $*\"", "sh"]),
+            input,
+            false,
+        );
+    }
+}
+
+#[test]
+fn replace_strings() {
+    let input = b"  a b \n c\n\n\"q r\" s\nd\n";
+    for args in [
+        &["-I", "{}", "printf", "[%s]\\n", "{}"][..],
+        &["-I{}", "echo", "x"],
+        &["-i", "echo", "<{}>", "{}{}"],
+        &["-iZZ", "echo", "<ZZ>"],
+        &["--replace", "echo", "{}-{}"],
+        &["--replace=@", "echo", "a@b", "{}"],
+        &["-I", "X", "echo", "{}", "X"],
+    ] {
+        same(args, input, false);
+    }
+    same(&["-I{}", "echo", "{}"], b"", false);
+}
+
+#[test]
+fn sizes() {
+    let words = "aaaa ".repeat(10);
+    for args in [
+        &["-s", "20", "echo"][..],
+        &["-s", "30", "-n", "2", "echo"],
+        &["-x", "-s", "20", "-n", "5", "echo"],
+        &["-x", "-s", "20", "echo"],
+        &["-x", "-s", "20", "-L", "1", "echo"],
+        &["--max-chars=25", "echo"],
+    ] {
+        same(args, words.as_bytes(), false);
+    }
+    same(
+        &["-s", "20", "echo"],
+        b"a aaaaaaaaaaaaaaaaaaaaaaaaaaa b\n",
+        false,
+    );
+    same(&["-s", "0", "echo"], b"", false);
+    same(&["-s", "5", "echo"], b"a\n", false);
+    // The default command buffer (128 KiB) cuts a long input where xargs does.
+    let many: Vec<u8> = (0..60000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    same(&["echo"], &many, false);
+    same(&["-P", "1", "-n", "1000", "echo"], &many, false);
+}
+
+#[test]
+fn empty_input() {
+    same(&["echo", "hi"], b"", false);
+    same(&["-r", "echo", "hi"], b"", false);
+    same(&["--no-run-if-empty", "echo", "hi"], b"  \n\n", false);
+    same(&[], b"a b\nc\n", false);
+}
+
+#[test]
+fn trace_lines() {
+    let input = b"a 'b c' '' \"it's\" x$y\n";
+    same(&with(&["-t"], PRINT), input, true);
+    same(&with(&["-t", "-n", "1"], PRINT), input, true);
+    same(
+        &["--verbose", "-0", "printf", "<%s>"],
+        b"a\tb\0\x01\0q\"t\0~x\0x~\0#a\0=a\0a*\0",
+        true,
+    );
+}
+
+#[test]
+fn prompts_need_a_terminal() {
+    // Without one (setsid: no controlling terminal), -p cannot ask: status 1, nothing runs.
+    let out = crate::common::bash(
+        "printf 'a\\n' | setsid -w \"$FRUN\" xargs -p echo ran; echo \"status $?\"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("ran"), "{text}");
+    assert!(text.contains("status 1"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/dev/tty"));
+}
+
+#[test]
+fn failing_commands() {
+    let cases: &[&[&str]] = &[
+        &["-n1", "sh", "-c", "echo $0; exit 1"],
+        &["-n1", "sh", "-c", "echo $0; exit 255"],
+        &["-n1", "sh", "-c", "echo $0; kill -9 $$"],
+        &["-n1", "sh", "-c", "echo $0; kill -TERM $$"],
+        &["-n1", "sh", "-c", "echo $0; exit 2"],
+        &["nonexistent-frun-xargs-command"],
+        &["/etc/passwd"],
+        &["/"],
+        &["-P", "2", "-n", "1", "sh", "-c", "exit 3"],
+    ];
+    for args in cases {
+        same(args, b"a\nb\nc\n", false);
+    }
+    let (f, _) = both(&["-n1", "sh", "-c", "exit 255"], b"a\n");
+    assert!(
+        String::from_utf8_lossy(&f.stderr).contains("frun: sh: exited with status 255; aborting")
+    );
+}
+
+#[test]
+fn parallel_runs_and_slots() {
+    let input: Vec<u8> = (1..=40)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    for args in [
+        &["-P", "3", "-n", "1", "echo"][..],
+        &["-P0", "-n", "5", "echo"],
+        &["--max-procs=2", "-L", "3", "echo"],
+    ] {
+        let (f, x) = both(args, &input);
+        assert_eq!(
+            crate::common::sorted_lines(&f.stdout),
+            crate::common::sorted_lines(&x.stdout),
+            "{args:?}"
+        );
+        assert_eq!(f.status.code(), x.status.code());
+    }
+    // Each command sees its slot: 0 .. P-1, never more.
+    let (f, x) = both(
+        &[
+            "-P",
+            "3",
+            "-n",
+            "1",
+            "--process-slot-var=SLOT",
+            "sh",
+            "-c",
+            "echo $SLOT",
+        ],
+        &input,
+    );
+    let slots = |o: &Output| {
+        let mut s = crate::common::sorted_lines(&o.stdout);
+        s.dedup();
+        s
+    };
+    assert!(
+        slots(&f)
+            .iter()
+            .all(|s| ["0", "1", "2"].contains(&s.as_str())),
+        "{:?}",
+        slots(&f)
+    );
+    assert!(
+        slots(&x)
+            .iter()
+            .all(|s| ["0", "1", "2"].contains(&s.as_str()))
+    );
+    assert_eq!(f.stdout.len(), x.stdout.len());
+}
+
+#[test]
+fn bad_options_are_status_1() {
+    for args in [
+        &["-n", "0"][..],
+        &["-P", "-1"],
+        &["-n", "x"],
+        &["-L", "0"],
+        &["-Q"],
+        &["--foo"],
+        &["-n"],
+        &["--null=x"],
+        &["--max-args"],
+    ] {
+        let (f, x) = both(args, b"");
+        assert_eq!(f.status.code(), x.status.code(), "{args:?}");
+        assert_eq!(f.status.code(), Some(1));
+        assert!(f.stdout.is_empty());
+        let err = String::from_utf8_lossy(&f.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("frun: "), "{err}");
+    }
+}
+
+#[test]
+fn help_version_and_limits() {
+    for a in ["--help", "--version"] {
+        let (f, x) = both(&[a], b"");
+        assert_eq!(f.status.code(), Some(0));
+        assert_eq!(x.status.code(), Some(0));
+        assert!(!f.stdout.is_empty());
+    }
+    let (f, x) = both(&["--show-limits", "echo"], b"a\n");
+    assert_eq!(f.stdout, x.stdout);
+    let fl: Vec<String> = String::from_utf8_lossy(&f.stderr)
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or("").to_string())
+        .collect();
+    let xl: Vec<String> = String::from_utf8_lossy(&x.stderr)
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(fl, xl);
+}
+
+/// Random words with blanks, quotes, backslashes and newlines.
+fn quoted_input() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        4 => "[a-z]{1,6}".prop_map(String::into_bytes),
+        2 => Just(b" ".to_vec()),
+        1 => Just(b"\t".to_vec()),
+        2 => Just(b"\n".to_vec()),
+        1 => "'[a-z \t\"\\\\]{0,5}'".prop_map(String::into_bytes),
+        1 => "\"[a-z \t'\\\\]{0,5}\"".prop_map(String::into_bytes),
+        1 => "\\\\[a-z '\"\n \\\\]".prop_map(String::into_bytes),
+        1 => Just(b"'".to_vec()),
+        1 => Just(b"''".to_vec()),
+    ];
+    proptest::collection::vec(piece, 0..30).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_quoted_input_matches_xargs(input in quoted_input(), k in 1usize..5, lines in any::<bool>()) {
+        let k = k.to_string();
+        let flag = if lines { "-L" } else { "-n" };
+        let args = [flag, k.as_str(), "printf", "[%s]\\n"];
+        let (f, x) = both(&args, &input);
+        prop_assert_eq!(String::from_utf8_lossy(&f.stdout), String::from_utf8_lossy(&x.stdout));
+        prop_assert_eq!(f.status.code(), x.status.code());
+    }
+}
