@@ -83,11 +83,23 @@ def strip_comments(text: str) -> str:
     def empty_string(m: re.Match) -> str:
         return '""' + blank(m)
 
-    text = re.sub(r"/\*.*?\*/", blank, text, flags=re.S)
-    text = re.sub(r"//[^\n]*", "", text)
-    text = re.sub(r'\br(#*)".*?"\1', empty_string, text, flags=re.S)
-    text = re.sub(r'"(?:\\[\s\S]|[^"\\])*"', empty_string, text)
-    return re.sub(r"'[{}]'", "' '", text)
+    # One left-to-right pass, so a `//` inside a string is not a comment, a quote inside a
+    # string is not a character literal, and a '"' is not a string.
+    def token(m: re.Match) -> str:
+        t = m.group(0)
+        if t.startswith("/*"):
+            return blank(m)
+        if t.startswith("//"):
+            return ""
+        if t.startswith("'"):
+            return "' '"
+        return empty_string(m)
+
+    pattern = (
+        r"/\*.*?\*/|//[^\n]*|\br(#*)\".*?\"\1|\"(?:\\[\s\S]|[^\"\\])*\""
+        r"|'(?:\\.|[^'\\\n])'"
+    )
+    return re.sub(pattern, token, text, flags=re.S)
 
 
 def expand_use(tree: str) -> list[str]:

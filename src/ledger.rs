@@ -492,7 +492,8 @@ mod tests {
         assert!(
             !RetryPolicy {
                 limit: None,
-                nonzero: true
+                nonzero: true,
+                crashes: true,
             }
             .retryable(&Outcome::TimedOut(libc::SIGKILL))
         );

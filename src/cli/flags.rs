@@ -76,20 +76,12 @@ impl<'a> Value<'a> {
 
 /// The [`Config`] while the flags fill it in: it starts as the config of a command line with no
 /// flags, and holds what one flag leaves for another to settle.
+#[derive(Default)]
 pub struct Draft {
     pub config: Config,
     /// `-s` (`Some(true)`) or `+s` (`Some(false)`); when neither was given, byte chunks (`-b`,
     /// `--block`) go to stdin and records do not.
     pub stdin: Option<bool>,
-}
-
-impl Default for Draft {
-    fn default() -> Draft {
-        Draft {
-            config: Config::default(),
-            stdin: None,
-        }
-    }
 }
 
 impl Draft {

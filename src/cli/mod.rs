@@ -771,7 +771,13 @@ mod tests {
 
     #[test]
     fn forkrun_halt_short_forms() {
-        let h = |now, fail| Ok(Halt { now, fail });
+        let h = |now, count| {
+            Ok(Some(Halt {
+                now,
+                on: crate::ledger::HaltOn::Fail,
+                count,
+            }))
+        };
         assert_eq!(parse_halt("now,2"), h(true, HaltCount::Batches(2)));
         assert_eq!(parse_halt("soon,3"), h(false, HaltCount::Batches(3)));
         assert_eq!(parse_halt("now,10%"), h(true, HaltCount::Percent(10)));

@@ -6,7 +6,7 @@
 //! without starting a shell). It only builds argument vectors: nothing here spawns, and a warm
 //! [`Argv`] is refilled without allocating.
 
-use super::argv::Argv;
+use super::words::Argv;
 use std::path::PathBuf;
 
 /// A GNU Parallel-style command: a line with replacement strings (`{}`, `{.}`, `{1}`, …), run

@@ -10,3 +10,4 @@ pub mod resolve;
 pub mod shell;
 pub mod spawn;
 pub mod stdin;
+pub mod words;
