@@ -223,6 +223,26 @@ like_the_real_tools() {
   fi
 }
 
+# same_as_host NAME INPUT HOST-COMMAND PODMAN-RUN-ARGUMENT...: INPUT on the stdin of both
+# HOST-COMMAND, run by sh on this machine with PATH=/usr/bin:/bin (the real tools), and of
+# `podman run -i ... ARGUMENTS...`; stdout and exit status must be the same.
+same_as_host() {
+  local name=$1 input=$2 command=$3 want_rc=0 got_rc=0
+  shift 3
+  mkdir -p "$store/home"
+  printf '%s' "$input" | env -i PATH=/usr/bin:/bin HOME="$store/home" LC_ALL=C sh -c "$command" \
+    >"$store/want" 2>"$store/want.err" || want_rc=$?
+  printf '%s' "$input" | timeout -k 10 300 podman run -i "${run_opts[@]}" --env LC_ALL=C "$@" \
+    >"$store/got" 2>"$store/err" || got_rc=$?
+  if ((want_rc == got_rc)) && cmp -s "$store/want" "$store/got"; then
+    pass "$name: same output as the real tool ($(wc -l <"$store/want") lines, exit $want_rc)"
+  else
+    fail "$name: output or exit status differs from the real tool's (exit $got_rc, expected $want_rc)"
+    show_diff "$store/want" "$store/got"
+    show_stderr "$store/err"
+  fi
+}
+
 # Scripts written for GNU Parallel and for xargs, run unchanged. They are POSIX sh, so they run
 # in the plain image's BusyBox sh too; the exit statuses echoed are the tools' own.
 # shellcheck disable=SC2016 # the scripts are expanded by the shell that runs them
@@ -303,22 +323,14 @@ like_the_real_tools "Containerfile: a GNU Parallel script in sh" sh "$parallel_s
   --entrypoint /bin/sh "$tag" -c
 # BusyBox's sh runs its own applets ahead of PATH, so in a `sh -c` line of this image `xargs` is
 # BusyBox's; what execs `xargs` through PATH (here the container runtime) gets frun's.
-want_rc=0
-got_rc=0
 # shellcheck disable=SC2016 # a literal $HOME is part of the input
 xargs_input='"a  b" c
 '\''d e'\'' f\ g $HOME
 '
-printf '%s' "$xargs_input" | env -i PATH=/usr/bin:/bin /usr/bin/xargs -n2 echo >"$store/want" || want_rc=$?
-printf '%s' "$xargs_input" | timeout -k 10 300 podman run -i "${run_opts[@]}" --entrypoint xargs \
-  "$tag" -n2 echo >"$store/got" 2>"$store/err" || got_rc=$?
-if ((want_rc == got_rc)) && cmp -s "$store/want" "$store/got"; then
-  pass "Containerfile: xargs as the entrypoint (through PATH) parses quotes as GNU xargs does"
-else
-  fail "Containerfile: xargs as the entrypoint: output or exit status differs from GNU xargs' (exit $got_rc, expected $want_rc)"
-  show_diff "$store/want" "$store/got"
-  show_stderr "$store/err"
-fi
+same_as_host "Containerfile: xargs as the entrypoint (through PATH) parses quotes as GNU xargs does" \
+  "$xargs_input" 'xargs -n2 echo' --entrypoint xargs "$tag" -n2 echo
+same_as_host "Containerfile: podman run IMAGE parallel ... takes GNU Parallel's command line" \
+  "" 'parallel -k echo {} ::: a b c' "$tag" parallel -k echo {} ::: a b c
 
 # --- the bash image -------------------------------------------------------------------------------
 # debian_mirror: the Debian archive this machine's apt already uses (or FRUN_DEBIAN_MIRROR).
