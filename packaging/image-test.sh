@@ -272,6 +272,21 @@ cp "$dist/$bin_name" "$context/dist/"
 [[ $with_bash == no ]] || cp "$dist/frun.bash" "$context/dist/"
 step "the pinned BusyBox userland (packaging/userland.sh)"
 bash "$repo/packaging/userland.sh" "$context/userland"
+# It refuses a busybox that is not the pinned one: a copy of packaging/ whose pin names another
+# SHA-256 for bin/busybox, with the real .deb already in its tool cache (so nothing is fetched).
+mkdir -p "$store/tampered/tools/debs"
+cp -r "$repo/packaging" "$store/tampered/"
+cp "$tools"/debs/*.deb "$store/tampered/tools/debs/"
+sed -i "s/^binary_sha256=.*/binary_sha256=$(printf '0%.0s' {1..64})/" "$store/tampered/packaging/busybox.pin"
+rc=0
+FRUN_TOOLS_DIR=$store/tampered/tools bash "$store/tampered/packaging/userland.sh" \
+  "$store/tampered/userland" 2>"$store/err" || rc=$?
+if ((rc == 1)) && grep -q 'does not have the pinned SHA-256' "$store/err" &&
+  [[ ! -e $store/tampered/userland/busybox ]]; then
+  pass "userland.sh: refuses a busybox whose SHA-256 is not the pinned one"
+else
+  fail "userland.sh: with a wrong pinned SHA-256 it exited $rc: $(head -c 300 "$store/err")"
+fi
 
 # --- the plain image: FROM scratch, frun and BusyBox ----------------------------------------------
 tag=localhost/frun:$version
