@@ -1,5 +1,5 @@
 # frun with bash: the static binary plus frun.bash (the bash front end with the loadable builtin),
-# sourced by every bash in the image, interactive or not.
+# sourced by every bash in the image, interactive or not; `parallel` and `xargs` on PATH are frun.
 # (Inside a container /dev/shm is usually noexec; frun.bash then unpacks the builtin in a private
 # directory under /tmp instead.)
 #
@@ -25,6 +25,10 @@ LABEL org.opencontainers.image.title="frun-bash" \
 
 COPY --chmod=0755 dist/frun-${VERSION}-x86_64-linux-musl /usr/local/bin/frun
 COPY --chmod=0644 dist/frun.bash /usr/local/share/frun/frun.bash
+# frun's personalities under the tools' names (the binary dispatches on the name it was started
+# by), ahead of Debian's /usr/bin/xargs: scripts written for GNU Parallel or xargs run on frun.
+RUN ln -s frun /usr/local/bin/parallel && ln -s frun /usr/local/bin/xargs
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # Interactive shells read /etc/bash.bashrc; non-interactive ones (bash -c, scripts) read $BASH_ENV.
 RUN printf '%s\n' '[ -r /usr/local/share/frun/frun.bash ] && . /usr/local/share/frun/frun.bash' \

@@ -3,6 +3,7 @@
 #   frun-<version>-x86_64-linux-musl          static binary, dependency list embedded (cargo auditable)
 #   frun-<version>.cdx.json                   CycloneDX SBOM (JSON)
 #   frun-<version>.spdx.json                  SPDX 2.3 SBOM (JSON)
+#   frun-<version>-image.{cdx,spdx}.json      SBOMs of the plain image (the binary and BusyBox)
 #   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor (2.17, 2.28, host)
 #   frun.bash                                 the builtins in one self-verifying file to `source`
 #   SHA256SUMS                                over all of the above
@@ -279,6 +280,11 @@ if [[ $only_blobs == no ]]; then
   normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
+  # The plain image's own SBOMs: the binary (by hash) and the pinned BusyBox userland.
+  python3 "$repo/packaging/image-sbom.py" "$repo/packaging/busybox.pin" "$out/$bin" \
+    "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
+    "$name" "$version" "$FRUN_GIT_COMMIT"
+  artifacts+=("$name-$version-image.cdx.json" "$name-$version-image.spdx.json")
 fi
 
 # --- checksums ----------------------------------------------------------------------------------

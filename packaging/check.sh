@@ -2,7 +2,7 @@
 # Proves that packaging/build.sh is reproducible and that its artifacts are what they claim:
 # copies the source tree twice (paths of different lengths and names), builds each copy alone, then
 # checks that both dist/ trees are byte-identical, the checksums, the static binary, its embedded
-# dependency list, both SBOMs against their schemas, and (once they exist) the glibc floor of each
+# dependency list, the SBOMs (the binary's and the plain image's) against their schemas, and (once they exist) the glibc floor of each
 # bash builtin blob. Prints one PASS/FAIL line per check; exits 1 if any check failed.
 #
 # usage: packaging/check.sh [--keep] [--out DIR]
@@ -234,6 +234,59 @@ if [[ -f $spdx ]] && msg=$("$venv/bin/pyspdxtools" -i "$spdx" 2>&1); then
 else
   fail "SPDX SBOM $spdx: ${msg:-missing}"
 fi
+
+# The plain image's SBOMs: valid, and naming the binary by its hash and the pinned BusyBox with
+# the version, licence and hashes of packaging/busybox.pin.
+for kind in cdx spdx; do
+  sbom=$dist_a/frun-$version-image.$kind.json
+  if [[ $kind == cdx ]]; then
+    what=CycloneDX
+    valid=$("$venv/bin/python" - "$sbom" <<'PY' 2>&1
+import json, sys
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+text = open(sys.argv[1], encoding="utf-8").read()
+errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
+sys.exit(f"schema error: {errors}" if errors is not None else 0)
+PY
+    ) || { fail "image $what SBOM $sbom: ${valid:-missing}"; continue; }
+  else
+    what=SPDX
+    valid=$("$venv/bin/pyspdxtools" -i "$sbom" 2>&1) || { fail "image $what SBOM $sbom: ${valid:-missing}"; continue; }
+  fi
+  if msg=$(python3 - "$kind" "$sbom" "$repo/packaging/busybox.pin" "$(sha256sum <"$bin" | cut -d' ' -f1)" <<'PY' 2>&1
+import json, sys
+kind, path, pin_path, frun_sha = sys.argv[1:5]
+pin = dict(l.strip().split("=", 1) for l in open(pin_path) if "=" in l and not l.startswith("#"))
+doc = json.load(open(path, encoding="utf-8"))
+if kind == "cdx":
+    comps = {c["name"]: c for c in doc["components"]}
+    sha = lambda c: {h["content"] for h in c.get("hashes", [])}
+    bb, fr = comps.get(pin["package"]), comps.get("frun")
+    if not bb or not fr:
+        sys.exit("frun or busybox missing")
+    lic = {l["license"]["id"] for l in bb.get("licenses", [])}
+    dist = {h["content"] for r in bb.get("externalReferences", []) for h in r.get("hashes", [])}
+    got = (bb["version"], lic, sha(bb) | dist, sha(fr))
+else:
+    pkgs = {p["name"]: p for p in doc["packages"]}
+    sha = lambda p: {c["checksumValue"] for c in p.get("checksums", [])}
+    bb, fr = pkgs.get(pin["package"]), pkgs.get("frun")
+    if not bb or not fr:
+        sys.exit("frun or busybox missing")
+    binary = {pin["binary_sha256"]} if pin["binary_sha256"] in bb.get("comment", "") else set()
+    got = (bb["versionInfo"], {bb["licenseDeclared"]}, sha(bb) | binary, sha(fr))
+want = (pin["version"], {pin["license"]}, {pin["deb_sha256"], pin["binary_sha256"]}, {frun_sha})
+if got != want:
+    sys.exit(f"got {got}, want {want}")
+print(f"{pin['package']} {pin['version']} {pin['license']}")
+PY
+  ); then
+    pass "image $what SBOM is valid and lists frun (its SHA-256) and $msg (both hashes as pinned)"
+  else
+    fail "image $what SBOM $sbom: $msg"
+  fi
+done
 
 # The bash builtin blobs: the newest glibc symbol each one needs must not be newer than the floor
 # in its name; frun.bash verifies, and works on an older system.

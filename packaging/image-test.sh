@@ -2,11 +2,16 @@
 # Builds the container images from dist/ with buildah and tests them with podman, without a
 # registry, a daemon or systemd: vfs storage under a temporary directory (or FRUN_IMAGE_STORE),
 # chroot isolation, runc with cgroupfs (packaging/containers.conf).
-#   Containerfile       FROM scratch + the static binary: built twice (the image id must not
-#                       change), then `-k echo` over 1000 lines and `--bogus` (exit 2) are run;
-#                       the image has no echo, so a static busybox is mounted as /bin/echo.
-#   Containerfile.bash  Debian minbase + frun.bash: the same tests through bash, and a bash
-#                       function run by the builtin in `bash -c`.
+#   Containerfile       FROM scratch + the static binary + the pinned static BusyBox
+#                       (packaging/userland.sh): built twice (the image id must not change); its
+#                       size; `seq 3 | ... echo`, `-k echo` over 1000 lines, a `sh -c` line, frun
+#                       in a shell in the image, `--bogus` (exit 2); the files match the image
+#                       SBOMs' hashes; xargs and parallel are frun's personalities.
+#   Containerfile.bash  Debian minbase + frun.bash: the same frun checks through bash, a bash
+#                       function run by the builtin in `bash -c`; `parallel` and `xargs` on PATH
+#                       are frun, and scripts written for GNU Parallel and for xargs give the
+#                       output and exit status that the real tools (/usr/bin) give on this machine.
+# Every check prints one PASS or FAIL line naming it (with what differed); exits 1 if any failed.
 # Installs buildah, podman and runc (and debootstrap for the bash image) with apt when missing.
 # Builds dist/ with packaging/build.sh first if the binary is not there.
 #
@@ -46,6 +51,10 @@ need_pkgs=()
 for cmd in buildah podman runc; do
   command -v "$cmd" >/dev/null || need_pkgs+=("$cmd")
 done
+# The expected output of the personality checks comes from the real tools (moreutils also has a
+# `parallel`, which is not the one).
+/usr/bin/parallel --version 2>/dev/null | grep -q '^GNU parallel' || need_pkgs+=(parallel)
+command -v /usr/bin/xargs >/dev/null || need_pkgs+=(findutils)
 with_bash=no
 if [[ -f $dist/frun.bash ]]; then
   with_bash=yes
@@ -87,16 +96,45 @@ podman() { command podman --tmpdir "$store/libpod" "$@"; }
 run_opts=(--rm --network none --ulimit nofile=20000:20000 --ulimit nproc=32768:32768)
 
 failed=0
+failed_names=()
 pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failed=$((failed + 1)); }
+# fail MESSAGE: one FAIL line; the message is listed again at the end (its first 150 characters).
+fail() {
+  local message="$*"
+  printf 'FAIL  %s\n' "$message"
+  failed=$((failed + 1))
+  failed_names+=("${message:0:150}")
+}
+# show_diff WANT GOT: the first lines of a diff of the expected and the actual output, indented.
+show_diff() { diff -u --label expected --label got "$1" "$2" | sed -n '3,16s/^/      /p' || true; }
+# show_stderr FILE: its first lines, indented.
+show_stderr() { [[ ! -s $1 ]] || sed -n '1,5s/^/      stderr: /p' "$1"; }
 
-# build FILE TAG: build one image with buildah from the repository root; prints the image id.
+# build FILE TAG: build one image with buildah from the build context; prints the image id.
 build() {
   local file=$1 tag=$2
   buildah build --quiet --isolation chroot --timestamp 0 --pull=never --no-cache \
     --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
     --iidfile "$store/iid" -f "$repo/$file" -t "$tag" "$context" >/dev/null
   cat "$store/iid"
+}
+
+# build_twice FILE TAG: builds it, removes it, builds it again: the image id must not change.
+# Sets image_size (bytes).
+sizes=()
+build_twice() {
+  local file=$1 tag=$2 id1 id2
+  step "building $tag (twice)"
+  id1=$(build "$file" "$tag")
+  buildah rmi --force "$tag" >/dev/null
+  id2=$(build "$file" "$tag")
+  image_size=$(podman image inspect --format '{{.Size}}' "$tag")
+  sizes+=("$file=$image_size")
+  if [[ $id1 == "$id2" ]]; then
+    pass "$file: two builds give the same image id ${id1:0:19} ($image_size bytes)"
+  else
+    fail "$file: two builds gave different image ids ($id1, $id2)"
+  fi
 }
 
 # exercise NAME IMAGE [PODMAN-OPTION... --] PREFIX...: the behaviour checks, with PREFIX before
@@ -128,23 +166,136 @@ exercise() {
   fi
 }
 
-# The build context holds only what the Containerfiles copy (dist/...), whatever else the
-# repository holds and wherever --dist points.
+# expect NAME WANT [STDIN-COMMAND... --] PODMAN-RUN-ARGUMENT...: podman run's stdout must be
+# WANT and its exit status 0; STDIN-COMMAND, when given, is piped in (with -i).
+expect() {
+  local name=$1 want=$2 rc=0
+  shift 2
+  local feed=()
+  if [[ " $* " == *" -- "* ]]; then
+    while [[ $1 != -- ]]; do feed+=("$1"); shift; done
+    shift
+  fi
+  if ((${#feed[@]})); then
+    "${feed[@]}" | podman run -i "${run_opts[@]}" "$@" >"$store/got" 2>"$store/err" || rc=$?
+  else
+    podman run "${run_opts[@]}" "$@" </dev/null >"$store/got" 2>"$store/err" || rc=$?
+  fi
+  printf '%s\n' "$want" >"$store/want"
+  if ((rc == 0)) && cmp -s "$store/want" "$store/got"; then
+    pass "$name"
+  else
+    fail "$name: exit $rc, output differs"
+    show_diff "$store/want" "$store/got"
+    show_stderr "$store/err"
+  fi
+}
+
+# links NAME IMAGE FRUN: frun, parallel and xargs on the image's PATH (as `which` finds them:
+# BusyBox's sh would name its own applets, bash frun.bash's builtin) lead to the binary FRUN,
+# ahead of any system xargs.
+links() {
+  local name=$1 image=$2 frun=$3
+  # shellcheck disable=SC2016 # expanded by the shell in the container
+  expect "$name: frun, parallel and xargs on PATH are $frun" \
+    "$(printf "%s /usr/local/bin/%s $frun\n" frun frun parallel parallel xargs xargs)" \
+    --entrypoint /bin/sh "$image" -c \
+    'for n in frun parallel xargs; do p=$(which "$n") || p=none; echo "$n $p $(readlink -f "$p")"; done'
+}
+
+# like_the_real_tools NAME SHELL SCRIPT PODMAN-RUN-ARGUMENT...: runs SCRIPT with SHELL on this
+# machine, where PATH is /usr/bin:/bin (GNU Parallel and GNU xargs), and in a container as
+# `podman run ... ARGUMENTS... SCRIPT`; stdout and exit status must be the same.
+like_the_real_tools() {
+  local name=$1 shell=$2 script=$3 want_rc=0 got_rc=0
+  shift 3
+  mkdir -p "$store/home"
+  env -i PATH=/usr/bin:/bin HOME="$store/home" LC_ALL=C "$shell" -c "$script" \
+    </dev/null >"$store/want" 2>"$store/want.err" || want_rc=$?
+  timeout -k 10 300 podman run "${run_opts[@]}" --env LC_ALL=C "$@" "$script" \
+    </dev/null >"$store/got" 2>"$store/err" || got_rc=$?
+  if ((want_rc == got_rc)) && cmp -s "$store/want" "$store/got"; then
+    pass "$name: same output as the real tool ($(wc -l <"$store/want") lines, exit $want_rc)"
+  else
+    fail "$name: output or exit status differs from the real tool's (exit $got_rc, expected $want_rc)"
+    show_diff "$store/want" "$store/got"
+    show_stderr "$store/err"
+  fi
+}
+
+# same_as_host NAME INPUT HOST-COMMAND PODMAN-RUN-ARGUMENT...: INPUT on the stdin of both
+# HOST-COMMAND, run by sh on this machine with PATH=/usr/bin:/bin (the real tools), and of
+# `podman run -i ... ARGUMENTS...`; stdout and exit status must be the same.
+same_as_host() {
+  local name=$1 input=$2 command=$3 want_rc=0 got_rc=0
+  shift 3
+  mkdir -p "$store/home"
+  printf '%s' "$input" | env -i PATH=/usr/bin:/bin HOME="$store/home" LC_ALL=C sh -c "$command" \
+    >"$store/want" 2>"$store/want.err" || want_rc=$?
+  printf '%s' "$input" | timeout -k 10 300 podman run -i "${run_opts[@]}" --env LC_ALL=C "$@" \
+    >"$store/got" 2>"$store/err" || got_rc=$?
+  if ((want_rc == got_rc)) && cmp -s "$store/want" "$store/got"; then
+    pass "$name: same output as the real tool ($(wc -l <"$store/want") lines, exit $want_rc)"
+  else
+    fail "$name: output or exit status differs from the real tool's (exit $got_rc, expected $want_rc)"
+    show_diff "$store/want" "$store/got"
+    show_stderr "$store/err"
+  fi
+}
+
+# Scripts written for GNU Parallel and for xargs, run unchanged. They are POSIX sh, so they run
+# in the plain image's BusyBox sh too; the exit statuses echoed are the tools' own.
+# shellcheck disable=SC2016 # the scripts are expanded by the shell that runs them
+parallel_script='parallel -k echo {} ::: a b c
+seq 5 | parallel -k '\''echo {}; echo {#}'\''
+parallel -k echo {1}-{2} ::: x y ::: 1 2
+printf "%s\n" "two  spaces" "it'\''s" "\$HOME" | parallel -k echo "[{}]"
+parallel -k echo {.} {/} {//} ::: dir/a.txt b.tar.gz
+parallel "exit {}" ::: 0 1 2
+echo "parallel exit status $?"'
+# shellcheck disable=SC2016
+xargs_script='printf "a b\nc\n" | xargs -n1 echo
+seq 10 | xargs -P2 -n3 echo | sort
+printf "%s\n" "\"a  b\" c" "'\''d e'\'' f\\ g" | xargs -n1 echo
+printf "x\0y z\0" | xargs -0 -I{} echo "<{}>"
+true | xargs -r echo never
+seq 3 | xargs -n1 sh -c "exit \$0"
+echo "xargs exit status $?"
+echo a | xargs sh -c "exit 255"
+echo "xargs exit status $?"'
+
+# The build context holds only what the Containerfiles copy (dist/..., userland/), whatever else
+# the repository holds and wherever --dist points.
 context=$store/context
 mkdir -p "$context/dist"
 cp "$dist/$bin_name" "$context/dist/"
 [[ $with_bash == no ]] || cp "$dist/frun.bash" "$context/dist/"
-
-# --- the FROM scratch image -----------------------------------------------------------------------
-tag=localhost/frun:$version
-step "building $tag (twice)"
-id1=$(build Containerfile "$tag")
-buildah rmi --force "$tag" >/dev/null
-id2=$(build Containerfile "$tag")
-if [[ $id1 == "$id2" ]]; then
-  pass "Containerfile: two builds give the same image id ${id1:0:19}"
+step "the pinned BusyBox userland (packaging/userland.sh)"
+bash "$repo/packaging/userland.sh" "$context/userland"
+# It refuses a busybox that is not the pinned one: a copy of packaging/ whose pin names another
+# SHA-256 for bin/busybox, with the real .deb already in its tool cache (so nothing is fetched).
+mkdir -p "$store/tampered/tools/debs"
+cp -r "$repo/packaging" "$store/tampered/"
+cp "$tools"/debs/*.deb "$store/tampered/tools/debs/"
+sed -i "s/^binary_sha256=.*/binary_sha256=$(printf '0%.0s' {1..64})/" "$store/tampered/packaging/busybox.pin"
+rc=0
+FRUN_TOOLS_DIR=$store/tampered/tools bash "$store/tampered/packaging/userland.sh" \
+  "$store/tampered/userland" 2>"$store/err" || rc=$?
+if ((rc == 1)) && grep -q 'does not have the pinned SHA-256' "$store/err" &&
+  [[ ! -e $store/tampered/userland/busybox ]]; then
+  pass "userland.sh: refuses a busybox whose SHA-256 is not the pinned one"
 else
-  fail "Containerfile: two builds gave different image ids ($id1, $id2)"
+  fail "userland.sh: with a wrong pinned SHA-256 it exited $rc: $(head -c 300 "$store/err")"
+fi
+
+# --- the plain image: FROM scratch, frun and BusyBox ----------------------------------------------
+tag=localhost/frun:$version
+build_twice Containerfile "$tag"
+# A static userland, not a distribution: frun and one BusyBox binary.
+if ((image_size < 10 * 1024 * 1024)); then
+  pass "Containerfile: image size $image_size bytes, under 10 MiB"
+else
+  fail "Containerfile: image size $image_size bytes, not under 10 MiB"
 fi
 labels=$(podman image inspect --format \
   '{{index .Labels "org.opencontainers.image.version"}} {{index .Labels "org.opencontainers.image.revision"}}' "$tag")
@@ -153,18 +304,48 @@ if [[ $labels == "$version $revision" ]]; then
 else
   fail "Containerfile: OCI labels are '$labels', expected '$version $revision'"
 fi
-# The image holds nothing but frun, so there is no echo to run in it: the test lends it a static
-# one (busybox from Debian's busybox-static, unpacked, not installed), mounted read-only.
-busybox=$tools/busybox-static/bin/busybox
-if [[ ! -x $busybox ]]; then
-  step "fetching busybox-static (a static echo for the test)"
-  rm -rf "$store/deb" && mkdir -p "$store/deb"
-  (cd "$store/deb" && apt-get download busybox-static >/dev/null 2>&1) || {
-    apt-get update -qq && (cd "$store/deb" && apt-get download busybox-static >/dev/null)
-  }
-  dpkg-deb -x "$store"/deb/busybox-static_*.deb "$tools/busybox-static"
+# A user's first try, with the image's own echo; records in any order.
+rc=0
+seq 3 | podman run -i "${run_opts[@]}" "$tag" echo >"$store/out" 2>"$store/err" || rc=$?
+if ((rc == 0)) && [[ $(tr -s ' ' '\n' <"$store/out" | sort -n) == "$(seq 3)" ]]; then
+  pass "Containerfile: seq 3 | podman run -i IMAGE echo prints 1 2 3"
+else
+  fail "Containerfile: seq 3 | podman run -i IMAGE echo (exit $rc): $(head -c 200 "$store/out") $(head -c 300 "$store/err")"
 fi
-exercise Containerfile "$tag" -v "$busybox:/bin/echo:ro" --
+exercise Containerfile "$tag"
+# shellcheck disable=SC2016 # expanded by the shell in the container
+expect "Containerfile: frun runs a sh -c line per batch" "$(seq 3 | sed 's/^/line /')" \
+  seq 3 -- "$tag" -k sh -c 'for x; do echo "line $x"; done' sh
+expect "Containerfile: a shell in the image pipes into frun" "$(seq 5)" \
+  --entrypoint /bin/sh "$tag" -c 'seq 5 | frun -k echo | tr " " "\n"'
+# What the image SBOM says is in the image is what is in it.
+image_cdx=$dist/frun-$version-image.cdx.json
+if [[ -f $image_cdx ]]; then
+  want=$(python3 - "$image_cdx" <<'PY'
+import json, sys
+comps = {c["name"]: c for c in json.load(open(sys.argv[1]))["components"]}
+print(f"{comps['frun']['hashes'][0]['content']}  /frun")
+print(f"{comps['busybox-static']['hashes'][0]['content']}  /bin/busybox")
+PY
+  )
+  expect "Containerfile: /frun and /bin/busybox have the SHA-256s of the image SBOM" "$want" \
+    --entrypoint sha256sum "$tag" /frun /bin/busybox
+else
+  fail "Containerfile: no image SBOM $image_cdx"
+fi
+links Containerfile "$tag" /frun
+like_the_real_tools "Containerfile: a GNU Parallel script in sh" sh "$parallel_script" \
+  --entrypoint /bin/sh "$tag" -c
+# BusyBox's sh runs its own applets ahead of PATH, so in a `sh -c` line of this image `xargs` is
+# BusyBox's; what execs `xargs` through PATH (here the container runtime) gets frun's.
+# shellcheck disable=SC2016 # a literal $HOME is part of the input
+xargs_input='"a  b" c
+'\''d e'\'' f\ g $HOME
+'
+same_as_host "Containerfile: xargs as the entrypoint (through PATH) parses quotes as GNU xargs does" \
+  "$xargs_input" 'xargs -n2 echo' --entrypoint xargs "$tag" -n2 echo
+same_as_host "Containerfile: podman run IMAGE parallel ... takes GNU Parallel's command line" \
+  "" 'parallel -k echo {} ::: a b c' "$tag" parallel -k echo {} ::: a b c
 
 # --- the bash image -------------------------------------------------------------------------------
 # debian_mirror: the Debian archive this machine's apt already uses (or FRUN_DEBIAN_MIRROR).
@@ -199,15 +380,7 @@ if [[ $with_bash == yes ]]; then
   base=localhost/debian-minbase:bookworm
   podman import --quiet "$base_tar" "$base" >/dev/null
   btag=localhost/frun-bash:$version
-  step "building $btag (twice)"
-  bid1=$(build Containerfile.bash "$btag")
-  buildah rmi --force "$btag" >/dev/null
-  bid2=$(build Containerfile.bash "$btag")
-  if [[ $bid1 == "$bid2" ]]; then
-    pass "Containerfile.bash: two builds give the same image id ${bid1:0:19}"
-  else
-    fail "Containerfile.bash: two builds gave different image ids ($bid1, $bid2)"
-  fi
+  build_twice Containerfile.bash "$btag"
   # `bash -c` reads BASH_ENV, so `frun` there is the builtin frun.bash loads.
   exercise Containerfile.bash "$btag" bash -c 'frun "$@"' bash
   # shellcheck disable=SC2016 # expanded by the bash in the container
@@ -220,13 +393,20 @@ if [[ $with_bash == yes ]]; then
   else
     fail "Containerfile.bash: frun f in bash -c: $(head -c 300 <<<"$got") $(head -c 300 "$store/err")"
   fi
+  links Containerfile.bash "$btag" /usr/local/bin/frun
+  like_the_real_tools "Containerfile.bash: a GNU Parallel script in bash" bash "$parallel_script" \
+    "$btag" bash -c
+  like_the_real_tools "Containerfile.bash: an xargs script in bash" bash "$xargs_script" \
+    "$btag" bash -c
 else
   fail "Containerfile.bash: dist/frun.bash was not built"
 fi
 
-printf '\nimage test took %ss\n' "$((SECONDS - started))"
+printf '\nimage sizes (bytes): %s\n' "${sizes[*]}"
+printf 'image test took %ss\n' "$((SECONDS - started))"
 if ((failed)); then
-  printf 'image-test.sh: %d check(s) FAILED\n' "$failed"
+  printf 'image-test.sh: %d check(s) FAILED:\n' "$failed"
+  printf '  %s\n' "${failed_names[@]}"
   exit 1
 fi
 printf 'image-test.sh: all checks passed\n'
