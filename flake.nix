@@ -147,14 +147,25 @@
             }
           );
 
-          # frun alone (/bin/frun) and an empty /tmp: a base to add tools to, or to copy frun from.
+          # frun with a static BusyBox userland (/bin/sh, echo, grep, …) so a pipeline's first
+          # command works, `parallel` and `xargs` first on PATH as frun's personalities, and an
+          # empty /tmp (the Containerfile image holds the same).
           oci-image = pkgs.dockerTools.buildLayeredImage {
             name = "frun";
             tag = version;
-            contents = [ frun ];
-            extraCommands = "mkdir -m 1777 tmp";
+            contents = [
+              pkgs.pkgsStatic.busybox
+              frun
+            ];
+            extraCommands = ''
+              mkdir -m 1777 tmp
+              mkdir -p usr/local/bin
+              ln -s ${lib.getExe frun} usr/local/bin/parallel
+              ln -s ${lib.getExe frun} usr/local/bin/xargs
+            '';
             config = {
               Entrypoint = [ (lib.getExe frun) ];
+              Env = [ "PATH=/usr/local/bin:/bin" ];
               Labels = {
                 "org.opencontainers.image.title" = "frun";
                 "org.opencontainers.image.source" = sourceUrl;
