@@ -540,6 +540,9 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
             wrap: false,
             header: false,
             delimiter: cfg.delimiter,
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
         });
         cfg.delimiter = 0;
         // One invocation per tuple unless -l / -L say otherwise (as forkrun's sweeps).

@@ -205,10 +205,6 @@ const REFUSED: &[(&str, &str)] = &[
         "--tagstring",
         "frun does not tag output lines yet; put the tag in the command",
     ),
-    ("--progress", "frun does not show progress yet"),
-    ("--bar", "frun does not show progress yet"),
-    ("--eta", "frun does not show progress yet"),
-    ("--verbose", "use --dry-run to see the commands"),
     ("--interactive", "frun does not prompt for each job"),
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
@@ -408,11 +404,7 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
             o.delimiter_given = true;
         }
         'r' => o.skip_empty = true,
-        't' | 'v' => {
-            return Err(refuse(format!(
-                "-{c} (print each command before it runs) is not supported yet; --dry-run prints the commands"
-            )));
-        }
+        't' | 'v' => o.cfg.trace = true,
         'x' => {}
         'h' => return Ok(()),
         'V' => {}
@@ -461,6 +453,10 @@ fn refused(flag: &str) -> Invocation {
 
 /// Options that take no value.
 const SWITCHES: &[&str] = &[
+    "verbose",
+    "bar",
+    "progress",
+    "eta",
     "keep-order",
     "group",
     "ungroup",
@@ -559,6 +555,18 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "link" => o.link = true,
         "shuf" => o.shuffle = true,
         "dry-run" | "dryrun" => o.cfg.dry_run = true,
+        "verbose" => o.cfg.trace = true,
+        "bar" | "progress" | "eta" => {
+            use crate::plan::config::{ProgressSpec, ProgressStyle};
+            o.cfg.progress = Some(ProgressSpec {
+                style: match name {
+                    "bar" => ProgressStyle::Bar,
+                    "eta" => ProgressStyle::Eta,
+                    _ => ProgressStyle::Summary,
+                },
+                forced: false,
+            });
+        }
         "pipe" | "spreadstdin" => o.pipe = true,
         "version" => {
             return Err(Invocation::Print(
@@ -834,17 +842,6 @@ fn build(
             ));
         }
     }
-    if o.eof.is_some() {
-        return Err(refuse(
-            "-E (an end-of-file value) is not supported by frun parallel yet",
-        ));
-    }
-    if o.shuffle {
-        return Err(refuse("--shuf is not supported by frun parallel yet"));
-    }
-    if o.skip_empty {
-        return Err(refuse("-r is not supported by frun parallel yet"));
-    }
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
             0,
@@ -869,7 +866,8 @@ fn build(
         ] => Some(p.clone()),
         _ => None,
     }
-    .filter(|_| !o.header);
+    // -E, -r and --shuf look at every value first: the sources are read whole.
+    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle);
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -902,6 +900,9 @@ fn build(
                 wrap: true,
                 header: o.header,
                 delimiter: o.cfg.delimiter,
+                eof: o.eof.clone(),
+                skip_empty: o.skip_empty,
+                shuffle: o.shuffle,
             };
             // Tuples end in NUL (their values hold LEN:BYTES).
             o.cfg.delimiter = 0;
@@ -999,13 +1000,15 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
 --block N, --recend C, --retries N, --joblog FILE, --timeout N|N%, --delay N,
---halt now|soon,fail|success|done=N|N%, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
+--halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
+--progress, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
 {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101
 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
-where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore, …
---will-cite and --citation are accepted and do nothing.
+where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore, and,
+not built yet, --tag/--tagstring, --results, --resume/--resume-failed/--retry-failed,
+--line-buffer. --will-cite and --citation are accepted and do nothing.
 ";

@@ -76,6 +76,9 @@ pub struct XargsWork {
     pub slot_var: Option<std::ffi::OsString>,
     /// A command exiting 255 or killed by a signal stops the run at once (124 / 125).
     pub abort: bool,
+    /// `frun parallel -t`: the line is shown as GNU Parallel shows it: the words after this
+    /// many (`SHELL -c`) as they are, or each word quoted its way.
+    pub gnu_trace: Option<usize>,
 }
 
 /// How a batch is run.

@@ -75,6 +75,12 @@ pub struct Sweep {
     pub header: bool,
     /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).
     pub delimiter: u8,
+    /// `-E STR`: a source ends at its first value equal to STR.
+    pub eof: Option<Vec<u8>>,
+    /// `-r`: values that are empty or only blanks are left out.
+    pub skip_empty: bool,
+    /// `--shuf`: the tuples run in a random order.
+    pub shuffle: bool,
 }
 
 /// One input source of a sweep.
@@ -161,6 +167,8 @@ pub struct Config {
     pub retries: Option<u64>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
     pub progress: Option<ProgressSpec>,
+    /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
+    pub trace: bool,
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
     pub xargs: Option<XargsSpec>,
@@ -218,6 +226,7 @@ impl Default for Config {
             job: None,
             retries: None,
             progress: None,
+            trace: false,
             xargs: None,
         }
     }

@@ -321,13 +321,20 @@ fn warns_nul(cfg: &Config, sizing: Sizing) -> bool {
 }
 
 /// What workers do the xargs way (nothing for other command lines).
-fn xargs_work(cfg: &Config) -> crate::engine::XargsWork {
+/// `shell_words`: the words a job line puts before its line (`frun parallel -t` shows the line).
+fn xargs_work(cfg: &Config, shell_words: usize) -> crate::engine::XargsWork {
     match &cfg.xargs {
         Some(x) => crate::engine::XargsWork {
             trace: x.trace,
             prompt: x.prompt,
             slot_var: x.slot_var.clone(),
             abort: true,
+            gnu_trace: None,
+        },
+        None if cfg.trace => crate::engine::XargsWork {
+            trace: true,
+            gnu_trace: Some(shell_words),
+            ..crate::engine::XargsWork::default()
         },
         None => crate::engine::XargsWork::default(),
     }
@@ -425,7 +432,7 @@ fn work(
         delay: cfg.delay,
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
-        xargs: xargs_work(cfg),
+        xargs: xargs_work(cfg, shell_words),
     })
 }
 

@@ -32,7 +32,16 @@ pub(super) fn materialize(
             Some(re) => re.split(&v).map(<[u8]>::to_vec).collect(),
             None => vec![v],
         };
-        sources.push(values(s, delimiter)?.into_iter().map(split).collect());
+        let mut vals = values(s, delimiter)?;
+        if let Some(eof) = &sweep.eof
+            && let Some(end) = vals.iter().position(|v| v == eof)
+        {
+            vals.truncate(end);
+        }
+        if sweep.skip_empty {
+            vals.retain(|v| !v.iter().all(|&b| b == b' ' || b == b'\t'));
+        }
+        sources.push(vals.into_iter().map(split).collect());
     }
     let mut header = Vec::new();
     if sweep.header {
@@ -59,7 +68,13 @@ pub(super) fn materialize(
         .map_err(|e| format!("cannot create the sweep's tuples in memory: {e}"))?;
     let file = File::from(fd);
     let mut out = BufWriter::with_capacity(1 << 16, &file);
-    write_product(&groups, &mut out)
+    let written = if sweep.shuffle {
+        let mut all = Vec::new();
+        write_product(&groups, &mut all).and_then(|()| out.write_all(&shuffled(&all)))
+    } else {
+        write_product(&groups, &mut out)
+    };
+    written
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write the sweep's tuples: {e}"))?;
     drop(out);
@@ -146,6 +161,24 @@ fn groups(specs: &[Source], sources: Vec<Values>, link_all: bool, wrap: bool) ->
         .collect()
 }
 
+/// The NUL-ended records of `tuples` in a random order (`--shuf`): a Fisher-Yates shuffle
+/// seeded from the clock and the process id (not for anything secret).
+fn shuffled(tuples: &[u8]) -> Vec<u8> {
+    let mut records: Vec<&[u8]> = tuples.split_inclusive(|&b| b == 0).collect();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut x = nanos ^ (u64::from(std::process::id()) << 32) | 1;
+    for i in (1..records.len()).rev() {
+        // xorshift64
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        records.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    records.concat()
+}
+
 /// Every combination of one row per group, the last group varying fastest.
 fn write_product(groups: &[Group], out: &mut impl Write) -> std::io::Result<()> {
     if groups.iter().any(Vec::is_empty) {
@@ -207,6 +240,9 @@ mod tests {
             wrap: true,
             header: false,
             delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
         };
         assert_eq!(tuples(&s), ["1:a1:1", "1:a2:22", "1:b1:1", "1:b2:22"]);
     }
@@ -219,6 +255,9 @@ mod tests {
             wrap: true,
             header: false,
             delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
         };
         assert_eq!(tuples(&s), ["1:a1:1", "1:b1:1", "1:c1:1"]);
         let s = Sweep {
@@ -227,6 +266,9 @@ mod tests {
             wrap: true,
             header: false,
             delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
         };
         assert_eq!(tuples(&s), ["1:a1:1", "1:b1:2"]);
     }
@@ -239,6 +281,9 @@ mod tests {
             wrap: true,
             header: false,
             delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
         };
         assert!(tuples(&s).is_empty());
     }

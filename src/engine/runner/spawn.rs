@@ -89,11 +89,28 @@ impl<'a> SpawnRunner<'a> {
         use std::io::{BufRead, Write};
         let xargs = &self.child.shared.work.xargs;
         self.shown.clear();
-        for (i, w) in argv.words().enumerate() {
-            if i > 0 {
-                self.shown.push(b' ');
+        match xargs.gnu_trace {
+            // A shell line as it is; a direct command's words quoted as GNU Parallel does.
+            Some(skip) => {
+                for (i, w) in argv.words().skip(skip).enumerate() {
+                    if i > 0 {
+                        self.shown.push(b' ');
+                    }
+                    if skip > 0 {
+                        self.shown.extend_from_slice(w);
+                    } else {
+                        crate::exec::job::quote(w, &mut self.shown);
+                    }
+                }
             }
-            crate::exec::argv::trace_quote(w, &mut self.shown);
+            None => {
+                for (i, w) in argv.words().enumerate() {
+                    if i > 0 {
+                        self.shown.push(b' ');
+                    }
+                    crate::exec::argv::trace_quote(w, &mut self.shown);
+                }
+            }
         }
         if !xargs.prompt {
             self.shown.push(b'\n');
