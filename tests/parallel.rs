@@ -425,7 +425,7 @@ const CASES: &[Case] = &[
     ("", r#"VAR='a b'; parallel echo "'$VAR'" ::: '!'"#, ""),
     (
         "",
-        r#"myfunc() { echo "$@"; }; export -f myfunc; parallel myfunc ::: '!' 'a b'"#,
+        r#"myfunc() { echo "$@"; }; export -f myfunc; parallel -k myfunc ::: '!' 'a b'"#,
         "",
     ),
     ("", r"parallel -k echo ::: \{\} x", ""),
@@ -622,7 +622,7 @@ const CASES: &[Case] = &[
     ("", r"parallel false ::: a; echo $?", ""),
     ("e", r"parallel -k nosuch ::: 1 2 3; echo $?", ""),
     ("e", r"parallel -k nosuch {} arg ::: 1; echo $?", ""),
-    ("e", r"parallel -k 'nosuch | cat' ::: 1; echo $?", ""),
+    ("e", r"parallel -k 'nosuch {} | cat' ::: 1; echo $?", ""),
     ("e", r"parallel -k ./no-such-script ::: 1; echo $?", ""),
     ("e", r"parallel -k ::: nosuch 'echo ok'; echo $?", ""),
     ("E", r"parallel -k ./abc-file ::: 1; echo $?", ""),

@@ -214,9 +214,10 @@ impl Checkpointing<'_> {
         {
             return ExitCode::Passed(if f.exitval > 0 { f.exitval.min(255) } else { 1 });
         }
-        match ledger.failed_batches() + ledger.given_up_batches() {
-            0 => ExitCode::Success,
-            n => ExitCode::Passed(n.min(101) as i32),
+        match (on, ledger.failed_batches() + ledger.given_up_batches()) {
+            // Stopping once enough jobs succeeded is what was asked.
+            (HaltOn::Success, _) | (_, 0) => ExitCode::Success,
+            (_, n) => ExitCode::Passed(n.min(101) as i32),
         }
     }
 }

@@ -192,6 +192,8 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     // A file of known size has at most one record per byte: more workers would never get
     // work (each is a thread, its stack and its descriptors).
     let wm = input_size.map_or(wm, |n| wm.min(n.max(1)));
+    // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
+    let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
     let wi = wi.min(wm);
     let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
     let shard = shard(cfg, &input.file)?;
@@ -487,6 +489,8 @@ struct Opened {
     name: String,
     children_keep_stdin: bool,
     header: Vec<Vec<u8>>,
+    /// How many records the input holds, when known before reading it (a sweep's tuples).
+    records: Option<u64>,
 }
 
 /// Opens the input: a descriptor of its own for stdin (close-on-exec), or the `-a` file.
@@ -514,7 +518,7 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
                 Some(crate::exec::job::Columns::SplitTuple(re)) => Some(re.as_str()),
                 _ => None,
             };
-            let (f, header) =
+            let (f, header, tuples) =
                 sweep::materialize(s, s.delimiter, colsep).map_err(PlanError::Usage)?;
             let reads_stdin = s.sources.iter().any(
                 |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
@@ -525,6 +529,7 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
                 // GNU Parallel's jobs never read its standard input.
                 children_keep_stdin: !reads_stdin && cfg.dialect != config::Dialect::Parallel,
                 header,
+                records: Some(tuples),
             });
         }
     };
@@ -540,6 +545,7 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
         },
         children_keep_stdin,
         header: Vec::new(),
+        records: None,
     })
 }
 

@@ -12,14 +12,14 @@ use std::os::unix::ffi::OsStrExt;
 
 use super::config::{Source, SourceValues, Sweep};
 
-/// The tuples of `sweep`, written to a new in-memory file (read from its start), and the column
-/// names when the sweep has a header. `delimiter` ends the records of `::::` files; `colsep`
+/// The tuples of `sweep`, written to a new in-memory file (read from its start), the column
+/// names when the sweep has a header, and how many tuples there are. `delimiter` ends the records of `::::` files; `colsep`
 /// (`--colsep REGEX`) splits every value into columns, each a value of the tuple.
 pub(super) fn materialize(
     sweep: &Sweep,
     delimiter: u8,
     colsep: Option<&str>,
-) -> Result<(File, Vec<Vec<u8>>), String> {
+) -> Result<(File, Vec<Vec<u8>>, u64), String> {
     let colsep = colsep
         .map(|re| {
             regex::bytes::Regex::new(re)
@@ -80,7 +80,11 @@ pub(super) fn materialize(
     drop(out);
     std::io::Seek::rewind(&mut &file)
         .map_err(|e| format!("cannot read the sweep's tuples: {e}"))?;
-    Ok((file, header))
+    let tuples = groups
+        .iter()
+        .map(|g| g.len() as u64)
+        .fold(1u64, u64::saturating_mul);
+    Ok((file, header, tuples))
 }
 
 /// One source's values.
@@ -223,7 +227,7 @@ mod tests {
     }
 
     fn tuples(sweep: &Sweep) -> Vec<String> {
-        let (mut f, _) = materialize(sweep, b'\n', None).unwrap();
+        let (mut f, _, _) = materialize(sweep, b'\n', None).unwrap();
         let mut s = Vec::new();
         f.read_to_end(&mut s).unwrap();
         s.split(|&b| b == 0)
