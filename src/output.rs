@@ -109,6 +109,27 @@ impl Capture {
         Ok(())
     }
 
+    /// The bytes written at or after `off` (a finished attempt's output, to be tagged).
+    pub fn read_from(&self, off: u64) -> io::Result<Vec<u8>> {
+        let end = self.size()?;
+        let mut out = vec![0; end.saturating_sub(off) as usize];
+        let mut done = 0;
+        while done < out.len() {
+            match nix::sys::uio::pread(
+                &self.fd,
+                &mut out[done..],
+                (off + done as u64) as libc::off_t,
+            ) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        out.truncate(done);
+        Ok(out)
+    }
+
     /// Appends bytes (used by `--dry-run`, which writes instead of a child).
     pub fn append(&self, data: &[u8]) -> io::Result<()> {
         write_all_to(self.fd.as_fd(), data)

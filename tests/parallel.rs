@@ -45,6 +45,16 @@ const LONG_LINES: &str = "D:-X/-m over more records than one line holds: GNU fil
     records evenly over the job slots (each line within ARG_MAX)";
 
 const CASES: &[Case] = &[
+    ("", r"parallel -k --tag echo ::: a b ::: 1", ""),
+    (
+        "",
+        r"parallel -k --tagstring '{2}-{1}:' echo x ::: a ::: 'p q'",
+        "",
+    ),
+    ("", r#"parallel -k --tag 'printf "x\ny"' ::: a"#, ""),
+    ("", r#"parallel -k --tag 'printf ""' ::: a"#, ""),
+    ("", r"parallel -k --tag 'seq {}' ::: 2 3", ""),
+    ("", r"parallel -k --tagstring 'job{#}' echo ::: a b", ""),
     // --- -E, -r, --shuf, -t, --joblog, --halt, --timeout, --delay, --bar/--eta/--progress.
     ("", r"parallel -k -E stop echo ::: a stop b", ""),
     ("", r"parallel -k -E stop echo", "a\nstop\nb\n"),
@@ -1118,8 +1128,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--filter '{1} < 2'", "--filter"),
     ("--env X", "--env"),
     ("--workdir .", "--workdir"),
-    ("--tag", "--tag"),
-    ("--tagstring x", "--tagstring"),
     ("--results out", "--results"),
     ("--resume", "--resume"),
     ("--resume-failed", "--resume-failed"),

@@ -197,14 +197,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--color-failed", "frun does not colour output"),
     ("--cf", "frun does not colour output"),
     ("--ctagstring", "frun does not colour output"),
-    (
-        "--tag",
-        "frun does not tag output lines yet; use {} in the command, e.g. 'echo {} $(cmd {})'",
-    ),
-    (
-        "--tagstring",
-        "frun does not tag output lines yet; put the tag in the command",
-    ),
     ("--interactive", "frun does not prompt for each job"),
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
@@ -258,6 +250,8 @@ const REFUSED: &[(&str, &str)] = &[
 /// What the options said, before the config is built.
 struct Options {
     cfg: Config,
+    /// `--tag` (`{}`) / `--tagstring STR`.
+    tag: Option<Vec<u8>>,
     names: ReplacementNames,
     spread: Spread,
     per_job: Option<u64>,
@@ -296,6 +290,7 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
             dialect: Dialect::Parallel,
             ..Config::default()
         },
+        tag: None,
         names: ReplacementNames::default(),
         spread: Spread::One,
         per_job: None,
@@ -453,6 +448,7 @@ fn refused(flag: &str) -> Invocation {
 
 /// Options that take no value.
 const SWITCHES: &[&str] = &[
+    "tag",
     "verbose",
     "bar",
     "progress",
@@ -520,6 +516,7 @@ fn long_option(
         "recend" => "recend",
         "retries" => "retries",
         "joblog" => "joblog",
+        "tagstring" => "tagstring",
         "timeout" => "timeout",
         "halt" | "halt-on-error" => "halt",
         "delay" => "delay",
@@ -556,6 +553,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "shuf" => o.shuffle = true,
         "dry-run" | "dryrun" => o.cfg.dry_run = true,
         "verbose" => o.cfg.trace = true,
+        "tag" => o.tag = Some(b"{}".to_vec()),
         "bar" | "progress" | "eta" => {
             use crate::plan::config::{ProgressSpec, ProgressStyle};
             o.cfg.progress = Some(ProgressSpec {
@@ -678,6 +676,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "shell" => {
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
+        "tagstring" => o.tag = Some(v.into_bytes()),
         "joblog" => {
             if v.is_empty() {
                 return Err(refuse("--joblog: empty file name"));
@@ -932,6 +931,15 @@ fn build(
         header: Vec::new(),
         bare: o.bare,
     });
+    // The tag's replacement strings read the job's values the way the line does.
+    o.cfg.tag = match (o.tag.take(), &o.cfg.job) {
+        (Some(t), Some(job)) => Some(JobSpec {
+            words: vec![t],
+            quote: false,
+            ..job.clone()
+        }),
+        _ => None,
+    };
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
@@ -1001,7 +1009,7 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
 --block N, --recend C, --retries N, --joblog FILE, --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
+--progress, --tag, --tagstring STR, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
 {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101
@@ -1009,6 +1017,6 @@ for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore, and,
-not built yet, --tag/--tagstring, --results, --resume/--resume-failed/--retry-failed,
+not built yet, --results, --resume/--resume-failed/--retry-failed,
 --line-buffer. --will-cite and --citation are accepted and do nothing.
 ";

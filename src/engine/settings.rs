@@ -114,6 +114,8 @@ pub struct Work {
     /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
     pub joblog_raw_first: bool,
     pub xargs: XargsWork,
+    /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
+    pub tag: Option<crate::exec::job::JobLine>,
 }
 
 /// How many workers, and where they run.

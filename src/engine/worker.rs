@@ -147,6 +147,11 @@ pub(super) trait Site {
     fn command_name(&self) -> String {
         "the command".into()
     }
+    /// `--tag`: writes the tag of batch `seq`'s records (`bytes`) into `out`; false when output
+    /// is not tagged.
+    fn tag_of(&self, _bytes: &[u8], _seq: u64, _out: &mut Vec<u8>) -> bool {
+        false
+    }
 }
 
 /// The engine's side of worker `index`, on NUMA node `node`.
@@ -301,6 +306,23 @@ impl Site for Post<'_> {
 
     fn command_name(&self) -> String {
         String::from_utf8_lossy(self.shared.work.template.argv0()).into_owned()
+    }
+
+    fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
+        let s = self.shared;
+        match &s.work.tag {
+            Some(tag) => {
+                tag.render(
+                    bytes,
+                    s.work.template.delimiter(),
+                    seq + 1,
+                    self.index as u64 + 1,
+                    out,
+                );
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -520,6 +542,10 @@ impl<'a, S: Site> Worker<'a, S> {
         let verdict = rules.retry.judge(&outcome, retried);
         if verdict == Verdict::Final {
             if let Some(c) = self.capture {
+                let mut tag = Vec::new();
+                if site.tag_of(bytes, part.seq, &mut tag) {
+                    tag_lines(c, settled.kept, &tag)?;
+                }
                 settled.kept = c.size()?;
             }
             self.done.push((part.start, part.end));
@@ -716,3 +742,21 @@ fn split_point(bytes: &[u8], delimiter: u8) -> Option<u64> {
 
 #[cfg(test)]
 mod tests;
+
+/// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
+/// without its newline too).
+fn tag_lines(capture: &Capture, off: u64, tag: &[u8]) -> io::Result<()> {
+    let out = capture.read_from(off)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    let lines = out.split_inclusive(|&b| b == b'\n');
+    let mut tagged = Vec::with_capacity(out.len() + (tag.len() + 1) * 8);
+    for line in lines {
+        tagged.extend_from_slice(tag);
+        tagged.push(b'\t');
+        tagged.extend_from_slice(line);
+    }
+    capture.discard_from(off)?;
+    capture.append(&tagged)
+}

@@ -200,6 +200,11 @@ impl ArgvTemplate {
         self.job.as_ref().map_or(0, JobLine::shell_words)
     }
 
+    /// What ends the records it is built from.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
     pub fn path(&self) -> &CString {
         &self.path
     }

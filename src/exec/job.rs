@@ -505,6 +505,38 @@ impl JobLine {
         argv.finish();
     }
 
+    /// A tag (`--tagstring STR`, `--tag` is `{}`): `spec`'s words, one word, its replacement
+    /// strings filled in with the values as they are.
+    pub fn tag(spec: &JobSpec) -> Result<JobLine, String> {
+        let mut line = JobLine::new(
+            &JobSpec {
+                literal: true,
+                ..spec.clone()
+            },
+            |_| true,
+        )?;
+        // Nothing is appended to a tag (frun's own words would get the records appended).
+        line.words.truncate(spec.words.len());
+        line.spread = Spread::One;
+        Ok(line)
+    }
+
+    /// Writes the tag of the job of `batch`'s records into `out` (cleared first).
+    pub fn render(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, out: &mut Vec<u8>) {
+        out.clear();
+        let mut records = Vec::new();
+        let mut start = 0;
+        for i in memchr::memchr_iter(delimiter, batch) {
+            records.push((start, i));
+            start = i + 1;
+        }
+        if start < batch.len() {
+            records.push((start, batch.len()));
+        }
+        let mut sink = PlainSink { out };
+        self.fill(batch, seq, slot, &records, &mut sink);
+    }
+
     fn fill(
         &self,
         batch: &[u8],
@@ -773,6 +805,26 @@ impl Sink for ShellSink<'_> {
     }
     fn value(&mut self, v: &[u8]) {
         quote(v, self.out);
+    }
+    fn brk(&mut self) {
+        self.out.push(b' ');
+    }
+    fn sep(&mut self, blanks: &[u8]) {
+        self.out.extend_from_slice(blanks);
+    }
+}
+
+/// Values as they are (a tag: `--tag`, `--tagstring`).
+struct PlainSink<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl Sink for PlainSink<'_> {
+    fn lit(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+    fn value(&mut self, v: &[u8]) {
+        self.out.extend_from_slice(v);
     }
     fn brk(&mut self) {
         self.out.push(b' ');

@@ -169,6 +169,9 @@ pub struct Config {
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
     pub trace: bool,
+    /// `--tag` / `--tagstring STR`: the tag each output line of a job starts with (its
+    /// replacement strings filled in, before a tab).
+    pub tag: Option<JobSpec>,
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
     pub xargs: Option<XargsSpec>,
@@ -227,6 +230,7 @@ impl Default for Config {
             retries: None,
             progress: None,
             trace: false,
+            tag: None,
             xargs: None,
         }
     }

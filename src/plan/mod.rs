@@ -435,6 +435,12 @@ fn work(
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
         xargs: xargs_work(cfg, shell_words),
+        tag: cfg
+            .tag
+            .as_ref()
+            .map(crate::exec::job::JobLine::tag)
+            .transpose()
+            .map_err(PlanError::Usage)?,
     })
 }
 
