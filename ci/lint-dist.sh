@@ -87,7 +87,7 @@ checks=(
   "flake.lock covers every input (offline)|flake_metadata"
   "workflows pass actionlint|actionlint .github/workflows/*.yml"
   "workflows pass zizmor (offline)|zizmor --offline --quiet .github/workflows"
-  "shell scripts and frun.bash pass shellcheck|shellcheck packaging/*.sh packaging/frun.bash.in tests/*.sh tests/bash/*.sh tests/slurm/*.sh benches/*.sh ci/*.sh .ci/run"
+  "shell scripts and frun.bash pass shellcheck|shellcheck packaging/*.sh packaging/frun.bash.in tests/*.sh tests/bash/*.sh tests/slurm/*.sh tests/forkrun/*.sh benches/*.sh ci/*.sh .ci/run"
 )
 failed=()
 for entry in "${checks[@]}"; do
