@@ -40,7 +40,7 @@ configure_args=(
   --disable-dependency-tracking --enable-silent-rules
 )
 # The stamp records the tarball and the recipe; a change of either rebuilds.
-stamp_line="$sha256 ${configure_args[*]}"
+stamp_line="$sha256 ${configure_args[*]} no-lm"
 
 # Cache: same tarball already built and installed here.
 if [[ -f $prefix/lib/libhwloc.a && -f $prefix/lib/pkgconfig/hwloc.pc && -f $stamp ]] \
@@ -92,5 +92,12 @@ make -C "$src" "$subdirs" install >>"$log" 2>&1 || fail "make install"
 
 [[ -f $prefix/lib/libhwloc.a && -f $prefix/lib/pkgconfig/hwloc.pc ]] \
   || die "make install did not produce $prefix/lib/libhwloc.a and $prefix/lib/pkgconfig/hwloc.pc"
+# hwloc.pc asks for -lm. The static link runs the host's cc, whose own search path finds
+# glibc's libm.a for it, and a math symbol still undefined at that point (Rust's f64::floor, a
+# dependency's powf) would then come from glibc and fail to link against musl. musl keeps its
+# math in libc.a: hwloc needs no -lm here.
+sed -i -E 's/[[:space:]]-lm([[:space:]]|$)/\1/g' "$prefix/lib/pkgconfig/hwloc.pc"
+grep -Eq -- '-lm([[:space:]]|$)' "$prefix/lib/pkgconfig/hwloc.pc" \
+  && die "could not take -lm out of $prefix/lib/pkgconfig/hwloc.pc"
 printf '%s\n' "$stamp_line" >"$stamp"
 printf 'hwloc-static: %s\n' "$prefix"
