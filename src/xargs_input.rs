@@ -202,8 +202,14 @@ struct Quoted {
     warned_nul: bool,
     /// The last byte outside quotes was a blank (a newline after it continues the line).
     after_blank: bool,
+    /// The item's last byte is a blank escaped with a backslash: xargs counts it as a trailing
+    /// blank too (a quoted one it does not).
+    escaped_blank: bool,
     /// The current line has items.
     line_has_items: bool,
+    /// The current physical line has items: a blank or empty line neither counts for `-L` nor
+    /// ends a line that a trailing blank continued.
+    phys_items: bool,
     /// `-I`: leading blanks of a line are dropped, other blanks are data.
     replace: bool,
     ended: bool,
@@ -211,6 +217,7 @@ struct Quoted {
 
 impl Quoted {
     fn push(&mut self, b: u8) {
+        self.escaped_blank = false;
         if !self.cut {
             self.item.push(b);
         }
@@ -237,11 +244,12 @@ impl Quoted {
         self.item.clear();
         self.cut = false;
         self.line_has_items = true;
+        self.phys_items = true;
         Ok(true)
     }
 
     fn end_line<W: Write>(&mut self, c: &mut Cutter<'_, W>) -> Result<(), String> {
-        if self.line_has_items && !self.after_blank {
+        if self.line_has_items && std::mem::take(&mut self.phys_items) && !self.after_blank {
             self.line_has_items = false;
             c.line()?;
         }
@@ -293,6 +301,7 @@ impl Quoted {
                         self.nul();
                     } else {
                         self.push(b);
+                        self.escaped_blank = CLASSES[b as usize] == BLANK;
                     }
                     self.state = State::Word;
                 }
@@ -312,7 +321,7 @@ impl Quoted {
         match CLASSES[b as usize] {
             NEWLINE => {
                 if in_word || (self.replace && !self.item.is_empty()) {
-                    self.after_blank = false;
+                    self.after_blank = std::mem::take(&mut self.escaped_blank) && !self.replace;
                     if !self.end_item(rules, c)? {
                         return Ok(());
                     }
@@ -357,7 +366,9 @@ fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<
         cut: false,
         warned_nul: false,
         after_blank: false,
+        escaped_blank: false,
         line_has_items: false,
+        phys_items: false,
         replace: rules.grouping == Grouping::Replace,
         ended: false,
     };

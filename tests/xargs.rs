@@ -183,6 +183,29 @@ fn lines_and_args() {
 }
 
 #[test]
+fn an_escaped_trailing_blank_continues_a_line_and_a_quoted_one_does_not() {
+    // xargs counts a backslash-escaped blank at the end of a line as a trailing blank.
+    for input in [
+        &b"\\ \nb\nc\n"[..],
+        b"a\\ \nb\nc\n",
+        b"a\\\tb\\\t\nc\n",
+        b"'a '\nb\n",
+        b"\\ \n''\n'a",
+        // A blank line neither counts nor ends a continued line.
+        b"'' \n\n'a",
+        b"a \n\n  \nb\nc\n",
+    ] {
+        for args in [&["-L", "1"][..], &["-L", "2"]] {
+            same(
+                &with(args, &["sh", "-c", "echo \"$#: $*\"", "sh"]),
+                input,
+                false,
+            );
+        }
+    }
+}
+
+#[test]
 fn replace_strings() {
     let input = b"  a b \n c\n\n\"q r\" s\nd\n";
     for args in [
