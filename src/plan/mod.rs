@@ -346,35 +346,28 @@ fn xargs_work(cfg: &Config, shell_words: usize) -> crate::engine::XargsWork {
 /// each); input from a pipe is read whole into memory first.
 fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
     use std::io::{Read, Seek, Write};
-    let is_file = input.file.metadata().is_ok_and(|m| m.is_file());
-    if !is_file {
+    let name = input.name.clone();
+    let read_err = |e: std::io::Error| {
+        usage(format!(
+            "cannot read {name}: {}",
+            crate::errors::os_message(&e)
+        ))
+    };
+    let mut bytes = Vec::new();
+    (&input.file).read_to_end(&mut bytes).map_err(read_err)?;
+    if input.file.metadata().is_ok_and(|m| m.is_file()) {
+        input.file.rewind().map_err(read_err)?;
+    } else {
+        // A pipe cannot be read again: the engine reads the copy.
         let fd =
             nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
                 .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
         let mut copy = File::from(fd);
-        std::io::copy(&mut input.file, &mut copy)
-            .and_then(|_| copy.flush())
+        copy.write_all(&bytes)
             .and_then(|()| copy.rewind())
-            .map_err(|e| {
-                usage(format!(
-                    "cannot read {}: {}",
-                    input.name,
-                    crate::errors::os_message(&e)
-                ))
-            })?;
+            .map_err(read_err)?;
         input.file = copy;
     }
-    let mut bytes = Vec::new();
-    (&input.file)
-        .read_to_end(&mut bytes)
-        .and_then(|_| input.file.rewind())
-        .map_err(|e| {
-            usage(format!(
-                "cannot read {}: {}",
-                input.name,
-                crate::errors::os_message(&e)
-            ))
-        })?;
     let records = crate::batch::count_records(&bytes, delimiter);
     let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
     Ok(Sizing::Adaptive {

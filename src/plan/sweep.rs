@@ -226,6 +226,20 @@ mod tests {
         }
     }
 
+    /// A sweep of `sources`, linked or not, with every other setting off.
+    fn sweep(sources: Vec<Source>, link: bool) -> Sweep {
+        Sweep {
+            sources,
+            link,
+            wrap: true,
+            header: false,
+            delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
+        }
+    }
+
     fn tuples(sweep: &Sweep) -> Vec<String> {
         let (mut f, _, _) = materialize(sweep, b'\n', None).unwrap();
         let mut s = Vec::new();
@@ -238,57 +252,27 @@ mod tests {
 
     #[test]
     fn product_varies_the_last_source_fastest() {
-        let s = Sweep {
-            sources: vec![src(&["a", "b"], false), src(&["1", "22"], false)],
-            link: false,
-            wrap: true,
-            header: false,
-            delimiter: b'\n',
-            eof: None,
-            skip_empty: false,
-            shuffle: false,
-        };
+        let s = sweep(
+            vec![src(&["a", "b"], false), src(&["1", "22"], false)],
+            false,
+        );
         assert_eq!(tuples(&s), ["1:a1:1", "1:a2:22", "1:b1:1", "1:b2:22"]);
     }
 
     #[test]
     fn link_wraps_and_linked_sources_stop_at_the_shortest() {
-        let s = Sweep {
-            sources: vec![src(&["a", "b", "c"], false), src(&["1"], false)],
-            link: true,
-            wrap: true,
-            header: false,
-            delimiter: b'\n',
-            eof: None,
-            skip_empty: false,
-            shuffle: false,
-        };
+        let s = sweep(vec![src(&["a", "b", "c"], false), src(&["1"], false)], true);
         assert_eq!(tuples(&s), ["1:a1:1", "1:b1:1", "1:c1:1"]);
-        let s = Sweep {
-            sources: vec![src(&["a", "b", "c"], false), src(&["1", "2"], true)],
-            link: false,
-            wrap: true,
-            header: false,
-            delimiter: b'\n',
-            eof: None,
-            skip_empty: false,
-            shuffle: false,
-        };
+        let s = sweep(
+            vec![src(&["a", "b", "c"], false), src(&["1", "2"], true)],
+            false,
+        );
         assert_eq!(tuples(&s), ["1:a1:1", "1:b1:2"]);
     }
 
     #[test]
     fn an_empty_source_gives_no_tuples() {
-        let s = Sweep {
-            sources: vec![src(&["a"], false), src(&[], false)],
-            link: false,
-            wrap: true,
-            header: false,
-            delimiter: b'\n',
-            eof: None,
-            skip_empty: false,
-            shuffle: false,
-        };
+        let s = sweep(vec![src(&["a"], false), src(&[], false)], false);
         assert!(tuples(&s).is_empty());
     }
 }
