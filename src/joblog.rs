@@ -140,6 +140,40 @@ impl Joblog {
         Ok(log)
     }
 
+    /// Opens `path` to go on with it (`frun parallel --resume…`): lines are appended, and the
+    /// header is written only to an empty or new file. Refused as [`Joblog::open`] refuses.
+    pub fn append(path: &Path, input: Option<(u64, u64)>) -> Result<Joblog, String> {
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        if path.as_os_str().as_bytes() == b"-" || !regular {
+            return Joblog::open(path, input);
+        }
+        match std::fs::metadata(path) {
+            Ok(m) if input == Some((m.dev(), m.ino())) => {
+                return Err(refuse(path, "is the input file"));
+            }
+            _ => {}
+        }
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| {
+                refuse(
+                    path,
+                    &format!("cannot open: {}", crate::errors::os_message(&e)),
+                )
+            })?;
+        let empty = file.metadata().is_ok_and(|m| m.len() == 0);
+        let log = Joblog::File {
+            file: Mutex::new(file),
+            name: path.display().to_string(),
+        };
+        if empty {
+            log.write(HEADER)
+                .map_err(|e| refuse(path, &format!("cannot write: {}", log.error(&e))))?;
+        }
+        Ok(log)
+    }
+
     /// Writes one or more whole lines to the file (one call, under the log's own lock, taken
     /// once per batch). Not for [`Joblog::Stdout`].
     pub fn write(&self, lines: &[u8]) -> io::Result<()> {
@@ -164,6 +198,55 @@ impl Joblog {
             crate::errors::os_message(e)
         )
     }
+}
+
+/// One job as a joblog line recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Logged {
+    /// Its number, from 1.
+    pub seq: u64,
+    /// It exited 0 and no signal ended it.
+    pub succeeded: bool,
+    /// Its command line, as the log shows it.
+    pub command: Vec<u8>,
+}
+
+/// The jobs a joblog recorded, in the file's order (a job run again appears again); None when
+/// there is no such file. Lines that are not a job's (the header, a line cut short) are
+/// passed over. The error is one line.
+pub fn read(path: &Path) -> Result<Option<Vec<Logged>>, String> {
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(refuse(
+                path,
+                &format!("cannot read: {}", crate::errors::os_message(&e)),
+            ));
+        }
+    };
+    let mut jobs = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        let mut fields = line.splitn(9, |&b| b == b'\t');
+        let field =
+            |f: Option<&[u8]>| -> Option<i64> { std::str::from_utf8(f?).ok()?.trim().parse().ok() };
+        let Some(seq) = field(fields.next()).filter(|&n| n > 0) else {
+            continue;
+        };
+        // Host, start time, runtime, send, receive.
+        for _ in 0..5 {
+            fields.next();
+        }
+        let (Some(exitval), Some(signal)) = (field(fields.next()), field(fields.next())) else {
+            continue;
+        };
+        jobs.push(Logged {
+            seq: seq as u64,
+            succeeded: exitval == 0 && signal == 0,
+            command: fields.next().unwrap_or_default().to_vec(),
+        });
+    }
+    Ok(Some(jobs))
 }
 
 fn set_blocking(file: &File) -> io::Result<()> {

@@ -9,6 +9,8 @@
 //! not taken yet, so no run ever writes into another's files. Shared storage only needs
 //! exclusive creation and POSIX record locks (NFS has both).
 
+pub mod gnu;
+
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;

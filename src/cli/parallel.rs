@@ -17,7 +17,7 @@ use crate::exec::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::exit::ExitCode;
 use crate::output::OrderMode;
 use crate::plan::config::{
-    BatchSpec, Bound, Config, Dialect, InputSpec, Range, Source, SourceValues, Sweep,
+    BatchSpec, Bound, Config, Dialect, InputSpec, JobResume, Range, Source, SourceValues, Sweep,
 };
 
 /// A refusal: one line, GNU Parallel's status for errors.
@@ -154,23 +154,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--workdir", "frun runs commands in the current directory"),
     ("--wd", "frun runs commands in the current directory"),
     ("--ssh", "frun runs on this machine"),
-    (
-        "--retry-failed",
-        "frun reruns failed jobs by resuming: frun --resume",
-    ),
-    ("--resume", "use frun's own checkpoints: frun --resume FILE"),
-    (
-        "--resume-failed",
-        "use frun's own checkpoints: frun --resume FILE",
-    ),
-    (
-        "--results",
-        "frun's own --results DIR keeps each task's output for frun merge",
-    ),
-    (
-        "--res",
-        "frun's own --results DIR keeps each task's output for frun merge",
-    ),
     (
         "--files",
         "frun's own --results DIR keeps each task's output for frun merge",
@@ -476,6 +459,9 @@ const SWITCHES: &[&str] = &[
     "xargs-compat",
     "exit",
     "no-keep-order",
+    "resume",
+    "resume-failed",
+    "retry-failed",
 ];
 
 fn long_option(
@@ -521,6 +507,7 @@ fn long_option(
         "halt" | "halt-on-error" => "halt",
         "delay" => "delay",
         "shell" => "shell",
+        "results" | "res" => "results",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -566,6 +553,9 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             });
         }
         "pipe" | "spreadstdin" => o.pipe = true,
+        "resume" => o.cfg.job_resume = Some(JobResume::Resume),
+        "resume-failed" => o.cfg.job_resume = Some(JobResume::ResumeFailed),
+        "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
         "version" => {
             return Err(Invocation::Print(
                 format!(
@@ -696,9 +686,27 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             );
         }
         "halt" => o.cfg.halt = halt(&v)?,
+        "results" => o.cfg.gnu_results = Some(results_name(&v)?),
         _ => unreachable!("canonical names only"),
     }
     Ok(())
+}
+
+/// `--results NAME`: a directory tree, or a file name with replacement strings; GNU Parallel's
+/// CSV, TSV and JSON files are refused.
+fn results_name(v: &str) -> Result<Vec<u8>, Invocation> {
+    if v.is_empty() {
+        return Err(refuse("--results: empty name"));
+    }
+    for ext in [".csv", ".tsv", ".json"] {
+        if v.ends_with(ext) {
+            return Err(refuse(format!(
+                "--results {v}: {ext} files are not supported by frun parallel; give a \
+                 directory (--results DIR) or use --joblog FILE"
+            )));
+        }
+    }
+    Ok(v.as_bytes().to_vec())
 }
 
 /// `--halt`: GNU Parallel's forms, its old numbers (0, 1, 2, -1, -2, 1-99%) too; a
@@ -841,6 +849,7 @@ fn build(
             ));
         }
     }
+    results_and_resume(&mut o)?;
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
             0,
@@ -941,6 +950,38 @@ fn build(
         _ => None,
     };
     Ok(Invocation::Run(Box::new(o.cfg)))
+}
+
+/// `--results` and the `--resume` family, checked as GNU Parallel checks them. With
+/// `--results`, nothing is printed: the tag and `-u` have nothing to do.
+fn results_and_resume(o: &mut Options) -> Result<(), Invocation> {
+    let needs_log = matches!(
+        o.cfg.job_resume,
+        Some(JobResume::Resume | JobResume::ResumeFailed)
+    );
+    if needs_log && o.cfg.joblog.is_none() && o.cfg.gnu_results.is_none() {
+        return Err(refuse(
+            "--resume and --resume-failed require --joblog or --results",
+        ));
+    }
+    if o.cfg.gnu_results.is_some() {
+        if o.pipe {
+            return Err(refuse(
+                "--results cannot be combined with --pipe in frun parallel (a job's input is \
+                 a block, not values to name its files)",
+            ));
+        }
+        if o.cfg.dry_run {
+            return Err(refuse(
+                "--results cannot be combined with --dry-run in frun parallel",
+            ));
+        }
+        o.tag = None;
+        if o.cfg.order == OrderMode::Unbuffered {
+            o.cfg.order = OrderMode::Buffered;
+        }
+    }
+    Ok(())
 }
 
 /// `--pipe`: blocks of records on each job's stdin (frun's `--block`).

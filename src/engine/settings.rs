@@ -114,6 +114,14 @@ pub struct Work {
     /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
     pub joblog_raw_first: bool,
     pub xargs: XargsWork,
+    /// `frun parallel --results NAME`: each job's stdout and stderr are saved there instead of
+    /// printed.
+    pub gnu_results: Option<crate::results::gnu::GnuResults>,
+    /// Jobs an earlier run did (`frun parallel --resume…`): their numbers from 1, sorted; they
+    /// are not run again.
+    pub skip_jobs: Vec<u64>,
+    /// `--resume` with `--results`: a job whose results are there is not run again.
+    pub skip_saved: bool,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::job::JobLine>,
 }

@@ -30,8 +30,13 @@ pub(super) fn run(shared: &Shared, index: usize) {
     }
 }
 
-/// What a worker holds for all its batches: its capture file and its runner.
-type Setup<'a> = (Option<Arc<Capture>>, Box<dyn Runner + 'a>);
+/// What a worker holds for all its batches: its capture files (stdout; stderr with
+/// `frun parallel --results`) and its runner.
+type Setup<'a> = (
+    Option<Arc<Capture>>,
+    Option<Arc<Capture>>,
+    Box<dyn Runner + 'a>,
+);
 
 fn setup(shared: &Shared, index: usize, node: usize) -> io::Result<Setup<'_>> {
     let capture = if shared.output.captures() {
@@ -43,8 +48,20 @@ fn setup(shared: &Shared, index: usize, node: usize) -> io::Result<Setup<'_>> {
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
     };
-    let runner = runner::choose(shared, index, node, capture.as_ref(), stdin_slot)?;
-    Ok((capture, runner))
+    let errors = if shared.work.gnu_results.is_some() {
+        Some(Capture::new()?)
+    } else {
+        None
+    };
+    let runner = runner::choose(
+        shared,
+        index,
+        node,
+        capture.as_ref(),
+        errors.as_ref(),
+        stdin_slot,
+    )?;
+    Ok((capture, errors, runner))
 }
 
 fn work(shared: &Shared, index: usize) -> io::Result<()> {
@@ -54,7 +71,7 @@ fn work(shared: &Shared, index: usize) -> io::Result<()> {
     let node = layout.node_of_worker(index);
     // A worker that cannot get its descriptors (the open-file limit) leaves the work to the
     // others; only the first one's failure ends the run.
-    let (capture, mut runner) = match setup(shared, index, node) {
+    let (capture, errors, mut runner) = match setup(shared, index, node) {
         Ok(s) => s,
         Err(e) if index > 0 => {
             shared.worker_failed(
@@ -73,7 +90,9 @@ fn work(shared: &Shared, index: usize) -> io::Result<()> {
         index,
         node,
     };
-    Worker::new(&site, runner.as_mut(), capture.as_ref()).serve()
+    let mut worker = Worker::new(&site, runner.as_mut(), capture.as_ref());
+    worker.errors = errors.as_ref();
+    worker.serve()
 }
 
 /// How a worker judges attempts and when it stops the run: the run's settings, copied once.
@@ -151,6 +170,26 @@ pub(super) trait Site {
     /// is not tagged.
     fn tag_of(&self, _bytes: &[u8], _seq: u64, _out: &mut Vec<u8>) -> bool {
         false
+    }
+    /// Whether batch `seq` (its records `bytes`) was done by an earlier run and is not run
+    /// again (`frun parallel --resume…`).
+    fn skips(&self, _bytes: &[u8], _seq: u64) -> bool {
+        false
+    }
+    /// Whether each batch's output is saved as its results (`frun parallel --results`)
+    /// instead of printed.
+    fn saves_results(&self) -> bool {
+        false
+    }
+    /// Saves batch `seq`'s results; the error is why the run must stop.
+    fn save_results(
+        &self,
+        _bytes: &[u8],
+        _seq: u64,
+        _stdout: &[u8],
+        _stderr: &[u8],
+    ) -> Result<(), StopReason> {
+        Ok(())
     }
 }
 
@@ -308,6 +347,36 @@ impl Site for Post<'_> {
         String::from_utf8_lossy(self.shared.work.template.argv0()).into_owned()
     }
 
+    fn skips(&self, bytes: &[u8], seq: u64) -> bool {
+        let w = &self.shared.work;
+        if w.skip_jobs.binary_search(&(seq + 1)).is_ok() {
+            return true;
+        }
+        match &w.gnu_results {
+            Some(r) if w.skip_saved => r.saved(bytes, seq + 1),
+            _ => false,
+        }
+    }
+
+    fn saves_results(&self) -> bool {
+        self.shared.work.gnu_results.is_some()
+    }
+
+    fn save_results(
+        &self,
+        bytes: &[u8],
+        seq: u64,
+        stdout: &[u8],
+        stderr: &[u8],
+    ) -> Result<(), StopReason> {
+        match &self.shared.work.gnu_results {
+            Some(r) => r
+                .save(bytes, seq + 1, stdout, stderr)
+                .map_err(StopReason::Fatal),
+            None => Ok(()),
+        }
+    }
+
     fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
         let s = self.shared;
         match &s.work.tag {
@@ -332,6 +401,8 @@ struct Worker<'a, S: Site> {
     site: &'a S,
     runner: &'a mut dyn Runner,
     capture: Option<&'a Arc<Capture>>,
+    /// Commands' stderr, kept for their results (`frun parallel --results`).
+    errors: Option<&'a Arc<Capture>>,
     rules: Rules,
     /// Arguments are copies: a part's input bytes are not needed once they are built, unless
     /// they are fed to the command's stdin or the part may have to run again.
@@ -408,6 +479,7 @@ impl<'a, S: Site> Worker<'a, S> {
             site,
             runner,
             capture,
+            errors: None,
             rules,
             release_early,
             argv: Argv::default(),
@@ -430,6 +502,15 @@ impl<'a, S: Site> Worker<'a, S> {
             if self.site.stop().is_stopped() {
                 break;
             }
+            if self
+                .site
+                .skips(self.site.bytes(batch.start, batch.end), batch.seq)
+            {
+                if !self.skip(&batch) {
+                    break;
+                }
+                continue;
+            }
             let began = timed.then(Instant::now);
             // None: the run stops, and the batch stays undone (a resume runs it).
             let Some(settled) = self.run_parts(&batch)? else {
@@ -440,6 +521,51 @@ impl<'a, S: Site> Worker<'a, S> {
             }
         }
         Ok(())
+    }
+
+    /// Hands a batch an earlier run did to the emitter as done, without running it; false when
+    /// the worker must stop.
+    fn skip(&mut self, batch: &Batch) -> bool {
+        let site = self.site;
+        site.release(batch.seq);
+        let finished = Finished {
+            seq: batch.seq,
+            piece: None,
+            done: DoneSet::of(&[(batch.start, batch.end)]),
+            failed: false,
+        };
+        match site.complete(finished) {
+            Ok(()) => true,
+            Err(e) => {
+                site.stop().request(emit_stop(e));
+                false
+            }
+        }
+    }
+
+    /// Saves the settled batch's stdout (the capture from `written` on) and stderr as its
+    /// results and drops them from the captures: nothing of it is printed.
+    fn save(&mut self, batch: &Batch, settled: &mut Settled) -> io::Result<Result<(), StopReason>> {
+        let stdout = match self.capture {
+            Some(c) => {
+                let mut out = c.read_from(self.written)?;
+                out.truncate((settled.kept - self.written) as usize);
+                c.discard_from(self.written)?;
+                out
+            }
+            None => Vec::new(),
+        };
+        settled.kept = self.written;
+        let stderr = match self.errors {
+            Some(c) => {
+                let err = c.read_from(0)?;
+                c.discard_from(0)?;
+                err
+            }
+            None => Vec::new(),
+        };
+        let bytes = self.site.bytes(batch.start, batch.end);
+        Ok(self.site.save_results(bytes, batch.seq, &stdout, &stderr))
     }
 
     /// Runs the batch's parts until each is done or given up; None when the run stops first.
@@ -499,6 +625,9 @@ impl<'a, S: Site> Worker<'a, S> {
             && j.start.is_none()
         {
             j.start = Some((SystemTime::now(), Instant::now(), self.attempts - 1));
+        }
+        if let Some(c) = self.errors {
+            c.discard_from(0)?;
         }
         let began = self.measure.then(Instant::now);
         let attempt = Attempt {
@@ -605,7 +734,7 @@ impl<'a, S: Site> Worker<'a, S> {
     fn finish(
         &mut self,
         batch: &Batch,
-        settled: Settled,
+        mut settled: Settled,
         began: Option<Instant>,
     ) -> io::Result<bool> {
         let site = self.site;
@@ -621,13 +750,19 @@ impl<'a, S: Site> Worker<'a, S> {
             let bytes = site.bytes(batch.start, batch.end);
             site.command(bytes, batch.seq, first, &mut self.argv);
         }
+        let receive = settled.kept - self.written;
+        if site.saves_results()
+            && let Err(why) = self.save(batch, &mut settled)?
+        {
+            stop.request(why);
+            return Ok(false);
+        }
         site.release(batch.seq);
         // Checked before the batch is recorded done: its stdin copy may have come up short.
         if site.shrank() {
             site.input_shrank();
             return Ok(false);
         }
-        let receive = settled.kept - self.written;
         let piece = self.capture.and_then(|c| {
             let p = Piece {
                 capture: Arc::clone(c),
@@ -644,19 +779,9 @@ impl<'a, S: Site> Worker<'a, S> {
             failed: settled.failed,
         };
         let abort = settled.abort;
-        match site.complete(finished) {
-            Ok(()) => {}
-            Err(EmitError::Closed) => {
-                stop.request(StopReason::ReaderGone);
-                return Ok(false);
-            }
-            Err(EmitError::Io(e)) => {
-                stop.request(StopReason::Fatal(format!(
-                    "cannot write to standard output: {}",
-                    crate::errors::os_message(&e)
-                )));
-                return Ok(false);
-            }
+        if let Err(e) = site.complete(finished) {
+            stop.request(emit_stop(e));
+            return Ok(false);
         }
         if let Some(why) = abort {
             stop.request(why);
@@ -701,6 +826,17 @@ impl<'a, S: Site> Worker<'a, S> {
             self.written = 0;
         }
         Ok(true)
+    }
+}
+
+/// Why the run stops when the emitter could not take a batch.
+fn emit_stop(e: EmitError) -> StopReason {
+    match e {
+        EmitError::Closed => StopReason::ReaderGone,
+        EmitError::Io(e) => StopReason::Fatal(format!(
+            "cannot write to standard output: {}",
+            crate::errors::os_message(&e)
+        )),
     }
 }
 

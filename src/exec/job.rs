@@ -537,6 +537,29 @@ impl JobLine {
         self.fill(batch, seq, slot, &records, &mut sink);
     }
 
+    /// Whether the line holds a replacement string (a name for `--results` that holds one is
+    /// a template, else a directory).
+    pub fn has_replacement(&self) -> bool {
+        self.words
+            .iter()
+            .flatten()
+            .any(|p| !matches!(p, Part::Lit(_)))
+    }
+
+    /// Calls `each` with every value of the job of `batch`'s records (each ending in
+    /// `delimiter`), record by record and column by column, numbered from 0 within its record,
+    /// trimmed as the line trims them (`--results` names its directories after them).
+    pub fn each_value(&self, batch: &[u8], delimiter: u8, mut each: impl FnMut(usize, &[u8])) {
+        let mut records = batch.split(|&b| b == delimiter).peekable();
+        while let Some(r) = records.next() {
+            // The last record's delimiter ends it: no empty record after it.
+            if r.is_empty() && records.peek().is_none() && !batch.is_empty() {
+                break;
+            }
+            self.each_column(r, Column::All, |k, v| each(k, trim(v, self.trim)));
+        }
+    }
+
     fn fill(
         &self,
         batch: &[u8],

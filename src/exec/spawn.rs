@@ -36,6 +36,8 @@ pub struct Spawner {
     /// Descriptors to put on the child's fd 1 and fd 0 (-1: inherit).
     stdout: RawFd,
     stdin: RawFd,
+    /// A descriptor to put on the child's fd 2 (-1: inherit).
+    stderr: RawFd,
     /// The signal mask the child starts with.
     sigmask: libc::sigset_t,
     own_group: bool,
@@ -59,6 +61,7 @@ struct Start {
     argv: *const *const libc::c_char,
     stdout: RawFd,
     stdin: RawFd,
+    stderr: RawFd,
     own_group: bool,
     sigmask: *const libc::sigset_t,
     /// frun's pid: a child whose parent is already someone else must not run.
@@ -84,7 +87,7 @@ extern "C" fn child_start(arg: *mut libc::c_void) -> libc::c_int {
         if (*s).own_group && libc::setpgid(0, 0) != 0 {
             return fail(s);
         }
-        for (fd, target) in [((*s).stdout, 1), ((*s).stdin, 0)] {
+        for (fd, target) in [((*s).stdout, 1), ((*s).stdin, 0), ((*s).stderr, 2)] {
             if fd < 0 {
                 continue;
             }
@@ -128,12 +131,19 @@ impl Spawner {
         Ok(Spawner {
             stdout: stdout.unwrap_or(-1),
             stdin: stdin.unwrap_or(-1),
+            stderr: -1,
             sigmask: *sigmask,
             own_group,
             parent: getpid().as_raw(),
             stack: UnsafeCell::new(vec![0u128; CHILD_STACK / 16].into_boxed_slice()),
             environment: None,
         })
+    }
+
+    /// Children write their stderr to `fd` instead of frun's.
+    pub fn with_stderr(mut self, fd: RawFd) -> Spawner {
+        self.stderr = fd;
+        self
     }
 
     /// Children get this environment (`NAME=VALUE` strings) instead of frun's.
@@ -155,6 +165,7 @@ impl Spawner {
             argv: argv.as_ptr(),
             stdout: self.stdout,
             stdin: self.stdin,
+            stderr: self.stderr,
             own_group: self.own_group,
             sigmask: &self.sigmask,
             parent: self.parent,

@@ -175,6 +175,24 @@ pub struct Config {
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
     pub xargs: Option<XargsSpec>,
+    /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
+    /// (GNU Parallel's layout) instead of printed.
+    pub gnu_results: Option<Vec<u8>>,
+    /// `frun parallel --resume`, `--resume-failed`, `--retry-failed`: which jobs of an earlier
+    /// run (its `--joblog`, or its `--results`) are run again.
+    pub job_resume: Option<JobResume>,
+}
+
+/// How a GNU Parallel-style run takes up an earlier one's jobs (by their numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobResume {
+    /// `--resume`: jobs the joblog (or the results) shows are not run again.
+    Resume,
+    /// `--resume-failed`: jobs the joblog shows succeeded are not run again.
+    ResumeFailed,
+    /// `--retry-failed`: the joblog's jobs that never succeeded run again, as it recorded
+    /// them; the command line's command and input are not used.
+    RetryFailed,
 }
 
 /// What `frun xargs` asked for beyond the common settings.
@@ -232,6 +250,8 @@ impl Default for Config {
             trace: false,
             tag: None,
             xargs: None,
+            gnu_results: None,
+            job_resume: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! thread is started.
 
 pub mod config;
+mod jobs_resume;
 mod sweep;
 
 use std::ffi::OsString;
@@ -175,6 +176,17 @@ const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
 /// sets `FRUN_SHARD=none` for its commands (the engine starts its threads after the plan; the
 /// bash front end plans in its forked, single-threaded engine process).
 pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
+    // `frun parallel --retry-failed`: the joblog's command lines are the run's jobs.
+    let retry = jobs_resume::retry_config(cfg)?;
+    // SAFETY: this function's contract, passed on.
+    unsafe { plan_run(retry.as_ref().unwrap_or(cfg)) }
+}
+
+/// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.
+///
+/// # Safety
+/// As for [`plan`].
+unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
     let cpus = crate::sys::usable_cpus();
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     check_combinations(cfg)?;
@@ -215,6 +227,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     });
     let command = command(cfg, &input.header)?;
     let joblog = open_joblog(cfg, &input.file)?;
+    let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
     let (file, feeder) = xargs_feed(cfg, input.file)?;
     let input = Input {
         file,
@@ -268,7 +281,7 @@ pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     Ok(Settings {
         input,
         scan,
-        work: work(cfg, template, command.literal, sizing)?,
+        work: resumed.apply(work(cfg, template, command.literal, sizing)?),
         workers: Workers {
             init: if layout.is_single() {
                 wi as usize
@@ -393,9 +406,12 @@ fn open_joblog(cfg: &Config, input: &File) -> Result<Option<crate::joblog::Joblo
         .ok()
         .filter(|m| m.is_file())
         .map(|m| (m.dev(), m.ino()));
-    crate::joblog::Joblog::open(path, input_id)
-        .map(Some)
-        .map_err(PlanError::Usage)
+    let opened = if cfg.job_resume.is_some() {
+        crate::joblog::Joblog::append(path, input_id)
+    } else {
+        crate::joblog::Joblog::open(path, input_id)
+    };
+    opened.map(Some).map_err(PlanError::Usage)
 }
 
 /// How every worker runs a batch.
@@ -428,6 +444,9 @@ fn work(
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
         xargs: xargs_work(cfg, shell_words),
+        gnu_results: None,
+        skip_jobs: Vec::new(),
+        skip_saved: false,
         tag: cfg
             .tag
             .as_ref()

@@ -60,12 +60,14 @@ pub(super) trait Runner {
 
 /// The runner worker `index` (on NUMA node `node`) uses for all its batches, as the plan's
 /// backend says. Its commands write to `capture` (None: stdout); `stdin` is the worker's slot
-/// for the batch pipe when batches go to stdin.
+/// for the batch pipe when batches go to stdin; `errors` takes their stderr (spawned commands
+/// only: `frun parallel --results`).
 pub(super) fn choose<'a>(
     shared: &'a Shared,
     index: usize,
     node: usize,
     capture: Option<&Arc<Capture>>,
+    errors: Option<&Arc<Capture>>,
     stdin: Option<StdinSlot>,
 ) -> io::Result<Box<dyn Runner + 'a>> {
     let child = Child {
@@ -81,7 +83,9 @@ pub(super) fn choose<'a>(
         (Backend::Argv | Backend::Stdin, Some(host)) => {
             Box::new(ShellRunner::new(child, host, node, capture))
         }
-        (Backend::Argv | Backend::Stdin, None) => Box::new(SpawnRunner::new(child, capture)?),
+        (Backend::Argv | Backend::Stdin, None) => {
+            Box::new(SpawnRunner::new(child, capture, errors)?)
+        }
     })
 }
 

@@ -53,11 +53,12 @@ fn slot_environment(name: &std::ffi::OsStr, slot: usize) -> Vec<std::ffi::CStrin
 }
 
 impl<'a> SpawnRunner<'a> {
-    /// Children write to `capture` (None: stdout) and read the batch pipe (with `-s`) or the
-    /// run's stdin for children.
+    /// Children write to `capture` (None: stdout), their stderr to `errors` (None: frun's),
+    /// and read the batch pipe (with `-s`) or the run's stdin for children.
     pub(super) fn new(
         child: Child<'a>,
         capture: Option<&Arc<Capture>>,
+        errors: Option<&Arc<Capture>>,
     ) -> io::Result<SpawnRunner<'a>> {
         let shared = child.shared;
         let spawner = Spawner::new(
@@ -70,6 +71,11 @@ impl<'a> SpawnRunner<'a> {
             &shared.sigmask,
             shared.children_own_group,
         )?;
+        // `frun parallel --results`: stderr is kept with the job's other results.
+        let spawner = match errors {
+            Some(c) => spawner.with_stderr(c.fd()),
+            None => spawner,
+        };
         let spawner = match &shared.work.xargs.slot_var {
             Some(name) => spawner.with_environment(slot_environment(name, child.slot)),
             None => spawner,
