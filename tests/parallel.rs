@@ -1088,6 +1088,130 @@ const CASES: &[Case] = &[
         "",
     ),
     ("E", r"parallel -j >/dev/null; echo $?", ""),
+    // --- --results DIR and the --resume family (joblog times cut away).
+    (
+        "",
+        r"parallel --results out echo ::: a b; find out | sort; cat out/1/a/stdout out/1/b/seq",
+        "",
+    ),
+    (
+        "",
+        r"parallel --res out 'echo {}; echo e{} >&2' ::: a 'b c' ::: 1 2; find out | sort; cat out/1/a/2/1/stderr",
+        "",
+    ),
+    (
+        "",
+        r"parallel --header : --results foo echo {a} {b} ::: a I II ::: b III IIII; find foo | sort; cat foo/a/I/b/III/stdout",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results out echo ::: 'a\b' c_d x/y 'tab	t' '*' -x ' ' '$HOME' ''; find out | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel -N2 --results r echo ::: a b c d; find r | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results 'o/{}.txt' echo ::: a b; find o | sort; cat o/a.txt o/b.txt.seq",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results 'p/{#}-{}/' echo ::: x y; find p | sort; cat p/1-x/stdout",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results out 'exit {}' ::: 0 1 2; echo $?; find out | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --tag --results out echo ::: a b; cat out/1/a/stdout",
+        "",
+    ),
+    (
+        "",
+        r"parallel -u --results out echo ::: a; cat out/1/a/stdout",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results out --joblog jl echo ::: a b; cut -f1,6,7,9 jl | sort",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\nb\n' | parallel --results out echo; find out | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel --colsep '\t' --results c echo :::: tsv-file.tsv; find c | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results out echo ::: a; parallel --results out echo X ::: a b; find out | sort; cat out/1/a/stdout",
+        "",
+    ),
+    (
+        "",
+        r"parallel --results out echo ::: a b; rm -r out/1/a; parallel --resume --results out echo new ::: a b c; cat out/1/*/stdout",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --joblog jl 'echo {}; exit $(( {} % 2 ))' ::: 1 2 3; parallel -j1 --resume --joblog jl 'echo {}; exit $(( {} % 2 ))' ::: 1 2 3 4 5; echo $?; cut -f1,7,9 jl",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --joblog jl 'echo {}; exit $(( {} % 2 ))' ::: 1 2 3; parallel -j1 --resume-failed --joblog jl 'echo R{}' ::: 1 2 3 4; echo $?; cut -f1,7,9 jl",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --joblog jl 'echo {}; exit $(( {} % 2 ))' ::: 1 2 3; parallel -j1 --retry-failed --joblog jl; echo $?; parallel -j1 --retry-failed --joblog jl echo ignored ::: x; echo $?; cut -f1,7,9 jl",
+        "",
+    ),
+    (
+        "",
+        r"printf 'Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1\t0\t0\t0\t0\t0\techo A\n1\t:\t1\t0\t0\t0\t1\t0\techo B\n2\t:\t1\t0\t0\t0\t1\t0\techo C\n2\t:\t1\t0\t0\t0\t0\t0\techo D\n3\t:\t1\t0\t0\t0\t0\t9\techo E\n5\t:\t1\t0\t0\t0\t2\t0\techo F\n' > jl; parallel -j1 -k --retry-failed --joblog jl; echo $?; tail -n +8 jl | cut -f1,7,9",
+        "",
+    ),
+    (
+        "",
+        r"parallel --resume --joblog new.jl echo ::: a b; echo $?; cut -f1,9 new.jl | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel --retry-failed --joblog none.jl; echo $?; cat none.jl",
+        "",
+    ),
+    ("", r"parallel --retry-failed echo ::: a; echo $?", ""),
+    ("E", r"parallel --resume echo ::: a; echo $?", ""),
+    ("E", r"parallel --resume-failed echo ::: a; echo $?", ""),
+    (
+        "D:--results NAME.csv/.tsv/.json: GNU writes one CSV/TSV/JSON file; frun refuses those names (status 255)",
+        r"parallel --results out.csv echo ::: a; echo $?",
+        "",
+    ),
+    (
+        "D:--results naming a file: GNU fails in perl (mkdir: File exists, status 17); frun refuses it in one line (255)",
+        r"touch afile; parallel --results afile echo ::: a 2>/dev/null; echo $?",
+        "",
+    ),
+    (
+        "D:a value `..` under --results: GNU's path climbs out of DIR (DIR/1/../stdout); frun writes DIR/1/\\..",
+        r"parallel --results out echo ::: ..; find . -name stdout | sort",
+        "",
+    ),
     (
         "D:-N with a value that is not a number: GNU reads it as 0; frun refuses it",
         r"parallel -N x echo ::: a; echo $?",
@@ -1128,10 +1252,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--filter '{1} < 2'", "--filter"),
     ("--env X", "--env"),
     ("--workdir .", "--workdir"),
-    ("--results out", "--results"),
-    ("--resume", "--resume"),
-    ("--resume-failed", "--resume-failed"),
-    ("--retry-failed", "--retry-failed"),
     ("--pipepart", "--pipepart"),
     ("--line-buffer", "--line-buffer"),
     ("--lb", "--lb"),

@@ -20,6 +20,7 @@ mod joblog;
 mod numa;
 mod output;
 mod parallel;
+mod parallel_results;
 mod progress;
 mod properties;
 mod records;
