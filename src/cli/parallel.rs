@@ -1048,7 +1048,9 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
---block N, --recend C, --retries N, --joblog FILE, --timeout N|N%, --delay N,
+--block N, --recend C, --retries N, --joblog FILE, --resume, --resume-failed,
+--retry-failed, --results DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed),
+--timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
 {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
@@ -1057,7 +1059,7 @@ values shell-quoted. Output is grouped per job. Exit status: the number of faile
 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
-where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore, and,
-not built yet, --results, --resume/--resume-failed/--retry-failed,
---line-buffer. --will-cite and --citation are accepted and do nothing.
+where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
+--results NAME.csv/.tsv/.json, and, not built yet, --line-buffer. --will-cite and --citation
+are accepted and do nothing.
 ";
