@@ -20,6 +20,7 @@ macro_rules! eprintln {
 #[cfg(feature = "bash")]
 mod bash;
 pub mod batch;
+pub mod bounds;
 pub mod cli;
 pub mod engine;
 pub mod errors;

@@ -43,6 +43,9 @@ pub enum BatchSpec {
     Bytes(u64),
     /// `--block N`: about N bytes, cut at record boundaries.
     Block(u64),
+    /// `--block -N` of GNU Parallel's `--pipepart`: the input file cut into about N chunks
+    /// per worker (at record boundaries); the input must be a regular file.
+    BlocksPerWorker(u64),
     /// As many records per batch as spread them evenly over the workers, within ARG_MAX
     /// (GNU Parallel's `-X` and `-m`); the input is read whole first.
     Even,
@@ -175,6 +178,9 @@ pub struct Config {
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
     pub xargs: Option<XargsSpec>,
+    /// `--recend STR` / `--recstart STR` (GNU Parallel's `--pipe`): `--block` chunks end at
+    /// these string boundaries instead of at the delimiter byte.
+    pub record_bounds: Option<crate::bounds::RecordBounds>,
 }
 
 /// What `frun xargs` asked for beyond the common settings.
@@ -232,6 +238,7 @@ impl Default for Config {
             trace: false,
             tag: None,
             xargs: None,
+            record_bounds: None,
         }
     }
 }
