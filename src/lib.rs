@@ -29,6 +29,7 @@ pub mod exit;
 pub mod joblog;
 pub mod journal;
 pub mod ledger;
+pub mod linebuf;
 pub mod numa;
 pub mod output;
 pub mod pace;

@@ -1149,6 +1149,47 @@ BB
 ' | parallel --pipe --recstart '>' -N1 -k 'echo =; cat'; echo $?",
         "",
     ),
+    // --- --line-buffer (tests/line_buffer.rs shows lines arrive while jobs run).
+    (
+        "",
+        r"parallel -j4 -k --lb 'echo {}-1; sleep 0.{}; echo {}-2' ::: 3 1 2",
+        "",
+    ),
+    (
+        "s",
+        r"parallel -j4 --line-buffer 'echo {}-1; sleep 0.{}; echo {}-2' ::: 3 1 2",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 --lb 'printf {}a; sleep {}; printf {}b' ::: 1 0",
+        "",
+    ),
+    ("", r"parallel --linebuffer -k echo ::: a b c", ""),
+    (
+        "",
+        r"seq 1000 | parallel --pipe --lb --block 1k -k cat | cmp - num1000 && echo same",
+        "",
+    ),
+    (
+        "",
+        r"seq 30000 | parallel --pipe --lb --block 10k wc -l | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --lb -k --pipepart -a num30000 --block 10k cat | cmp - num30000 && echo same",
+        "",
+    ),
+    ("", r"parallel -k --lb 'exit {}' ::: 0 1 2; echo $?", ""),
+    ("", r"parallel -u --lb echo ::: a; echo $?", ""),
+    ("", r"parallel --lb --group echo ::: a; echo $?", ""),
+    ("", r"parallel --lb -g echo ::: a; echo $?", ""),
+    (
+        "D:--line-buffer with --tag: GNU tags each line as it passes; frun refuses the pair (not built yet)",
+        r"parallel --lb --tag echo ::: a; echo $?",
+        "",
+    ),
     // --- --dry-run.
     ("", r"parallel --dry-run -k echo {} ::: A B C", ""),
     ("", r"parallel --dryrun -k echo {} ::: A B C", ""),
@@ -1278,8 +1319,8 @@ const REFUSED: &[(&str, &str)] = &[
     ("--resume", "--resume"),
     ("--resume-failed", "--resume-failed"),
     ("--retry-failed", "--retry-failed"),
-    ("--line-buffer", "--line-buffer"),
-    ("--lb", "--lb"),
+    ("--lb --tag", "--line-buffer"),
+    ("--lb -u", "--line-buffer"),
     ("--interactive", "--interactive"),
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),

@@ -218,9 +218,6 @@ const REFUSED: &[(&str, &str)] = &[
         "use frun -s CMD (batches of records on stdin)",
     ),
     ("--keep-order-on-interrupt", "use -k"),
-    ("--linebuffer", "use -u or the default grouped output"),
-    ("--line-buffer", "use -u or the default grouped output"),
-    ("--lb", "use -u or the default grouped output"),
     ("--max-chars", "frun fills commands up to ARG_MAX itself"),
     ("-s", "frun fills commands up to ARG_MAX itself"),
     ("--show-limits", "use frun xargs --show-limits"),
@@ -278,6 +275,8 @@ struct Options {
     recend: Option<Vec<u8>>,
     recstart: Option<Vec<u8>>,
     delimiter_given: bool,
+    /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
+    group: bool,
 }
 
 /// Parses the words after `parallel`.
@@ -316,6 +315,7 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
         recend: None,
         recstart: None,
         delimiter_given: false,
+        group: false,
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(crate::sys::usable_cpus() as u64);
@@ -397,7 +397,10 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
     match c {
         'k' => o.cfg.order = OrderMode::Ordered,
         'u' => o.cfg.order = OrderMode::Unbuffered,
-        'g' => o.cfg.order = OrderMode::Buffered,
+        'g' => {
+            o.cfg.order = OrderMode::Buffered;
+            o.group = true;
+        }
         'X' => o.spread = Spread::Context,
         'm' => o.spread = Spread::Words,
         'q' => o.quote = true,
@@ -474,6 +477,9 @@ const SWITCHES: &[&str] = &[
     "spreadstdin",
     "pipepart",
     "pipe-part",
+    "line-buffer",
+    "linebuffer",
+    "lb",
     "will-cite",
     "citation",
     "bibtex",
@@ -551,8 +557,13 @@ fn long_option(
 fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
     match name {
         "keep-order" => o.cfg.order = OrderMode::Ordered,
-        "no-keep-order" | "group" => o.cfg.order = OrderMode::Buffered,
+        "no-keep-order" => o.cfg.order = OrderMode::Buffered,
+        "group" => {
+            o.cfg.order = OrderMode::Buffered;
+            o.group = true;
+        }
         "ungroup" => o.cfg.order = OrderMode::Unbuffered,
+        "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "quote" => o.quote = true,
         "null" => {
             o.cfg.delimiter = 0;
@@ -880,6 +891,17 @@ fn shell() -> PathBuf {
     }
 }
 
+/// `--line-buffer` goes with neither `--ungroup` nor `--group` (as GNU Parallel says).
+fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
+    if o.cfg.line_buffer && o.cfg.order == OrderMode::Unbuffered {
+        return Err(refuse("--ungroup cannot be combined with --line-buffer"));
+    }
+    if o.cfg.line_buffer && o.group {
+        return Err(refuse("--group cannot be combined with --line-buffer"));
+    }
+    Ok(())
+}
+
 fn build(
     mut o: Options,
     command: &[OsString],
@@ -895,6 +917,7 @@ fn build(
             ));
         }
     }
+    check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
             0,
@@ -1113,14 +1136,15 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --pipepart (-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR,
 --recstart STR, --retries N, --joblog FILE, --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --tag, --tagstring STR, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
+--progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they
+come; with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/} {//} {/.}
 {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
-values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101
+values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the number of failed jobs (101
 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore, and,
-not built yet, --results, --resume/--resume-failed/--retry-failed,
---line-buffer. --will-cite and --citation are accepted and do nothing.
+not built yet, --results, --resume/--resume-failed/--retry-failed, --line-buffer with
+--tag. --will-cite and --citation are accepted and do nothing.
 ";

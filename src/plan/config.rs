@@ -181,6 +181,9 @@ pub struct Config {
     /// `--recend STR` / `--recstart STR` (GNU Parallel's `--pipe`): `--block` chunks end at
     /// these string boundaries instead of at the delimiter byte.
     pub record_bounds: Option<crate::bounds::RecordBounds>,
+    /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
+    /// with `-u`; with `-k`, only the oldest batch's lines pass live).
+    pub line_buffer: bool,
 }
 
 /// What `frun xargs` asked for beyond the common settings.
@@ -239,6 +242,7 @@ impl Default for Config {
             tag: None,
             xargs: None,
             record_bounds: None,
+            line_buffer: false,
         }
     }
 }

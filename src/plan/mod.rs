@@ -462,6 +462,7 @@ fn work(
             .map(crate::exec::job::JobLine::tag)
             .transpose()
             .map_err(PlanError::Usage)?,
+        line_buffer: cfg.line_buffer,
     })
 }
 
@@ -474,6 +475,11 @@ fn check_combinations(cfg: &Config) -> Result<(), PlanError> {
     if chunked && cfg.limit.is_some() {
         return Err(usage(
             "-n counts records; it cannot be combined with -b or --block",
+        ));
+    }
+    if cfg.line_buffer && (cfg.shell_command || cfg.tag.is_some()) {
+        return Err(usage(
+            "--line-buffer cannot be combined with a shell function or with --tag/--tagstring yet",
         ));
     }
     if cfg.stdin && cfg.insert {
