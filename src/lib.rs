@@ -20,6 +20,7 @@ macro_rules! eprintln {
 #[cfg(feature = "bash")]
 mod bash;
 pub mod batch;
+pub mod bounds;
 pub mod cli;
 pub mod engine;
 pub mod errors;
@@ -28,6 +29,7 @@ pub mod exit;
 pub mod joblog;
 pub mod journal;
 pub mod ledger;
+pub mod linebuf;
 pub mod numa;
 pub mod output;
 pub mod pace;

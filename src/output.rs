@@ -325,6 +325,33 @@ impl Output {
         Ok(())
     }
 
+    /// `--line-buffer`: writes whole lines of running batch `seq` to stdout now, after what
+    /// `kept` holds of it (its capture file from that offset on, then dropped from there);
+    /// false, writing nothing, when they must wait because an earlier batch is not out yet
+    /// (`-k`). Once true for a batch, later lines of it may pass with `kept` None.
+    pub fn pass_lines(
+        &self,
+        seq: u64,
+        lines: &[u8],
+        kept: Option<(&Capture, u64)>,
+    ) -> Result<bool, EmitError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.mode == OrderMode::Ordered && st.next != seq {
+            return Ok(false);
+        }
+        if let Some((capture, from)) = kept {
+            let end = capture.size().map_err(EmitError::Io)?;
+            if end > from {
+                copy_range(self.stdout, capture.fd(), from, end - from)?;
+                capture.discard_from(from).map_err(EmitError::Io)?;
+                st.written += end - from;
+            }
+        }
+        write_all(self.stdout, lines).map_err(classify)?;
+        st.written += lines.len() as u64;
+        Ok(true)
+    }
+
     /// Hands over a finished batch: emits its output now (buffered) or once every earlier
     /// batch is out (`-k`); then the journal records it.
     pub fn complete(&self, finished: Finished) -> Result<(), EmitError> {

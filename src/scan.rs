@@ -10,6 +10,7 @@ use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 use crate::batch::{ArgSpace, count_records};
+use crate::bounds::RecordBounds;
 use crate::rings::Rings;
 use crate::shard::ShardMap;
 use crate::spool::{Fill, Ingest, Spool};
@@ -119,6 +120,8 @@ pub struct Settings {
     /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
     /// is not NUL): each batch is searched for one, once per batch, until one is reported.
     pub warn_nul: bool,
+    /// `--block` chunks end at these string boundaries instead of at the delimiter byte.
+    pub bounds: Option<RecordBounds>,
 }
 
 /// The scanner: its settings, and what it works with during the run.
@@ -585,6 +588,18 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             return Some(start + size);
         }
         let spool = self.run.sc.spool;
+        if let Some(b) = &self.run.sc.settings.bounds {
+            let data = spool.bytes(start, bound);
+            let size = size as usize;
+            return match b
+                .last_in(data, 0, size)
+                .or_else(|| b.first_after(data, size))
+            {
+                Some(p) => Some(start + p as u64),
+                None if eof || bound < filled => Some(bound),
+                None => None,
+            };
+        }
         let delimiter = self.run.sc.settings.delimiter;
         if let Some(i) = memchr::memrchr(delimiter, spool.bytes(start, start + size)) {
             return Some(start + i as u64 + 1);
@@ -603,7 +618,9 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         if !self.run.may_publish(range, self.at_records) {
             return false;
         }
-        let records = if self.at_records {
+        let records = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
+            b.count(self.run.sc.spool.bytes(self.start, end))
+        } else if self.at_records {
             count_records(
                 self.run.sc.spool.bytes(self.start, end),
                 self.run.sc.settings.delimiter,
@@ -645,7 +662,10 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         let data = spool.bytes(0, filled);
         let start = self.start;
         let bound = self.run.skips.next_start(start, data, false).min(filled);
-        let end = if self.at_records {
+        let end = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
+            let data = spool.bytes(start, bound);
+            b.last_in(data, 0, data.len()).map(|p| start + p as u64)
+        } else if self.at_records {
             memchr::memrchr(self.run.sc.settings.delimiter, spool.bytes(start, bound))
                 .map(|i| start + i as u64 + 1)
         } else {
@@ -1078,6 +1098,7 @@ mod tests {
                     shard: how.shard,
                     head_first: None,
                     warn_nul: false,
+                    bounds: None,
                 },
                 spool: &spool,
                 ring: &ring,

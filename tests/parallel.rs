@@ -1003,6 +1003,193 @@ const CASES: &[Case] = &[
         r"printf 'echo a\necho b\n' | parallel -k --pipe --block 10M sh",
         "",
     ),
+    // --- --pipepart: GNU's block boundaries are its own; what is fixed is compared.
+    (
+        "",
+        r"parallel --pipepart -a num30000 -k cat | cmp - num30000 && echo same",
+        "",
+    ),
+    (
+        "",
+        r"parallel --pipe-part -a num30000 --block 10k wc -l | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --pipepart -a num30000 --block -3 -j2 wc -c | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --pipepart -a num30000 wc -l | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --pipepart -k cat :::: num1000 | cmp - num1000 && echo same",
+        "",
+    ),
+    (
+        "",
+        r"touch empty; parallel --pipepart -a empty -k wc -l; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a
+b
+c' > nonl; parallel --pipepart -a nonl -k cat | od -c",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a
+b
+c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --pipepart -a num1000 --block 5 --recend '0
+' -k 'tail -n1'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --pipepart -a num30000 --block 1k --recend '' -k cat | cmp - num30000 && echo same",
+        "",
+    ),
+    ("", r"parallel --pipepart -a num10 -N1 wc -l; echo $?", ""),
+    ("", r"parallel --pipepart -a /dev/null wc -l; echo $?", ""),
+    ("", r"parallel --pipepart -a missing wc -l; echo $?", ""),
+    // --- --recstart, and --recend of more than one byte (--pipe and --pipepart).
+    (
+        "",
+        r"printf 'x1
+>a
+AAA
+>b
+BB
+>c
+C
+' > fa; parallel --pipepart -a fa --recstart '>' --block 3 -k 'echo =; cat'",
+        "",
+    ),
+    (
+        "E",
+        r"printf 'x1
+>a
+AAA
+>b
+BB
+>c
+C
+' | parallel --pipe --recstart '>' --block 3 -k 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'x1
+>a
+AAA
+>b
+BB
+>c
+C
+' > fa; parallel --pipepart -a fa --recstart '>' --recend '
+' --block 1 -k 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'x>y>z
+>w
+' > g; parallel --pipepart -a g --recstart '>' --block 1 -k 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'aXYbXYcXY' > xy; parallel --pipepart -a xy --recend XY --recstart b --block 1 -k 'echo =; cat; echo'",
+        "",
+    ),
+    (
+        "E",
+        r"printf 'aXYbXYcXY' | parallel --pipe --recend XY --block 1 -k 'echo =; cat; echo'",
+        "",
+    ),
+    (
+        "E",
+        r"printf 'aXYbXYcXY' | parallel --pipe --recend XY --recstart b --block 1 -k 'echo =; cat; echo'",
+        "",
+    ),
+    (
+        "E",
+        r"printf 'a	b	c' | parallel --pipe --recend '	' --block 1 -k 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'aXYbXYcXY' | parallel --pipe --recend '' --block 3 -k 'cat; echo'",
+        "",
+    ),
+    (
+        "",
+        r"seq 30000 | parallel --pipe --recend '0
+' --block 10k wc -l | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    ("", r"seq 3 | parallel --pipe --block -2 wc -l; echo $?", ""),
+    (
+        "D:--pipe -N with --recstart or a --recend of more than one byte: GNU counts such records; frun refuses (-N counts one-byte records only; use --block)",
+        r"printf 'x1
+>a
+AAA
+>b
+BB
+' | parallel --pipe --recstart '>' -N1 -k 'echo =; cat'; echo $?",
+        "",
+    ),
+    // --- --line-buffer (tests/line_buffer.rs shows lines arrive while jobs run).
+    (
+        "",
+        r"parallel -j4 -k --lb 'echo {}-1; sleep 0.{}; echo {}-2' ::: 3 1 2",
+        "",
+    ),
+    (
+        "s",
+        r"parallel -j4 --line-buffer 'echo {}-1; sleep 0.{}; echo {}-2' ::: 3 1 2",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 --lb 'printf {}a; sleep {}; printf {}b' ::: 1 0",
+        "",
+    ),
+    ("", r"parallel --linebuffer -k echo ::: a b c", ""),
+    (
+        "",
+        r"seq 1000 | parallel --pipe --lb --block 1k -k cat | cmp - num1000 && echo same",
+        "",
+    ),
+    (
+        "",
+        r"seq 30000 | parallel --pipe --lb --block 10k wc -l | awk '{s+=$1} END {print s}'",
+        "",
+    ),
+    (
+        "",
+        r"parallel --lb -k --pipepart -a num30000 --block 10k cat | cmp - num30000 && echo same",
+        "",
+    ),
+    ("", r"parallel -k --lb 'exit {}' ::: 0 1 2; echo $?", ""),
+    ("", r"parallel -u --lb echo ::: a; echo $?", ""),
+    ("", r"parallel --lb --group echo ::: a; echo $?", ""),
+    ("", r"parallel --lb -g echo ::: a; echo $?", ""),
+    (
+        "D:--line-buffer with --tag: GNU tags each line as it passes; frun refuses the pair (not built yet)",
+        r"parallel --lb --tag echo ::: a; echo $?",
+        "",
+    ),
     // --- --dry-run.
     ("", r"parallel --dry-run -k echo {} ::: A B C", ""),
     ("", r"parallel --dryrun -k echo {} ::: A B C", ""),
@@ -1186,7 +1373,7 @@ const CASES: &[Case] = &[
     ),
     (
         "",
-        r"parallel --resume --joblog new.jl echo ::: a b; echo $?; cut -f1,9 new.jl | sort",
+        r"parallel -k --resume --joblog new.jl echo ::: a b; echo $?; cut -f1,9 new.jl | sort",
         "",
     ),
     (
@@ -1252,15 +1439,16 @@ const REFUSED: &[(&str, &str)] = &[
     ("--filter '{1} < 2'", "--filter"),
     ("--env X", "--env"),
     ("--workdir .", "--workdir"),
-    ("--pipepart", "--pipepart"),
-    ("--line-buffer", "--line-buffer"),
-    ("--lb", "--lb"),
+    ("--lb --tag", "--line-buffer"),
+    ("--lb -u", "--line-buffer"),
+    ("--lb --results out", "--line-buffer"),
     ("--interactive", "--interactive"),
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),
     ("-s 100", "-s"),
     ("-L 2", "-L"),
-    ("--recstart x", "--recstart"),
+    ("--regexp", "--regexp"),
+    ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
     ("--compress", "--compress"),
     ("--xargs", "--xargs"),

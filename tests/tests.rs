@@ -17,6 +17,7 @@ mod differential;
 mod faults;
 mod input_faults;
 mod joblog;
+mod line_buffer;
 mod numa;
 mod output;
 mod parallel;

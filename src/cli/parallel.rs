@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use super::Invocation;
 use super::units::{parse_delimiter, parse_number};
+use crate::bounds::{MAX_PATTERN, RecordBounds};
 use crate::exec::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::exit::ExitCode;
 use crate::output::OrderMode;
@@ -159,10 +160,6 @@ const REFUSED: &[(&str, &str)] = &[
         "frun's own --results DIR keeps each task's output for frun merge",
     ),
     (
-        "--pipepart",
-        "use frun -a FILE --block N CMD (the file is read in place)",
-    ),
-    (
         "--shebang",
         "run the script's lines through frun parallel -a SCRIPT instead",
     ),
@@ -204,9 +201,6 @@ const REFUSED: &[(&str, &str)] = &[
         "use frun -s CMD (batches of records on stdin)",
     ),
     ("--keep-order-on-interrupt", "use -k"),
-    ("--linebuffer", "use -u or the default grouped output"),
-    ("--line-buffer", "use -u or the default grouped output"),
-    ("--lb", "use -u or the default grouped output"),
     ("--max-chars", "frun fills commands up to ARG_MAX itself"),
     ("-s", "frun fills commands up to ARG_MAX itself"),
     ("--show-limits", "use frun xargs --show-limits"),
@@ -223,10 +217,12 @@ const REFUSED: &[(&str, &str)] = &[
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
     ("--xapply", "use --link"),
-    ("--recstart", "use --pipe with --recend"),
-    ("--regexp", "use --pipe with --recend"),
-    ("--remove-rec-sep", "use --pipe with --recend"),
-    ("--rrs", "use --pipe with --recend"),
+    ("--regexp", "use --recstart and --recend with plain strings"),
+    (
+        "--remove-rec-sep",
+        "strip the separators in the command (e.g. sed)",
+    ),
+    ("--rrs", "strip the separators in the command (e.g. sed)"),
     ("--header-", "use --header :"),
 ];
 
@@ -255,8 +251,15 @@ struct Options {
     shuffle: bool,
     pipe: bool,
     block: Option<u64>,
-    recend: Option<u8>,
+    /// `--pipepart`: the one input file is cut in place.
+    pipepart: bool,
+    /// `--block -N` (with `--pipepart`): N blocks per job slot.
+    blocks_per_slot: Option<u64>,
+    recend: Option<Vec<u8>>,
+    recstart: Option<Vec<u8>>,
     delimiter_given: bool,
+    /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
+    group: bool,
 }
 
 /// Parses the words after `parallel`.
@@ -290,8 +293,12 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
         shuffle: false,
         pipe: false,
         block: None,
+        pipepart: false,
+        blocks_per_slot: None,
         recend: None,
+        recstart: None,
         delimiter_given: false,
+        group: false,
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(crate::sys::usable_cpus() as u64);
@@ -373,7 +380,10 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
     match c {
         'k' => o.cfg.order = OrderMode::Ordered,
         'u' => o.cfg.order = OrderMode::Unbuffered,
-        'g' => o.cfg.order = OrderMode::Buffered,
+        'g' => {
+            o.cfg.order = OrderMode::Buffered;
+            o.group = true;
+        }
         'X' => o.spread = Spread::Context,
         'm' => o.spread = Spread::Words,
         'q' => o.quote = true,
@@ -448,6 +458,11 @@ const SWITCHES: &[&str] = &[
     "dryrun",
     "pipe",
     "spreadstdin",
+    "pipepart",
+    "pipe-part",
+    "line-buffer",
+    "linebuffer",
+    "lb",
     "will-cite",
     "citation",
     "bibtex",
@@ -500,6 +515,7 @@ fn long_option(
         "trim" => "trim",
         "block" | "block-size" => "block",
         "recend" => "recend",
+        "recstart" => "recstart",
         "retries" => "retries",
         "joblog" => "joblog",
         "tagstring" => "tagstring",
@@ -528,8 +544,13 @@ fn long_option(
 fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
     match name {
         "keep-order" => o.cfg.order = OrderMode::Ordered,
-        "no-keep-order" | "group" => o.cfg.order = OrderMode::Buffered,
+        "no-keep-order" => o.cfg.order = OrderMode::Buffered,
+        "group" => {
+            o.cfg.order = OrderMode::Buffered;
+            o.group = true;
+        }
         "ungroup" => o.cfg.order = OrderMode::Unbuffered,
+        "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "quote" => o.quote = true,
         "null" => {
             o.cfg.delimiter = 0;
@@ -556,6 +577,10 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "resume" => o.cfg.job_resume = Some(JobResume::Resume),
         "resume-failed" => o.cfg.job_resume = Some(JobResume::ResumeFailed),
         "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
+        "pipepart" | "pipe-part" => {
+            o.pipe = true;
+            o.pipepart = true;
+        }
         "version" => {
             return Err(Invocation::Print(
                 format!(
@@ -648,17 +673,22 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
                 _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
             });
         }
-        "block" => o.block = Some(number("--block", &v)?),
-        "recend" => {
-            o.recend = Some(match v.as_bytes() {
-                [c] => *c,
-                _ => parse_delimiter(&v).map_err(|_| {
-                    refuse(format!(
-                        "--recend '{v}': only a one-byte record end is supported"
-                    ))
-                })?,
-            })
-        }
+        "block" => match v.strip_prefix('-') {
+            Some(per) => {
+                let n = number("--block", per)?;
+                if n == 0 {
+                    return Err(refuse("--block -N: N must be at least 1"));
+                }
+                o.blocks_per_slot = Some(n);
+                o.block = None;
+            }
+            None => {
+                o.block = Some(number("--block", &v)?);
+                o.blocks_per_slot = None;
+            }
+        },
+        "recend" => o.recend = Some(unescape(&v)),
+        "recstart" => o.recstart = Some(unescape(&v)),
         "retries" => {
             let n = number("--retries", &v)?;
             o.cfg.retries = Some(n.saturating_sub(1));
@@ -707,6 +737,41 @@ fn results_name(v: &str) -> Result<Vec<u8>, Invocation> {
         }
     }
     Ok(v.as_bytes().to_vec())
+}
+
+/// A `--recend`/`--recstart` string with its backslash escapes (`\n`, `\t`, `\r`, `\0`,
+/// `\\`, `\xHH`, …) turned into bytes, as GNU Parallel reads them; a backslash before any
+/// other character stands for that character.
+fn unescape(v: &str) -> Vec<u8> {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 == b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = b[i + 1];
+        i += 2;
+        out.push(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'0' => 0,
+            b'a' => 7,
+            b'e' => 27,
+            b'f' => 12,
+            b'x' => {
+                let hex = b[i..].iter().take(2).take_while(|h| h.is_ascii_hexdigit());
+                let digits: Vec<u8> = hex.copied().collect();
+                i += digits.len();
+                u8::from_str_radix(std::str::from_utf8(&digits).unwrap_or("0"), 16).unwrap_or(0)
+            }
+            other => other,
+        });
+    }
+    out
 }
 
 /// `--halt`: GNU Parallel's forms, its old numbers (0, 1, 2, -1, -2, 1-99%) too; a
@@ -834,6 +899,23 @@ fn shell() -> PathBuf {
     }
 }
 
+/// `--line-buffer` goes with neither `--ungroup` nor `--group` (as GNU Parallel says).
+fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
+    if o.cfg.line_buffer && o.cfg.order == OrderMode::Unbuffered {
+        return Err(refuse("--ungroup cannot be combined with --line-buffer"));
+    }
+    if o.cfg.line_buffer && o.group {
+        return Err(refuse("--group cannot be combined with --line-buffer"));
+    }
+    if o.cfg.line_buffer && o.cfg.gnu_results.is_some() {
+        return Err(refuse(
+            "--line-buffer cannot be combined with --results in frun parallel (a job's output \
+             goes to its files, not to stdout)",
+        ));
+    }
+    Ok(())
+}
+
 fn build(
     mut o: Options,
     command: &[OsString],
@@ -850,6 +932,7 @@ fn build(
         }
     }
     results_and_resume(&mut o)?;
+    check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
             0,
@@ -1004,16 +1087,10 @@ fn pipe(
                 InputSpec::File(p.clone())
             }
         }
+        _ if o.pipepart => return Err(refuse("--pipepart reads one file (-a FILE or :::: FILE)")),
         _ => return Err(refuse("--pipe reads one input (stdin or one -a FILE)")),
     }
-    if let Some(r) = o.recend {
-        o.cfg.delimiter = r;
-    }
-    // -N: that many records per job; else blocks of about --block bytes.
-    o.cfg.batch = match o.per_job {
-        Some(n) => BatchSpec::Exact(n),
-        None => BatchSpec::Block(o.block.unwrap_or(1 << 20)),
-    };
+    o.cfg.batch = pipe_batches(&mut o)?;
     o.cfg.stdin = true;
     if command.is_empty() {
         return Err(refuse("--pipe needs a command"));
@@ -1035,6 +1112,61 @@ fn pipe(
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
+/// How `--pipe`/`--pipepart` cut the input into jobs: `-N` records, or blocks of about
+/// `--block` bytes ending at a record boundary (the `--recend` byte, or the `--recend` and
+/// `--recstart` strings), or raw blocks when both strings are empty.
+fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
+    if o.pipepart && matches!(o.cfg.input, InputSpec::Stdin) {
+        return Err(refuse("--pipepart needs a file: -a FILE or :::: FILE"));
+    }
+    if o.pipepart && o.per_job.is_some() {
+        return Err(refuse(
+            "--pipepart is incompatible with --max-replace-args, --max-lines, and -L",
+        ));
+    }
+    if o.blocks_per_slot.is_some() && !o.pipepart {
+        return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
+    }
+    // Without --recstart, records end with the delimiter (a newline unless -0/-d); with it,
+    // the end string defaults to nothing.
+    let start = o.recstart.take().unwrap_or_default();
+    let end = o.recend.take().unwrap_or_else(|| {
+        if start.is_empty() {
+            vec![o.cfg.delimiter]
+        } else {
+            Vec::new()
+        }
+    });
+    let one_byte = start.is_empty() && end.len() == 1;
+    if one_byte {
+        o.cfg.delimiter = end[0];
+    } else if !start.is_empty() || !end.is_empty() {
+        if o.per_job.is_some() {
+            return Err(refuse(
+                "-N counts records ended by one byte: with --recstart or a longer --recend, use --block",
+            ));
+        }
+        o.cfg.record_bounds = Some(RecordBounds::new(&end, &start).ok_or_else(|| {
+            refuse(format!(
+                "--recend and --recstart: at most {MAX_PATTERN} bytes together"
+            ))
+        })?);
+    }
+    // GNU Parallel's --pipepart cuts a file into 10 blocks per job slot unless told.
+    let block = match (o.block, o.blocks_per_slot) {
+        (Some(0) | None, None) if o.pipepart => return Ok(BatchSpec::BlocksPerWorker(10)),
+        (_, Some(per)) => return Ok(BatchSpec::BlocksPerWorker(per)),
+        (b, None) => b.filter(|&b| b > 0).unwrap_or(1 << 20),
+    };
+    Ok(match o.per_job {
+        // -N: that many records per job.
+        Some(n) => BatchSpec::Exact(n),
+        // Neither string: raw blocks.
+        None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
+        None => BatchSpec::Block(block),
+    })
+}
+
 /// Whether `w` is `parallel` (how the personality is named on the command line or as a link).
 pub fn is_name(w: &OsStr) -> bool {
     w == "parallel"
@@ -1048,18 +1180,20 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
---block N, --recend C, --retries N, --joblog FILE, --resume, --resume-failed,
---retry-failed, --results DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed),
---timeout N|N%, --delay N,
+--pipepart (-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR,
+--recstart STR, --retries N, --joblog FILE, --resume, --resume-failed, --retry-failed,
+--results DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%,
+--delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --tag, --tagstring STR, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
+--progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they
+come; with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/} {//} {/.}
 {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
-values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101
+values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the number of failed jobs (101
 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json, and, not built yet, --line-buffer. --will-cite and --citation
-are accepted and do nothing.
+--results NAME.csv/.tsv/.json, and, not built yet, --line-buffer with --tag. --will-cite and
+--citation are accepted and do nothing.
 ";

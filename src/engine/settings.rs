@@ -124,6 +124,8 @@ pub struct Work {
     pub skip_saved: bool,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::job::JobLine>,
+    /// `--line-buffer`: commands' output is passed on line by line while they run.
+    pub line_buffer: bool,
 }
 
 /// How many workers, and where they run.

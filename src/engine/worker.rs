@@ -17,6 +17,7 @@ use crate::engine::runner::{self, Attempt, Ending, Runner};
 use crate::exec::argv::{Argv, BatchId};
 use crate::exec::stdin::StdinSlot;
 use crate::ledger::{FailureShown, Halt, Ledger, Outcome, RetryPolicy, Verdict};
+use crate::linebuf::LineRelay;
 use crate::output::{Capture, DoneSet, EmitError, Finished, Piece};
 use crate::ring::Claim;
 use crate::stop::{Stop, StopReason};
@@ -38,12 +39,20 @@ type Setup<'a> = (
     Box<dyn Runner + 'a>,
 );
 
-fn setup(shared: &Shared, index: usize, node: usize) -> io::Result<Setup<'_>> {
+fn setup<'a>(
+    shared: &'a Shared,
+    index: usize,
+    node: usize,
+    relay: Option<&'a LineRelay>,
+) -> io::Result<Setup<'a>> {
     let capture = if shared.output.captures() {
         Some(Capture::new()?)
     } else {
         None
     };
+    if let (Some(r), Some(c)) = (relay, &capture) {
+        r.keep_in(c);
+    }
     let stdin_slot = match shared.work.backend {
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
@@ -60,18 +69,40 @@ fn setup(shared: &Shared, index: usize, node: usize) -> io::Result<Setup<'_>> {
         capture.as_ref(),
         errors.as_ref(),
         stdin_slot,
+        relay,
     )?;
     Ok((capture, errors, runner))
 }
 
+/// `--line-buffer`: the worker's line relay runs on a thread of its own beside it.
 fn work(shared: &Shared, index: usize) -> io::Result<()> {
+    let relayed = shared.work.line_buffer
+        && shared.output.captures()
+        && !matches!(shared.work.backend, Backend::DryRun { .. });
+    if !relayed {
+        return work_with(shared, index, None);
+    }
+    let relay = LineRelay::new()?;
+    std::thread::scope(|s| {
+        let pump = std::thread::Builder::new()
+            .name(format!("frun-lines-{index}"))
+            .stack_size(128 << 10)
+            .spawn_scoped(s, || relay.pump(&shared.output))?;
+        let worked = work_with(shared, index, Some(&relay));
+        relay.quit();
+        let _ = pump.join();
+        worked
+    })
+}
+
+fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Result<()> {
     // With NUMA placement, this worker belongs to one node: it runs there and takes that
     // node's batches first.
     let layout = shared.rings.layout();
     let node = layout.node_of_worker(index);
     // A worker that cannot get its descriptors (the open-file limit) leaves the work to the
     // others; only the first one's failure ends the run.
-    let (capture, errors, mut runner) = match setup(shared, index, node) {
+    let (capture, errors, mut runner) = match setup(shared, index, node, relay) {
         Ok(s) => s,
         Err(e) if index > 0 => {
             shared.worker_failed(

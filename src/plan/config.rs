@@ -43,6 +43,9 @@ pub enum BatchSpec {
     Bytes(u64),
     /// `--block N`: about N bytes, cut at record boundaries.
     Block(u64),
+    /// `--block -N` of GNU Parallel's `--pipepart`: the input file cut into about N chunks
+    /// per worker (at record boundaries); the input must be a regular file.
+    BlocksPerWorker(u64),
     /// As many records per batch as spread them evenly over the workers, within ARG_MAX
     /// (GNU Parallel's `-X` and `-m`); the input is read whole first.
     Even,
@@ -175,6 +178,12 @@ pub struct Config {
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
     pub xargs: Option<XargsSpec>,
+    /// `--recend STR` / `--recstart STR` (GNU Parallel's `--pipe`): `--block` chunks end at
+    /// these string boundaries instead of at the delimiter byte.
+    pub record_bounds: Option<crate::bounds::RecordBounds>,
+    /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
+    /// with `-u`; with `-k`, only the oldest batch's lines pass live).
+    pub line_buffer: bool,
     /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
     /// (GNU Parallel's layout) instead of printed.
     pub gnu_results: Option<Vec<u8>>,
@@ -252,6 +261,8 @@ impl Default for Config {
             xargs: None,
             gnu_results: None,
             job_resume: None,
+            record_bounds: None,
+            line_buffer: false,
         }
     }
 }

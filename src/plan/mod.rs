@@ -74,6 +74,7 @@ fn run_identity(cfg: &Config) -> String {
     let chunks = match cfg.batch {
         BatchSpec::Bytes(n) => format!("bytes {n}"),
         BatchSpec::Block(n) => format!("block {n}"),
+        BatchSpec::BlocksPerWorker(n) => format!("blocks per worker {n}"),
         _ => "records".into(),
     };
     id.extend_from_slice(
@@ -190,11 +191,8 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
     let cpus = crate::sys::usable_cpus();
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     check_combinations(cfg)?;
-    let mut sizing = sizing(cfg)?;
     let mut input = open_input(cfg)?;
-    if cfg.batch == BatchSpec::Even {
-        sizing = even(&mut input, cfg.delimiter, wm)?;
-    }
+    let sizing = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
     let input_size = input
         .file
         .metadata()
@@ -277,6 +275,7 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
         head_first,
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
         warn_nul: warns_nul(cfg, sizing),
+        bounds: cfg.record_bounds,
     };
     Ok(Settings {
         input,
@@ -389,6 +388,35 @@ fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanE
     })
 }
 
+/// The batch sizes that depend on the input (`-X`/`-m`, `--pipepart --block -N`), else
+/// `sizing` as it is.
+fn input_sizing(
+    cfg: &Config,
+    sizing: Sizing,
+    input: &mut Opened,
+    workers: u64,
+) -> Result<Sizing, PlanError> {
+    match cfg.batch {
+        BatchSpec::Even => even(input, cfg.delimiter, workers),
+        BatchSpec::BlocksPerWorker(n) => blocks_per_worker(input, n, workers),
+        _ => Ok(sizing),
+    }
+}
+
+/// `--pipepart --block -N`: chunks of the input file's size over `per` chunks for each of
+/// `workers` workers (at least one byte each).
+fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, PlanError> {
+    let meta = input.file.metadata().ok().filter(|m| m.is_file());
+    let Some(meta) = meta else {
+        return Err(usage(format!(
+            "{} is not a regular file: --pipepart reads a file in place",
+            input.name
+        )));
+    };
+    let chunks = per.saturating_mul(workers).max(1);
+    Ok(Sizing::Block(meta.len().div_ceil(chunks).max(1)))
+}
+
 /// Leading words of the command line the joblog does not show: -U runs the command as
 /// `bash -c SCRIPT frun N COMMAND…`, and the log shows COMMAND….
 fn joblog_skip_words(cfg: &Config) -> usize {
@@ -453,15 +481,24 @@ fn work(
             .map(crate::exec::job::JobLine::tag)
             .transpose()
             .map_err(PlanError::Usage)?,
+        line_buffer: cfg.line_buffer,
     })
 }
 
 /// Flags that cannot go together (found out before anything is opened).
 fn check_combinations(cfg: &Config) -> Result<(), PlanError> {
-    let chunked = matches!(cfg.batch, BatchSpec::Bytes(_) | BatchSpec::Block(_));
+    let chunked = matches!(
+        cfg.batch,
+        BatchSpec::Bytes(_) | BatchSpec::Block(_) | BatchSpec::BlocksPerWorker(_)
+    );
     if chunked && cfg.limit.is_some() {
         return Err(usage(
             "-n counts records; it cannot be combined with -b or --block",
+        ));
+    }
+    if cfg.line_buffer && (cfg.shell_command || cfg.tag.is_some()) {
+        return Err(usage(
+            "--line-buffer cannot be combined with a shell function or with --tag/--tagstring yet",
         ));
     }
     if cfg.stdin && cfg.insert {
@@ -491,6 +528,8 @@ fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
             Sizing::Bytes(n)
         }
         BatchSpec::Block(n) => Sizing::Block(n),
+        // Settled once the input file's size is known (`blocks_per_worker`).
+        BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
         BatchSpec::Exact(n) => Sizing::Exact(n),
         // Settled once the input's records are counted (`even`).
         BatchSpec::Even => Sizing::Adaptive { init: 1, max: 1 },

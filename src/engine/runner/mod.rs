@@ -15,6 +15,7 @@ use crate::engine::Shared;
 use crate::exec::argv::Argv;
 use crate::exec::stdin::{Feed, StdinSlot};
 use crate::ledger::Outcome;
+use crate::linebuf::LineRelay;
 use crate::output::Capture;
 use crate::stop::StopReason;
 
@@ -69,8 +70,10 @@ pub(super) fn choose<'a>(
     capture: Option<&Arc<Capture>>,
     errors: Option<&Arc<Capture>>,
     stdin: Option<StdinSlot>,
+    relay: Option<&'a LineRelay>,
 ) -> io::Result<Box<dyn Runner + 'a>> {
     let child = Child {
+        relay,
         shared,
         index,
         pid_slot: &shared.children[index],
@@ -93,6 +96,8 @@ pub(super) fn choose<'a>(
 /// supervisor signals it through there) and, with batches on stdin, the pipe that feeds it.
 struct Child<'a> {
     shared: &'a Shared,
+    /// `--line-buffer`: children write to this relay's pipe, not to the capture file.
+    relay: Option<&'a LineRelay>,
     /// The worker's index (its slots in the run's per-worker tables).
     index: usize,
     pid_slot: &'a AtomicI32,

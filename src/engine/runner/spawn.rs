@@ -62,7 +62,10 @@ impl<'a> SpawnRunner<'a> {
     ) -> io::Result<SpawnRunner<'a>> {
         let shared = child.shared;
         let spawner = Spawner::new(
-            capture.map(|c| c.fd()),
+            child
+                .relay
+                .map(|r| r.child_fd())
+                .or(capture.map(|c| c.fd())),
             child
                 .stdin
                 .as_ref()
@@ -214,15 +217,36 @@ impl Runner for SpawnRunner<'_> {
             }
         }
         let feed = self.child.open_feed()?;
+        let relay = self.child.relay;
+        if let Some(r) = relay {
+            r.begin(attempt.part.seq);
+        }
         let spawned = self.start_patiently(attempt.argv);
         self.child.release_slot()?;
         let pid = match spawned {
             Ok(pid) => pid,
-            Err(e) => return Ok(self.not_started(e)),
+            Err(e) => {
+                if let Some(r) = relay {
+                    let _ = r.end();
+                }
+                return Ok(self.not_started(e));
+            }
         };
         self.child.set_running(pid);
         self.child.feed_running(pid, feed, &attempt.part)?;
         let end = wait_exit(pid);
+        // Everything the command wrote is passed on (or kept for -k) before it counts as done.
+        if let Some(Err(e)) = relay.map(|r| r.end()) {
+            self.child.set_running(0);
+            wait_reap(pid);
+            return Ok(Ending::Stop(match e {
+                crate::output::EmitError::Closed => StopReason::ReaderGone,
+                crate::output::EmitError::Io(e) => StopReason::Fatal(format!(
+                    "cannot write to standard output: {}",
+                    crate::errors::os_message(&e)
+                )),
+            }));
+        }
         // The child is a zombie until reaped: its pid cannot be reused while the supervisor may
         // still signal it through the slot.
         self.child.set_running(0);

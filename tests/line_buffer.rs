@@ -1,0 +1,149 @@
+//! `frun parallel --line-buffer`: what the differential corpus cannot show line by line — that
+//! lines reach stdout while their job still runs, that no line is ever split however long it
+//! is and however many jobs write at once, and that `-k` keeps jobs apart.
+
+use crate::common::BIN;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long a line may take to arrive before the test gives up.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Runs `frun parallel ARGS` in a fresh directory; each job prints a first line, then waits for
+/// a file that the test creates only after it has read that line from frun's stdout. The job
+/// can only finish if its line came out while it was running.
+fn first_line_arrives_while_the_job_waits(args: &[&str], stdin: &[u8]) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mut child = Command::new(BIN)
+        .arg("parallel")
+        .args(args)
+        .current_dir(dir.path())
+        .env("PARALLEL_SHELL", "/bin/bash")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut input, stdin).unwrap();
+    drop(input);
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx.recv_timeout(PATIENCE);
+    let Ok(first) = first else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{args:?}: no line arrived while the job was running");
+    };
+    assert_eq!(first, "ready", "{args:?}");
+    std::fs::write(dir.path().join("go"), b"").unwrap();
+    let rest: Vec<String> = rx.iter().collect();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{args:?}: {status:?}");
+    assert_eq!(rest, ["done"], "{args:?}");
+}
+
+const WAITER: &str = "echo ready; while [ ! -e go ]; do sleep 0.02; done; echo done; : {}";
+
+#[test]
+fn lines_come_out_while_their_job_runs() {
+    first_line_arrives_while_the_job_waits(&["--lb", WAITER, ":::", "1"], b"");
+    first_line_arrives_while_the_job_waits(&["--line-buffer", "-k", WAITER, ":::", "1"], b"");
+    first_line_arrives_while_the_job_waits(&["--linebuffer", WAITER], b"x\n");
+    let piped = format!("cat >/dev/null; {WAITER}");
+    first_line_arrives_while_the_job_waits(&["--pipe", "--lb", &piped], b"a\nb\n");
+}
+
+/// Every line of `out` is one job's letter repeated `len` times; returns how many lines each
+/// letter had.
+fn whole_lines(out: &[u8], len: usize) -> std::collections::BTreeMap<u8, usize> {
+    let mut seen = std::collections::BTreeMap::new();
+    for line in out.split_inclusive(|&b| b == b'\n') {
+        let body = line
+            .strip_suffix(b"\n")
+            .expect("every line ends with a newline");
+        assert_eq!(body.len(), len, "a line was split or joined");
+        assert!(
+            body.iter().all(|&b| b == body[0]),
+            "a line holds two jobs' bytes"
+        );
+        *seen.entry(body[0]).or_insert(0) += 1;
+    }
+    seen
+}
+
+#[test]
+fn long_lines_of_many_jobs_are_never_split() {
+    // Lines far longer than a pipe's atomic write (4096 bytes), written by 8 jobs at once.
+    let len = 20_000;
+    let lines = 200;
+    let job = format!("yes {{}} | tr -d '\\n' | fold -w {len} | head -n {lines}");
+    let letters = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    for order in [&[][..], &["-k"][..]] {
+        let out = Command::new(BIN)
+            .arg("parallel")
+            .args(["-j8", "--lb"])
+            .args(order)
+            .arg(&job)
+            .arg(":::")
+            .args(letters)
+            .env("PARALLEL_SHELL", "/bin/bash")
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let seen = whole_lines(&out.stdout, len);
+        let want: std::collections::BTreeMap<u8, usize> =
+            letters.iter().map(|l| (l.as_bytes()[0], lines)).collect();
+        assert_eq!(seen, want, "{order:?}");
+        if !order.is_empty() {
+            // -k: jobs never mix, and come in input order.
+            let firsts: Vec<u8> = out.stdout.chunks(len + 1).map(|l| l[0]).collect();
+            let mut sorted = firsts.clone();
+            sorted.sort_unstable();
+            assert_eq!(firsts, sorted, "-k --lb mixed jobs or lost their order");
+        }
+    }
+}
+
+#[test]
+fn a_last_line_without_newline_comes_out_whole_at_the_end() {
+    let out = Command::new(BIN)
+        .args([
+            "parallel",
+            "-j2",
+            "--lb",
+            "printf {}a; sleep 0.{}; printf {}b",
+        ])
+        .args([":::", "5", "1"])
+        .env("PARALLEL_SHELL", "/bin/bash")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"1a1b5a5b");
+}
+
+#[test]
+fn line_buffer_with_tag_is_refused_in_one_line() {
+    let out = Command::new(BIN)
+        .args(["parallel", "--lb", "--tag", "echo", ":::", "1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(255), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("frun: ") && err.contains("--line-buffer"),
+        "{err}"
+    );
+}
