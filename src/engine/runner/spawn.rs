@@ -207,6 +207,9 @@ impl Runner for SpawnRunner<'_> {
                 Err(why) => return Ok(Ending::Stop(why)),
             }
         }
+        if let Some(why) = &xargs.cannot_run {
+            return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
+        }
         let feed = self.child.open_feed()?;
         let spawned = self.start_patiently(attempt.argv);
         self.child.release_slot()?;
