@@ -1010,7 +1010,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --block N, --recend C, --retries N, --joblog FILE, --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run. Replacement strings: {} {.} {/} {//} {/.}
-{#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
+{#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/} {name//}
+{name/.} (in --tagstring too). A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job. Exit status: the number of failed jobs (101
 for more than 100), 255 for an error on the command line.
