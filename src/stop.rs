@@ -21,6 +21,9 @@ pub enum StopReason {
     Halt {
         now: bool,
         on: crate::ledger::HaltOn,
+        /// Jobs failed when it was reached (GNU Parallel's status counts them, not the
+        /// failures of jobs that were still running).
+        failed: u64,
     },
     /// The run cannot go on as asked, e.g. `--resume` with another input (exit 2).
     Refused(String),

@@ -113,6 +113,118 @@ const CASES: &[Case] = &[
     ("E", r"parallel -k --bar echo ::: a b", ""),
     ("E", r"parallel -k --eta echo ::: a b", ""),
     ("E", r"parallel -k --progress echo ::: a", ""),
+    // --- --halt with percentages and done; --timeout N%.
+    (
+        "E",
+        r"parallel -k --timeout 200% 'sleep {}; echo {}' ::: 0.21 0.22 0.3 3 0.23; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -k --timeout 0.5 'sleep {}; echo {}' ::: 0.1 0.2 2 3; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,fail=20% 'echo {}; exit {}' ::: 0 1 2 3 4 5 6 7 8 9; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt now,fail=50% 'echo {}; exit {}' ::: 0 1 1 0; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt 50% 'echo {}; exit {}' ::: 0 1 1 0 0 0; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,fail=99% 'exit {}' ::: 1 0 0 0 0 0 0; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,done=99% 'exit {}' ::: 1 0 1 0 1 0 1 0 1; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt now,done=50% 'exit {}' ::: 1 0 1 0; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,success=50% 'echo {}; exit {}' ::: 1 0 0 1; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,success=99% 'exit {}' ::: 1 1 0; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,success=1 'echo {}; exit {}' ::: 1 0 1; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt now,success=1 'echo {}; exit {}' ::: 1 2 3 0 4 5 6; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,fail=1 'echo {}; exit {}' ::: 0 0 1 2 3; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt soon,done=1 'echo {}' ::: a b c; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt now,done=2 'echo {}; exit {}' ::: 0 1 0 1; echo $?",
+        "",
+    ),
+    (
+        "D:--halt done=N (N > 1) when no job failed: GNU exits 101 (its status for more than 100 failed jobs); frun exits 0",
+        r"parallel -j1 -k --halt now,done=2 'echo {}' ::: a b c d 2>/dev/null; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt 1 'echo {}; exit {}' ::: 0 2 0; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j1 -k --halt -1 'echo {}; exit {}' ::: 1 0 1; echo $?",
+        "",
+    ),
+    // The status counts the jobs failed when the halt was reached, not those still running.
+    (
+        "E",
+        r"parallel -j2 --halt soon,fail=3 'sleep {}; exit 1' ::: 0.1 0.2 1 1.5 1 1; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j2 --halt soon,fail=50% 'sleep {}; exit 1' ::: 0.1 0.2 1 1.5 1 1; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j2 --halt soon,done=2 'sleep {}; exit 1' ::: 0.1 0.2 1 1; echo $?",
+        "",
+    ),
+    (
+        "E",
+        r"parallel -j3 --halt now,fail=2 'sleep {}; exit 1' ::: 0.1 0.2 3 3 3; echo $?",
+        "",
+    ),
     // --- Input sources (the tutorial's "Input sources" section).
     ("", r"parallel -k echo ::: A B C", ""),
     ("", r"parallel -k -a abc-file echo", ""),
@@ -881,6 +993,89 @@ const CASES: &[Case] = &[
     ),
     ("", r"parallel -k --header : echo {} ::: X 1 2", ""),
     ("", r"parallel -k --header : echo {X.} ::: X a.b", ""),
+    // Column names in --tagstring and with the other sources.
+    (
+        "",
+        r"parallel -k --header : echo {name} {name.} {name/} {name//} {name/.} :::: <(printf 'name\nx.y/z.w\nq\n')",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --tag echo {f2} ::: f1 A B ::: f2 C D",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --tagstring '{f1}/{2}' echo {f2} ::: f1 A B ::: f2 C D",
+        "",
+    ),
+    (
+        "",
+        r"cat hdr.tsv | parallel -k --header : --colsep '\t' echo {f2} {f1}",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --colsep '\t' -a hdr.tsv echo {f2} {f1}",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --colsep '\t' --tagstring {f1} echo {f2} :::: hdr.tsv",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --colsep '\t' --tag echo {f2} :::: hdr.tsv",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : -q echo '{f1} x' ::: f1 'a b'",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --dry-run echo {f1} ::: f1 'a b'",
+        "",
+    ),
+    ("", r"parallel -k --header : echo {f1} {nope} ::: f1 a", ""),
+    ("", r"parallel -k --header : echo '{a b}' ::: 'a b' x", ""),
+    (
+        "",
+        r"parallel -k --header : --tagstring '{#}-{f1.}' echo ::: f1 a.b",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --colsep , --tagstring '{y}' echo {x} ::: x,y 1,2 3,4",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --tagstring '[{f1}]' 'echo {f1} | tr a-z A-Z' ::: f1 ab",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --link echo {a}{b} ::: a 1 2 ::: b 3 4",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : --tagstring '{b//}:{b/.}' echo {a} ::: a 1 :::+ b x/y.z",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header : echo x{X}y{Y}z{Z} \> x{X}y{Y}z{Z} ::: X 1 2 ::: Y 3 4 ::: Z 5 6; cat x1y3z5 x2y4z6",
+        "",
+    ),
+    (
+        "D:a column name with a space ({E-mail address}, from GNU's own man page): GNU 20221122 leaves it as it is; frun replaces it, as that man page says",
+        r"printf 'Name\tE-mail address\nTom\tt@x\n' > addr.tsv; parallel -k --colsep '\t' --header : echo {Name} {E-mail address} :::: addr.tsv",
+        "",
+    ),
     ("", r"parallel -k --trim r echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim l echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim lr echo pre-{}-post ::: ' A '", ""),
@@ -1234,6 +1429,119 @@ BB
     (
         "",
         r"parallel -k --retries 2 'test -e flag{} || { touch flag{}; exit 1; }; echo ok {}' ::: a b; echo $?",
+        "",
+    ),
+    // --- More of the man pages' examples.
+    (
+        "",
+        r"(echo 1; echo; echo 2) | parallel -k --no-run-if-empty echo",
+        "",
+    ),
+    ("", r"cat num30000 | parallel -k --pipe -N14000 wc", ""),
+    ("", r"parallel -k --tag echo foo-{} ::: A B C", ""),
+    (
+        "",
+        r"parallel -k --tagstring {}-bar echo foo-{} ::: A B C",
+        "",
+    ),
+    (
+        "s",
+        r"parallel --shuf echo ::: 1 2 3 ::: a b c ::: A B C",
+        "",
+    ),
+    ("s", r"parallel --shuf echo :::: num10", ""),
+    ("", r"parallel -k --shuf -j1 echo ::: 1", ""),
+    ("", r"seq 5 | parallel -j 0 -k echo", ""),
+    ("", r"parallel -k --eof stop echo ::: a stop b", ""),
+    (
+        "",
+        r"parallel -k -E stop echo :::: <(printf 'a\nstop\nb\n')",
+        "",
+    ),
+    ("", r"parallel -k --tag --tagstring 'x{}' echo ::: a", ""),
+    ("", r"parallel -k --tagstring '{1.}' echo ::: a.b c.d", ""),
+    ("", r"parallel -k -I ,, --tagstring ',,!' echo ,, ::: a", ""),
+    (
+        "",
+        r"parallel -k -j2 --tagstring 'J{%}' 'sleep 0.{}; echo {}' ::: 3 1",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --trim lr --colsep , echo '[{1}]' '[{2}]' :::: <(printf ' a , b \n')",
+        "",
+    ),
+    (
+        "",
+        r"touch a.html b.html; find . -name '*.html' | parallel gzip --best; ls *.gz",
+        "",
+    ),
+    (
+        "",
+        r"touch a.html b.html; parallel gzip --best ::: *.html; ls *.html.gz",
+        "",
+    ),
+    (
+        "",
+        r"seq -w 0 99 | parallel touch pict{}.jpg; seq -w 0 99 | parallel rm pict{}.jpg; ls | wc -l",
+        "",
+    ),
+    (
+        "",
+        r"seq -w 0 99 | parallel -X touch pict{}.jpg; seq -w 0 99 | perl -pe 's/(.*)/pict$1.jpg/' | parallel -m rm; ls | wc -l",
+        "",
+    ),
+    (
+        "",
+        r"mkdir mirror_dir; ln -s /nonexistent mirror_dir/l1; ln -s /nonexistent mirror_dir/l2; find mirror_dir -type l | parallel -m rm {} '&&' touch {}; ls -l mirror_dir | cut -c1",
+        "",
+    ),
+    (
+        "",
+        r#"doit() { echo Doing it for "$1"; sleep 0.1; echo Done with "$1"; }; export -f doit; parallel -k doit ::: 1 2 3"#,
+        "",
+    ),
+    (
+        "",
+        r#"doubleit() { echo Doing it for "$1" "$2"; }; export -f doubleit; parallel -k doubleit ::: 1 2 3 ::: a b"#,
+        "",
+    ),
+    (
+        "",
+        r#"tester() { if (eval "$@") >&/dev/null; then echo "[ OK ] $*"; else echo "[FAIL] $*"; fi; }; export -f tester; parallel -k tester exit ::: 1 0 2 0"#,
+        "",
+    ),
+    (
+        "",
+        r#"doit() { echo "$1"; }; export -f doit; printf 'a\nb c\n' | parallel -k doit"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --tag 'diff {1} {2} | wc -l' ::: abc-file def-file num10 ::: abc-file def-file num10 | sort -nk3",
+        "",
+    ),
+    (
+        "",
+        r"find dir -type f | sort | parallel -k echo convert {} {#}.png",
+        "",
+    ),
+    ("", r#"ARR=("a b" c); parallel -k echo ::: ${ARR[@]}"#, ""),
+    ("", r#"ARR=("a b" c); parallel -k echo ::: "${ARR[@]}""#, ""),
+    (
+        "",
+        r"parallel -k --link -a <(find . -maxdepth 1 -type f -name '*.log' | sort) -a <(seq 3) echo",
+        "",
+    ),
+    (
+        "",
+        r#"perl_echo() { perl -e 'print "@ARGV\n"' "$@"; }; export -f perl_echo; parallel -k perl_echo ::: foo bar"#,
+        "",
+    ),
+    ("", r"seq 3 | parallel -k -N0 -j1 --delay 0.1 echo x", ""),
+    (
+        "",
+        r"parallel -k echo {1} {2} ::: A B :::: <(printf 'x\ny\n') ::: ",
         "",
     ),
     // --- Option spellings and odd placements.

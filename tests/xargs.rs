@@ -429,3 +429,85 @@ proptest! {
         prop_assert_eq!(f.status.code(), x.status.code());
     }
 }
+
+/// A command that is on no PATH.
+const MISSING: &str = "frun-xargs-no-such-command";
+
+#[test]
+fn a_missing_command_is_only_an_error_when_one_would_run() {
+    // Nothing runs (-r, -I or -E on empty input): what the command is does not matter.
+    let quiet: &[&[&str]] = &[
+        &["-r", MISSING],
+        &["--no-run-if-empty", "-n1", MISSING],
+        &["-r", "-L1", MISSING],
+        &["-r", "-P2", MISSING],
+        &["-r", "-t", MISSING],
+        &["-I{}", MISSING, "{}"],
+        &["-i", MISSING],
+        &["-r", "/etc/passwd"],
+        &["-r", "./frun-no-such-file"],
+        &["-r", "-0", MISSING],
+    ];
+    for args in quiet {
+        for input in [&b""[..], b"\n", b"  \n\n"] {
+            same(args, input, true);
+        }
+    }
+    same(&["-E", "stop", "-r", MISSING], b"stop\nx\n", false);
+    // One would run: 127 (126), after -t shows it; without -r, empty input runs it once.
+    let failing: &[(&[&str], &[u8])] = &[
+        (&["-r", "-t", MISSING], b"x y\n"),
+        (&["-t", MISSING], b""),
+        (&["-P2", "-n1", MISSING], b"a\nb\nc\n"),
+        (&["-I{}", "-t", MISSING, "<{}>"], b"a\n"),
+        (&["-r", "/etc/passwd"], b"x\n"),
+        (&["-L1", MISSING], b"\n"),
+    ];
+    for (args, input) in failing {
+        same(args, input, true);
+        assert!(matches!(both(args, input).0.status.code(), Some(126 | 127)));
+    }
+    // With no command and no `echo` on PATH either.
+    let out = crate::common::bash(
+        "for a in -r -rt '-I{}' '-L1 -r'; do PATH=/nonexistent \"$FRUN\" xargs $a </dev/null; \
+         echo \"$? $(PATH=/nonexistent /usr/bin/xargs $a </dev/null; echo $?)\"; done",
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 0\n".repeat(4));
+}
+
+/// The same warnings, besides the program's name.
+#[track_caller]
+fn same_warnings(args: &[&str], input: &[u8]) {
+    let (f, x) = both(args, input);
+    let f_err = String::from_utf8_lossy(&f.stderr).replace("frun: ", "");
+    let x_err = String::from_utf8_lossy(&x.stderr).replace("xargs: ", "");
+    assert_eq!(f_err, x_err, "stderr of xargs {args:?}");
+    same(args, input, false);
+}
+
+#[test]
+fn the_last_of_replace_lines_and_args_counts() {
+    let input = b"a b\nc\nd\ne f g\n";
+    let cases: &[&[&str]] = &[
+        &["-I{}", "-n2", "echo", "{}"],
+        &["-I{}", "--max-args=3", "echo", "{}"],
+        &["-I{}", "-n1", "echo", "<{}>"],
+        &["-i", "-n", "1", "echo", "<{}>"],
+        &["-n2", "-I{}", "echo", "{}"],
+        &["-I{}", "-L1", "echo", "{}"],
+        &["-I{}", "-l", "echo", "{}"],
+        &["-L2", "-I{}", "echo", "{}"],
+        &["-L2", "-n1", "echo"],
+        &["-n2", "-l", "echo"],
+        &["-n1", "-L2", "echo"],
+        &["-l", "-L2", "echo"],
+        &["-L2", "-L3", "echo"],
+        &["-I{}", "-n2", "-I{}", "echo", "{}"],
+        &["-I{}", "-n2", "-L1", "echo", "{}"],
+        &["-I{}", "-n1", "-L1", "echo", "{}"],
+        &["-i", "-I{}", "echo", "{}"],
+    ];
+    for args in cases {
+        same_warnings(args, input);
+    }
+}

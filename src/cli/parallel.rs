@@ -1179,18 +1179,18 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
---colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe,
---pipepart (-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR,
---recstart STR, --retries N, --joblog FILE, --resume, --resume-failed, --retry-failed,
---results DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%,
---delay N,
+--colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+(-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR, --recstart STR,
+--retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
+DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they
-come; with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/} {//} {/.}
-{#} {%} {N} {N.} {N/} {N//} {N/.} {-N}. A line without shell syntax is run directly; a line
+--progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
+with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/}
+{//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
+{name//} {name/.} (in --tagstring too). A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
-values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the number of failed jobs (101
-for more than 100), 255 for an error on the command line.
+values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
+number of failed jobs (101 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,

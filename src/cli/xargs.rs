@@ -41,6 +41,31 @@ struct Options {
     show_limits: bool,
 }
 
+impl Options {
+    /// `option` replaces an earlier -I, -L or -n of another kind: xargs warns, and the last
+    /// one given counts.
+    fn overrides(&self, option: &str) {
+        let previous = match self.grouping {
+            _ if self.replace.is_some() => "--replace",
+            Some(Grouping::Lines(_)) => "--max-lines",
+            Some(Grouping::Args(Some(_))) => "--max-args",
+            _ => return,
+        };
+        let same = match option {
+            "-L" | "--max-lines/-l" => previous == "--max-lines",
+            "--max-args/-n" => previous == "--max-args",
+            _ => previous == "--replace",
+        };
+        if same {
+            return;
+        }
+        eprintln!(
+            "frun: warning: options {previous} and {option} are mutually exclusive, ignoring \
+             previous {previous} value"
+        );
+    }
+}
+
 /// Long options: name, whether it takes a value (`Some(true)` required, `Some(false)`
 /// optional, `None` none), and the short option it is.
 const LONG: &[(&str, Option<bool>, char)] = &[
@@ -192,10 +217,12 @@ fn apply(o: &mut Options, c: char, v: Option<&[u8]>) -> Result<(), Invocation> {
         'd' => o.delimiter = Some(delimiter(v.unwrap_or_default())?),
         'E' | 'e' => o.eof = v.filter(|s| !s.is_empty()).map(<[u8]>::to_vec),
         'I' => {
+            o.overrides("--replace/-I/-i");
             o.replace = Some(value());
             o.grouping = Some(Grouping::Replace);
         }
         'i' => {
+            o.overrides("--replace/-I/-i");
             o.replace = Some(
                 v.filter(|s| !s.is_empty())
                     .map_or(b"{}".to_vec(), <[u8]>::to_vec),
@@ -203,7 +230,9 @@ fn apply(o: &mut Options, c: char, v: Option<&[u8]>) -> Result<(), Invocation> {
             o.grouping = Some(Grouping::Replace);
         }
         'L' => {
-            o.grouping = Some(Grouping::Lines(number('L', v.unwrap_or_default(), 1)?));
+            let n = number('L', v.unwrap_or_default(), 1)?;
+            o.overrides("-L");
+            o.grouping = Some(Grouping::Lines(n));
             o.replace = None;
         }
         'l' => {
@@ -211,14 +240,18 @@ fn apply(o: &mut Options, c: char, v: Option<&[u8]>) -> Result<(), Invocation> {
                 Some(v) => number('l', v, 1)?,
                 None => 1,
             };
+            o.overrides("--max-lines/-l");
             o.grouping = Some(Grouping::Lines(n));
             o.replace = None;
         }
         'n' => {
             let n = number('n', v.unwrap_or_default(), 1)?;
-            // -n after -I leaves one line per command (as xargs does).
-            if o.replace.is_none() {
+            // -n1 after -I changes nothing (a line per command already); any other -n ends
+            // -I, as in xargs.
+            if o.replace.is_none() || n != 1 {
+                o.overrides("--max-args/-n");
                 o.grouping = Some(Grouping::Args(Some(n)));
+                o.replace = None;
             }
         }
         's' => o.max_chars = Some(number('s', v.unwrap_or_default(), 1)?),

@@ -89,7 +89,7 @@ impl Checkpointing<'_> {
                 self.keep(&format!("signal {n}"));
                 ExitCode::Signal(n)
             }
-            StopReason::Halt { on, .. } => {
+            StopReason::Halt { on, failed, .. } => {
                 let summary = self.shared.ledger.summary();
                 let peer = self.ending.statuses != super::Statuses::Frun;
                 if let Some(s) = summary.as_ref().filter(|_| !peer) {
@@ -98,7 +98,7 @@ impl Checkpointing<'_> {
                 eprintln!("frun: stopped: --halt reached");
                 self.keep("halt");
                 if self.ending.statuses == super::Statuses::Parallel {
-                    return self.halted_as_parallel(on);
+                    return self.halted_as_parallel(on, failed);
                 }
                 // Stopping once enough succeeded (or were done) is what was asked: the status
                 // is a finished run's.
@@ -194,14 +194,16 @@ impl Checkpointing<'_> {
         self.finish();
         match (self.ending.statuses, failed) {
             (_, 0) => ExitCode::Success,
-            (super::Statuses::Parallel, n) => ExitCode::Passed(n.min(101) as i32),
+            (super::Statuses::Parallel, n) => {
+                ExitCode::Passed(self.parallel_failed(n).min(101) as i32)
+            }
             _ => ExitCode::CommandFailed,
         }
     }
 
     /// GNU Parallel's status at `--halt`: the failing job's own with `fail=1`, else the number
-    /// of failed jobs (101 for more than 100).
-    fn halted_as_parallel(&self, on: HaltOn) -> ExitCode {
+    /// of jobs failed when it was reached (101 for more than 100).
+    fn halted_as_parallel(&self, on: HaltOn, failed: u64) -> ExitCode {
         let ledger = &self.shared.ledger;
         let one = self
             .shared
@@ -214,10 +216,24 @@ impl Checkpointing<'_> {
         {
             return ExitCode::Passed(if f.exitval > 0 { f.exitval.min(255) } else { 1 });
         }
-        match (on, ledger.failed_batches() + ledger.given_up_batches()) {
+        match (on, failed) {
             // Stopping once enough jobs succeeded is what was asked.
             (HaltOn::Success, _) | (_, 0) => ExitCode::Success,
-            (_, n) => ExitCode::Passed(n.min(101) as i32),
+            (_, n) => ExitCode::Passed(self.parallel_failed(n).min(101) as i32),
+        }
+    }
+
+    /// What GNU Parallel's status counts of `failed` jobs: with a percentage `--halt`, the
+    /// percentage of all the jobs that failed (rounded up), else their number.
+    fn parallel_failed(&self, failed: u64) -> u64 {
+        let percent = self
+            .shared
+            .work
+            .halt
+            .is_some_and(|h| matches!(h.count, crate::ledger::HaltCount::PercentOfAll(_)));
+        match super::total_batches(self.shared) {
+            Some(total) if percent && total > 0 => (failed * 100).div_ceil(total),
+            _ => failed,
         }
     }
 }

@@ -79,6 +79,9 @@ pub struct XargsWork {
     /// `frun parallel -t`: the line is shown as GNU Parallel shows it: the words after this
     /// many (`SHELL -c`) as they are, or each word quoted its way.
     pub gnu_trace: Option<usize>,
+    /// The command was not found when the run was planned: the first command that would run
+    /// ends the run with this instead (after `-t` shows it), as xargs only then looks for it.
+    pub cannot_run: Option<crate::exec::resolve::ResolveError>,
 }
 
 /// How a batch is run.

@@ -845,9 +845,11 @@ impl<'a, S: Site> Worker<'a, S> {
         if let Some(h) = self.rules.halt
             && site.ledger().halt_reached(h, site.total_batches())
         {
+            let ledger = site.ledger();
             stop.request(StopReason::Halt {
                 now: h.now,
                 on: h.on,
+                failed: ledger.failed_batches() + ledger.given_up_batches(),
             });
         }
         if let Some(c) = self.capture

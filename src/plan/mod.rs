@@ -280,7 +280,7 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
     Ok(Settings {
         input,
         scan,
-        work: resumed.apply(work(cfg, template, command.literal, sizing)?),
+        work: resumed.apply(work(cfg, template, command.literal, sizing, command.extra)?),
         workers: Workers {
             init: if layout.is_single() {
                 wi as usize
@@ -344,6 +344,7 @@ fn xargs_work(cfg: &Config, shell_words: usize) -> crate::engine::XargsWork {
             slot_var: x.slot_var.clone(),
             abort: true,
             gnu_trace: None,
+            cannot_run: None,
         },
         None if cfg.trace => crate::engine::XargsWork {
             trace: true,
@@ -448,6 +449,7 @@ fn work(
     template: ArgvTemplate,
     literal: usize,
     sizing: Sizing,
+    extra: WorkExtra,
 ) -> Result<Work, PlanError> {
     let shell_words = template.job_shell_words();
     Ok(Work {
@@ -471,16 +473,14 @@ fn work(
         delay: cfg.delay,
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
-        xargs: xargs_work(cfg, shell_words),
+        xargs: crate::engine::XargsWork {
+            cannot_run: extra.cannot_run,
+            ..xargs_work(cfg, shell_words)
+        },
         gnu_results: None,
         skip_jobs: Vec::new(),
         skip_saved: false,
-        tag: cfg
-            .tag
-            .as_ref()
-            .map(crate::exec::job::JobLine::tag)
-            .transpose()
-            .map_err(PlanError::Usage)?,
+        tag: extra.tag,
         line_buffer: cfg.line_buffer,
     })
 }
@@ -661,6 +661,16 @@ struct Command {
     arg_space: ArgSpace,
     /// How many leading words stay literal with `-U`.
     literal: usize,
+    extra: WorkExtra,
+}
+
+/// What the command's resolution tells the workers besides the argv template.
+struct WorkExtra {
+    /// `--tag` / `--tagstring`, compiled (with the header's column names).
+    tag: Option<crate::exec::job::JobLine>,
+    /// `frun xargs`: the command was not found, which is only an error once a command would
+    /// run (GNU xargs looks for it then: `-r` on empty input runs nothing and succeeds).
+    cannot_run: Option<crate::exec::resolve::ResolveError>,
 }
 
 /// A GNU Parallel-style line: exec'd directly when it has no shell syntax and its program is
@@ -722,6 +732,10 @@ fn job_command(
         template,
         arg_space,
         literal: 0,
+        extra: WorkExtra {
+            tag: tag_line(cfg, header)?,
+            cannot_run: None,
+        },
     })
 }
 
@@ -736,10 +750,19 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
     // With -U, the words from the first one holding {} (-i), else the records, are split (in
     // a worker shell the bash front end does it).
     let literal = cfg.literal_words();
+    let mut cannot_run = None;
     let (path, words): (PathBuf, Vec<OsString>) = if dry_run || in_shell {
         (PathBuf::from(&cfg.command[0]), cfg.command.clone())
     } else {
-        let path = resolve(&cfg.command[0], path_env.as_deref()).map_err(PlanError::Command)?;
+        let path = match resolve(&cfg.command[0], path_env.as_deref()) {
+            Ok(p) => p,
+            // xargs looks for its command only when it is about to run it.
+            Err(e) if cfg.xargs.is_some() => {
+                cannot_run = Some(e);
+                PathBuf::from(&cfg.command[0])
+            }
+            Err(e) => return Err(PlanError::Command(e)),
+        };
         if cfg.unsafe_words {
             let bash = resolve("bash".as_ref(), path_env.as_deref()).map_err(PlanError::Command)?;
             let mut words: Vec<OsString> = vec![
@@ -791,7 +814,28 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
         template,
         arg_space,
         literal,
+        extra: WorkExtra {
+            tag: tag_line(cfg, header)?,
+            cannot_run,
+        },
     })
+}
+
+/// `--tag` / `--tagstring`: read the job's values the way its line does, `{name}` included.
+fn tag_line(
+    cfg: &Config,
+    header: &[Vec<u8>],
+) -> Result<Option<crate::exec::job::JobLine>, PlanError> {
+    let Some(spec) = &cfg.tag else {
+        return Ok(None);
+    };
+    let mut spec = spec.clone();
+    if !header.is_empty() {
+        spec.header = header.to_vec();
+    }
+    crate::exec::job::JobLine::tag(&spec)
+        .map(Some)
+        .map_err(PlanError::Usage)
 }
 
 /// The journal this run keeps (and the one it resumes), or this task's results files.

@@ -216,6 +216,9 @@ impl Runner for SpawnRunner<'_> {
                 Err(why) => return Ok(Ending::Stop(why)),
             }
         }
+        if let Some(why) = &xargs.cannot_run {
+            return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
+        }
         let feed = self.child.open_feed()?;
         let relay = self.child.relay;
         if let Some(r) = relay {

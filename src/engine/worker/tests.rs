@@ -364,7 +364,8 @@ fn halt_stops_the_run_after_the_batch_that_reaches_it() {
         run.stop.reason(),
         Some(StopReason::Halt {
             now: true,
-            on: crate::ledger::HaltOn::Fail
+            on: crate::ledger::HaltOn::Fail,
+            failed: 1,
         })
     );
     assert_eq!(run.ledger.failed_batches(), 1);
@@ -399,6 +400,7 @@ fn a_draining_stop_lets_the_running_batch_count_but_not_retry() {
                 stop.request(StopReason::Halt {
                     now: false,
                     on: crate::ledger::HaltOn::Fail,
+                    failed: 0,
                 });
                 if fails {
                     return Ending::Ran(Outcome::Exited(137));
