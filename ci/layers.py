@@ -29,7 +29,7 @@ LAYERS = [
         "stages",
         {"spool", "scan", "batch", "ring", "rings", "output", "ledger", "journal", "results",
          "shard", "numa", "exec", "stats", "stop", "joblog", "pace", "progress",
-         "xargs_input", "bounds", "linebuf"},
+         "xargs_input", "bounds", "linebuf", "slots"},
     ),
     ("base", {"sys", "exit", "errors"}),
 ]

@@ -40,6 +40,7 @@ pub mod ring;
 pub mod rings;
 pub mod scan;
 pub mod shard;
+pub mod slots;
 pub mod spool;
 pub mod stats;
 pub mod stop;

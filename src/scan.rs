@@ -40,6 +40,8 @@ pub enum Sizing {
     Adaptive { init: u64, max: u64 },
     /// Exactly `n` records per batch; never cut early.
     Exact(u64),
+    /// `size` records per batch until `from` records are out, then `tail` per batch.
+    Tail { size: u64, from: u64, tail: u64 },
     /// Raw `n`-byte chunks, records ignored (`-b`).
     Bytes(u64),
     /// About `n` bytes per chunk, cut at the last record boundary (`--block`).
@@ -276,6 +278,11 @@ impl Scanner<'_> {
         match self.settings.sizing {
             Sizing::Adaptive { init, max } => RecordScan::new(run, init, max, false).scan(ingest),
             Sizing::Exact(n) => RecordScan::new(run, n, n, true).scan(ingest),
+            Sizing::Tail { size, from, tail } => {
+                let mut scan = RecordScan::new(run, size, size, false);
+                scan.tail = Some((from, tail));
+                scan.scan(ingest)
+            }
             Sizing::Bytes(n) => ChunkScan::new(run, n, false).scan(ingest),
             Sizing::Block(n) => ChunkScan::new(run, n, true).scan(ingest),
         }
@@ -698,6 +705,8 @@ struct RecordScan<'s, 'a> {
     limit: u64,
     /// The batch size aimed at now, in records.
     target: u64,
+    /// Once this many records are out, batches take that many ([`Sizing::Tail`]).
+    tail: Option<(u64, u64)>,
     /// The batch being built.
     p: Pending,
 }
@@ -713,6 +722,7 @@ impl<'s, 'a> RecordScan<'s, 'a> {
             exact,
             limit,
             target: init,
+            tail: None,
             p: Pending {
                 start: 0,
                 cursor: 0,
@@ -774,6 +784,11 @@ impl<'s, 'a> RecordScan<'s, 'a> {
             if self.p.records >= size.records {
                 if !self.cut() || self.run.events.stopped() {
                     return false;
+                }
+                if let Some((from, tail)) = self.tail
+                    && self.run.totals.records >= from
+                {
+                    (self.init, self.max, self.target, self.tail) = (tail, tail, tail, None);
                 }
                 if self.adaptive && sc.ring.backlog() >= 1 && !sc.ring.starving() {
                     self.target = (self.target * 2).min(self.max);

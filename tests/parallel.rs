@@ -364,6 +364,24 @@ const CASES: &[Case] = &[
     ("", r"parallel -k echo {/.} ::: A/B.C", ""),
     ("", r"parallel -k echo {#} ::: A B C", ""),
     ("", r"parallel -k -j 2 'sleep 0.3; echo {%}' ::: A B", ""),
+    (
+        "",
+        r"parallel -k -j 2 'sleep 0.{}; echo {#}:{%}' ::: 6 1 1 1",
+        "",
+    ),
+    (
+        "",
+        r"for n in 1 4 5 7 8 9 10 12 13 20; do parallel -k -j2 -n4 -X echo ::: $(seq $n); done",
+        "",
+    ),
+    ("", r"parallel -k -j3 -n4 -X echo {}. ::: $(seq 20)", ""),
+    ("", r"parallel -k -j2 -n4 -m echo ::: $(seq 7)", ""),
+    ("", r"seq 7 | parallel -k -j2 -n4 -X echo", ""),
+    (
+        "",
+        r"seq 100000 | parallel -k -j2 -n 1000 -X echo | awk '{print NF}' | uniq -c",
+        "",
+    ),
     ("", r"parallel -k -j 1 echo {%} ::: A B C", ""),
     ("", r"parallel -k -I ,, echo ,, ::: A/B.C", ""),
     (

@@ -1002,7 +1002,7 @@ fn build(
     };
     o.cfg.batch = match (o.spread, o.per_job) {
         (Spread::One, n) => BatchSpec::Exact(n.unwrap_or(1)),
-        (_, Some(n)) => BatchSpec::Lines(fixed(n)),
+        (_, Some(n)) => BatchSpec::FillThenSpread(n),
         (_, None) => BatchSpec::Even,
     };
     let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();

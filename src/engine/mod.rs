@@ -82,6 +82,8 @@ pub struct Shared {
     restore: Mutex<Option<crate::journal::Restore>>,
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
+    /// Job lines' `{%}`: which slot each running job holds.
+    pub slots: crate::slots::JobSlots,
     pub sigmask: libc::sigset_t,
     /// Each child leads its own process group (stopping it reaches its descendants). Off only
     /// when children share frun's terminal as stdin and must stay in the foreground group.
@@ -169,6 +171,7 @@ impl Shared {
             resumed_from: results.map(|r| r.dir.display().to_string()),
             restore: Mutex::new(checkpoint.restore),
             children: (0..workers.max).map(|_| AtomicI32::new(0)).collect(),
+            slots: crate::slots::JobSlots::new(workers.max),
             sigmask,
             children_own_group: !(children_keep_stdin
                 && std::io::IsTerminal::is_terminal(&std::io::stdin())),

@@ -6,6 +6,7 @@
 //! bytes, its own capture file and its runner. How an attempt runs (a child, a worker shell, a
 //! printed line) is the runner's business; the worker loop is the same for all of them.
 
+use std::cell::Cell;
 use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -120,6 +121,7 @@ fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Re
         shared,
         index,
         node,
+        slot: Cell::new(0),
     };
     let mut worker = Worker::new(&site, runner.as_mut(), capture.as_ref());
     worker.errors = errors.as_ref();
@@ -229,6 +231,32 @@ struct Post<'a> {
     shared: &'a Shared,
     index: usize,
     node: usize,
+    /// The job slot (`{%}`) its current job line holds (0: none).
+    slot: Cell<u64>,
+}
+
+impl Post<'_> {
+    /// The job slot for an attempt at job `seq`: the one held so far is given back first
+    /// (this worker's previous job has ended).
+    fn retake_slot(&self, seq: u64) -> u64 {
+        let slots = &self.shared.slots;
+        let held = self.slot.replace(0);
+        if held != 0 {
+            slots.give(held);
+        }
+        let slot = slots.take(seq);
+        self.slot.set(slot);
+        slot
+    }
+}
+
+impl Drop for Post<'_> {
+    fn drop(&mut self) {
+        let held = self.slot.replace(0);
+        if held != 0 {
+            self.shared.slots.give(held);
+        }
+    }
 }
 
 impl Site for Post<'_> {
@@ -257,11 +285,17 @@ impl Site for Post<'_> {
         } else {
             bytes
         };
+        let slot = if s.work.template.is_job() {
+            self.retake_slot(seq)
+        } else {
+            self.index as u64 + 1
+        };
         let id = BatchId {
             node: self.node as u32,
             worker: self.index as u32,
             batch: attempt,
             seq,
+            slot,
         };
         s.work.template.build(arg_bytes, id, argv);
     }
@@ -380,13 +414,15 @@ impl Site for Post<'_> {
 
     fn skips(&self, bytes: &[u8], seq: u64) -> bool {
         let w = &self.shared.work;
-        if w.skip_jobs.binary_search(&(seq + 1)).is_ok() {
-            return true;
+        let skipped = w.skip_jobs.binary_search(&(seq + 1)).is_ok()
+            || match &w.gnu_results {
+                Some(r) if w.skip_saved => r.saved(bytes, seq + 1),
+                _ => false,
+            };
+        if skipped {
+            self.shared.slots.forgo(seq);
         }
-        match &w.gnu_results {
-            Some(r) if w.skip_saved => r.saved(bytes, seq + 1),
-            _ => false,
-        }
+        skipped
     }
 
     fn saves_results(&self) -> bool {
@@ -416,7 +452,10 @@ impl Site for Post<'_> {
                     bytes,
                     s.work.template.delimiter(),
                     seq + 1,
-                    self.index as u64 + 1,
+                    match self.slot.get() {
+                        0 => self.index as u64 + 1,
+                        held => held,
+                    },
                     out,
                 );
                 true

@@ -88,6 +88,8 @@ pub struct BatchId {
     pub batch: u64,
     /// The batch's place in input order (0, 1, …): a job line's `{#}` is one more.
     pub seq: u64,
+    /// A job line's `{%}`: the job slot it runs in, from 1.
+    pub slot: u64,
 }
 
 /// The command template, resolved once per run.
@@ -196,6 +198,11 @@ impl ArgvTemplate {
 
     /// Words a job line puts before its line (`SHELL -c` 2, `eval` 1; 0 without a shell): a
     /// joblog shows the line after them as it is.
+    /// Whether the command is a job line (GNU Parallel's replacement strings).
+    pub fn is_job(&self) -> bool {
+        self.job.is_some()
+    }
+
     pub fn job_shell_words(&self) -> usize {
         self.job.as_ref().map_or(0, JobLine::shell_words)
     }
@@ -263,13 +270,7 @@ impl ArgvTemplate {
     /// lack it).
     pub fn build(&self, batch: &[u8], id: BatchId, argv: &mut Argv) {
         if let Some(job) = &self.job {
-            job.build(
-                batch,
-                self.delimiter,
-                id.seq + 1,
-                u64::from(id.worker) + 1,
-                argv,
-            );
+            job.build(batch, self.delimiter, id.seq + 1, id.slot, argv);
             return;
         }
         if self.packed {
@@ -352,6 +353,7 @@ impl ArgvTemplate {
             worker: 0,
             batch: 0,
             seq: 0,
+            slot: 1,
         };
         for w in &self.words {
             if w.record_slots() == 0 {
@@ -610,6 +612,7 @@ mod tests {
                 node: 0,
                 worker: 3,
                 batch: 9,
+                slot: 4,
             },
             &mut a,
         );

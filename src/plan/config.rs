@@ -49,6 +49,10 @@ pub enum BatchSpec {
     /// As many records per batch as spread them evenly over the workers, within ARG_MAX
     /// (GNU Parallel's `-X` and `-m`); the input is read whole first.
     Even,
+    /// N records per batch, and the last batches' records (the last N or fewer) spread
+    /// evenly over the workers (GNU Parallel's `-X -n N` and `-m -n N`); the input is read
+    /// whole first.
+    FillThenSpread(u64),
 }
 
 /// Default chunk size of `-b` given without a number.

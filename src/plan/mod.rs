@@ -358,6 +358,43 @@ fn xargs_work(cfg: &Config, shell_words: usize) -> crate::engine::XargsWork {
 /// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
 /// each); input from a pipe is read whole into memory first.
 fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
+    let records = count_input(input, delimiter)?;
+    let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
+    Ok(Sizing::Adaptive {
+        init: per,
+        max: per,
+    })
+}
+
+/// `-X -n N`: jobs of N records, then the last N or fewer spread evenly over the workers
+/// (as GNU Parallel cuts them: `-j2 -n4` over 7 values gives 4, 2, 1).
+fn fill_then_spread(
+    input: &mut Opened,
+    delimiter: u8,
+    workers: u64,
+    n: u64,
+) -> Result<Sizing, PlanError> {
+    let n = n.clamp(1, HARD_MAX_RECORDS);
+    let records = count_input(input, delimiter)?;
+    let from = records.saturating_sub(1) / n * n;
+    let tail = (records - from).div_ceil(workers.max(1)).max(1);
+    Ok(if from == 0 {
+        Sizing::Adaptive {
+            init: tail,
+            max: tail,
+        }
+    } else {
+        Sizing::Tail {
+            size: n,
+            from,
+            tail,
+        }
+    })
+}
+
+/// Counts the input's records, leaving it to be read again from its start (a pipe's bytes
+/// are kept in a memfd, which becomes the input).
+fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, PlanError> {
     use std::io::{Read, Seek, Write};
     let name = input.name.clone();
     let read_err = |e: std::io::Error| {
@@ -381,12 +418,7 @@ fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanE
             .map_err(read_err)?;
         input.file = copy;
     }
-    let records = crate::batch::count_records(&bytes, delimiter);
-    let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
-    Ok(Sizing::Adaptive {
-        init: per,
-        max: per,
-    })
+    Ok(crate::batch::count_records(&bytes, delimiter))
 }
 
 /// The batch sizes that depend on the input (`-X`/`-m`, `--pipepart --block -N`), else
@@ -399,6 +431,7 @@ fn input_sizing(
 ) -> Result<Sizing, PlanError> {
     match cfg.batch {
         BatchSpec::Even => even(input, cfg.delimiter, workers),
+        BatchSpec::FillThenSpread(n) => fill_then_spread(input, cfg.delimiter, workers, n),
         BatchSpec::BlocksPerWorker(n) => blocks_per_worker(input, n, workers),
         _ => Ok(sizing),
     }
@@ -533,6 +566,7 @@ fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
         BatchSpec::Exact(n) => Sizing::Exact(n),
         // Settled once the input's records are counted (`even`).
         BatchSpec::Even => Sizing::Adaptive { init: 1, max: 1 },
+        BatchSpec::FillThenSpread(n) => Sizing::Adaptive { init: n, max: n },
         BatchSpec::Lines(r) => {
             let (init, max) = resolve_range(r, 1, hard_max, hard_max, "--lines")?;
             Sizing::Adaptive { init, max }
