@@ -377,6 +377,12 @@ const CASES: &[Case] = &[
     ("", r"parallel -k -j3 -n4 -X echo {}. ::: $(seq 20)", ""),
     ("", r"parallel -k -j2 -n4 -m echo ::: $(seq 7)", ""),
     ("", r"seq 7 | parallel -k -j2 -n4 -X echo", ""),
+    ("", r"parallel -k -X echo {1} ::: a b c", ""),
+    ("", r"parallel -k -j1 -X echo {2}x {-1} ::: a b c", ""),
+    ("", r"parallel -k -j1 -X echo {1} x{}y {1}:{} ::: a b c", ""),
+    ("", r"parallel -k -j1 -m echo {1} {} {3} ::: a b c", ""),
+    ("", r"parallel -k -j1 -X echo {1.} {1} :::: abc-file", ""),
+    ("", r"seq 5 | parallel -k -j2 -X echo {1}-{-1}", ""),
     (
         "",
         r"seq 100000 | parallel -k -j2 -n 1000 -X echo | awk '{print NF}' | uniq -c",

@@ -572,6 +572,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
         trim: Trim::default(),
         header: Vec::new(),
         bare: false,
+        numbered: false,
     });
     Ok(())
 }

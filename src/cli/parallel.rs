@@ -945,6 +945,8 @@ fn build(
     if o.pipe {
         return pipe(o, command, sources);
     }
+    // -X/-m over one source number the job's values for {N}.
+    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header;
     // One source that is a file (or stdin), without --header, is read as it is: streamed,
     // one record per value. Anything else becomes tuples (the plan writes them).
     let single = match sources.as_slice() {
@@ -1022,6 +1024,7 @@ fn build(
         trim,
         header: Vec::new(),
         bare: o.bare,
+        numbered,
     });
     // The tag's replacement strings read the job's values the way the line does.
     o.cfg.tag = match (o.tag.take(), &o.cfg.job) {
@@ -1108,6 +1111,7 @@ fn pipe(
         trim: o.trim.unwrap_or_default(),
         header: Vec::new(),
         bare: false,
+        numbered: false,
     });
     Ok(Invocation::Run(Box::new(o.cfg)))
 }

@@ -34,6 +34,17 @@ pub struct JobSpec {
     pub header: Vec<Vec<u8>>,
     /// `-N0`: the records only count jobs; none of them is put on the line.
     pub bare: bool,
+    /// `-X`/`-m` over one input source: `{N}` is the job's N-th value (`{-N}` from the end),
+    /// as GNU Parallel numbers them, not a column of each value.
+    pub numbered: bool,
+}
+
+/// The values a word is filled with: `rs` for `{}` (one, or all with `-m`), and the job's
+/// values in order for `{N}` when they are numbered ([`JobSpec::numbered`]; else empty).
+#[derive(Clone, Copy)]
+struct Values<'a> {
+    rs: &'a [&'a [u8]],
+    job: &'a [&'a [u8]],
 }
 
 /// How a record splits into columns.
@@ -147,6 +158,8 @@ pub struct JobLine {
     verbatim: bool,
     columns: ColumnSplit,
     spread: Spread,
+    /// [`JobSpec::numbered`] (only with `-X`/`-m`).
+    numbered: bool,
     trim: Trim,
 }
 
@@ -348,6 +361,7 @@ impl JobLine {
             verbatim,
             columns,
             spread: spec.spread,
+            numbered: spec.numbered && spec.spread != Spread::One,
             trim: spec.trim,
         })
     }
@@ -381,6 +395,7 @@ impl JobLine {
             verbatim: false,
             columns,
             spread: spec.spread,
+            numbered: spec.numbered && spec.spread != Spread::One,
             trim: spec.trim,
         }
     }
@@ -518,6 +533,7 @@ impl JobLine {
         // Nothing is appended to a tag (frun's own words would get the records appended).
         line.words.truncate(spec.words.len());
         line.spread = Spread::One;
+        line.numbered = false;
         Ok(line)
     }
 
@@ -589,14 +605,26 @@ impl JobLine {
                 sink.sep(&self.seps[wi]);
             }
             let raw = wi == 0 && self.raw_first;
-            let repeats =
-                self.spread == Spread::Context && w.iter().any(|p| matches!(p, Part::Value(..)));
+            // A numbered `{N}` is one value of the job, not repeated.
+            let repeated = |p: &Part| match p {
+                Part::Value(Column::Index(_), _) => !self.numbered,
+                Part::Value(..) => true,
+                _ => false,
+            };
+            let repeats = self.spread == Spread::Context && w.iter().any(repeated);
             if repeats {
+                let job: Vec<&[u8]> = if self.numbered {
+                    (0..records.len()).map(record).collect()
+                } else {
+                    Vec::new()
+                };
                 for r in 0..records.len() {
                     if r > 0 {
                         sink.brk();
                     }
-                    self.fill_word(w, &[record(r)], seq, slot, raw, sink);
+                    let rs = [record(r)];
+                    let values = Values { rs: &rs, job: &job };
+                    self.fill_word(w, values, seq, slot, raw, sink);
                 }
             } else if self.spread == Spread::One && records.len() > 1 {
                 // -N: {1}..{N} are the job's records (each record one column).
@@ -604,16 +632,17 @@ impl JobLine {
                 self.fill_word_columns(w, &all, seq, slot, raw, sink);
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
-                self.fill_word(w, &rs, seq, slot, raw, sink);
+                let job = if self.numbered { &rs[..] } else { &[][..] };
+                self.fill_word(w, Values { rs: &rs, job }, seq, slot, raw, sink);
             }
         }
     }
 
-    /// One word for the records `rs` (one, or all of them with `-m`).
+    /// One word for the records `values.rs` (one, or all of them with `-m`).
     fn fill_word(
         &self,
         w: &Word,
-        rs: &[&[u8]],
+        values: Values<'_>,
         seq: u64,
         slot: u64,
         raw: bool,
@@ -624,8 +653,19 @@ impl JobLine {
                 Part::Lit(l) => sink.lit(l),
                 Part::Seq => sink.lit(itoa(seq).as_bytes()),
                 Part::Slot => sink.lit(itoa(slot).as_bytes()),
+                Part::Value(Column::Index(n), form) if self.numbered => {
+                    if let Some(&v) = pick(values.job.len(), *n).map(|i| &values.job[i]) {
+                        self.each_column(v, Column::All, |k, v| {
+                            if k > 0 {
+                                sink.brk();
+                            }
+                            let v = transform(trim(v, self.trim), *form);
+                            if raw { sink.lit(&v) } else { sink.value(&v) }
+                        });
+                    }
+                }
                 Part::Value(col, form) => {
-                    for (i, r) in rs.iter().enumerate() {
+                    for (i, r) in values.rs.iter().enumerate() {
                         if i > 0 {
                             sink.brk();
                         }

@@ -130,6 +130,7 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, PlanError> {
         trim: Trim::default(),
         header: Vec::new(),
         bare: false,
+        numbered: false,
     });
     Ok(Some(retry))
 }
