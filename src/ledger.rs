@@ -162,7 +162,7 @@ pub struct Ledger {
 }
 
 /// Where a batch's input is: "input offset 12, 3 records" (bytes when it was not counted).
-fn whereabouts(batch: &Batch) -> String {
+pub fn whereabouts(batch: &Batch) -> String {
     match batch.records {
         0 => format!(
             "input offset {}, {}",

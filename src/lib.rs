@@ -143,6 +143,15 @@ pub fn run_config_reporting(
                 plan::config::Dialect::Frun => return (ExitCode::Usage, None),
             }
         }
+        Err(plan::PlanError::Missing(msg)) => {
+            eprintln!("frun: {msg}");
+            let code = match cfg.dialect {
+                plan::config::Dialect::Parallel => ExitCode::Passed(255),
+                plan::config::Dialect::Xargs => ExitCode::Passed(1),
+                plan::config::Dialect::Frun => ExitCode::Error,
+            };
+            return (code, None);
+        }
         Err(plan::PlanError::Command(e)) => {
             eprintln!("frun: {}", e.message());
             return (e.status(), None);

@@ -243,10 +243,19 @@ fn ctrl_c_mid_run_leaves_a_clean_line() {
     });
     pane.tmux(&["send-keys", "-t", "t", "C-c"]);
     let mut end = pane.wait_for_prompt();
-    // The stopped run says where its checkpoint is: a message of its own, on its own line.
+    // The stopped run says what stopped it, where its checkpoint is and what of the output to
+    // keep: messages of their own, each on its own line.
     let notes: Vec<String> = end
         .drain(1..end.len() - 2)
-        .filter(|l| !l.starts_with("frun: checkpoint "))
+        .filter(|l| {
+            ![
+                "frun: Caught SIGINT",
+                "frun: checkpoint ",
+                "frun: the done batches' output",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        })
         .collect();
     assert!(notes.is_empty(), "{notes:#?}");
     assert_clean_end(&end, "130");

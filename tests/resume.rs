@@ -165,6 +165,11 @@ fn interrupt(
         e.contains("--resume"),
         "{ctx}: stderr must say how to resume: {e}"
     );
+    // forkrun's words, which its users' scripts look for.
+    assert!(
+        e.contains(&format!("Caught SIG{sig}")),
+        "{ctx}: stderr must name the signal: {e}"
+    );
     before
 }
 
@@ -328,8 +333,8 @@ fn resume_refuses_another_command_or_input() {
     }
 }
 
-/// An output file shorter than the recorded size (opened with `>`, truncating, instead of
-/// `>>`) is refused: exit 2, a message mentioning `>>`, no command run.
+/// An output file shorter than the recorded size but not empty (cut by hand too far) is
+/// refused: exit 2, a message mentioning `>>`, no command run.
 #[test]
 fn resume_refuses_a_truncated_output_file() {
     for mode in MODES {
@@ -340,7 +345,8 @@ fn resume_refuses_a_truncated_output_file() {
         args.extend_from_slice(mode);
         args.extend_from_slice(&["-j", "2", "-l", "1", "sh", "-c", SLOW_SCRIPT, "sh"]);
         let log = s.path("log2");
-        let truncated = File::create(&s.out).unwrap();
+        let truncated = OpenOptions::new().append(true).open(&s.out).unwrap();
+        truncated.set_len(1).unwrap();
         let env = [("LOG", log.to_str().unwrap())];
         let (st, e) = Job::start_with(s.dir.path(), &args, &env, &s.input, truncated).finish();
         assert_eq!(st.code(), Some(2), "{mode:?}: {st:?}, stderr {e}");
@@ -350,6 +356,84 @@ fn resume_refuses_a_truncated_output_file() {
         );
         assert!(!log.exists(), "{mode:?}: a command ran");
     }
+}
+
+/// forkrun's way of resuming: the stop message says "truncate your output file to exactly N
+/// bytes"; the file cut there, followed by what a resume writes into a new, empty file, is one
+/// uninterrupted run's output (exactly, under `-k`), and the resume runs nothing done before.
+#[test]
+fn resume_into_a_new_empty_file_continues_the_output() {
+    for mode in MODES {
+        let s = Setup::new(200);
+        let job = s.start_slow(mode, false, "log1", &[]);
+        let before = s.wait_output(40);
+        send_signal(job.pid(), "TERM");
+        let (st, e) = job.finish();
+        assert_eq!(st.code(), Some(143), "{mode:?}: {st:?}, stderr {e}");
+        let keep: u64 = e
+            .split("truncate your output file to exactly ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{mode:?}: no byte count on stderr: {e}"));
+        let mut first = s.output();
+        assert!(
+            keep as usize <= first.len(),
+            "{mode:?}: {keep} > {}",
+            first.len()
+        );
+        first.truncate(keep as usize);
+
+        let second = s.path("out2");
+        let log2 = s.path("log2");
+        let ck = s.checkpoint();
+        let mut args = vec!["--resume", ck.to_str().unwrap()];
+        args.extend_from_slice(mode);
+        args.extend_from_slice(&["-j", "2", "-l", "1", "sh", "-c", SLOW_SCRIPT, "sh"]);
+        let env = [("LOG", log2.to_str().unwrap())];
+        let fresh = File::create(&second).unwrap();
+        let (st, e) = Job::start_with(s.dir.path(), &args, &env, &s.input, fresh).finish();
+        assert_eq!(st.code(), Some(0), "{mode:?}: resume: {st:?}, stderr {e}");
+        first.extend(std::fs::read(&second).unwrap());
+        assert_output(
+            mode,
+            &first,
+            &seq_n(200),
+            "first output cut, then a new file",
+        );
+        let rerun = file_lines(&log2);
+        assert!(rerun + before <= 200, "{mode:?}: {rerun} records ran again");
+        assert!(!ck.exists(), "{mode:?}: checkpoint kept after the resume");
+    }
+}
+
+/// A `--resume` file that does not exist: status 1 (as forkrun), one line saying it was not
+/// found, nothing run.
+#[test]
+fn a_missing_resume_file_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let m = marker.to_str().unwrap();
+    let o = frun_in(
+        dir.path(),
+        &[
+            "--resume",
+            "no-such-checkpoint",
+            "sh",
+            "-c",
+            r#": > "$M""#,
+            "sh",
+        ],
+        &[("M", m)],
+        b"1\n",
+    );
+    assert_code(&o, 1);
+    let e = err(&o);
+    assert!(
+        e.starts_with("frun: ") && e.contains("not found") && e.matches('\n').count() == 1,
+        "{e:?}"
+    );
+    assert!(!marker.exists(), "the command ran");
 }
 
 /// `--checkpoint-file FILE` puts the journal in FILE (none in the current directory); `--resume

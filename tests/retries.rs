@@ -521,3 +521,39 @@ fn malformed_halt_specs_are_usage_errors() {
         );
     }
 }
+
+/// `--halt` says which condition was met in forkrun's words ("Halt condition met (2 failed
+/// batches)"), for `fail=N`, forkrun's `now,N` and `fail=N%`, and stops with status 1 before
+/// the input's end: records 3 and 7 (or every one not divisible by 3) fail.
+#[test]
+fn halt_names_the_condition_met() {
+    let script = r#"echo "$1"; [ "$1" != 3 ] && [ "$1" != 7 ]"#;
+    let thirds = r#"echo "$1"; [ $(($1 % 3)) = 0 ]"#;
+    for (spec, cmd, n, said) in [
+        (
+            "fail=2",
+            script,
+            100,
+            "Halt condition met (2 failed batches)",
+        ),
+        ("now,2", script, 10, "Halt condition met (2 failed batches)"),
+        (
+            "fail=50%",
+            thirds,
+            1000,
+            "Halt condition met (50% failed batches)",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = frun_in(
+            dir.path(),
+            &["-j", "1", "-l", "1", "--halt", spec, "sh", "-c", cmd, "sh"],
+            &[],
+            &seq_n(n),
+        );
+        assert_code(&o, 1);
+        assert!(err(&o).contains(said), "--halt {spec}: {}", err(&o));
+        let ran = o.stdout.iter().filter(|&&b| b == b'\n').count() as u64;
+        assert!(ran < n, "--halt {spec}: the run went on to the end");
+    }
+}

@@ -76,7 +76,13 @@ fn link_stops_at_the_shortest_source_and_says_so() {
     );
     assert_code(&o, 0);
     assert_eq!(out(&o), "1 a\n2 b\n");
-    assert!(err(&o).contains("--link"), "{}", err(&o));
+    // forkrun's words for it.
+    assert!(
+        err(&o).contains("--link")
+            && err(&o).contains("truncating combinations to the shortest length (2)"),
+        "{}",
+        err(&o)
+    );
     // Equal lengths: no warning.
     let o = frun(
         &["-k", "--link", "echo", ":::", "1", "2", ":::", "a", "b"],

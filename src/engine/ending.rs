@@ -6,7 +6,7 @@
 use super::{EndOfRun, Shared};
 use crate::exit::ExitCode;
 use crate::journal::Journal;
-use crate::ledger::HaltOn;
+use crate::ledger::{HaltCount, HaltOn};
 use crate::stop::StopReason;
 
 pub(super) struct Checkpointing<'a> {
@@ -42,13 +42,22 @@ impl Checkpointing<'_> {
                     crate::errors::count(j.batches(), "batch", "batches"),
                     r.dir.display()
                 ),
-                None => eprintln!(
-                    "frun: checkpoint {} ({} done in this run); resume with: frun --resume {} \
-                     and the same arguments and input",
-                    j.path().display(),
-                    crate::errors::count(j.batches(), "batch", "batches"),
-                    j.path().display()
-                ),
+                None => {
+                    eprintln!(
+                        "frun: checkpoint {} ({} done in this run); resume with: frun --resume \
+                         {} and the same arguments and input",
+                        j.path().display(),
+                        crate::errors::count(j.batches(), "batch", "batches"),
+                        j.path().display()
+                    );
+                    if let Some(n) = j.kept_stdout() {
+                        eprintln!(
+                            "frun: the done batches' output is the first {n} bytes of stdout: \
+                             truncate your output file to exactly {n} bytes, then resume \
+                             appending to it (>>, which cuts it there itself) or into a new file"
+                        );
+                    }
+                }
             },
             Err(e) => eprintln!(
                 "frun: cannot write the checkpoint {}: {}",
@@ -83,6 +92,9 @@ impl Checkpointing<'_> {
                 ExitCode::Success
             }
             StopReason::Signal(n) => {
+                if self.ending.statuses == super::Statuses::Frun {
+                    eprintln!("frun: Caught {}; stopping", signal_name(n));
+                }
                 if let Some(s) = self.shared.ledger.summary() {
                     eprintln!("frun: {s}");
                 }
@@ -95,7 +107,11 @@ impl Checkpointing<'_> {
                 if let Some(s) = summary.as_ref().filter(|_| !peer) {
                     eprintln!("frun: {s}");
                 }
-                eprintln!("frun: stopped: --halt reached");
+                if peer {
+                    eprintln!("frun: stopped: --halt reached");
+                } else {
+                    eprintln!("frun: stopped: {}", self.halt_met(on));
+                }
                 self.keep("halt");
                 if self.ending.statuses == super::Statuses::Parallel {
                     return self.halted_as_parallel(on, failed);
@@ -201,6 +217,22 @@ impl Checkpointing<'_> {
         }
     }
 
+    /// Which `--halt` condition was met, in forkrun's words ("Halt condition met (2 failed
+    /// batches)"), which scripts written for it look for.
+    fn halt_met(&self, on: HaltOn) -> String {
+        let what = match on {
+            HaltOn::Fail => "failed",
+            HaltOn::Success => "succeeded",
+            HaltOn::Done => "finished",
+        };
+        let count = match self.shared.work.halt.map(|h| h.count) {
+            Some(HaltCount::Batches(n)) => n.to_string(),
+            Some(HaltCount::Percent(p) | HaltCount::PercentOfAll(p)) => format!("{p}%"),
+            None => "?".to_string(),
+        };
+        format!("Halt condition met ({count} {what} batches)")
+    }
+
     /// GNU Parallel's status at `--halt`: the failing job's own with `fail=1`, else the number
     /// of jobs failed when it was reached (101 for more than 100).
     fn halted_as_parallel(&self, on: HaltOn, failed: u64) -> ExitCode {
@@ -236,4 +268,10 @@ impl Checkpointing<'_> {
             _ => failed,
         }
     }
+}
+
+/// A signal's name as `kill -l` shows it, with `SIG` ("SIGUSR1"); its number for one without.
+fn signal_name(n: i32) -> String {
+    nix::sys::signal::Signal::try_from(n)
+        .map_or_else(|_| format!("signal {n}"), |s| s.as_str().to_string())
 }

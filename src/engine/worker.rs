@@ -669,7 +669,9 @@ impl<'a, S: Site> Worker<'a, S> {
             let Some(outcome) = self.attempt(part, bytes)? else {
                 return Ok(None);
             };
-            self.settle(part, retried, bytes, outcome, &mut settled)?;
+            if !self.settle(part, retried, bytes, outcome, &mut settled)? {
+                return Ok(None);
+            }
         }
         Ok(Some(settled))
     }
@@ -728,7 +730,9 @@ impl<'a, S: Site> Worker<'a, S> {
     }
 
     /// Judges an attempt at `part` (after `retried` retries): it stands, or the part is split,
-    /// queued again or given up, and a failed attempt's partial output is dropped.
+    /// queued again or given up, and a failed attempt's partial output is dropped. False when
+    /// the run stops instead: a worker shell killed by a signal on every attempt ends the run
+    /// as forkrun does, with the part left undone for `--resume`.
     fn settle(
         &mut self,
         part: Batch,
@@ -736,7 +740,7 @@ impl<'a, S: Site> Worker<'a, S> {
         bytes: &[u8],
         outcome: Outcome,
         settled: &mut Settled,
-    ) -> io::Result<()> {
+    ) -> io::Result<bool> {
         let (site, rules) = (self.site, self.rules);
         let verdict = rules.retry.judge(&outcome, retried);
         if verdict == Verdict::Final {
@@ -761,7 +765,7 @@ impl<'a, S: Site> Worker<'a, S> {
                 settled.abort = abort_reason(&outcome, || site.command_name());
             }
             site.ledger().record(&part, &outcome);
-            return Ok(());
+            return Ok(true);
         }
         // A failed attempt's partial output never appears.
         if let Some(c) = self.capture {
@@ -784,6 +788,18 @@ impl<'a, S: Site> Worker<'a, S> {
         } else if verdict == Verdict::Retry && !site.stop().is_stopped() {
             self.parts.push((start, end, retried + 1));
             site.ledger().retried();
+        } else if let Outcome::Signaled(sig) = outcome
+            && self.runner.is_worker_shell()
+        {
+            site.stop().request(StopReason::Fatal(format!(
+                "batch {} ({}): the worker shell was killed by {} on each of {} attempts; \
+                 stopping, with it and the batches after it left for --resume",
+                part.seq,
+                crate::ledger::whereabouts(&part),
+                crate::ledger::signal_text(sig),
+                retried + 1
+            )));
+            return Ok(false);
         } else {
             let records = if part.records == 0 {
                 0
@@ -796,7 +812,7 @@ impl<'a, S: Site> Worker<'a, S> {
             site.ledger()
                 .given_up(&Batch { records, ..part }, &outcome, retried + 1);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Hands a settled batch to the emitter, then stops the run if `--halt` is reached; false

@@ -118,6 +118,9 @@ pub fn prepare(
         None => None,
     };
     let stdout_base = match &resume {
+        // An empty stdout holds the rest of the output on its own (a new file): its count
+        // starts again at 0.
+        Some(_) if stdout_size(io::stdout()) == Some(0) => 0,
         Some((_, loaded)) => loaded.checkpoint.stdout.unwrap_or(0),
         None => stdout_position(io::stdout()).unwrap_or(0),
     };

@@ -100,10 +100,12 @@ pub struct Restore {
 }
 
 impl Restore {
-    /// Refuses at start what cannot work: a regular stdout shorter than the recorded output.
+    /// Refuses at start what cannot work: a regular stdout shorter than the recorded output,
+    /// unless it is empty (a new file for the rest, as forkrun's resume writes it).
     pub(super) fn check(from: &Path, cp: &Checkpoint) -> Result<Restore, String> {
         if let (Some(want), Some(size)) = (cp.stdout, stdout_size(io::stdout()))
             && size < want
+            && size > 0
         {
             return Err(format!(
                 "--resume: stdout holds {}, fewer than the {} of output {} recorded; append \
@@ -134,7 +136,9 @@ impl Restore {
         };
         let bytes = count(want, "byte", "bytes");
         let stdout = io::stdout();
-        let Some(size) = stdout_size(&stdout) else {
+        // An empty stdout is a new file for the rest of the output: the earlier output stays
+        // where it is, and this run's goes after it when the two are concatenated.
+        let Some(size) = stdout_size(&stdout).filter(|&n| n > 0 || want == 0) else {
             eprintln!(
                 "frun: resuming {from}: {done} already done; keep only the first {bytes} of the \
                  earlier output (truncate -s {want} FILE)"

@@ -45,6 +45,9 @@ pub struct Journal {
     /// Stdout, synced before entries are written when it is a regular file.
     stdout: Option<RawFd>,
     batches: AtomicU64,
+    /// Stdout's byte count after the last batch recorded done (u64::MAX: not counted, `-u` or
+    /// not a regular file): what a resume keeps of it.
+    kept_stdout: AtomicU64,
     /// Set when the journal could not be created after all (another frun took the file).
     lost: Mutex<Option<String>>,
 }
@@ -84,6 +87,7 @@ impl Journal {
             pending: Mutex::new(Vec::new()),
             stdout,
             batches: AtomicU64::new(0),
+            kept_stdout: AtomicU64::new(stdout_base.unwrap_or(u64::MAX)),
             lost: Mutex::new(None),
         }
     }
@@ -207,7 +211,16 @@ impl Journal {
             return;
         }
         self.batches.fetch_add(1, Ordering::Relaxed);
+        if let Some(n) = stdout {
+            self.kept_stdout.fetch_max(n, Ordering::Relaxed);
+        }
         self.push(|p| format::done(p, start, end, stdout));
+    }
+
+    /// Stdout's byte count after the last batch recorded done, when it is counted: the output
+    /// a resume keeps (the rest of stdout is cut off).
+    pub fn kept_stdout(&self) -> Option<u64> {
+        Some(self.kept_stdout.load(Ordering::Relaxed)).filter(|&n| n != u64::MAX)
     }
 
     /// Records a batch whose command failed (a non-zero status that is not retried): its

@@ -33,6 +33,8 @@ pub enum PlanError {
     Usage(String),
     /// The command cannot be run (126/127).
     Command(ResolveError),
+    /// A file the run needs is not there, e.g. the `--resume` file (exit 1, as forkrun).
+    Missing(String),
 }
 
 fn usage(msg: impl Into<String>) -> PlanError {
@@ -500,7 +502,9 @@ fn work(
         records_on_stdin: cfg.stdin,
         retry: retry_policy(cfg)?,
         halt: cfg.halt,
-        splittable: matches!(sizing, Sizing::Adaptive { .. })
+        // A batch of the size asked for (`-l N`) is the unit, as in forkrun: a record that
+        // keeps failing takes its batch down. Where frun chose the size, it splits.
+        splittable: matches!(sizing, Sizing::Adaptive { init, max } if init != max)
             && cfg.dialect == config::Dialect::Frun,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
@@ -925,6 +929,14 @@ fn checkpoint(
         Some(s) => PathBuf::from(format!("{}.{}", crate::journal::DEFAULT_PATH, s.name())),
         None => PathBuf::from(crate::journal::DEFAULT_PATH),
     };
+    if let Some(p) = cfg.resume.as_deref()
+        && std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Err(PlanError::Missing(format!(
+            "--resume: resume file {} not found",
+            p.display()
+        )));
+    }
     let prepared = crate::journal::prepare(
         &run_identity(cfg),
         &shown_command(cfg),

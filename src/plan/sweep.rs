@@ -58,7 +58,8 @@ pub(super) fn materialize(
         if lens.iter().any(|&l| l != shortest) {
             let shown: Vec<String> = lens.iter().map(usize::to_string).collect();
             eprintln!(
-                "frun: --link: the sources hold {} values; each goes as far as the shortest ({shortest})",
+                "frun: --link: the sources hold {} values; truncating combinations to the shortest \
+                 length ({shortest})",
                 shown.join(", ")
             );
         }

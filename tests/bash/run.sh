@@ -256,9 +256,23 @@ check "kill -9 \$BASHPID once: retried, exactly once" "$(seq 1000 | cksum)" \
   "$(seq 1000 | in_bash 'f() { if [[ ! -e once ]]; then : >once; kill -9 $BASHPID; fi; printf "%s\n" "$@"; }; frun -k f' | cksum)"
 rm -f once
 no_journals
-out=$(seq 3 | in_bash 'f() { kill -9 $BASHPID; }; FRUN_RETRY_LIMIT=1 frun --checkpoint-file cp f; echo "status=$?"' 2>&1)
-check "a persistent crash is given up: status 3" 1 "$(grep -c '^status=3$' <<<"$out")"
-check "a persistent crash is named" 3 "$(grep -c '^frun: batch .* given up after 2 attempts; last: killed by signal 9' <<<"$out")"
+# A worker shell killed on every attempt ends the run, as in forkrun: status 1, the checkpoint
+# kept, nothing after that batch emitted under -k; the stop message gives the byte count to cut
+# the output to, and a resume into a new file continues it exactly.
+out=$(seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e go ]] && kill -9 $BASHPID; printf "%s\n" "$a"; done; }
+  FRUN_RETRY_LIMIT=1 frun -k -l 1 --checkpoint-file cp f >kill1.out; echo "status=$?"' 2>&1)
+check "a worker shell killed on each attempt stops the run: status 1" 1 "$(grep -c '^status=1$' <<<"$out")"
+check "the stop names the killed worker shell" 1 \
+  "$(grep -c '^frun: batch .*the worker shell was killed by signal 9 .* on each of 2 attempts' <<<"$out")"
+check "nothing after the killed batch is emitted under -k" "$(seq 49 | cksum)" "$(cksum <kill1.out)"
+keep=$(sed -n 's/.*truncate your output file to exactly \([0-9]*\) bytes.*/\1/p' <<<"$out")
+check "the stop gives the output's byte count" "$(seq 49 | wc -c)" "$keep"
+: >go
+seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e go ]] && kill -9 $BASHPID; printf "%s\n" "$a"; done; }
+  frun -k -l 1 --resume cp f' >kill2.out 2>/dev/null
+check "cut output + a resume into a new file = one run" "$(seq 300 | cksum)" \
+  "$({ head -c "$keep" kill1.out; cat kill2.out; } | cksum)"
+rm -f go
 check "return N fails the batch: 123" 123 "$(seq 3 | in_bash 'f() { return 4; }; frun f 2>/dev/null; echo $?')"
 no_journals
 check "return N with -E is retried, then given up: 3" 3 \
@@ -320,6 +334,12 @@ check "the completed resume removes both names" "none" \
 rm -f ran
 check "--halt now,2: stops at the second failure, status 1" "1 2" \
   "$(seq 10 | in_bash 'f() { echo x >>ran; return 1; }; frun -j 1 -l 1 --halt now,2 f 2>/dev/null; echo "$? $(wc -l <ran)"')"
+check "--halt now,2 says so in forkrun's words" 1 \
+  "$(seq 10 | in_bash 'f() { return 1; }; frun -j 1 -l 1 --halt now,2 --checkpoint-file h2.cp f 2>&1 >/dev/null' | grep -c 'Halt condition met (2 failed batches)')"
+# A batch of the size asked for is the unit, as in forkrun: a record that keeps failing takes
+# its -l 5 batch down; the other batches run.
+check "-l 5: a batch that keeps failing is given up whole" "$(seq 5 | cksum)" \
+  "$(seq 10 | in_bash 'f() { for a; do [[ $a == 6 ]] && exit 1; echo "$a"; done; }; frun -l 5 --checkpoint-file l5.cp f 2>/dev/null' | sort -n | cksum)"
 check "a given-up batch is reported as skipped" 1 \
   "$(seq 3 | in_bash 'f() { exit 1; }; FRUN_RETRY_LIMIT=0 frun -E --checkpoint-file sk.cp f 2>&1 >/dev/null' | grep -c 'given up after .* and skipped')"
 
