@@ -170,8 +170,8 @@ pub fn command() -> Command {
         .after_help(
             "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
              3 some records given up after their retries; 126/127 CMD not executable/not found; \
-             2 usage error; 1 frun stopped (--halt, stdout cannot be written, a worker \
-             shell killed on every attempt, a --resume file not found); \
+             2 usage error; 1 frun stopped (--halt, stdout cannot be written, a --resume \
+             file not found); \
              128+N stopped by signal N.\n\
              frun merge DIR writes the output of a --results DIR (see frun merge --help); a \
              command named merge is run with frun -- merge.\n\

@@ -945,8 +945,7 @@ fn build(
     if o.pipe {
         return pipe(o, command, sources);
     }
-    // -X/-m over one source number the job's values for {N}.
-    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header;
+    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header; // {N} with -X/-m
     // One source that is a file (or stdin), without --header, is read as it is: streamed,
     // one record per value. Anything else becomes tuples (the plan writes them).
     let single = match sources.as_slice() {

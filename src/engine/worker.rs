@@ -669,9 +669,7 @@ impl<'a, S: Site> Worker<'a, S> {
             let Some(outcome) = self.attempt(part, bytes)? else {
                 return Ok(None);
             };
-            if !self.settle(part, retried, bytes, outcome, &mut settled)? {
-                return Ok(None);
-            }
+            self.settle(part, retried, bytes, outcome, &mut settled)?;
         }
         Ok(Some(settled))
     }
@@ -730,9 +728,8 @@ impl<'a, S: Site> Worker<'a, S> {
     }
 
     /// Judges an attempt at `part` (after `retried` retries): it stands, or the part is split,
-    /// queued again or given up, and a failed attempt's partial output is dropped. False when
-    /// the run stops instead: a worker shell killed by a signal on every attempt ends the run
-    /// as forkrun does, with the part left undone for `--resume`.
+    /// queued again or given up, and a failed attempt's partial output is dropped. A worker
+    /// shell killed on every attempt is given up like a command (forkrun stopped the run).
     fn settle(
         &mut self,
         part: Batch,
@@ -740,7 +737,7 @@ impl<'a, S: Site> Worker<'a, S> {
         bytes: &[u8],
         outcome: Outcome,
         settled: &mut Settled,
-    ) -> io::Result<bool> {
+    ) -> io::Result<()> {
         let (site, rules) = (self.site, self.rules);
         let verdict = rules.retry.judge(&outcome, retried);
         if verdict == Verdict::Final {
@@ -765,7 +762,7 @@ impl<'a, S: Site> Worker<'a, S> {
                 settled.abort = abort_reason(&outcome, || site.command_name());
             }
             site.ledger().record(&part, &outcome);
-            return Ok(true);
+            return Ok(());
         }
         // A failed attempt's partial output never appears.
         if let Some(c) = self.capture {
@@ -788,18 +785,6 @@ impl<'a, S: Site> Worker<'a, S> {
         } else if verdict == Verdict::Retry && !site.stop().is_stopped() {
             self.parts.push((start, end, retried + 1));
             site.ledger().retried();
-        } else if let Outcome::Signaled(sig) = outcome
-            && self.runner.is_worker_shell()
-        {
-            site.stop().request(StopReason::Fatal(format!(
-                "batch {} ({}): the worker shell was killed by {} on each of {} attempts; \
-                 stopping, with it and the batches after it left for --resume",
-                part.seq,
-                crate::ledger::whereabouts(&part),
-                crate::ledger::signal_text(sig),
-                retried + 1
-            )));
-            return Ok(false);
         } else {
             let records = if part.records == 0 {
                 0
@@ -812,7 +797,7 @@ impl<'a, S: Site> Worker<'a, S> {
             site.ledger()
                 .given_up(&Batch { records, ..part }, &outcome, retried + 1);
         }
-        Ok(true)
+        Ok(())
     }
 
     /// Hands a settled batch to the emitter, then stops the run if `--halt` is reached; false

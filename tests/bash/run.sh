@@ -256,19 +256,21 @@ check "kill -9 \$BASHPID once: retried, exactly once" "$(seq 1000 | cksum)" \
   "$(seq 1000 | in_bash 'f() { if [[ ! -e once ]]; then : >once; kill -9 $BASHPID; fi; printf "%s\n" "$@"; }; frun -k f' | cksum)"
 rm -f once
 no_journals
-# A worker shell killed on every attempt ends the run, as in forkrun: status 1, the checkpoint
-# kept, nothing after that batch emitted under -k; the stop message gives the byte count to cut
-# the output to, and a resume into a new file continues it exactly.
-out=$(seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e go ]] && kill -9 $BASHPID; printf "%s\n" "$a"; done; }
-  FRUN_RETRY_LIMIT=1 frun -k -l 1 --checkpoint-file cp f >kill1.out; echo "status=$?"' 2>&1)
-check "a worker shell killed on each attempt stops the run: status 1" 1 "$(grep -c '^status=1$' <<<"$out")"
-check "the stop names the killed worker shell" 1 \
-  "$(grep -c '^frun: batch .*the worker shell was killed by signal 9 .* on each of 2 attempts' <<<"$out")"
-check "nothing after the killed batch is emitted under -k" "$(seq 49 | cksum)" "$(cksum <kill1.out)"
+out=$(seq 3 | in_bash 'f() { kill -9 $BASHPID; }; FRUN_RETRY_LIMIT=1 frun --checkpoint-file cp f; echo "status=$?"' 2>&1)
+check "a persistent crash is given up: status 3" 1 "$(grep -c '^status=3$' <<<"$out")"
+check "a persistent crash is named" 3 "$(grep -c '^frun: batch .* given up after 2 attempts; last: killed by signal 9' <<<"$out")"
+rm -f cp
+# A run stopped part-way (--halt here) gives the byte count to cut its output to, and a resume
+# into a new file continues it exactly.
+out=$(seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e go ]] && return 1; printf "%s\n" "$a"; done; }
+  frun -k -l 1 --halt now,1 --checkpoint-file cp f >kill1.out; echo "status=$?"' 2>&1)
+check "a halted run: status 1" 1 "$(grep -c '^status=1$' <<<"$out")"
 keep=$(sed -n 's/.*truncate your output file to exactly \([0-9]*\) bytes.*/\1/p' <<<"$out")
-check "the stop gives the output's byte count" "$(seq 49 | wc -c)" "$keep"
+kept=$(head -c "${keep:-0}" kill1.out | wc -l)
+check "the stop gives the output's byte count: whole lines, before the failed record" \
+  "$(seq "$kept" | cksum) yes" "$(head -c "${keep:-0}" kill1.out | cksum) $( ((kept > 0 && kept < 50)) && echo yes)"
 : >go
-seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e go ]] && kill -9 $BASHPID; printf "%s\n" "$a"; done; }
+seq 300 | in_bash 'f() { for a; do [[ $a == 50 && ! -e go ]] && return 1; printf "%s\n" "$a"; done; }
   frun -k -l 1 --resume cp f' >kill2.out 2>/dev/null
 check "cut output + a resume into a new file = one run" "$(seq 300 | cksum)" \
   "$({ head -c "$keep" kill1.out; cat kill2.out; } | cksum)"

@@ -57,12 +57,6 @@ pub(super) trait Runner {
     fn feeds_stdin(&self) -> bool {
         false
     }
-
-    /// Whether an attempt that ends killed by a signal means a persistent worker shell itself
-    /// died (forkrun's catastrophic worker death), not just a command it started.
-    fn is_worker_shell(&self) -> bool {
-        false
-    }
 }
 
 /// The runner worker `index` (on NUMA node `node`) uses for all its batches, as the plan's

@@ -106,8 +106,4 @@ impl Runner for ShellRunner<'_> {
     fn feeds_stdin(&self) -> bool {
         self.child.stdin.is_some()
     }
-
-    fn is_worker_shell(&self) -> bool {
-        true
-    }
 }

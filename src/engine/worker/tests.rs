@@ -161,8 +161,6 @@ struct Mock<'a> {
     /// Every attempt's part, in order.
     log: Vec<Batch>,
     script: Script<'a>,
-    /// Plays a persistent worker shell (a signal kills the worker itself).
-    worker_shell: bool,
 }
 
 impl<'a> Mock<'a> {
@@ -172,7 +170,6 @@ impl<'a> Mock<'a> {
             capture: Capture::new().unwrap(),
             log: Vec::new(),
             script: Box::new(script),
-            worker_shell: false,
         }
     }
 
@@ -211,10 +208,6 @@ impl Runner for Mock<'_> {
             self.capture.append(format!("r{r} {label}\n").as_bytes())?;
         }
         Ok(ending)
-    }
-
-    fn is_worker_shell(&self) -> bool {
-        self.worker_shell
     }
 }
 
@@ -379,29 +372,16 @@ fn halt_stops_the_run_after_the_batch_that_reaches_it() {
 }
 
 #[test]
-fn a_worker_shell_killed_on_every_attempt_stops_the_run_with_the_batch_undone() {
-    let run = Run::new(4, 1, rules(Some(2), false, None));
-    let mut mock = Mock::new(&run, |part, _, _| match part.seq {
-        1 => Ending::Ran(Outcome::Signaled(libc::SIGKILL)),
-        _ => OK,
-    });
-    mock.worker_shell = true;
-    run.serve(&mut mock);
-
-    // Batch 0 ran; batch 1 had its 3 attempts, then the run stopped: it is neither done nor
-    // given up, and nothing after it ran.
-    assert_eq!(run.seqs(), [0]);
-    assert_eq!(mock.log.len(), 4);
-    assert_eq!(run.ledger.given_up_batches(), 0);
-    assert!(run.stop.is_stopped());
-
-    // A spawned command killed the same way is given up, and the run goes on.
+fn a_batch_killed_on_every_attempt_is_given_up_and_the_run_goes_on() {
     let run = Run::new(4, 1, rules(Some(2), false, None));
     let mut mock = Mock::new(&run, |part, _, _| match part.seq {
         1 => Ending::Ran(Outcome::Signaled(libc::SIGKILL)),
         _ => OK,
     });
     run.serve(&mut mock);
+    // Batch 1 had its 3 attempts and was given up; the others ran, in order.
+    assert_eq!(run.seqs(), [0, 1, 2, 3]);
+    assert_eq!(mock.log.len(), 6);
     assert_eq!(run.ledger.given_up_batches(), 1);
     assert!(!run.stop.is_stopped());
 }
