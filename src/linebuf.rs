@@ -39,6 +39,8 @@ struct Control {
     done: bool,
     /// Why forwarding failed (the worker stops the run).
     failed: Option<EmitError>,
+    /// `--tag`: what each line of the batch starts with (before a tab); empty for none.
+    tag: Vec<u8>,
 }
 
 /// A worker's line relay: the pipe its children write to, and the thread's controls.
@@ -80,6 +82,13 @@ impl LineRelay {
         let _ = self.capture.set(Arc::clone(capture));
     }
 
+    /// The lines of the batches to come start with `tag` and a tab (`--tag`; empty: none).
+    pub fn tag_lines_with(&self, tag: &[u8]) {
+        let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        c.tag.clear();
+        c.tag.extend_from_slice(tag);
+    }
+
     /// Batch `seq`'s command is about to start.
     pub fn begin(&self, seq: u64) {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
@@ -119,6 +128,7 @@ impl LineRelay {
             live: false,
             kept_from: None,
             error: None,
+            tagged: Vec::new(),
         };
         while !self.quit.load(Ordering::Acquire) {
             // Lines kept for -k go out once their batch is the oldest: looked at now and then.
@@ -171,6 +181,8 @@ struct Pump<'a> {
     kept_from: Option<u64>,
     /// The first failure to forward (reported at the batch's end).
     error: Option<EmitError>,
+    /// `--tag`: the lines being forwarded with their tags (reused).
+    tagged: Vec<u8>,
 }
 
 impl Pump<'_> {
@@ -213,12 +225,26 @@ impl Pump<'_> {
         self.pending.drain(..cut);
     }
 
-    /// Hands `pending[..cut]` of batch `seq` to the emitter, or keeps it for later (`-k`).
+    /// Hands `pending[..cut]` of batch `seq` to the emitter, or keeps it for later (`-k`),
+    /// each line after its tag with `--tag`.
     fn forward(&mut self, seq: u64, cut: usize) -> Result<(), EmitError> {
-        let lines = &self.pending[..cut];
         if self.error.is_some() {
             return Ok(());
         }
+        let lines = {
+            let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+            if c.tag.is_empty() || cut == 0 {
+                &self.pending[..cut]
+            } else {
+                self.tagged.clear();
+                for line in self.pending[..cut].split_inclusive(|&b| b == b'\n') {
+                    self.tagged.extend_from_slice(&c.tag);
+                    self.tagged.push(b'\t');
+                    self.tagged.extend_from_slice(line);
+                }
+                &self.tagged[..]
+            }
+        };
         let capture = self.relay.capture.get();
         if !self.live {
             let kept = match (capture, self.kept_from) {

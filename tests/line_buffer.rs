@@ -13,8 +13,8 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 /// Runs `frun parallel ARGS` in a fresh directory; each job prints a first line, then waits for
 /// a file that the test creates only after it has read that line from frun's stdout. The job
-/// can only finish if its line came out while it was running.
-fn first_line_arrives_while_the_job_waits(args: &[&str], stdin: &[u8]) {
+/// can only finish if its line came out while it was running. Each line starts with `tag`.
+fn first_line_arrives_while_the_job_waits(args: &[&str], stdin: &[u8], tag: &str) {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let mut child = Command::new(BIN)
         .arg("parallel")
@@ -44,23 +44,30 @@ fn first_line_arrives_while_the_job_waits(args: &[&str], stdin: &[u8]) {
         let _ = child.wait();
         panic!("{args:?}: no line arrived while the job was running");
     };
-    assert_eq!(first, "ready", "{args:?}");
+    assert_eq!(first, format!("{tag}ready"), "{args:?}");
     std::fs::write(dir.path().join("go"), b"").unwrap();
     let rest: Vec<String> = rx.iter().collect();
     let status = child.wait().unwrap();
     assert!(status.success(), "{args:?}: {status:?}");
-    assert_eq!(rest, ["done"], "{args:?}");
+    assert_eq!(rest, [format!("{tag}done")], "{args:?}");
 }
 
 const WAITER: &str = "echo ready; while [ ! -e go ]; do sleep 0.02; done; echo done; : {}";
 
 #[test]
 fn lines_come_out_while_their_job_runs() {
-    first_line_arrives_while_the_job_waits(&["--lb", WAITER, ":::", "1"], b"");
-    first_line_arrives_while_the_job_waits(&["--line-buffer", "-k", WAITER, ":::", "1"], b"");
-    first_line_arrives_while_the_job_waits(&["--linebuffer", WAITER], b"x\n");
+    first_line_arrives_while_the_job_waits(&["--lb", WAITER, ":::", "1"], b"", "");
+    first_line_arrives_while_the_job_waits(&["--line-buffer", "-k", WAITER, ":::", "1"], b"", "");
+    first_line_arrives_while_the_job_waits(&["--linebuffer", WAITER], b"x\n", "");
     let piped = format!("cat >/dev/null; {WAITER}");
-    first_line_arrives_while_the_job_waits(&["--pipe", "--lb", &piped], b"a\nb\n");
+    first_line_arrives_while_the_job_waits(&["--pipe", "--lb", &piped], b"a\nb\n", "");
+    // With --tag, each line is tagged as it passes.
+    first_line_arrives_while_the_job_waits(&["--lb", "--tag", WAITER, ":::", "v"], b"", "v\t");
+    first_line_arrives_while_the_job_waits(
+        &["-k", "--lb", "--tagstring", "<{#}>", WAITER],
+        b"x\n",
+        "<1>\t",
+    );
 }
 
 /// Every line of `out` is one job's letter repeated `len` times; returns how many lines each
@@ -133,17 +140,34 @@ fn a_last_line_without_newline_comes_out_whole_at_the_end() {
 }
 
 #[test]
-fn line_buffer_with_tag_is_refused_in_one_line() {
-    let out = Command::new(BIN)
-        .args(["parallel", "--lb", "--tag", "echo", ":::", "1"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(255), "{err}");
-    assert!(out.stdout.is_empty());
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("frun: ") && err.contains("--line-buffer"),
-        "{err}"
-    );
+fn tagged_long_lines_of_many_jobs_are_whole_and_tagged() {
+    let len = 20_000;
+    let lines = 50;
+    let job = format!("yes {{}} | tr -d '\\n' | fold -w {len} | head -n {lines}");
+    let letters = ["a", "b", "c", "d"];
+    for order in [&[][..], &["-k"][..]] {
+        let out = Command::new(BIN)
+            .arg("parallel")
+            .args(["-j4", "--lb", "--tag"])
+            .args(order)
+            .arg(&job)
+            .arg(":::")
+            .args(letters)
+            .env("PARALLEL_SHELL", "/bin/bash")
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let mut count = std::collections::BTreeMap::new();
+        for line in out.stdout.split_inclusive(|&b| b == b'\n') {
+            let (tag, body) = (line[0], &line[2..line.len() - 1]);
+            assert_eq!(line[1], b'\t', "{order:?}: a line without its tag");
+            assert_eq!(body.len(), len, "{order:?}: a line was split or joined");
+            assert!(body.iter().all(|&b| b == tag), "{order:?}: wrong tag");
+            *count.entry(tag).or_insert(0) += 1;
+        }
+        let want: std::collections::BTreeMap<u8, usize> =
+            letters.iter().map(|l| (l.as_bytes()[0], lines)).collect();
+        assert_eq!(count, want, "{order:?}");
+    }
 }

@@ -1404,9 +1404,17 @@ BB
     ("", r"parallel -u --lb echo ::: a; echo $?", ""),
     ("", r"parallel --lb --group echo ::: a; echo $?", ""),
     ("", r"parallel --lb -g echo ::: a; echo $?", ""),
+    ("", r"parallel --lb --tag echo ::: a; echo $?", ""),
+    ("", r"parallel -k --lb --tag 'echo x; echo y' ::: a b", ""),
     (
-        "D:--line-buffer with --tag: GNU tags each line as it passes; frun refuses the pair (not built yet)",
-        r"parallel --lb --tag echo ::: a; echo $?",
+        "",
+        r#"parallel -k --lb --tagstring '<{}>' 'printf "1\n2"' ::: a b"#,
+        "",
+    ),
+    ("s", r"parallel --lb --tag 'seq {}' ::: 1 2 3", ""),
+    (
+        "",
+        r"parallel -k -j2 --lb --tag 'sleep 0.{}; echo {}' ::: 3 1",
         "",
     ),
     // --- --dry-run.
@@ -1771,7 +1779,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--filter '{1} < 2'", "--filter"),
     ("--env X", "--env"),
     ("--workdir .", "--workdir"),
-    ("--lb --tag", "--line-buffer"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),
     ("--interactive", "--interactive"),

@@ -1197,6 +1197,6 @@ number of failed jobs (101 for more than 100), 255 for an error on the command l
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json, and, not built yet, --line-buffer with --tag. --will-cite and
+--results NAME.csv/.tsv/.json. --will-cite and
 --citation are accepted and do nothing.
 ";

@@ -125,6 +125,7 @@ fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Re
     };
     let mut worker = Worker::new(&site, runner.as_mut(), capture.as_ref());
     worker.errors = errors.as_ref();
+    worker.relay = relay;
     worker.serve()
 }
 
@@ -493,6 +494,10 @@ struct Worker<'a, S: Site> {
     measure: bool,
     /// The joblog line being written (reused).
     line: Vec<u8>,
+    /// `--line-buffer`: the relay that passes on this worker's output, tagging its lines with
+    /// `tag` (`--tag`; reused, empty for none).
+    relay: Option<&'a LineRelay>,
+    tag: Vec<u8>,
 }
 
 /// What a batch's joblog line says, gathered over its attempts.
@@ -560,6 +565,8 @@ impl<'a, S: Site> Worker<'a, S> {
             job: site.joblog().map(JobNote::new),
             measure: site.measures_runtimes(),
             line: Vec::new(),
+            relay: None,
+            tag: Vec::new(),
         }
     }
 
@@ -679,6 +686,13 @@ impl<'a, S: Site> Worker<'a, S> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
         self.attempts += 1;
+        if let Some(r) = self.relay {
+            self.tag.clear();
+            if !site.tag_of(bytes, part.seq, &mut self.tag) {
+                self.tag.clear();
+            }
+            r.tag_lines_with(&self.tag);
+        }
         // Nothing runs on bytes read past the end of an input file that shrank.
         if !site.intact(part.end) {
             site.input_shrank();
@@ -742,8 +756,9 @@ impl<'a, S: Site> Worker<'a, S> {
         let verdict = rules.retry.judge(&outcome, retried);
         if verdict == Verdict::Final {
             if let Some(c) = self.capture {
+                // With a line relay, lines are tagged as they pass.
                 let mut tag = Vec::new();
-                if site.tag_of(bytes, part.seq, &mut tag) {
+                if self.relay.is_none() && site.tag_of(bytes, part.seq, &mut tag) {
                     tag_lines(c, settled.kept, &tag)?;
                 }
                 settled.kept = c.size()?;

@@ -533,9 +533,9 @@ fn check_combinations(cfg: &Config) -> Result<(), PlanError> {
             "-n counts records; it cannot be combined with -b or --block",
         ));
     }
-    if cfg.line_buffer && (cfg.shell_command || cfg.tag.is_some()) {
+    if cfg.line_buffer && cfg.shell_command {
         return Err(usage(
-            "--line-buffer cannot be combined with a shell function or with --tag/--tagstring yet",
+            "--line-buffer cannot be combined with a shell function yet",
         ));
     }
     if cfg.stdin && cfg.insert {
