@@ -90,6 +90,23 @@ pub struct Sweep {
     pub shuffle: bool,
 }
 
+impl Sweep {
+    /// A sweep of `sources` (linked or not, shorter ones starting again), values ending in
+    /// newlines, with every other setting off.
+    pub fn of(sources: Vec<Source>, link: bool) -> Sweep {
+        Sweep {
+            sources,
+            link,
+            wrap: true,
+            header: false,
+            delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
+        }
+    }
+}
+
 /// One input source of a sweep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {

@@ -103,19 +103,13 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, PlanError> {
         .as_ref()
         .map_or_else(|| "/bin/sh".into(), |j| j.shell.clone());
     let mut retry = cfg.clone();
-    retry.input = InputSpec::Sweep(Sweep {
-        sources: vec![Source {
+    retry.input = InputSpec::Sweep(Sweep::of(
+        vec![Source {
             values: SourceValues::Words(lines),
             linked: false,
         }],
-        link: false,
-        wrap: true,
-        header: false,
-        delimiter: b'\n',
-        eof: None,
-        skip_empty: false,
-        shuffle: false,
-    });
+        false,
+    ));
     retry.delimiter = 0;
     retry.batch = BatchSpec::Exact(1);
     retry.command = vec![OsString::from("sh")];

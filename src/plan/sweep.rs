@@ -227,20 +227,6 @@ mod tests {
         }
     }
 
-    /// A sweep of `sources`, linked or not, with every other setting off.
-    fn sweep(sources: Vec<Source>, link: bool) -> Sweep {
-        Sweep {
-            sources,
-            link,
-            wrap: true,
-            header: false,
-            delimiter: b'\n',
-            eof: None,
-            skip_empty: false,
-            shuffle: false,
-        }
-    }
-
     fn tuples(sweep: &Sweep) -> Vec<String> {
         let (mut f, _, _) = materialize(sweep, b'\n', None).unwrap();
         let mut s = Vec::new();
@@ -253,7 +239,7 @@ mod tests {
 
     #[test]
     fn product_varies_the_last_source_fastest() {
-        let s = sweep(
+        let s = Sweep::of(
             vec![src(&["a", "b"], false), src(&["1", "22"], false)],
             false,
         );
@@ -262,9 +248,9 @@ mod tests {
 
     #[test]
     fn link_wraps_and_linked_sources_stop_at_the_shortest() {
-        let s = sweep(vec![src(&["a", "b", "c"], false), src(&["1"], false)], true);
+        let s = Sweep::of(vec![src(&["a", "b", "c"], false), src(&["1"], false)], true);
         assert_eq!(tuples(&s), ["1:a1:1", "1:b1:1", "1:c1:1"]);
-        let s = sweep(
+        let s = Sweep::of(
             vec![src(&["a", "b", "c"], false), src(&["1", "2"], true)],
             false,
         );
@@ -273,7 +259,7 @@ mod tests {
 
     #[test]
     fn an_empty_source_gives_no_tuples() {
-        let s = sweep(vec![src(&["a"], false), src(&[], false)], false);
+        let s = Sweep::of(vec![src(&["a"], false), src(&[], false)], false);
         assert!(tuples(&s).is_empty());
     }
 }
