@@ -88,6 +88,27 @@ fn whole_lines(out: &[u8], len: usize) -> std::collections::BTreeMap<u8, usize> 
     seen
 }
 
+/// Runs `frun parallel FLAGS ORDER JOB ::: LETTERS`; stdout, once it succeeded.
+fn long_lines(flags: &[&str], order: &[&str], job: &str, letters: &[&str]) -> Vec<u8> {
+    let out = Command::new(BIN)
+        .arg("parallel")
+        .args(flags)
+        .args(order)
+        .arg(job)
+        .arg(":::")
+        .args(letters)
+        .env("PARALLEL_SHELL", "/bin/bash")
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{flags:?} {order:?}: {:?}",
+        out.status
+    );
+    out.stdout
+}
+
 #[test]
 fn long_lines_of_many_jobs_are_never_split() {
     // Lines far longer than a pipe's atomic write (4096 bytes), written by 8 jobs at once.
@@ -96,25 +117,14 @@ fn long_lines_of_many_jobs_are_never_split() {
     let job = format!("yes {{}} | tr -d '\\n' | fold -w {len} | head -n {lines}");
     let letters = ["a", "b", "c", "d", "e", "f", "g", "h"];
     for order in [&[][..], &["-k"][..]] {
-        let out = Command::new(BIN)
-            .arg("parallel")
-            .args(["-j8", "--lb"])
-            .args(order)
-            .arg(&job)
-            .arg(":::")
-            .args(letters)
-            .env("PARALLEL_SHELL", "/bin/bash")
-            .stderr(Stdio::inherit())
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let seen = whole_lines(&out.stdout, len);
+        let out = long_lines(&["-j8", "--lb"], order, &job, &letters);
+        let seen = whole_lines(&out, len);
         let want: std::collections::BTreeMap<u8, usize> =
             letters.iter().map(|l| (l.as_bytes()[0], lines)).collect();
         assert_eq!(seen, want, "{order:?}");
         if !order.is_empty() {
             // -k: jobs never mix, and come in input order.
-            let firsts: Vec<u8> = out.stdout.chunks(len + 1).map(|l| l[0]).collect();
+            let firsts: Vec<u8> = out.chunks(len + 1).map(|l| l[0]).collect();
             let mut sorted = firsts.clone();
             sorted.sort_unstable();
             assert_eq!(firsts, sorted, "-k --lb mixed jobs or lost their order");
@@ -146,20 +156,9 @@ fn tagged_long_lines_of_many_jobs_are_whole_and_tagged() {
     let job = format!("yes {{}} | tr -d '\\n' | fold -w {len} | head -n {lines}");
     let letters = ["a", "b", "c", "d"];
     for order in [&[][..], &["-k"][..]] {
-        let out = Command::new(BIN)
-            .arg("parallel")
-            .args(["-j4", "--lb", "--tag"])
-            .args(order)
-            .arg(&job)
-            .arg(":::")
-            .args(letters)
-            .env("PARALLEL_SHELL", "/bin/bash")
-            .stderr(Stdio::inherit())
-            .output()
-            .unwrap();
-        assert!(out.status.success());
+        let out = long_lines(&["-j4", "--lb", "--tag"], order, &job, &letters);
         let mut count = std::collections::BTreeMap::new();
-        for line in out.stdout.split_inclusive(|&b| b == b'\n') {
+        for line in out.split_inclusive(|&b| b == b'\n') {
             let (tag, body) = (line[0], &line[2..line.len() - 1]);
             assert_eq!(line[1], b'\t', "{order:?}: a line without its tag");
             assert_eq!(body.len(), len, "{order:?}: a line was split or joined");
