@@ -284,6 +284,7 @@ impl Quoted {
                 State::Quote(q) => {
                     if b == q {
                         self.state = State::Word;
+                        self.escaped_blank = false;
                     } else if b == b'\n' {
                         return Err(format!(
                             "unmatched {} quote; by default quotes are special to xargs unless \
@@ -344,7 +345,10 @@ impl Quoted {
                 self.state = State::Space;
             }
             _ => {
+                // xargs looks at the byte before the newline: a quote or a backslash after an
+                // escaped blank means the line does not end in a blank.
                 self.after_blank = false;
+                self.escaped_blank = false;
                 self.state = State::Word;
                 match b {
                     b'\'' | b'"' => self.state = State::Quote(b),
@@ -500,6 +504,15 @@ mod tests {
     fn lines_continue_after_a_trailing_blank() {
         let (c, _) = run(b"a b \nc\n\nd e\nf\n", &rules(Grouping::Lines(1)));
         assert_eq!(c, vec![vec!["a", "b", "c"], vec!["d", "e"], vec!["f"]]);
+    }
+
+    #[test]
+    fn a_quote_after_an_escaped_blank_ends_the_line() {
+        // `\ ''` ends in a quote, not in a blank: its line is complete, so it runs even
+        // though an unmatched quote follows.
+        let (c, r) = run(b"\\ ''\na\n'a", &rules(Grouping::Lines(2)));
+        assert_eq!(c, vec![vec![" ", "a"]]);
+        assert!(r.unwrap_err().starts_with("unmatched single quote"));
     }
 
     #[test]

@@ -417,7 +417,7 @@ fn quoted_input() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
 
     #[test]
     fn random_quoted_input_matches_xargs(input in quoted_input(), k in 1usize..5, lines in any::<bool>()) {
