@@ -122,6 +122,7 @@ fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Re
         index,
         node,
         slot: Cell::new(0),
+        holding: Cell::new(false),
     };
     let mut worker = Worker::new(&site, runner.as_mut(), capture.as_ref());
     worker.errors = errors.as_ref();
@@ -154,6 +155,9 @@ pub(super) trait Site {
     /// Fills `argv` with the command line for the part whose input is `bytes`; `attempt`
     /// numbers this worker's attempts.
     fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv);
+    /// The attempt whose command line [`Site::command`] built last has ended (or will not
+    /// run): what it held while it ran (a job slot) is free.
+    fn attempt_ended(&self) {}
     /// Whether the part ending at `end` was read whole (the input did not shrink under it).
     fn intact(&self, end: u64) -> bool;
     /// Whether the input shrank while it was read.
@@ -232,31 +236,34 @@ struct Post<'a> {
     shared: &'a Shared,
     index: usize,
     node: usize,
-    /// The job slot (`{%}`) its current job line holds (0: none).
+    /// The job slot (`{%}`) of its current or last job line (0: none), for its tag.
     slot: Cell<u64>,
+    /// Whether `slot` is held: from the job's start to its end, not until the next job, so
+    /// that a job starting on another worker meanwhile may take it.
+    holding: Cell<bool>,
 }
 
 impl Post<'_> {
     /// The job slot for an attempt at job `seq`: the one held so far is given back first
     /// (this worker's previous job has ended).
     fn retake_slot(&self, seq: u64) -> u64 {
-        let slots = &self.shared.slots;
-        let held = self.slot.replace(0);
-        if held != 0 {
-            slots.give(held);
-        }
-        let slot = slots.take(seq);
+        self.give_slot();
+        let slot = self.shared.slots.take(seq);
         self.slot.set(slot);
+        self.holding.set(true);
         slot
+    }
+
+    fn give_slot(&self) {
+        if self.holding.replace(false) {
+            self.shared.slots.give(self.slot.get());
+        }
     }
 }
 
 impl Drop for Post<'_> {
     fn drop(&mut self) {
-        let held = self.slot.replace(0);
-        if held != 0 {
-            self.shared.slots.give(held);
-        }
+        self.give_slot();
     }
 }
 
@@ -299,6 +306,10 @@ impl Site for Post<'_> {
             slot,
         };
         s.work.template.build(arg_bytes, id, argv);
+    }
+
+    fn attempt_ended(&self) {
+        self.give_slot();
     }
 
     fn intact(&self, end: u64) -> bool {
@@ -683,6 +694,12 @@ impl<'a, S: Site> Worker<'a, S> {
 
     /// Runs one attempt at `part`; None when the run stops instead (the part stays undone).
     fn attempt(&mut self, part: Batch, bytes: &[u8]) -> io::Result<Option<Outcome>> {
+        let ended = self.attempt_once(part, bytes);
+        self.site.attempt_ended();
+        ended
+    }
+
+    fn attempt_once(&mut self, part: Batch, bytes: &[u8]) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
         self.attempts += 1;
@@ -835,6 +852,7 @@ impl<'a, S: Site> Worker<'a, S> {
         {
             let bytes = site.bytes(batch.start, batch.end);
             site.command(bytes, batch.seq, first, &mut self.argv);
+            site.attempt_ended();
         }
         let receive = settled.kept - self.written;
         if site.saves_results()
