@@ -80,7 +80,13 @@ pub fn main_with_args(
             );
             ExitCode::Usage
         }
-        Ok(cfg) => run_config(&cfg, None),
+        Ok(cfg) => {
+            let code = run_config(&cfg, None);
+            // The process exits next: freeing a sweep's hundred thousand words one by one
+            // would only cost time.
+            std::mem::forget(cfg);
+            code
+        }
         Err(code) => code,
     }
 }

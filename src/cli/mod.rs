@@ -422,20 +422,24 @@ written; run the same command again to finish); 2 DIR cannot be merged.
 
 /// Parses the whole command line (including `argv[0]`).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, UsageError> {
-    let args: Vec<OsString> = args.into_iter().collect();
+    let mut args: Vec<OsString> = args.into_iter().collect();
     // Started as `parallel` or `xargs` (a link), or `frun parallel …` / `frun xargs …`.
     let called = args
         .first()
         .and_then(|a| std::path::Path::new(a).file_name())
         .unwrap_or_default();
     if parallel::is_name(called) {
-        return Ok(parallel::parse(&args[1..]));
+        args.drain(..1);
+        return Ok(parallel::parse(args));
     }
     if xargs::is_name(called) {
         return Ok(xargs::parse(&args[1..]));
     }
     match args.get(1) {
-        Some(w) if parallel::is_name(w) => return Ok(parallel::parse(&args[2..])),
+        Some(w) if parallel::is_name(w) => {
+            args.drain(..2);
+            return Ok(parallel::parse(args));
+        }
         Some(w) if xargs::is_name(w) => return Ok(xargs::parse(&args[2..])),
         _ => {}
     }

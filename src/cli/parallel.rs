@@ -263,14 +263,15 @@ struct Options {
 }
 
 /// Parses the words after `parallel`.
-pub fn parse(args: &[OsString]) -> Invocation {
+/// Takes the words after the tool's name; the values of `:::` sources are moved, not copied.
+pub fn parse(args: Vec<OsString>) -> Invocation {
     match parse_inner(args) {
         Ok(i) => i,
         Err(i) => i,
     }
 }
 
-fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
+fn parse_inner(mut args: Vec<OsString>) -> Result<Invocation, Invocation> {
     let mut o = Options {
         cfg: Config {
             dialect: Dialect::Parallel,
@@ -312,16 +313,15 @@ fn parse_inner(args: &[OsString]) -> Result<Invocation, Invocation> {
         if is_source_marker(a) || !a.starts_with(b"-") || a == b"-" {
             break;
         }
-        i += option(&mut o, args, i)?;
+        i += option(&mut o, &args, i)?;
     }
-    let rest = &args[i..];
-    let split = rest
+    args.drain(..i);
+    let split = args
         .iter()
         .position(|w| is_source_marker(w.as_bytes()))
-        .unwrap_or(rest.len());
-    let command = &rest[..split];
-    let sources = sources(&rest[split..])?;
-    build(o, command, sources)
+        .unwrap_or(args.len());
+    let sources = sources(args.split_off(split))?;
+    build(o, &args, sources)
 }
 
 fn fixed(n: u64) -> Range {
@@ -830,19 +830,17 @@ fn jobs(v: &str) -> Result<u64, Invocation> {
 }
 
 /// The input sources after the command.
-fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
+fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
     let mut out: Vec<Source> = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        let marker = words[i].as_bytes();
+    let mut words = words.into_iter().peekable();
+    while let Some(marker) = words.next() {
+        let marker = marker.as_bytes();
         let files = marker.starts_with(b"::::");
         let linked = marker.ends_with(b"+");
-        i += 1;
-        let start = i;
-        while i < words.len() && !is_source_marker(words[i].as_bytes()) {
-            i += 1;
+        let mut values = Vec::new();
+        while let Some(w) = words.next_if(|w| !is_source_marker(w.as_bytes())) {
+            values.push(w);
         }
-        let values = &words[start..i];
         if files {
             if values.is_empty() {
                 return Err(refuse("::::: needs at least one file"));
@@ -856,7 +854,7 @@ fn sources(words: &[OsString]) -> Result<Vec<Source>, Invocation> {
             }
         } else {
             out.push(Source {
-                values: SourceValues::Words(values.to_vec()),
+                values: SourceValues::Words(values),
                 linked,
             });
         }

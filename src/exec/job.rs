@@ -732,9 +732,15 @@ impl JobLine {
                     each(0, record);
                 }
             }
-            (ColumnSplit::Tuple, _) => {
-                let cols = tuple_columns(record);
-                select(&cols, col, each);
+            (ColumnSplit::Tuple, Column::All) => {
+                for (k, c) in tuple_columns(record).enumerate() {
+                    each(k, c);
+                }
+            }
+            (ColumnSplit::Tuple, Column::Index(n)) => {
+                if let Some(i) = pick(tuple_columns(record).count(), n) {
+                    each(0, tuple_columns(record).nth(i).unwrap_or_default());
+                }
             }
             (ColumnSplit::Regex(re), _) => {
                 let cols: Vec<&[u8]> = re.split(record).collect();
@@ -766,20 +772,26 @@ fn pick(len: usize, n: i64) -> Option<usize> {
 }
 
 /// The values of a sweep's tuple (`LEN:BYTES` each).
-fn tuple_columns(mut r: &[u8]) -> Vec<&[u8]> {
-    let mut out = Vec::new();
-    while let Some(colon) = memchr::memchr(b':', r) {
-        let Some(len) = std::str::from_utf8(&r[..colon])
+fn tuple_columns(r: &[u8]) -> TupleColumns<'_> {
+    TupleColumns(r)
+}
+
+/// The values of a tuple record, in order, read as they are needed (no list is built).
+struct TupleColumns<'a>(&'a [u8]);
+
+impl<'a> Iterator for TupleColumns<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let r = self.0;
+        let colon = memchr::memchr(b':', r)?;
+        let len = std::str::from_utf8(&r[..colon])
             .ok()
-            .and_then(|s| s.parse::<usize>().ok())
-        else {
-            break;
-        };
+            .and_then(|s| s.parse::<usize>().ok())?;
         let end = (colon + 1 + len).min(r.len());
-        out.push(&r[colon + 1..end]);
-        r = &r[end..];
+        self.0 = &r[end..];
+        Some(&r[colon + 1..end])
     }
-    out
 }
 
 fn trim(v: &[u8], t: Trim) -> &[u8] {
