@@ -220,18 +220,20 @@ bench() {
 
 # spawnloop times only its spawn loop (setting up 10M argv strings takes longer than spawning);
 # hyperfine still drives it and each run appends its own timing to a log.
+# Optional: TOTAL values (default LINES) and the PROGRAM spawned (default /bin/true).
 bench_spawnloop() {
-    local id=$1 workload=$2 batch=$3 warmup=$4 runs=$5 ref=$6
+    local id=$1 workload=$2 batch=$3 warmup=$4 runs=$5 ref=$6 total=${7:-$LINES} prog=${8:-}
     local logf="$raw_dir/$stamp-$id.log"
-    local cmd="spawnloop $NPROC $batch $LINES"
+    local cmd="spawnloop $NPROC $batch $total${prog:+ $prog}"
     : >"$logf"
     log "[$workload] $cmd"
     if timeout -k 10 "$BENCH_TIMEOUT" hyperfine --style basic --warmup "$warmup" --runs "$runs" \
         --export-json "$raw_dir/$stamp-$id.json" "$cmd >> $logf" >&2; then
-        row "$id" "$workload" "spawn loop, batch $batch" "$LINES" lines self "$runs" "$ref" true-spawnloop-max "$cmd" \
+        row "$id" "$workload" "spawn loop, batch $batch${prog:+, $prog}" "$total" lines self "$runs" "$ref" \
+            "${prog:+$id}${prog:-true-spawnloop-max}" "$cmd" \
             "loop time only, argv set-up excluded" "$raw_dir/$stamp-$id.json" "$logf"
     else
-        row "$id" "$workload" "spawn loop, batch $batch" "$LINES" lines fail "$runs" "$ref" "" "$cmd" \
+        row "$id" "$workload" "spawn loop, batch $batch" "$total" lines fail "$runs" "$ref" "" "$cmd" \
             "failed" "" ""
     fi
 }
@@ -297,8 +299,14 @@ run_benchmarks() {
 
     # The personalities: the same lines as GNU Parallel's and xargs' users type.
     wl="one job per value: parallel echo {} ::: \$(seq $JOB_LINES)"
+    jlim=""
+    ((use_spawnloop)) && jlim=job-spawnloop
     hf_extra=(--output "$ECHO_OUTPUT")
-    bench job-frun-parallel "$wl" "frun parallel" "$JOB_LINES" lines "$W" "$RUNS" job-frun-parallel "" \
+    # The ceiling: one /bin/echo per value, spawned by a C loop with nothing else to do.
+    if ((use_spawnloop)); then
+        bench_spawnloop job-spawnloop "$wl" 1 0 "$RUNS" job-frun-parallel "$JOB_LINES" /bin/echo
+    else skip job-spawnloop "$wl" "spawn loop" "$JOB_LINES" lines "no C compiler"; fi
+    bench job-frun-parallel "$wl" "frun parallel" "$JOB_LINES" lines "$W" "$RUNS" job-frun-parallel "$jlim" \
         "frun parallel echo {} ::: \$(cat jobs.txt)"
     if ((use_parallel)); then
         bench job-parallel "$wl" "GNU Parallel" "$JOB_LINES" lines 0 "$RUNS" job-frun-parallel "" \

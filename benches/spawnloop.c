@@ -1,7 +1,7 @@
 /*
  * spawnloop: the physical limit for "run /bin/true over N arguments".
  *
- * Usage: spawnloop THREADS BATCH TOTAL
+ * Usage: spawnloop THREADS BATCH TOTAL [PROGRAM]
  *
  * Builds TOTAL short arguments ("1".."TOTAL", as seq prints them), splits
  * them up front into argv arrays of BATCH arguments each, then starts
@@ -16,12 +16,17 @@
  * margin, each argument costing strlen+1 bytes plus an 8-byte pointer,
  * capped at 65536.
  *
+ * PROGRAM (an absolute path, default /bin/true) is what runs, e.g. /bin/echo
+ * for the limit of one echo per value; its output goes to /dev/null (opened
+ * in each child), so that only this program's own line reaches stdout.
+ *
  * Prints one line: threads, batch, total, spawns, seconds, args/s.
  *
  * Build: cc -O2 -pthread -o spawnloop spawnloop.c
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdatomic.h>
@@ -38,6 +43,7 @@ extern char **environ;
 #define MARGIN 4096L
 
 static const char *prog = "/bin/true";
+static posix_spawn_file_actions_t *actions; /* stdout to /dev/null, with PROGRAM */
 static char ***batches;        /* batches[i] is a NULL-terminated argv */
 static long nbatches;
 static atomic_long next_batch;
@@ -78,7 +84,7 @@ static void *worker(void *unused)
         if (i >= nbatches)
             return NULL;
         pid_t pid;
-        int rc = posix_spawn(&pid, prog, NULL, NULL, batches[i], environ);
+        int rc = posix_spawn(&pid, prog, actions, NULL, batches[i], environ);
         if (rc != 0) {
             fprintf(stderr, "spawnloop: posix_spawn: %s\n", strerror(rc));
             atomic_fetch_add(&failures, 1);
@@ -110,9 +116,19 @@ static long parse_long(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s THREADS BATCH|max TOTAL\n", argv[0]);
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s THREADS BATCH|max TOTAL [PROGRAM]\n", argv[0]);
         return 2;
+    }
+    static posix_spawn_file_actions_t quiet;
+    if (argc == 5) {
+        prog = argv[4];
+        if (posix_spawn_file_actions_init(&quiet) != 0 ||
+            posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0) != 0) {
+            fprintf(stderr, "spawnloop: cannot set up the file actions\n");
+            return 1;
+        }
+        actions = &quiet;
     }
     long threads = parse_long(argv[1], "THREADS");
     long total = parse_long(argv[3], "TOTAL");
