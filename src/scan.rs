@@ -26,8 +26,10 @@ const TAIL_FLOOR_BYTES: u64 = 4 << 20;
 /// Bytes the fast path counts at a time.
 const BLOCK: usize = 16 << 10;
 
-/// The hard maximum batch size, in records.
-pub const HARD_MAX_RECORDS: u64 = 65_536;
+/// The hard maximum batch size, in records. It is high enough that the argument budget
+/// (ARG_MAX) is what bounds a batch: even empty records cost 9 bytes of it, and the kernel
+/// takes at most 6 MiB of arguments.
+pub const HARD_MAX_RECORDS: u64 = 1 << 20;
 
 /// The hard maximum batch size in stdin mode, where ARG_MAX does not apply: records and bytes.
 pub const HARD_MAX_STDIN_RECORDS: u64 = 1 << 30;

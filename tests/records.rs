@@ -646,12 +646,43 @@ fn short_input_below_adaptive_init_finishes() {
     }
 }
 
+/// `getconf ARG_MAX`, as the system reports it.
+fn getconf_arg_max() -> u64 {
+    let o = std::process::Command::new("getconf")
+        .arg("ARG_MAX")
+        .output()
+        .unwrap();
+    String::from_utf8(o.stdout).unwrap().trim().parse().unwrap()
+}
+
 #[test]
-fn adaptive_hard_max_is_65536() {
-    let c = batch_counts(&["-l", "65536:-1"], &seq_n(200_000));
-    assert_eq!(c.iter().sum::<usize>(), 200_000);
-    assert_eq!(c[0], 65536, "{c:?}");
-    assert!(c.iter().all(|&x| x <= 65536), "{c:?}");
+fn adaptive_batches_grow_to_what_arg_max_takes() {
+    // `seq` lines cost their digits, a NUL and an 8-byte pointer each: past 65536 of them
+    // fit in ARG_MAX, and no batch may take more than ARG_MAX.
+    let arg_max = getconf_arg_max().min(6 << 20);
+    let n = 600_000;
+    for spec in ["65536:-1", "1:-1"] {
+        let c = batch_counts(&["-l", spec], &seq_n(n));
+        assert_eq!(c.iter().sum::<usize>() as u64, n, "-l {spec}");
+        if spec == "65536:-1" {
+            assert_eq!(c[0], 65536, "{c:?}");
+        }
+        let biggest = *c.iter().max().unwrap() as u64;
+        assert!(biggest > 65536, "-l {spec}: {c:?}");
+        // Every record of seq 600000 takes at least 1 + 1 + 8 bytes, the largest 6 + 1 + 8.
+        assert!(biggest * 10 <= arg_max, "-l {spec}: {c:?}");
+        let mut seen = 0u64;
+        for &k in &c {
+            let bytes: u64 = (seen + 1..=seen + k as u64)
+                .map(|v| v.to_string().len() as u64 + 1 + 8)
+                .sum();
+            assert!(
+                bytes <= arg_max,
+                "-l {spec}: a batch of {k} takes {bytes} bytes"
+            );
+            seen += k as u64;
+        }
+    }
 }
 
 #[test]

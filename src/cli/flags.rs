@@ -240,9 +240,10 @@ pub const FLAGS: &[FlagDef] = &[
         family: Family::Records,
         help: "Records per batch: N fixed, or INIT:MAX adaptive (default 1:-1)",
         long_help: "The adaptive default starts at one record and doubles while input is \
-                    plentiful and every worker is busy, up to 65536 records and never past \
-                    ARG_MAX; it halves again when workers starve. In a range, an empty part or 0 \
-                    means the default and -1 the hard maximum (65536).",
+                    plentiful and every worker is busy, up to as many records as ARG_MAX takes \
+                    (each record costs its bytes, a NUL and a pointer); it halves again when \
+                    workers starve. In a range, an empty part or 0 means the default and -1 the \
+                    hard maximum (what ARG_MAX allows, at most 1048576 records).",
         ..flag(
             "lines",
             Some('l'),

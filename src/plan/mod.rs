@@ -357,6 +357,20 @@ fn xargs_work(cfg: &Config, shell_words: usize) -> crate::engine::XargsWork {
     }
 }
 
+/// The bytes of arguments and environment an `execve` takes: `getconf ARG_MAX` (a quarter of
+/// the stack limit), but never more than Linux allows whatever the stack limit (three quarters
+/// of its 8 MiB default stack, 6 MiB), so a large `ulimit -s` cannot make batches the kernel
+/// refuses.
+fn arg_max() -> u64 {
+    const KERNEL_MAX: u64 = 6 << 20;
+    nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)
+        .ok()
+        .flatten()
+        .filter(|&n| n > 0)
+        .map_or(128 << 10, |n| n as u64)
+        .min(KERNEL_MAX)
+}
+
 /// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
 /// each); input from a pipe is read whole into memory first.
 fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
@@ -760,11 +774,7 @@ fn job_command(
         (None, None) => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
     };
     let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
-    let arg_max = nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)
-        .ok()
-        .flatten()
-        .filter(|&n| n > 0)
-        .map_or(128 << 10, |n| n as u64);
+    let arg_max = arg_max();
     let arg_space = template.arg_space(arg_max, environment_bytes());
     Ok(Command {
         template,
@@ -824,11 +834,7 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
     if matches!(cfg.batch, BatchSpec::Bytes(_)) && !cfg.stdin {
         template = template.whole_batch();
     }
-    let arg_max = nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)
-        .ok()
-        .flatten()
-        .filter(|&n| n > 0)
-        .map_or(128 << 10, |n| n as u64);
+    let arg_max = arg_max();
     let space = template.arg_space(arg_max, environment_bytes());
     if !in_shell && space.budget < space.per_record + space.per_byte {
         return Err(usage(
