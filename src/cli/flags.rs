@@ -243,7 +243,8 @@ pub const FLAGS: &[FlagDef] = &[
                     plentiful and every worker is busy, up to as many records as ARG_MAX takes \
                     (each record costs its bytes, a NUL and a pointer); it halves again when \
                     workers starve. In a range, an empty part or 0 means the default and -1 the \
-                    hard maximum (what ARG_MAX allows, at most 1048576 records).",
+                    hard maximum (what ARG_MAX allows, at most 1048576 records; 65536 for a bash \
+                    function, which ARG_MAX does not bound).",
         ..flag(
             "lines",
             Some('l'),

@@ -560,11 +560,18 @@ fn check_combinations(cfg: &Config) -> Result<(), PlanError> {
     Ok(())
 }
 
+/// The hard maximum batch of a bash function, in records.
+const SHELL_MAX_RECORDS: u64 = 65_536;
+
 /// Batch sizes from `-l`, `-L`, `-b`, `--block`.
 fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
     // Without ARG_MAX in the way, stdin mode grows batches further (bytes bound them too).
     let hard_max = if cfg.stdin {
         HARD_MAX_STDIN_RECORDS
+    } else if cfg.shell_command {
+        // A bash function's batch costs no exec: past this size, larger batches only balance
+        // worse at the end of the input.
+        SHELL_MAX_RECORDS
     } else {
         HARD_MAX_RECORDS
     };
