@@ -18,6 +18,8 @@ command -v pgrep >/dev/null || missing+=(procps)
 command -v xargs >/dev/null || missing+=(findutils)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
+# The Python module's tests make a virtual environment (Debian keeps ensurepip apart).
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 # A real terminal for the progress line tests (tests/progress.rs).
 command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).
@@ -50,6 +52,8 @@ python3 ci/layers.py
 cargo clippy --all-targets --release -- -D warnings
 cargo clippy --all-targets --release --features hwloc -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
+# The Python module is a crate of its own (python/, its own workspace).
+(cd python && cargo fmt --check && cargo clippy --all-targets --release -- -D warnings)
 # README's first command, as written, in a fresh Debian 12 root (needs root: debootstrap, chroot).
 if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
   stage "README's first command in a fresh Debian 12 root"
@@ -72,6 +76,10 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   bash packaging/image-test.sh --dist "$dist"
   rm -rf "$dist"
 fi
+# The Python module (import frun): its pytest suite, in a fresh virtual environment.
+stage "the Python module"
+bash python/tests/run.sh
+(cd python && cargo test --release)
 # The bash front end: the builtin in a frun.bash, driven from bash.
 stage "the bash builtin"
 bash tests/bash/run.sh
