@@ -89,8 +89,11 @@ fn serve(py: Python<'_>, sock: &OwnedFd, job: &Job<'_>) -> io::Result<()> {
         let range = Range::from_bytes(&body);
         out.clear();
         let map = Mapped::new(spool.as_raw_fd(), range.file_offset, range.len)?;
+        // A batch whose call raised (not skipped) fails: the engine neither retries it nor
+        // counts it done in a checkpoint.
         let status: i32 = match run_batch(py, job, &map, &range, &mut out) {
-            Ok(()) => 0,
+            Ok(false) => 0,
+            Ok(true) => 1,
             Err(e) => {
                 // Not the function's exception (that is a frame): the worker's own failure.
                 eprintln!("frun: a worker failed outside the function:");
@@ -124,6 +127,8 @@ fn write_file(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
 
 /// A batch's bytes, mapped read-only from the spool for the time it runs.
 struct Mapped {
+    /// The mapping outlives the batch (a view of it could not be released).
+    keep: std::cell::Cell<bool>,
     base: Option<NonNull<libc::c_void>>,
     map_len: usize,
     skip: usize,
@@ -138,6 +143,7 @@ impl Mapped {
         let len = usize::try_from(len).map_err(io::Error::other)?;
         if len == 0 {
             return Ok(Mapped {
+                keep: std::cell::Cell::new(false),
                 base: None,
                 map_len: 0,
                 skip: 0,
@@ -161,6 +167,7 @@ impl Mapped {
             return Err(io::Error::last_os_error());
         }
         Ok(Mapped {
+            keep: std::cell::Cell::new(false),
             base: NonNull::new(p),
             map_len,
             skip,
@@ -184,7 +191,9 @@ impl Mapped {
 
 impl Drop for Mapped {
     fn drop(&mut self) {
-        if let Some(p) = self.base {
+        if let Some(p) = self.base
+            && !self.keep.get()
+        {
             // SAFETY: our own mapping, unmapped once.
             unsafe { libc::munmap(p.as_ptr(), self.map_len) };
         }
@@ -198,7 +207,7 @@ fn run_batch(
     map: &Mapped,
     range: &Range,
     out: &mut Vec<u8>,
-) -> PyResult<()> {
+) -> PyResult<bool> {
     if job.opts.batch {
         return run_whole(py, job, map, range, out);
     }
@@ -220,12 +229,12 @@ fn run_batch(
                 };
                 frames::push_error(out, kind, offset, &traceback_text(py, &e));
                 if kind == frames::ERROR {
-                    return Ok(());
+                    return Ok(true);
                 }
             }
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Calls `f` once, or again up to `retries` more times with `on_error="retry"`.
@@ -295,21 +304,25 @@ fn traceback_text(py: Python<'_>, e: &PyErr) -> String {
 }
 
 /// `batch=True`: the function gets the batch once; what it returns (an iterable of results,
-/// one `str`/`bytes`, or None for none) becomes the batch's results.
+/// one `str`/`bytes`, or None for none) becomes the batch's results. True when the call
+/// raised (and was not skipped).
 fn run_whole(
     py: Python<'_>,
     job: &Job<'_>,
     map: &Mapped,
     range: &Range,
     out: &mut Vec<u8>,
-) -> PyResult<()> {
+) -> PyResult<bool> {
     let batch = Bound::new(
         py,
         crate::batch::Batch::new(py, map.ptr(), map.bytes().len(), range, job.opts)?,
     )?;
     let called = call(py, job, || job.func.call1((batch.clone(),)));
     // The batch's bytes are unmapped after this: its view must not outlive the call.
-    batch.borrow_mut().close(py);
+    if !batch.borrow_mut().close(py) {
+        // Its view is still exported (a numpy array over it?): the bytes stay mapped.
+        map.keep.set(true);
+    }
     match called {
         Ok(r) if r.is_none() => {}
         Ok(r) if r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok() => {
@@ -329,7 +342,8 @@ fn run_whole(
                 _ => frames::ERROR,
             };
             frames::push_error(out, kind, range.input_offset, &traceback_text(py, &e));
+            return Ok(kind == frames::ERROR);
         }
     }
-    Ok(())
+    Ok(false)
 }

@@ -210,3 +210,34 @@ def test_abandoning_a_stream_stops_its_workers():
     assert next(s) == "0"
     s.close()
     del s
+
+
+def test_a_checkpoint_resumes_a_stopped_run_without_redoing_done_records(tmp_path):
+    ck = tmp_path / "checkpoint"
+    done = tmp_path / "done"
+    done.mkdir()
+    marker = tmp_path / "failed-once"
+
+    def fn(s):
+        if s == "1500" and not marker.exists():
+            marker.touch()
+            raise ValueError("stop here")
+        (done / s).touch()
+        return s
+
+    with pytest.raises(frun.TaskError):
+        frun.map(fn, DATA, checkpoint=str(ck))
+    assert ck.exists()
+    first = set(os.listdir(done))
+    assert "1500" not in first
+    for name in first:
+        (done / name).unlink()
+    second = frun.map(fn, DATA, checkpoint=str(ck))
+    # The second run does all the first left undone (a batch cut short by the stop runs again
+    # whole), in order, and skips the batches the checkpoint lists as done.
+    assert set(RECORDS) - first <= set(second)
+    assert len(second) < len(RECORDS)
+    assert second == [r for r in RECORDS if r in set(second)]
+    assert set(os.listdir(done)) == set(second)
+    # A run that ends normally removes its checkpoint.
+    assert not ck.exists()
