@@ -395,9 +395,15 @@ impl Run {
             unsafe { pyo3::ffi::PyOS_AfterFork_Child() };
             self.become_worker(parent, engine_end);
             let func = self.func.as_ref().expect("a function run").bind(py).clone();
+            let dumps = match py.import("pickle").and_then(|p| p.getattr("dumps")) {
+                Ok(d) => d,
+                // SAFETY: _exit only ends the process (a worker without pickle cannot run).
+                Err(_) => unsafe { libc::_exit(1) },
+            };
             let job = Job {
                 func: &func,
                 opts: &self.opts,
+                dumps,
             };
             worker_main(py, worker_end, &job);
         }
@@ -554,18 +560,25 @@ impl Run {
     /// Turns the whole frames in `buf` into results (or the run's error).
     fn decode(&mut self, py: Python<'_>) -> PyResult<()> {
         let mut at = 0;
+        let mut loads = None;
         while let Some((kind, payload, used)) = frames::next(&self.buf[at..]) {
             at += used;
             let obj: Py<PyAny> = match kind {
                 frames::BYTES => PyBytes::new(py, payload).into_any().unbind(),
-                frames::STR => PyString::new(py, &String::from_utf8_lossy(payload))
-                    .into_any()
-                    .unbind(),
+                frames::STR => match std::str::from_utf8(payload) {
+                    Ok(text) => PyString::new(py, text).into_any().unbind(),
+                    Err(_) => PyString::new(py, &String::from_utf8_lossy(payload))
+                        .into_any()
+                        .unbind(),
+                },
                 frames::NONE => py.None(),
-                frames::PICKLE => py
-                    .import("pickle")?
-                    .call_method1("loads", (PyBytes::new(py, payload),))?
-                    .unbind(),
+                frames::PICKLE => {
+                    if loads.is_none() {
+                        loads = Some(py.import("pickle")?.getattr("loads")?);
+                    }
+                    let loads = loads.as_ref().expect("just set");
+                    loads.call1((PyBytes::new(py, payload),))?.unbind()
+                }
                 frames::ERROR | frames::SKIPPED => {
                     let (offset, tb) = frames::error_parts(payload);
                     let err = crate::task_error(py, offset, &tb, None);

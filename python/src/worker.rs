@@ -24,6 +24,8 @@ use crate::options::{OnError, Options};
 pub(crate) struct Job<'a> {
     pub func: &'a Bound<'a, PyAny>,
     pub opts: &'a Options,
+    /// `pickle.dumps`, looked up once per worker.
+    pub dumps: Bound<'a, PyAny>,
 }
 
 /// The worker process: serves batches on `sock` until it closes, then ends the process.
@@ -221,7 +223,7 @@ fn run_batch(
         start = end + 1;
         let arg = record_object(py, job.opts, record)?;
         match call(py, job, || job.func.call1((arg.clone(),))) {
-            Ok(result) => push_result(py, &result, out)?,
+            Ok(result) => push_result(&job.dumps, &result, out)?,
             Err(e) => {
                 let kind = match job.opts.on_error {
                     OnError::Skip => frames::SKIPPED,
@@ -274,7 +276,11 @@ pub(crate) fn record_object<'py>(
 }
 
 /// Appends the frame for one result.
-fn push_result(py: Python<'_>, result: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
+fn push_result(
+    dumps: &Bound<'_, PyAny>,
+    result: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+) -> PyResult<()> {
     if result.is_none() {
         frames::push(out, frames::NONE, b"");
     } else if let Ok(b) = result.cast::<PyBytes>() {
@@ -282,7 +288,7 @@ fn push_result(py: Python<'_>, result: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> 
     } else if let Ok(s) = result.cast::<PyString>() {
         frames::push(out, frames::STR, s.to_cow()?.as_bytes());
     } else {
-        let p = py.import("pickle")?.call_method1("dumps", (result,))?;
+        let p = dumps.call1((result,))?;
         frames::push(out, frames::PICKLE, p.cast::<PyBytes>()?.as_bytes());
     }
     Ok(())
@@ -326,15 +332,15 @@ fn run_whole(
     match called {
         Ok(r) if r.is_none() => {}
         Ok(r) if r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok() => {
-            push_result(py, &r, out)?;
+            push_result(&job.dumps, &r, out)?;
         }
         Ok(r) => match r.try_iter() {
             Ok(items) => {
                 for item in items {
-                    push_result(py, &item?, out)?;
+                    push_result(&job.dumps, &item?, out)?;
                 }
             }
-            Err(_) => push_result(py, &r, out)?,
+            Err(_) => push_result(&job.dumps, &r, out)?,
         },
         Err(e) => {
             let kind = match job.opts.on_error {

@@ -398,3 +398,22 @@ impl Drop for ShellWorker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_travels_as_its_four_numbers() {
+        let r = Range {
+            file_offset: 4096 + 17,
+            len: u64::MAX - 1,
+            input_offset: 17,
+            seq: 9,
+        };
+        let b = r.to_bytes();
+        assert_eq!(b.len(), RANGE_LEN);
+        assert_eq!(Range::from_bytes(&b), r);
+        assert_eq!(&b[8..16], &(u64::MAX - 1).to_ne_bytes());
+    }
+}
