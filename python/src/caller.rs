@@ -579,6 +579,17 @@ impl Run {
                     let loads = loads.as_ref().expect("just set");
                     loads.call1((PyBytes::new(py, payload),))?.unbind()
                 }
+                frames::PICKLED_LIST => {
+                    if loads.is_none() {
+                        loads = Some(py.import("pickle")?.getattr("loads")?);
+                    }
+                    let loads = loads.as_ref().expect("just set");
+                    let list = loads.call1((PyBytes::new(py, payload),))?;
+                    for item in list.try_iter()? {
+                        self.results.push_back(item?.unbind());
+                    }
+                    continue;
+                }
                 frames::ERROR | frames::SKIPPED => {
                     let (offset, tb) = frames::error_parts(payload);
                     let err = crate::task_error(py, offset, &tb, None);

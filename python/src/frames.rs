@@ -16,6 +16,9 @@ pub const PICKLE: u8 = 3;
 pub const ERROR: u8 = 4;
 /// A record whose call raised and was skipped: as [`ERROR`].
 pub const SKIPPED: u8 = 5;
+/// All the results of a batch, as one pickled list (a batch with results that are not text):
+/// one pickle per batch, not per result.
+pub const PICKLED_LIST: u8 = 6;
 
 const HEAD: usize = 9;
 

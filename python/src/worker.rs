@@ -215,6 +215,8 @@ fn run_batch(
     }
     let delim = job.opts.delimiter;
     let bytes = map.bytes();
+    let mut results = Results::new(py);
+    let mut failed = false;
     let mut start = 0usize;
     while start < bytes.len() {
         let end = memchr::memchr(delim, &bytes[start..]).map_or(bytes.len(), |i| start + i);
@@ -223,20 +225,62 @@ fn run_batch(
         start = end + 1;
         let arg = record_object(py, job.opts, record)?;
         match call(py, job, || job.func.call1((arg.clone(),))) {
-            Ok(result) => push_result(&job.dumps, &result, out)?,
+            Ok(result) => results.push(result)?,
             Err(e) => {
                 let kind = match job.opts.on_error {
                     OnError::Skip => frames::SKIPPED,
                     _ => frames::ERROR,
                 };
+                // The results so far come first, so a stream yields them before the error.
+                results.flush(&job.dumps, out)?;
                 frames::push_error(out, kind, offset, &traceback_text(py, &e));
                 if kind == frames::ERROR {
-                    return Ok(true);
+                    failed = true;
+                    break;
                 }
             }
         }
     }
-    Ok(false)
+    results.flush(&job.dumps, out)?;
+    Ok(failed)
+}
+
+/// A batch's results until they are framed: text and None one frame each; once any result is
+/// something else, all of them as one pickled list.
+struct Results<'py> {
+    list: Bound<'py, pyo3::types::PyList>,
+    all_text: bool,
+}
+
+impl<'py> Results<'py> {
+    fn new(py: Python<'py>) -> Results<'py> {
+        Results {
+            list: pyo3::types::PyList::empty(py),
+            all_text: true,
+        }
+    }
+
+    fn push(&mut self, r: Bound<'py, PyAny>) -> PyResult<()> {
+        self.all_text &= r.is_none() || r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok();
+        self.list.append(r)
+    }
+
+    fn flush(&mut self, dumps: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
+        if self.list.is_empty() {
+            return Ok(());
+        }
+        if self.all_text {
+            for r in self.list.iter() {
+                push_result(dumps, &r, out)?;
+            }
+        } else {
+            let p = dumps.call1((&self.list,))?;
+            frames::push(out, frames::PICKLED_LIST, p.cast::<PyBytes>()?.as_bytes());
+        }
+        self.list = pyo3::types::PyList::empty(self.list.py());
+        self.all_text = true;
+        Ok(())
+    }
 }
 
 /// Calls `f` once, or again up to `retries` more times with `on_error="retry"`.
@@ -336,9 +380,11 @@ fn run_whole(
         }
         Ok(r) => match r.try_iter() {
             Ok(items) => {
+                let mut results = Results::new(py);
                 for item in items {
-                    push_result(&job.dumps, &item?, out)?;
+                    results.push(item?)?;
                 }
+                results.flush(&job.dumps, out)?;
             }
             Err(_) => push_result(&job.dumps, &r, out)?,
         },
