@@ -2,7 +2,8 @@
 # The whole test suite, on a fresh machine: installs what the tests need (as root via apt, when
 # missing), then checks formatting and lints, runs the benchmark script in its quick smoke mode,
 # checks the distribution (flake and workflow lints, a reproducible packaging build checked
-# twice, the container image), and runs the bash front end's tests (tests/bash/), the tests on a
+# twice, the container image), and runs the Python module's tests (python/tests/), the bash
+# front end's tests (tests/bash/), the tests on a
 # local Slurm cluster (tests/slurm/) and the unit, integration, differential and property tests
 # (the engine's also on simulated NUMA nodes).
 # It also runs README's first command in a fresh debootstrapped Debian 12 root.
@@ -20,6 +21,8 @@ command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
 # The Python module's tests make a virtual environment (Debian keeps ensurepip apart).
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+# The Python module's Rust unit tests link libpython (python3-dev has its .so).
+command -v python3-config >/dev/null || missing+=(python3-dev)
 # A real terminal for the progress line tests (tests/progress.rs).
 command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).
