@@ -162,6 +162,8 @@ fn map(
 /// "retry" (call again up to `retries` times, then raise). A worker that dies has its batch
 /// retried on a fresh worker (`retries` times). `checkpoint=PATH` keeps a checkpoint there; a
 /// run given an existing one resumes it (the records it lists as done are not run again).
+/// `workers` defaults to one per usable CPU (affinity mask and cgroup quota), all started at
+/// once.
 #[pyfunction]
 #[pyo3(signature = (func, source, *, workers=None, ordered=true, batch=false, encoding=Some("utf-8"), delimiter=None, on_error="raise", retries=3, checkpoint=None))]
 #[allow(clippy::too_many_arguments)]
