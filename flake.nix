@@ -147,6 +147,33 @@
             }
           );
 
+          # The Python module (`import frun`): the crate in python/ (a workspace of its own, on the
+          # frun library) built by maturin into an abi3 wheel and installed as a Python package.
+          rustPlatform = pkgs.makeRustPlatform {
+            cargo = toolchain;
+            rustc = toolchain;
+          };
+          frun-python = pkgs.python3Packages.buildPythonPackage {
+            pname = "frun";
+            inherit version;
+            pyproject = true;
+            src = lib.fileset.toSource {
+              root = ./.;
+              fileset = lib.fileset.unions [
+                cargoFiles
+                ./python/pyproject.toml
+              ];
+            };
+            buildAndTestSubdir = "python";
+            cargoRoot = "python";
+            cargoDeps = rustPlatform.importCargoLock { lockFile = ./python/Cargo.lock; };
+            nativeBuildInputs = [
+              rustPlatform.cargoSetupHook
+              rustPlatform.maturinBuildHook
+            ];
+            pythonImportsCheck = [ "frun" ];
+          };
+
           # frun with a static BusyBox userland (/bin/sh, echo, grep, …) so a pipeline's first
           # command works, `parallel` and `xargs` first on PATH as frun's personalities, and an
           # empty /tmp (the Containerfile image holds the same).
@@ -181,6 +208,7 @@
             craneLib
             frun
             frun-bash
+            frun-python
             oci-image
             ;
           checks = {
@@ -212,7 +240,7 @@
     in
     {
       packages = forAllSystems (system: {
-        inherit (each.${system}) frun frun-bash oci-image;
+        inherit (each.${system}) frun frun-bash frun-python oci-image;
         default = each.${system}.frun;
       });
 

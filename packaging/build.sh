@@ -6,6 +6,8 @@
 #   frun-<version>-image.{cdx,spdx}.json      SBOMs of the plain image (the binary and BusyBox)
 #   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor (2.17, 2.28, host)
 #   frun.bash                                 the builtins in one self-verifying file to `source`
+#   frun-<version>-cp39-abi3-manylinux…whl    the Python module (import frun), CPython >= 3.9
+#   frun-python-<version>.{cdx,spdx}.json     SBOMs of the Python module
 #   SHA256SUMS                                over all of the above
 # Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
 # See packaging/README.md for every setting and how to verify a build.
@@ -142,7 +144,7 @@ unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
 rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/$name-"*
 artifacts=()
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
+trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json" "$repo/python/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
 if [[ $only_blobs == no ]]; then
@@ -207,6 +209,20 @@ if [[ $has_bash == yes ]]; then
   artifacts+=(frun.bash)
 else
   die "the crate has no bash feature: the builtin cannot be built"
+fi
+
+# --- Python module (a wheel for every CPython >= 3.9, glibc >= 2.17) ----------------------------
+if [[ $only_blobs == no ]]; then
+  python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
+  step "building the Python wheel"
+  # Its own workspace (python/), its own target dir; maturin stamps SOURCE_DATE_EPOCH into the
+  # wheel's zip entries.
+  (cd "$repo/python" && CARGO_TARGET_DIR=$target_dir/python PATH="$tools/venv/bin:$PATH" \
+    maturin build --quiet --release --locked --zig --compatibility manylinux2014 \
+    --target x86_64-unknown-linux-gnu --out "$work/wheel" >&2)
+  wheel=$(cd "$work/wheel" && ls -- "$name-$version-"*.whl)
+  install -m 0644 "$work/wheel/$wheel" "$out/$wheel"
+  artifacts+=("$wheel")
 fi
 
 # --- SBOMs --------------------------------------------------------------------------------------
@@ -285,6 +301,31 @@ if [[ $only_blobs == no ]]; then
     "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
     "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version-image.cdx.json" "$name-$version-image.spdx.json")
+  # The Python module's: what the wheel's extension links.
+  (cd "$repo/python" && cargo cyclonedx --quiet --format json --spec-version 1.5 \
+    --target x86_64-unknown-linux-gnu --override-filename frun-sbom-tmp)
+  mv "$repo/python/frun-sbom-tmp.json" "$work/py-cdx.json"
+  normalise_sbom cdx "$work/py-cdx.json" "$out/$name-python-$version.cdx.json" \
+    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
+  (cd "$repo/python" && cargo sbom --output-format spdx_json_2_3) >"$work/py-spdx.json"
+  # cargo-sbom names no package the document describes for a cdylib crate: it is frun-python.
+  python3 - "$work/py-spdx.json" <<'PY'
+import json, sys
+
+path = sys.argv[1]
+with open(path, encoding="utf-8") as f:
+    doc = json.load(f)
+pkg = next(p["SPDXID"] for p in doc["packages"] if p["name"] == "frun-python")
+rels = doc.setdefault("relationships", [])
+if not any(r["spdxElementId"] == "SPDXRef-DOCUMENT" and r["relationshipType"] == "DESCRIBES" for r in rels):
+    rels.append({"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
+                 "relatedSpdxElement": pkg})
+with open(path, "w", encoding="utf-8") as f:
+    json.dump(doc, f)
+PY
+  normalise_sbom spdx "$work/py-spdx.json" "$out/$name-python-$version.spdx.json" \
+    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
+  artifacts+=("$name-python-$version.cdx.json" "$name-python-$version.spdx.json")
 fi
 
 # --- checksums ----------------------------------------------------------------------------------

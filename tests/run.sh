@@ -2,7 +2,8 @@
 # The whole test suite, on a fresh machine: installs what the tests need (as root via apt, when
 # missing), then checks formatting and lints, runs the benchmark script in its quick smoke mode,
 # checks the distribution (flake and workflow lints, a reproducible packaging build checked
-# twice, the container image), and runs the bash front end's tests (tests/bash/), the tests on a
+# twice, the container image), and runs the Python module's tests (python/tests/), the bash
+# front end's tests (tests/bash/), the tests on a
 # local Slurm cluster (tests/slurm/) and the unit, integration, differential and property tests
 # (the engine's also on simulated NUMA nodes).
 # It also runs README's first command in a fresh debootstrapped Debian 12 root.
@@ -18,6 +19,10 @@ command -v pgrep >/dev/null || missing+=(procps)
 command -v xargs >/dev/null || missing+=(findutils)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null || missing+=(python3)
+# The Python module's tests make a virtual environment (Debian keeps ensurepip apart).
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+# The Python module's Rust unit tests link libpython (python3-dev has its .so).
+command -v python3-config >/dev/null || missing+=(python3-dev)
 # A real terminal for the progress line tests (tests/progress.rs).
 command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).
@@ -50,6 +55,8 @@ python3 ci/layers.py
 cargo clippy --all-targets --release -- -D warnings
 cargo clippy --all-targets --release --features hwloc -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
+# The Python module is a crate of its own (python/, its own workspace).
+(cd python && cargo fmt --check && cargo clippy --all-targets --release -- -D warnings)
 # README's first command, as written, in a fresh Debian 12 root (needs root: debootstrap, chroot).
 if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
   stage "README's first command in a fresh Debian 12 root"
@@ -72,6 +79,10 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   bash packaging/image-test.sh --dist "$dist"
   rm -rf "$dist"
 fi
+# The Python module (import frun): its pytest suite, in a fresh virtual environment.
+stage "the Python module"
+bash python/tests/run.sh
+(cd python && cargo test --release)
 # The bash front end: the builtin in a frun.bash, driven from bash.
 stage "the bash builtin"
 bash tests/bash/run.sh

@@ -20,6 +20,11 @@ pub trait Host: Send + Sync {
     fn start(&self) -> io::Result<(libc::pid_t, OwnedFd)>;
     /// Waits for a worker shell whose socket closed and says how it ended.
     fn reap(&self, pid: libc::pid_t) -> io::Result<ChildEnd>;
+    /// Whether its workers read each batch from the spool themselves ([`REQUEST_RANGE`]), given
+    /// the spool's descriptor at start-up ([`HELLO_SPOOL`]), instead of getting words or a pipe.
+    fn wants_ranges(&self) -> bool {
+        false
+    }
 }
 
 /// Start-up flag: the worker shell leads its own process group.
@@ -28,8 +33,50 @@ pub const HELLO_OWN_GROUP: u32 = 1;
 pub const HELLO_STDOUT: u32 = 2;
 /// Start-up flag: a descriptor for fd 0 comes with the message.
 pub const HELLO_STDIN: u32 = 4;
+/// Start-up flag: the spool's descriptor comes with the message (after fd 1 and fd 0).
+pub const HELLO_SPOOL: u32 = 8;
 /// Request flag: a descriptor for the batch's stdin comes with the request.
 pub const REQUEST_STDIN: u32 = 1;
+/// Request flag: the body is a [`Range`] of the spool, not words.
+pub const REQUEST_RANGE: u32 = 2;
+
+/// A batch as a byte range of the spool's file, for a worker that reads it there itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Range {
+    /// Where the batch's bytes start in the spool's file.
+    pub file_offset: u64,
+    pub len: u64,
+    /// The batch's first byte as an input offset.
+    pub input_offset: u64,
+    /// The batch's position in input order.
+    pub seq: u64,
+}
+
+/// Bytes of a [`Range`] as it travels.
+pub const RANGE_LEN: usize = 32;
+
+impl Range {
+    pub fn to_bytes(self) -> [u8; RANGE_LEN] {
+        let mut b = [0u8; RANGE_LEN];
+        for (i, v) in [self.file_offset, self.len, self.input_offset, self.seq]
+            .into_iter()
+            .enumerate()
+        {
+            b[i * 8..i * 8 + 8].copy_from_slice(&v.to_ne_bytes());
+        }
+        b
+    }
+
+    pub fn from_bytes(b: &[u8; RANGE_LEN]) -> Range {
+        let at = |i: usize| u64::from_ne_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        Range {
+            file_offset: at(0),
+            len: at(1),
+            input_offset: at(2),
+            seq: at(3),
+        }
+    }
+}
 
 /// The fixed part of every message from the engine: a kind-specific flag word, a count and the
 /// length of the bytes that follow.
@@ -223,11 +270,13 @@ pub enum StartError {
 
 impl ShellWorker {
     /// Starts a worker shell whose fd 1 is `stdout` and fd 0 is `stdin` (None: the caller's),
-    /// and waits until it has run the setup code.
+    /// given the `spool`'s descriptor when it reads batches there, and waits until it has run
+    /// the setup code.
     pub fn start(
         host: &Arc<dyn Host>,
         stdout: Option<RawFd>,
         stdin: Option<RawFd>,
+        spool: Option<RawFd>,
         own_group: bool,
     ) -> Result<ShellWorker, StartError> {
         let (pid, sock) = host.start().map_err(StartError::Io)?;
@@ -248,6 +297,10 @@ impl ShellWorker {
         }
         if let Some(fd) = stdin {
             flags |= HELLO_STDIN;
+            fds.push(fd);
+        }
+        if let Some(fd) = spool {
+            flags |= HELLO_SPOOL;
             fds.push(fd);
         }
         let hello = Header {
@@ -299,6 +352,16 @@ impl ShellWorker {
         send(self.sock.as_raw_fd(), &header, &self.body, fds)
     }
 
+    /// Sends one batch as a range of the spool (a worker started with [`HELLO_SPOOL`]).
+    pub fn send_range(&mut self, range: Range) -> io::Result<()> {
+        let header = Header {
+            flags: REQUEST_RANGE,
+            words: 0,
+            len: RANGE_LEN as u64,
+        };
+        send(self.sock.as_raw_fd(), &header, &range.to_bytes(), &[])
+    }
+
     /// Waits for the batch sent last to end: its status, or None when the worker shell went
     /// away (then [`ShellWorker::reap`] says how).
     pub fn wait(&mut self) -> Option<i32> {
@@ -333,5 +396,24 @@ impl Drop for ShellWorker {
             let _ = shutdown(self.sock.as_raw_fd(), Shutdown::Both);
             let _ = self.host.reap(self.pid);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_travels_as_its_four_numbers() {
+        let r = Range {
+            file_offset: 4096 + 17,
+            len: u64::MAX - 1,
+            input_offset: 17,
+            seq: 9,
+        };
+        let b = r.to_bytes();
+        assert_eq!(b.len(), RANGE_LEN);
+        assert_eq!(Range::from_bytes(&b), r);
+        assert_eq!(&b[8..16], &(u64::MAX - 1).to_ne_bytes());
     }
 }

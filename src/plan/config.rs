@@ -170,6 +170,9 @@ pub struct Config {
     /// `--delay`: at least this long between two batch starts.
     pub delay: Option<Duration>,
     pub checkpoint_file: Option<PathBuf>,
+    /// No checkpoint journal unless `checkpoint_file` or `resume` asks for one (a library front
+    /// end, which must not leave files in the caller's directory).
+    pub no_default_journal: bool,
     pub resume: Option<PathBuf>,
     /// `--shard`: this task's share of the input.
     pub shard: ShardSpec,
@@ -267,6 +270,7 @@ impl Default for Config {
             job_timeout: None,
             delay: None,
             checkpoint_file: None,
+            no_default_journal: false,
             resume: None,
             shard: ShardSpec::Auto,
             results: None,

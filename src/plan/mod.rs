@@ -926,7 +926,7 @@ fn checkpoint(
     }
     // xargs and GNU Parallel leave no files behind: a personality keeps a checkpoint only
     // when asked (--checkpoint-file, --resume).
-    let personality = cfg.dialect != config::Dialect::Frun;
+    let personality = cfg.dialect != config::Dialect::Frun || cfg.no_default_journal;
     if cfg.dry_run || (personality && cfg.checkpoint_file.is_none() && cfg.resume.is_none()) {
         let none = Prepared {
             journal: None,

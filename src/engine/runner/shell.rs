@@ -5,11 +5,11 @@
 //! and reaped by the front end's host.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 
 use super::{Attempt, Child, Ending, Runner};
-use crate::exec::shell::{Host, ShellWorker, StartError};
+use crate::exec::shell::{Host, Range, ShellWorker, StartError};
 use crate::exec::spawn::ChildEnd;
 use crate::ledger::Outcome;
 use crate::output::Capture;
@@ -48,10 +48,15 @@ impl<'a> ShellRunner<'a> {
             return Ok(None);
         }
         let shared = self.child.shared;
+        let spool = self
+            .host
+            .wants_ranges()
+            .then(|| shared.spool.file_at(0).0.as_raw_fd());
         match ShellWorker::start(
             self.host,
             self.stdout,
             shared.child_stdin(),
+            spool,
             shared.children_own_group,
         ) {
             Ok(w) => {
@@ -75,6 +80,9 @@ impl Runner for ShellRunner<'_> {
         if let Some(code) = self.ensure_started()? {
             return Ok(Ending::Stop(StopReason::Setup(code)));
         }
+        if self.host.wants_ranges() {
+            return self.run_range(&attempt.part);
+        }
         let child = &self.child;
         let sw = self.shell.as_mut().expect("started above");
         let feed = child.open_feed()?;
@@ -88,22 +96,58 @@ impl Runner for ShellRunner<'_> {
         let status = sw.wait();
         let pid = sw.pid();
         child.set_running(0);
-        let ran = match status {
-            Some(0) => Outcome::Ok,
-            Some(c) => Outcome::Exited(c),
-            None => {
-                let end = sw.reap();
-                self.shell = None;
-                match end? {
-                    ChildEnd::Exited(c) => Outcome::ShellExited(c),
-                    ChildEnd::Signaled(s) => Outcome::Signaled(s),
-                }
-            }
-        };
-        Ok(Ending::Ran(child.timed(pid, ran)))
+        let ran = self.outcome(status)?;
+        Ok(Ending::Ran(self.child.timed(pid, ran)))
     }
 
     fn feeds_stdin(&self) -> bool {
-        self.child.stdin.is_some()
+        // A worker reading ranges reads the spool: the runner frees the input once it is done.
+        self.child.stdin.is_some() || self.host.wants_ranges()
+    }
+}
+
+impl ShellRunner<'_> {
+    /// The outcome of a batch whose worker shell replied `status` (None: it went away).
+    fn outcome(&mut self, status: Option<i32>) -> io::Result<Outcome> {
+        Ok(match status {
+            Some(0) => Outcome::Ok,
+            Some(c) => Outcome::Exited(c),
+            None => {
+                let end = self.shell.as_mut().map(ShellWorker::reap);
+                self.shell = None;
+                match end.transpose()? {
+                    Some(ChildEnd::Exited(c)) => Outcome::ShellExited(c),
+                    Some(ChildEnd::Signaled(s)) => Outcome::Signaled(s),
+                    None => Outcome::Signaled(libc::SIGKILL),
+                }
+            }
+        })
+    }
+
+    /// Runs a part in a worker that reads it from the spool itself: sends its range, waits,
+    /// then frees its input unless it may run again.
+    fn run_range(&mut self, part: &crate::batch::Batch) -> io::Result<Ending> {
+        let shared = self.child.shared;
+        let sw = self.shell.as_mut().expect("started by the caller");
+        let (_, file_offset) = shared.spool.file_at(part.start);
+        let range = Range {
+            file_offset,
+            len: part.end - part.start,
+            input_offset: part.start,
+            seq: part.seq,
+        };
+        let sent = sw.send_range(range);
+        let pid = sw.pid();
+        self.child.set_running(pid);
+        if shared.stop.is_stopped() && !shared.stop.drains() {
+            shared.signal_child(pid, libc::SIGTERM);
+        }
+        let status = if sent.is_ok() { sw.wait() } else { None };
+        self.child.set_running(0);
+        let ran = self.outcome(status)?;
+        if !self.child.keep_input {
+            shared.input_release.release(part.seq);
+        }
+        Ok(Ending::Ran(self.child.timed(pid, ran)))
     }
 }

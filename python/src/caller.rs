@@ -1,0 +1,730 @@
+//! The calling interpreter's side of a run: forks the engine, then serves it until it ends —
+//! forks a worker whenever it asks (holding the GIL, as `os.fork` does, so each worker has
+//! every global and closure), reaps workers, feeds the records of a streamed source to the
+//! engine's stdin and reads the results from its stdout. The GIL is released while it waits.
+//!
+//! It schedules, orders and retries nothing (the engine does); on Ctrl-C, an error or when the
+//! caller drops the run, it stops the engine and leaves no worker behind.
+
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use frun::exec::shell;
+use frun::exec::spawn::ChildEnd;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::engine::{ASK_REAP, ASK_START, engine_main};
+use crate::frames;
+use crate::options::{InputArg, OnError, Options};
+use crate::worker::{Job, worker_main};
+
+/// How `status` (a raw wait status) ended.
+pub(crate) fn child_end(status: libc::c_int) -> ChildEnd {
+    if libc::WIFSIGNALED(status) {
+        ChildEnd::Signaled(libc::WTERMSIG(status))
+    } else {
+        ChildEnd::Exited(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Waits for our own child `pid`; its raw wait status.
+fn wait_pid(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    loop {
+        // SAFETY: waits for our own child into a live int.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return status;
+        }
+    }
+}
+
+fn os_err(e: impl Into<io::Error>) -> PyErr {
+    PyOSError::new_err(format!("frun: {}", e.into()))
+}
+
+/// Where the records come from, as the parent feeds them.
+pub(crate) enum Feed {
+    /// The engine reads a file itself.
+    None,
+    /// Each item of an iterator is one record.
+    Items(Py<PyAny>),
+    /// A binary file object's bytes, read in chunks.
+    File(Py<PyAny>),
+}
+
+/// A source, sorted out: what the engine is told to read, and what the parent feeds.
+pub(crate) struct Source {
+    pub input: InputArg,
+    pub feed: Feed,
+    /// A bytes-like source, copied into a memory file the engine maps.
+    pub memfd: Option<OwnedFd>,
+}
+
+/// Sorts out `source`: a path (mapped), bytes-like (copied to a memory file), a binary file
+/// object (read), or any iterable of `str`/`bytes` (one record each).
+pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+    let builtins = py.import("builtins")?;
+    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__")? {
+        let path: std::path::PathBuf =
+            py.import("os")?.call_method1("fspath", (obj,))?.extract()?;
+        return Ok(Source {
+            input: InputArg::Path(path),
+            feed: Feed::None,
+            memfd: None,
+        });
+    }
+    let bytes_like = (
+        builtins.getattr("bytes")?,
+        builtins.getattr("bytearray")?,
+        builtins.getattr("memoryview")?,
+    );
+    if obj.is_instance(bytes_like.into_pyobject(py)?.as_any())? {
+        let data = builtins.getattr("bytes")?.call1((obj,))?;
+        let data = data.cast::<PyBytes>()?;
+        let fd =
+            nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+                .map_err(os_err)?;
+        let mut f = std::fs::File::from(fd);
+        io::Write::write_all(&mut f, data.as_bytes()).map_err(os_err)?;
+        let fd = OwnedFd::from(f);
+        let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        return Ok(Source {
+            input: InputArg::Path(path.into()),
+            feed: Feed::None,
+            memfd: Some(fd),
+        });
+    }
+    if obj.hasattr("read")? {
+        return Ok(Source {
+            input: InputArg::Stdin,
+            feed: Feed::File(obj.clone().unbind()),
+            memfd: None,
+        });
+    }
+    let items = obj.try_iter().map_err(|_| {
+        PyValueError::new_err(
+            "frun: source must be a path, bytes-like, a binary file or an iterable of str/bytes",
+        )
+    })?;
+    Ok(Source {
+        input: InputArg::Stdin,
+        feed: Feed::Items(items.into_any().unbind()),
+        memfd: None,
+    })
+}
+
+/// Warns once per process when other threads run at a fork: the workers get a copy of this
+/// thread only, and locks the others held stay locked there.
+fn warn_threads(py: Python<'_>) -> PyResult<()> {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    let count: usize = py
+        .import("threading")?
+        .call_method0("active_count")?
+        .extract()?;
+    if count > 1 && !WARNED.swap(true, Ordering::Relaxed) {
+        let warning = py.import("builtins")?.getattr("RuntimeWarning")?;
+        py.import("warnings")?.call_method1(
+            "warn",
+            (
+                "frun: other threads are running: the forked workers get a copy of the calling \
+                 thread only (a lock another thread holds stays locked in them)",
+                warning,
+                2,
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// What a run returns: framed results of a function, or a command's raw output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Function,
+    Command,
+}
+
+/// A running run, as the caller serves it.
+pub(crate) struct Run {
+    mode: Mode,
+    func: Option<Py<PyAny>>,
+    opts: Options,
+    engine: Option<libc::pid_t>,
+    ctl: Option<OwnedFd>,
+    out: Option<OwnedFd>,
+    feed_fd: Option<OwnedFd>,
+    feed: Feed,
+    pending: Vec<u8>,
+    pending_at: usize,
+    /// Result bytes read and not yet decoded (a command's whole output).
+    buf: Vec<u8>,
+    /// The engine's stderr (function runs: its messages speak of the command line).
+    err: Option<OwnedFd>,
+    live: Vec<libc::pid_t>,
+    pub(crate) results: VecDeque<Py<PyAny>>,
+    pub(crate) errors: Vec<Py<PyAny>>,
+    pub(crate) done: bool,
+    _memfd: Option<OwnedFd>,
+}
+
+fn pipe() -> PyResult<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(os_err)
+}
+
+fn nonblocking(fd: &OwnedFd) {
+    // SAFETY: sets a flag on our own descriptor.
+    unsafe {
+        let fl = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
+    }
+}
+
+/// Puts `fd` on descriptor `to` in this (forked) process.
+fn dup_onto(fd: RawFd, to: RawFd) {
+    // SAFETY: dup2 on descriptors this process owns.
+    unsafe { libc::dup2(fd, to) };
+}
+
+impl Run {
+    /// Starts a run: forks the engine, which starts asking for workers at once.
+    pub(crate) fn start(
+        py: Python<'_>,
+        func: Option<&Bound<'_, PyAny>>,
+        src: Source,
+        opts: Options,
+        command: Option<Vec<std::ffi::OsString>>,
+        stdin: bool,
+    ) -> PyResult<Run> {
+        let mode = if command.is_some() {
+            Mode::Command
+        } else {
+            Mode::Function
+        };
+        let cfg = crate::options::config(&opts, &src.input, command, stdin)?;
+        warn_threads(py)?;
+        let (out_r, out_w) = pipe()?;
+        let feed = match src.input {
+            InputArg::Stdin => Some(pipe()?),
+            InputArg::Path(_) => None,
+        };
+        let ctl = match mode {
+            Mode::Function => {
+                let (a, b) = std::os::unix::net::UnixStream::pair().map_err(os_err)?;
+                Some((OwnedFd::from(a), OwnedFd::from(b)))
+            }
+            Mode::Command => None,
+        };
+        let err = match mode {
+            Mode::Function => Some(
+                nix::sys::memfd::memfd_create(
+                    c"frun-messages",
+                    nix::sys::memfd::MFdFlags::MFD_CLOEXEC,
+                )
+                .map_err(os_err)?,
+            ),
+            Mode::Command => None,
+        };
+        // SAFETY: the child runs only Rust (engine_main) and ends with _exit.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(os_err(io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            dup_onto(out_w.as_raw_fd(), 1);
+            match &feed {
+                Some((r, _)) => dup_onto(r.as_raw_fd(), 0),
+                None => {
+                    if let Ok(null) = std::fs::File::open("/dev/null") {
+                        dup_onto(null.as_raw_fd(), 0);
+                    }
+                }
+            }
+            if let Some(e) = &err {
+                dup_onto(e.as_raw_fd(), 2);
+            }
+            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM);
+            // The parent's ends are closed here, or the engine would never see the end of
+            // its input.
+            drop(out_r);
+            let engine_ctl = ctl.map(|(mine, theirs)| {
+                drop(mine);
+                theirs
+            });
+            drop(feed.map(|(_, w)| w));
+            engine_main(&cfg, engine_ctl);
+        }
+        drop(out_w);
+        nonblocking(&out_r);
+        let feed_fd = feed.map(|(_, w)| w);
+        if let Some(w) = &feed_fd {
+            nonblocking(w);
+        }
+        Ok(Run {
+            mode,
+            func: func.map(|f| f.clone().unbind()),
+            opts,
+            engine: Some(pid),
+            ctl: ctl.map(|(mine, _)| mine),
+            out: Some(out_r),
+            feed_fd,
+            feed: src.feed,
+            pending: Vec::new(),
+            pending_at: 0,
+            buf: Vec::new(),
+            err,
+            live: Vec::new(),
+            results: VecDeque::new(),
+            errors: Vec::new(),
+            done: false,
+            _memfd: src.memfd,
+        })
+    }
+
+    /// Serves the engine until a result is ready or the run has ended.
+    pub(crate) fn next_result(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        while self.results.is_empty() && !self.done {
+            if let Err(e) = self.step(py) {
+                self.abort();
+                return Err(e);
+            }
+        }
+        Ok(self.results.pop_front())
+    }
+
+    /// Serves the engine until the run has ended (a command's output is then in `buf`).
+    pub(crate) fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u8>> {
+        while !self.done {
+            if let Err(e) = self.step(py) {
+                self.abort();
+                return Err(e);
+            }
+        }
+        Ok(std::mem::take(&mut self.buf))
+    }
+
+    /// One round: waits (without the GIL) for the engine, then does what it asks.
+    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(3);
+        let poll_of = |fd: &Option<OwnedFd>, events: libc::c_short| libc::pollfd {
+            fd: fd.as_ref().map_or(-1, |f| f.as_raw_fd()),
+            events,
+            revents: 0,
+        };
+        fds.push(poll_of(&self.ctl, libc::POLLIN));
+        fds.push(poll_of(&self.out, libc::POLLIN));
+        fds.push(poll_of(&self.feed_fd, libc::POLLOUT));
+        let n = fds.len() as libc::nfds_t;
+        let addr = fds.as_mut_ptr() as usize;
+        let r = py.detach(move || {
+            // SAFETY: `fds` lives on the caller's stack across this call; nothing else uses it.
+            unsafe { libc::poll(addr as *mut libc::pollfd, n, 200) }
+        });
+        // Ctrl-C (or any signal with a Python handler) raises here.
+        py.check_signals()?;
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(())
+            } else {
+                Err(os_err(e))
+            };
+        }
+        let ready = |i: usize| fds[i].revents != 0;
+        if ready(2) {
+            self.feed_more(py)?;
+        }
+        if ready(1) {
+            self.read_results(py)?;
+        }
+        if ready(0) {
+            self.serve_ctl(py)?;
+        }
+        if self.out.is_none() && self.ctl.is_none() && self.engine.is_some() {
+            self.ended(py)?;
+        }
+        Ok(())
+    }
+
+    /// The engine asked for something on its control socket.
+    fn serve_ctl(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(ctl) = &self.ctl else { return Ok(()) };
+        let s = ctl.as_raw_fd();
+        let mut ask = [0u8; 8];
+        match shell::recv_with_fds(s, &mut ask, 0) {
+            Ok(Some(_)) => {}
+            _ => {
+                self.ctl = None;
+                return Ok(());
+            }
+        }
+        let what = i32::from_ne_bytes(ask[..4].try_into().expect("4 bytes"));
+        let pid = i32::from_ne_bytes(ask[4..].try_into().expect("4 bytes"));
+        let (value, fd) = match what {
+            ASK_START => self.fork_worker(py)?,
+            ASK_REAP => {
+                self.live.retain(|&p| p != pid);
+                (wait_pid(pid), None)
+            }
+            _ => (-1, None),
+        };
+        let mut reply = [0u8; 8];
+        reply[..4].copy_from_slice(&value.to_ne_bytes());
+        let fds: Vec<RawFd> = fd.iter().map(AsRawFd::as_raw_fd).collect();
+        if shell::send_with_fds(s, &reply, &fds).is_err() {
+            self.ctl = None;
+        }
+        Ok(())
+    }
+
+    /// Forks a worker, as `os.fork` does; returns its pid and the engine's end of its socket.
+    fn fork_worker(&mut self, py: Python<'_>) -> PyResult<(i32, Option<OwnedFd>)> {
+        let (a, b) = std::os::unix::net::UnixStream::pair().map_err(os_err)?;
+        let (engine_end, worker_end) = (OwnedFd::from(a), OwnedFd::from(b));
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: the interpreter's own fork protocol around a fork with the GIL held.
+        let pid = unsafe {
+            pyo3::ffi::PyOS_BeforeFork();
+            libc::fork()
+        };
+        if pid == 0 {
+            // SAFETY: as os.fork's child does, first thing.
+            unsafe { pyo3::ffi::PyOS_AfterFork_Child() };
+            self.become_worker(parent, engine_end);
+            let func = self.func.as_ref().expect("a function run").bind(py).clone();
+            let dumps = match py.import("pickle").and_then(|p| p.getattr("dumps")) {
+                Ok(d) => d,
+                // SAFETY: _exit only ends the process (a worker without pickle cannot run).
+                Err(_) => unsafe { libc::_exit(1) },
+            };
+            let job = Job {
+                func: &func,
+                opts: &self.opts,
+                dumps,
+            };
+            worker_main(py, worker_end, &job);
+        }
+        // SAFETY: as os.fork's parent does.
+        unsafe { pyo3::ffi::PyOS_AfterFork_Parent() };
+        if pid < 0 {
+            return Ok((-1, None));
+        }
+        self.live.push(pid);
+        Ok((pid, Some(engine_end)))
+    }
+
+    /// In a fresh worker: closes the parent's descriptors (the engine must see the end of the
+    /// input and of the workers), ends with the parent, and lets Ctrl-C reach the parent only
+    /// (the engine stops the workers).
+    fn become_worker(&mut self, parent: libc::pid_t, engine_end: OwnedFd) {
+        drop(engine_end);
+        for fd in [
+            self.ctl.take(),
+            self.out.take(),
+            self.feed_fd.take(),
+            self.err.take(),
+        ] {
+            drop(fd);
+        }
+        // SAFETY: dispositions without handlers of ours.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        }
+        let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+        // SAFETY: getppid only reads.
+        if unsafe { libc::getppid() } != parent {
+            // SAFETY: _exit only ends the process.
+            unsafe { libc::_exit(1) };
+        }
+    }
+
+    /// Writes more of a streamed source to the engine's stdin.
+    fn feed_more(&mut self, py: Python<'_>) -> PyResult<()> {
+        if self.feed_fd.is_none() {
+            return Ok(());
+        }
+        if self.pending_at == self.pending.len() {
+            self.pending.clear();
+            self.pending_at = 0;
+            if !self.refill(py)? {
+                self.feed_fd = None;
+                return Ok(());
+            }
+        }
+        let Some(fd) = &self.feed_fd else {
+            return Ok(());
+        };
+        let rest = &self.pending[self.pending_at..];
+        // SAFETY: writes from a live slice to our pipe.
+        let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
+        if n >= 0 {
+            self.pending_at += n as usize;
+        } else {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted {
+                // The engine stopped reading (it ended): the rest of the input is not needed.
+                self.feed_fd = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills `pending` from the source; false at its end.
+    fn refill(&mut self, py: Python<'_>) -> PyResult<bool> {
+        const CHUNK: usize = 1 << 20;
+        match &self.feed {
+            Feed::None => Ok(false),
+            Feed::File(f) => {
+                let data = f.bind(py).call_method1("read", (CHUNK,))?;
+                let bytes = data.cast::<PyBytes>().map_err(|_| {
+                    PyValueError::new_err("frun: a file source must be opened in binary mode")
+                })?;
+                self.pending.extend_from_slice(bytes.as_bytes());
+                Ok(!self.pending.is_empty())
+            }
+            Feed::Items(it) => {
+                let it = it.bind(py).clone();
+                let delim = self.opts.delimiter;
+                while self.pending.len() < CHUNK {
+                    let Some(item) = it.call_method0("__next__").map(Some).or_else(|e| {
+                        if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
+                            Ok(None)
+                        } else {
+                            Err(e)
+                        }
+                    })?
+                    else {
+                        break;
+                    };
+                    let at = self.pending.len();
+                    if let Ok(b) = item.cast::<PyBytes>() {
+                        self.pending.extend_from_slice(b.as_bytes());
+                    } else if let Ok(s) = item.cast::<PyString>() {
+                        match &self.opts.encoding {
+                            Some(e) if !e.is_utf8 => {
+                                let b = s.call_method1("encode", (e.name.as_str(),))?;
+                                self.pending
+                                    .extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
+                            }
+                            _ => self.pending.extend_from_slice(s.to_cow()?.as_bytes()),
+                        }
+                    } else {
+                        return Err(PyValueError::new_err(format!(
+                            "frun: each item of the source must be str or bytes, not {}",
+                            item.get_type().name()?
+                        )));
+                    }
+                    if memchr::memchr(delim, &self.pending[at..]).is_some() {
+                        return Err(PyValueError::new_err(format!(
+                            "frun: an item of the source holds the delimiter {:?}: each item \
+                             must be one record",
+                            char::from(delim)
+                        )));
+                    }
+                    self.pending.push(delim);
+                }
+                Ok(!self.pending.is_empty())
+            }
+        }
+    }
+
+    /// Reads what the engine wrote to its stdout; decodes whole frames into results.
+    fn read_results(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(out) = &self.out else { return Ok(()) };
+        const CHUNK: usize = 1 << 20;
+        self.buf.reserve(CHUNK);
+        let spare = self.buf.spare_capacity_mut();
+        // SAFETY: reads into the vector's spare capacity, then counts what was written.
+        let n = unsafe { libc::read(out.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+        if n == 0 {
+            self.out = None;
+        } else if n > 0 {
+            // SAFETY: the kernel initialized n bytes of the spare capacity.
+            unsafe { self.buf.set_len(self.buf.len() + n as usize) };
+        } else {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted {
+                return Err(os_err(e));
+            }
+        }
+        if self.mode == Mode::Function {
+            self.decode(py)?;
+        }
+        Ok(())
+    }
+
+    /// Turns the whole frames in `buf` into results (or the run's error).
+    fn decode(&mut self, py: Python<'_>) -> PyResult<()> {
+        let mut at = 0;
+        let mut loads = None;
+        while let Some((kind, payload, used)) = frames::next(&self.buf[at..]) {
+            at += used;
+            let obj: Py<PyAny> = match kind {
+                frames::BYTES => PyBytes::new(py, payload).into_any().unbind(),
+                frames::STR => match std::str::from_utf8(payload) {
+                    Ok(text) => PyString::new(py, text).into_any().unbind(),
+                    Err(_) => PyString::new(py, &String::from_utf8_lossy(payload))
+                        .into_any()
+                        .unbind(),
+                },
+                frames::NONE => py.None(),
+                frames::PICKLE => {
+                    if loads.is_none() {
+                        loads = Some(py.import("pickle")?.getattr("loads")?);
+                    }
+                    let loads = loads.as_ref().expect("just set");
+                    loads.call1((PyBytes::new(py, payload),))?.unbind()
+                }
+                frames::PICKLED_LIST => {
+                    if loads.is_none() {
+                        loads = Some(py.import("pickle")?.getattr("loads")?);
+                    }
+                    let loads = loads.as_ref().expect("just set");
+                    let list = loads.call1((PyBytes::new(py, payload),))?;
+                    for item in list.try_iter()? {
+                        self.results.push_back(item?.unbind());
+                    }
+                    continue;
+                }
+                frames::ERROR | frames::SKIPPED => {
+                    let (offset, tb) = frames::error_parts(payload);
+                    let err = crate::task_error(py, offset, &tb, None);
+                    if kind == frames::ERROR {
+                        return Err(err);
+                    }
+                    report_skipped(py, offset, &tb)?;
+                    self.errors.push(err.value(py).clone().into_any().unbind());
+                    continue;
+                }
+                _ => {
+                    return Err(PyValueError::new_err(
+                        "frun: a result frame of unknown kind",
+                    ));
+                }
+            };
+            self.results.push_back(obj);
+        }
+        self.buf.drain(..at);
+        Ok(())
+    }
+
+    /// The engine closed its stdout and control socket: waits for it and judges its status.
+    fn ended(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(pid) = self.engine.take() else {
+            return Ok(());
+        };
+        let status = child_end(wait_pid(pid));
+        self.kill_workers();
+        self.done = true;
+        let messages = self.messages();
+        let code = match status {
+            ChildEnd::Exited(0) => {
+                write_stderr(py, &messages)?;
+                return Ok(());
+            }
+            ChildEnd::Exited(c) => c,
+            ChildEnd::Signaled(s) => 128 + s,
+        };
+        let offset = given_up_offset(&messages);
+        if self.mode == Mode::Function && self.opts.on_error == OnError::Skip && offset.is_some() {
+            write_stderr(py, &messages)?;
+            return Ok(());
+        }
+        let text = if messages.is_empty() {
+            format!("frun: the run failed (status {code})")
+        } else {
+            messages.trim_end().to_string()
+        };
+        Err(crate::task_error(
+            py,
+            offset.unwrap_or(0),
+            &text,
+            Some(code),
+        ))
+    }
+
+    /// What the engine wrote to its stderr (function runs).
+    fn messages(&mut self) -> String {
+        let Some(fd) = self.err.take() else {
+            return String::new();
+        };
+        let mut f = std::fs::File::from(fd);
+        let mut text = String::new();
+        let _ = io::Seek::seek(&mut f, io::SeekFrom::Start(0));
+        let _ = io::Read::read_to_string(&mut f, &mut text);
+        text
+    }
+
+    fn kill_workers(&mut self) {
+        for pid in std::mem::take(&mut self.live) {
+            // SAFETY: our own unreaped child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            wait_pid(pid);
+        }
+    }
+
+    /// Stops everything at once: the engine (TERM: it ends its workers' batches and keeps its
+    /// checkpoint), then any worker left.
+    pub(crate) fn abort(&mut self) {
+        self.done = true;
+        if let Some(pid) = self.engine.take() {
+            // SAFETY: our own unreaped child.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            self.out = None;
+            self.feed_fd = None;
+            // The engine may be asking for a worker: serve its requests no more, so it sees
+            // the socket close and ends.
+            self.ctl = None;
+            wait_pid(pid);
+        }
+        self.kill_workers();
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+/// The input offset a given-up batch's message names ("input offset N").
+fn given_up_offset(messages: &str) -> Option<u64> {
+    let at = messages.find("input offset ")? + "input offset ".len();
+    let digits: String = messages[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn write_stderr(py: Python<'_>, text: &str) -> PyResult<()> {
+    if !text.is_empty() {
+        py.import("sys")?
+            .getattr("stderr")?
+            .call_method1("write", (text,))?;
+    }
+    Ok(())
+}
+
+/// One line on stderr for a record skipped after its call raised.
+fn report_skipped(py: Python<'_>, offset: u64, traceback: &str) -> PyResult<()> {
+    let last = traceback.trim_end().lines().last().unwrap_or("");
+    write_stderr(
+        py,
+        &format!("frun: skipped the record at input offset {offset}: {last}\n"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_given_up_offset_is_read_from_the_engines_message() {
+        let m = "frun: batch 1 (input offset 6, 3 records) given up after 2 attempts";
+        assert_eq!(super::given_up_offset(m), Some(6));
+        assert_eq!(super::given_up_offset("frun: nothing"), None);
+    }
+}

@@ -1,0 +1,80 @@
+//! The engine process: forked from the caller before any worker, it runs the same engine as
+//! the `frun` binary (its stdin the records, its stdout the results) and asks the caller for
+//! workers over a socket, as the bash front end's engine asks its shell.
+//!
+//! It never runs Python code: it is a copy of the interpreter that only runs Rust and ends
+//! with `_exit`.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::{Arc, Mutex};
+
+use frun::exec::shell::{self, Host};
+use frun::exec::spawn::ChildEnd;
+use nix::sys::signal::{SigHandler, Signal, signal};
+
+/// Requests from the engine to the caller: 8 bytes, `[kind, pid]`.
+pub(crate) const ASK_START: i32 = 1;
+pub(crate) const ASK_REAP: i32 = 2;
+
+/// The engine's way to ask the caller for workers.
+struct CallerHost {
+    ctl: Mutex<OwnedFd>,
+}
+
+impl CallerHost {
+    fn ask(&self, what: i32, pid: libc::pid_t) -> io::Result<(i32, Option<OwnedFd>)> {
+        let ctl = self.ctl.lock().unwrap_or_else(|e| e.into_inner());
+        let mut msg = [0u8; 8];
+        msg[..4].copy_from_slice(&what.to_ne_bytes());
+        msg[4..].copy_from_slice(&pid.to_ne_bytes());
+        shell::write_all(ctl.as_raw_fd(), &msg)?;
+        let mut reply = [0u8; 8];
+        let fds = shell::recv_with_fds(ctl.as_raw_fd(), &mut reply, 1)?
+            .ok_or_else(|| io::Error::other("the calling interpreter went away"))?;
+        let value = i32::from_ne_bytes(reply[..4].try_into().expect("4 bytes"));
+        Ok((value, fds.into_iter().next()))
+    }
+}
+
+impl Host for CallerHost {
+    fn start(&self) -> io::Result<(libc::pid_t, OwnedFd)> {
+        match self.ask(ASK_START, 0)? {
+            (pid, Some(fd)) if pid > 0 => Ok((pid, fd)),
+            _ => Err(io::Error::other(
+                "the calling interpreter could not fork a worker",
+            )),
+        }
+    }
+
+    fn reap(&self, pid: libc::pid_t) -> io::Result<ChildEnd> {
+        Ok(crate::caller::child_end(self.ask(ASK_REAP, pid)?.0))
+    }
+
+    fn wants_ranges(&self) -> bool {
+        true
+    }
+}
+
+/// The engine process's body: the interpreter's signal handlers are put back to the defaults
+/// (the engine reads its stop signals from a signalfd), then the run goes.
+pub(crate) fn engine_main(cfg: &frun::plan::config::Config, ctl: Option<OwnedFd>) -> ! {
+    for sig in Signal::iterator() {
+        if sig != Signal::SIGKILL && sig != Signal::SIGSTOP {
+            // SAFETY: SIG_DFL runs no code of ours.
+            let _ = unsafe { signal(sig, SigHandler::SigDfl) };
+        }
+    }
+    // SAFETY: SIG_IGN runs no code: a vanished reader is EPIPE, not death.
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigIgn) };
+    let _ = nix::sys::signal::sigprocmask(
+        nix::sys::signal::SigmaskHow::SIG_SETMASK,
+        Some(&nix::sys::signal::SigSet::empty()),
+        None,
+    );
+    let host: Option<Arc<dyn Host>> =
+        ctl.map(|c| Arc::new(CallerHost { ctl: Mutex::new(c) }) as Arc<dyn Host>);
+    let code = i32::from(frun::run_config(cfg, host));
+    // SAFETY: _exit only ends the process.
+    unsafe { libc::_exit(code) }
+}

@@ -1,0 +1,401 @@
+//! A worker: a copy of the calling interpreter, forked by the parent when the engine asks for
+//! one. It takes batches as ranges of the spool over its socket, maps each range, calls the
+//! user's function on its records (or on the batch), writes the results as frames to the
+//! capture file the engine gave it, and replies. It ends when its socket closes.
+//!
+//! It decides nothing about batches (the engine does) and never returns into the caller's
+//! Python code: it leaves with `_exit`.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+
+use frun::exec::shell::{
+    self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, RANGE_LEN, REQUEST_RANGE, Range,
+};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::frames;
+use crate::options::{OnError, Options};
+
+/// What a worker calls, and how.
+pub(crate) struct Job<'a> {
+    pub func: &'a Bound<'a, PyAny>,
+    pub opts: &'a Options,
+    /// `pickle.dumps`, looked up once per worker.
+    pub dumps: Bound<'a, PyAny>,
+}
+
+/// The worker process: serves batches on `sock` until it closes, then ends the process.
+pub(crate) fn worker_main(py: Python<'_>, sock: OwnedFd, job: &Job<'_>) -> ! {
+    let code = match serve(py, &sock, job) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("frun: worker: {e}");
+            1
+        }
+    };
+    // What the function printed reaches the parent's stdout and stderr before the end.
+    for name in ["stdout", "stderr"] {
+        if let Ok(f) = py.import("sys").and_then(|s| s.getattr(name)) {
+            let _ = f.call_method0("flush");
+        }
+    }
+    // SAFETY: _exit only ends the process (no Python finalization in a forked copy).
+    unsafe { libc::_exit(code) }
+}
+
+/// The descriptors the engine's start-up message gives: the capture file and the spool.
+fn hello(s: RawFd) -> io::Result<Option<(OwnedFd, OwnedFd)>> {
+    let Some((hello, fds)) = shell::recv_header(s, 3)? else {
+        return Ok(None);
+    };
+    let mut fds = fds.into_iter();
+    if hello.flags & HELLO_OWN_GROUP != 0 {
+        let _ = nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0));
+    }
+    let capture = (hello.flags & HELLO_STDOUT != 0)
+        .then(|| fds.next())
+        .flatten();
+    // The function keeps the caller's stdin: the engine's idle one is not needed.
+    let _ = (hello.flags & HELLO_STDIN != 0).then(|| fds.next());
+    let spool = (hello.flags & HELLO_SPOOL != 0)
+        .then(|| fds.next())
+        .flatten();
+    match (capture, spool) {
+        (Some(c), Some(s)) => Ok(Some((c, s))),
+        _ => Err(io::Error::other("the engine gave no capture file or spool")),
+    }
+}
+
+fn serve(py: Python<'_>, sock: &OwnedFd, job: &Job<'_>) -> io::Result<()> {
+    let s = sock.as_raw_fd();
+    let Some((capture, spool)) = hello(s)? else {
+        return Ok(());
+    };
+    shell::write_all(s, &0i32.to_ne_bytes())?;
+    let mut out = Vec::new();
+    let mut body = [0u8; RANGE_LEN];
+    loop {
+        let Some((req, _)) = shell::recv_header(s, 0)? else {
+            return Ok(());
+        };
+        if req.flags & REQUEST_RANGE == 0 || req.len != RANGE_LEN as u64 {
+            return Err(io::Error::other("a request that is not a range"));
+        }
+        if shell::recv_with_fds(s, &mut body, 0)?.is_none() {
+            return Ok(());
+        }
+        let range = Range::from_bytes(&body);
+        out.clear();
+        let map = Mapped::new(spool.as_raw_fd(), range.file_offset, range.len)?;
+        // A batch whose call raised (not skipped) fails: the engine neither retries it nor
+        // counts it done in a checkpoint.
+        let status: i32 = match run_batch(py, job, &map, &range, &mut out) {
+            Ok(false) => 0,
+            Ok(true) => 1,
+            Err(e) => {
+                // Not the function's exception (that is a frame): the worker's own failure.
+                eprintln!("frun: a worker failed outside the function:");
+                e.print(py);
+                1
+            }
+        };
+        drop(map);
+        // One write per batch: a worker that dies mid-batch leaves no partial frame.
+        write_file(capture.as_raw_fd(), &out)?;
+        shell::write_all(s, &status.to_ne_bytes())?;
+    }
+}
+
+/// Writes all of `data` to a file descriptor.
+fn write_file(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        // SAFETY: writes from a live slice.
+        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        data = &data[n as usize..];
+    }
+    Ok(())
+}
+
+/// A batch's bytes, mapped read-only from the spool for the time it runs.
+struct Mapped {
+    /// The mapping outlives the batch (a view of it could not be released).
+    keep: std::cell::Cell<bool>,
+    base: Option<NonNull<libc::c_void>>,
+    map_len: usize,
+    skip: usize,
+    len: usize,
+}
+
+impl Mapped {
+    fn new(fd: RawFd, offset: u64, len: u64) -> io::Result<Mapped> {
+        const PAGE: u64 = 4096;
+        let aligned = offset / PAGE * PAGE;
+        let skip = (offset - aligned) as usize;
+        let len = usize::try_from(len).map_err(io::Error::other)?;
+        if len == 0 {
+            return Ok(Mapped {
+                keep: std::cell::Cell::new(false),
+                base: None,
+                map_len: 0,
+                skip: 0,
+                len: 0,
+            });
+        }
+        let map_len = skip + len;
+        // SAFETY: a fresh read-only shared mapping of the spool's file; the engine keeps this
+        // range until the batch is done (it frees input only behind finished batches).
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd,
+                aligned as libc::off_t,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapped {
+            keep: std::cell::Cell::new(false),
+            base: NonNull::new(p),
+            map_len,
+            skip,
+            len,
+        })
+    }
+
+    fn ptr(&self) -> *const u8 {
+        match self.base {
+            // SAFETY: `skip` lies inside the mapping.
+            Some(p) => unsafe { p.as_ptr().cast::<u8>().add(self.skip) },
+            None => NonNull::<u8>::dangling().as_ptr(),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the mapping holds `len` bytes from ptr() while self lives.
+        unsafe { std::slice::from_raw_parts(self.ptr(), self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if let Some(p) = self.base
+            && !self.keep.get()
+        {
+            // SAFETY: our own mapping, unmapped once.
+            unsafe { libc::munmap(p.as_ptr(), self.map_len) };
+        }
+    }
+}
+
+/// Runs one batch: each record (or the batch) through the function, results into `out`.
+fn run_batch(
+    py: Python<'_>,
+    job: &Job<'_>,
+    map: &Mapped,
+    range: &Range,
+    out: &mut Vec<u8>,
+) -> PyResult<bool> {
+    if job.opts.batch {
+        return run_whole(py, job, map, range, out);
+    }
+    let delim = job.opts.delimiter;
+    let bytes = map.bytes();
+    let mut results = Results::new(py);
+    let mut failed = false;
+    let mut start = 0usize;
+    while start < bytes.len() {
+        let end = memchr::memchr(delim, &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let record = &bytes[start..end];
+        let offset = range.input_offset + start as u64;
+        start = end + 1;
+        let arg = record_object(py, job.opts, record)?;
+        match call(py, job, || job.func.call1((arg.clone(),))) {
+            Ok(result) => results.push(result)?,
+            Err(e) => {
+                let kind = match job.opts.on_error {
+                    OnError::Skip => frames::SKIPPED,
+                    _ => frames::ERROR,
+                };
+                // The results so far come first, so a stream yields them before the error.
+                results.flush(&job.dumps, out)?;
+                frames::push_error(out, kind, offset, &traceback_text(py, &e));
+                if kind == frames::ERROR {
+                    failed = true;
+                    break;
+                }
+            }
+        }
+    }
+    results.flush(&job.dumps, out)?;
+    Ok(failed)
+}
+
+/// A batch's results until they are framed: text and None one frame each; once any result is
+/// something else, all of them as one pickled list.
+struct Results<'py> {
+    list: Bound<'py, pyo3::types::PyList>,
+    all_text: bool,
+}
+
+impl<'py> Results<'py> {
+    fn new(py: Python<'py>) -> Results<'py> {
+        Results {
+            list: pyo3::types::PyList::empty(py),
+            all_text: true,
+        }
+    }
+
+    fn push(&mut self, r: Bound<'py, PyAny>) -> PyResult<()> {
+        self.all_text &= r.is_none() || r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok();
+        self.list.append(r)
+    }
+
+    fn flush(&mut self, dumps: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
+        if self.list.is_empty() {
+            return Ok(());
+        }
+        if self.all_text {
+            for r in self.list.iter() {
+                push_result(dumps, &r, out)?;
+            }
+        } else {
+            let p = dumps.call1((&self.list,))?;
+            frames::push(out, frames::PICKLED_LIST, p.cast::<PyBytes>()?.as_bytes());
+        }
+        self.list = pyo3::types::PyList::empty(self.list.py());
+        self.all_text = true;
+        Ok(())
+    }
+}
+
+/// Calls `f` once, or again up to `retries` more times with `on_error="retry"`.
+fn call<'py>(
+    _py: Python<'py>,
+    job: &Job<'_>,
+    f: impl Fn() -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let tries = match job.opts.on_error {
+        OnError::Retry => job.opts.retries + 1,
+        _ => 1,
+    };
+    let mut last = None;
+    for _ in 0..tries {
+        match f() {
+            Ok(r) => return Ok(r),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| PyRuntimeError::new_err("no attempt")))
+}
+
+/// One record as the function gets it: `bytes`, or `str` in the run's encoding.
+pub(crate) fn record_object<'py>(
+    py: Python<'py>,
+    opts: &Options,
+    record: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    match &opts.encoding {
+        None => Ok(PyBytes::new(py, record).into_any()),
+        Some(enc) if enc.is_utf8 => match std::str::from_utf8(record) {
+            Ok(s) => Ok(PyString::new(py, s).into_any()),
+            Err(_) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
+        },
+        Some(enc) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
+    }
+}
+
+/// Appends the frame for one result.
+fn push_result(
+    dumps: &Bound<'_, PyAny>,
+    result: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+) -> PyResult<()> {
+    if result.is_none() {
+        frames::push(out, frames::NONE, b"");
+    } else if let Ok(b) = result.cast::<PyBytes>() {
+        frames::push(out, frames::BYTES, b.as_bytes());
+    } else if let Ok(s) = result.cast::<PyString>() {
+        frames::push(out, frames::STR, s.to_cow()?.as_bytes());
+    } else {
+        let p = dumps.call1((result,))?;
+        frames::push(out, frames::PICKLE, p.cast::<PyBytes>()?.as_bytes());
+    }
+    Ok(())
+}
+
+/// The traceback of `e` as Python prints it.
+fn traceback_text(py: Python<'_>, e: &PyErr) -> String {
+    let text = (|| -> PyResult<String> {
+        let tb = py.import("traceback")?;
+        let lines = tb.call_method1(
+            "format_exception",
+            (e.get_type(py), e.value(py), e.traceback(py)),
+        )?;
+        PyString::new(py, "")
+            .call_method1("join", (lines,))?
+            .extract()
+    })();
+    text.unwrap_or_else(|_| e.to_string())
+}
+
+/// `batch=True`: the function gets the batch once; what it returns (an iterable of results,
+/// one `str`/`bytes`, or None for none) becomes the batch's results. True when the call
+/// raised (and was not skipped).
+fn run_whole(
+    py: Python<'_>,
+    job: &Job<'_>,
+    map: &Mapped,
+    range: &Range,
+    out: &mut Vec<u8>,
+) -> PyResult<bool> {
+    let batch = Bound::new(
+        py,
+        crate::batch::Batch::new(py, map.ptr(), map.bytes().len(), range, job.opts)?,
+    )?;
+    let called = call(py, job, || job.func.call1((batch.clone(),)));
+    // The batch's bytes are unmapped after this: its view must not outlive the call.
+    if !batch.borrow_mut().close(py) {
+        // Its view is still exported (a numpy array over it?): the bytes stay mapped.
+        map.keep.set(true);
+    }
+    match called {
+        Ok(r) if r.is_none() => {}
+        Ok(r) if r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok() => {
+            push_result(&job.dumps, &r, out)?;
+        }
+        Ok(r) => match r.try_iter() {
+            Ok(items) => {
+                let mut results = Results::new(py);
+                for item in items {
+                    results.push(item?)?;
+                }
+                results.flush(&job.dumps, out)?;
+            }
+            Err(_) => push_result(&job.dumps, &r, out)?,
+        },
+        Err(e) => {
+            let kind = match job.opts.on_error {
+                OnError::Skip => frames::SKIPPED,
+                _ => frames::ERROR,
+            };
+            frames::push_error(out, kind, range.input_offset, &traceback_text(py, &e));
+            return Ok(kind == frames::ERROR);
+        }
+    }
+    Ok(false)
+}
