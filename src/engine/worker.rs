@@ -281,7 +281,8 @@ impl Site for Post<'_> {
 
     fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv) {
         let s = self.shared;
-        let arg_bytes = if s.work.records_on_stdin {
+        // A plugin host reads the records from the spool itself.
+        let arg_bytes = if s.work.records_on_stdin || s.work.plugin.is_some() {
             &[][..]
         } else {
             bytes
@@ -549,7 +550,7 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> Worker<'a, S> {
         let rules = site.rules();
         // A batch that may be run again keeps its input until its outcome is final.
-        let release_early = !runner.feeds_stdin() && !rules.retry.may_retry();
+        let release_early = !runner.reads_input() && !rules.retry.may_retry();
         Worker {
             site,
             runner,
@@ -673,7 +674,7 @@ impl<'a, S: Site> Worker<'a, S> {
                 },
                 ..*batch
             };
-            let Some(outcome) = self.attempt(part, bytes)? else {
+            let Some(outcome) = self.attempt(part, retried, bytes)? else {
                 return Ok(None);
             };
             self.settle(part, retried, bytes, outcome, &mut settled)?;
@@ -681,8 +682,9 @@ impl<'a, S: Site> Worker<'a, S> {
         Ok(Some(settled))
     }
 
-    /// Runs one attempt at `part`; None when the run stops instead (the part stays undone).
-    fn attempt(&mut self, part: Batch, bytes: &[u8]) -> io::Result<Option<Outcome>> {
+    /// Runs one attempt at `part` (after `retried` retries); None when the run stops instead
+    /// (the part stays undone).
+    fn attempt(&mut self, part: Batch, retried: u64, bytes: &[u8]) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
         self.attempts += 1;
@@ -717,6 +719,7 @@ impl<'a, S: Site> Worker<'a, S> {
         let attempt = Attempt {
             part,
             argv: &self.argv,
+            retried,
         };
         let outcome = match self.runner.run(&attempt)? {
             Ending::Ran(outcome) => outcome,
