@@ -577,3 +577,23 @@ fn dry_run_shows_the_plugin_call() {
     let p = plugin("plugins", "echo_args");
     assert_eq!(out(&o), format!("{p} w 1 2\n{p} w 3\n"));
 }
+
+#[test]
+fn a_plugin_host_of_another_release_refuses_to_serve() {
+    use std::os::unix::process::CommandExt;
+    let lib = plugins().join("plugins.so");
+    let o = std::process::Command::new(BIN)
+        .arg0("frun-plugin-host")
+        .args(["check", "frun-plugin-wire-0"])
+        .arg(&lib)
+        .arg("echo_args")
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, 126, "from another frun release");
+    // Started by hand, without its arguments: refused too.
+    let o = std::process::Command::new(BIN)
+        .arg0("frun-plugin-host")
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, 2, "started by frun -C");
+}

@@ -9,6 +9,7 @@ pub mod descendants;
 pub mod job;
 pub mod plugin;
 pub mod plugin_host;
+pub mod plugin_wire;
 pub mod resolve;
 pub mod shell;
 pub mod spawn;

@@ -20,80 +20,10 @@ use super::resolve::ResolveError;
 use super::shell::{recv_with_fds, send_with_fds};
 use super::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 
-/// The name a plugin host runs under (its `argv[0]`): the binary starts as a host, not as frun,
-/// when started by this name.
-pub const HOST_NAME: &str = "frun-plugin-host";
-
-/// The host's first argument: load the library, look up the function, and exit (0: fine; else
-/// one line on stderr and 126 or 127).
-pub const MODE_CHECK: &str = "check";
-/// The host's first argument: load the library and serve batches on fd 0.
-pub const MODE_SERVE: &str = "serve";
-
-/// Start-up flag: batches come on the function's stdin (`-s`): argv holds only the fixed words.
-pub const HELLO_STDIN_MODE: u32 = 1;
-/// Request flag: a descriptor for the batch's stdin comes with the request.
-pub const REQUEST_STDIN: u32 = 1;
-
-/// The start-up message, sent with two descriptors: the host's default stdin and the spool.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
-pub struct Hello {
-    pub flags: u32,
-    pub worker: u32,
-    pub node: u32,
-    /// Which host of this worker this is: 1 for the first, one more after each lost one.
-    pub incarnation: u32,
-    pub delimiter: u32,
-    pub reserved: u32,
-}
-
-/// One batch, as the host is told of it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
-pub struct Request {
-    /// The batch's place in input order (0, 1, …).
-    pub seq: u64,
-    /// Where the batch's bytes start in the spool file.
-    pub spool_offset: u64,
-    /// Where they start in the input.
-    pub input_offset: u64,
-    pub len: u64,
-    /// Records in the batch (0: not counted).
-    pub records: u64,
-    /// Earlier attempts at this batch (0 on the first).
-    pub attempt: u32,
-    pub flags: u32,
-}
-
-/// Plain-data messages that travel as their bytes (native layout: both ends are one binary).
-pub trait Message: Copy + Default {
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut b = vec![0u8; std::mem::size_of::<Self>()];
-        // SAFETY: Self is a repr(C) struct of integers without padding; b holds exactly its size.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (self as *const Self).cast::<u8>(),
-                b.as_mut_ptr(),
-                b.len(),
-            )
-        };
-        b
-    }
-
-    fn from_bytes(b: &[u8]) -> Self {
-        assert_eq!(b.len(), std::mem::size_of::<Self>());
-        let mut m = Self::default();
-        // SAFETY: as above; every bit pattern is a valid value of an integer field.
-        unsafe {
-            std::ptr::copy_nonoverlapping(b.as_ptr(), (&mut m as *mut Self).cast::<u8>(), b.len())
-        };
-        m
-    }
-}
-
-impl Message for Hello {}
-impl Message for Request {}
+pub use super::plugin_wire::{
+    HELLO_STDIN_MODE, HOST_NAME, Hello, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN, Request,
+    WIRE_VERSION,
+};
 
 /// What every worker's host is started with, resolved once by the plan.
 #[derive(Clone, Debug)]
@@ -115,6 +45,7 @@ impl PluginWork {
         let mut v = vec![
             CString::new(HOST_NAME).expect("no NUL"),
             CString::new(mode).expect("no NUL"),
+            CString::new(WIRE_VERSION).expect("no NUL"),
             cstring(self.library.as_os_str()),
             cstring(&self.function),
         ];
@@ -181,6 +112,9 @@ pub fn check(work: &PluginWork) -> Result<(), ResolveError> {
         Ok(_) => {}
     }
     elf_check(&work.library)?;
+    if work.host.as_os_str().is_empty() {
+        return check_in_a_copy(work);
+    }
     let argv = work.host_argv(MODE_CHECK);
     let out = std::process::Command::new(&work.host)
         .arg0(HOST_NAME)
@@ -206,6 +140,47 @@ pub fn check(work: &PluginWork) -> Result<(), ResolveError> {
         _ => Err(ResolveError::NotExecutable(format!(
             "{shown}: the plugin host could not load it ({})",
             out.status
+        ))),
+    }
+}
+
+/// [`check`] where there is no host binary (the bash builtin, whose worker shells load the
+/// plugin): a forked copy of this single-threaded process loads it and exits, so no
+/// constructor of the library runs here.
+fn check_in_a_copy(work: &PluginWork) -> Result<(), ResolveError> {
+    let (library, function) = (cstring(work.library.as_os_str()), cstring(&work.function));
+    let (ours, theirs) =
+        nix::unistd::pipe().map_err(|e| ResolveError::NotExecutable(e.to_string()))?;
+    // SAFETY: the caller is single-threaded (the plan runs before any thread starts), so the
+    // child may load a library; it only loads, writes its verdict and `_exit`s.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        drop(ours);
+        let (code, message) = match super::plugin_host::load(&library, &function) {
+            Ok(_) => (0, String::new()),
+            Err(e) => e,
+        };
+        // SAFETY: writes our own bytes to the pipe (a short message: one write).
+        let _ = unsafe { libc::write(theirs.as_raw_fd(), message.as_ptr().cast(), message.len()) };
+        // SAFETY: ends the copy at once, running nothing of the parent's.
+        unsafe { libc::_exit(code) };
+    }
+    drop(theirs);
+    let mut said = Vec::new();
+    let _ = io::Read::read_to_end(&mut std::fs::File::from(ours), &mut said);
+    let mut status = 0;
+    // SAFETY: waits for our own child into a live int.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+    {}
+    let said = String::from_utf8_lossy(&said).into_owned();
+    match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+        (true, 0) => Ok(()),
+        (true, 127) => Err(ResolveError::NotFound(said)),
+        (true, _) if !said.is_empty() => Err(ResolveError::NotExecutable(said)),
+        _ => Err(ResolveError::NotExecutable(format!(
+            "{}: loading it crashed",
+            work.library.display()
         ))),
     }
 }

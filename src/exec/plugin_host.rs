@@ -12,8 +12,8 @@ use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
-use super::plugin::{
-    HELLO_STDIN_MODE, Hello, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN, Request,
+use super::plugin_wire::{
+    HELLO_STDIN_MODE, Hello, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN, Request, WIRE_VERSION,
 };
 use super::shell::{recv_with_fds, write_all};
 
@@ -81,7 +81,7 @@ unsafe extern "C" {
 }
 
 /// A loaded library's function.
-struct Plugin {
+pub struct Plugin {
     function: *mut c_void,
     signature: Signature,
 }
@@ -108,8 +108,8 @@ fn opted_in(handle: *mut c_void, name: &CStr) -> bool {
     }
 }
 
-/// Loads `library` (once per host) and finds `function`: Err((status, message)).
-fn load(library: &CStr, function: &CStr) -> Result<Plugin, (i32, String)> {
+/// Loads `library` (once per process) and finds `function`: Err((status, message)).
+pub fn load(library: &CStr, function: &CStr) -> Result<Plugin, (i32, String)> {
     // SAFETY: dlopen with a NUL-terminated path; the library's constructors run here, in the
     // host, which is what the host is for.
     let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
@@ -141,15 +141,26 @@ fn load(library: &CStr, function: &CStr) -> Result<Plugin, (i32, String)> {
     })
 }
 
-/// The host's `main`: `args` are `frun-plugin-host MODE LIBRARY FUNCTION WORDS…`. Returns the
+/// The host's `main`: `args` are `frun-plugin-host MODE WIRE LIBRARY FUNCTION WORDS…`. Returns the
 /// exit status.
 pub fn main(args: Vec<OsString>) -> i32 {
     let c = |a: &OsString| CString::new(a.as_bytes()).ok();
-    let (Some(mode), Some(library), Some(function)) = (args.get(1), args.get(2), args.get(3))
+    let (Some(mode), Some(wire), Some(library), Some(function)) =
+        (args.get(1), args.get(2), args.get(3), args.get(4))
     else {
         eprintln!("frun: the plugin host is started by frun -C, not by hand");
         return 2;
     };
+    if wire.as_bytes() != WIRE_VERSION.as_bytes() {
+        let me = std::env::current_exe().unwrap_or_default();
+        eprintln!(
+            "frun: -C: the plugin host {} is from another frun release (it speaks {}); use the \
+             frun-plugin-host shipped with this frun",
+            me.display(),
+            WIRE_VERSION
+        );
+        return 126;
+    }
     let (Some(library), Some(function)) = (c(library), c(function)) else {
         return 2;
     };
@@ -163,7 +174,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     match mode.to_str() {
         Some(MODE_CHECK) => 0,
         Some(MODE_SERVE) => {
-            let words: Vec<CString> = args[4..].iter().filter_map(c).collect();
+            let words: Vec<CString> = args[5..].iter().filter_map(c).collect();
             match serve(&plugin, words) {
                 Ok(()) => 0,
                 Err(e) => {
@@ -266,6 +277,84 @@ fn put_stdin(fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One batch as a call sees it: the request and what the caller knows besides.
+pub struct Batch<'a> {
+    pub request: &'a Request,
+    pub records: u64,
+    pub worker: u32,
+    pub node: u32,
+    pub incarnation: u32,
+    /// The input (-1 where the caller has no descriptor of it).
+    pub fd_in: RawFd,
+    pub delimiter: u8,
+    pub stdin_mode: bool,
+}
+
+/// Calls the plugin's function with `argv` (its words; NULL-terminated here) and the context its
+/// signature asks for, then flushes C's stdout. Returns the return value as an exit status: a
+/// value an exit status cannot carry still says "failed" (1).
+pub fn call(plugin: &Plugin, argv: &mut Vec<*mut c_char>, b: &Batch<'_>) -> i32 {
+    let r = b.request;
+    let argc = argv.len() as c_int;
+    argv.push(std::ptr::null_mut());
+    let forkrun = ForkrunCtx {
+        batch_index: r.seq,
+        batch_offset: r.spool_offset,
+        batch_byte_length: r.len,
+        version: 1,
+        worker_id: b.worker,
+        node_id: b.node,
+        num_kills: r.attempt,
+        numa_major: 0,
+        numa_minor: 0,
+        fd_in: b.fd_in,
+        delimiter: b.delimiter as c_char,
+        cfg_state: [0; 3],
+    };
+    let frun = FrunCtx {
+        size: std::mem::size_of::<FrunCtx>() as u32,
+        version: FRUN_CTX_VERSION,
+        batch_index: r.seq,
+        input_offset: r.input_offset,
+        batch_bytes: r.len,
+        records: b.records,
+        spool_offset: r.spool_offset,
+        worker_id: b.worker,
+        node_id: b.node,
+        attempt: r.attempt,
+        incarnation: b.incarnation,
+        fd_in: b.fd_in,
+        fd_out: 1,
+        delimiter: b.delimiter,
+        stdin_mode: u8::from(b.stdin_mode),
+        reserved: [0; 6],
+    };
+    let p = argv.as_mut_ptr();
+    // SAFETY: the function has the signature its library declared by its opt-in symbol (the
+    // plugin ABI); argv is NULL-terminated and its strings outlive the call (the caller's);
+    // the contexts outlive the call.
+    let ret = unsafe {
+        let ret = match plugin.signature {
+            Signature::Plain => {
+                std::mem::transmute::<*mut c_void, PlainFn>(plugin.function)(argc, p)
+            }
+            Signature::Forkrun => std::mem::transmute::<*mut c_void, CtxFn>(plugin.function)(
+                argc,
+                p,
+                (&raw const forkrun).cast(),
+            ),
+            Signature::Frun => std::mem::transmute::<*mut c_void, CtxFn>(plugin.function)(
+                argc,
+                p,
+                (&raw const frun).cast(),
+            ),
+        };
+        libc::fflush(stdout);
+        ret
+    };
+    if (0..=255).contains(&ret) { ret } else { 1 }
+}
+
 impl Host {
     /// Runs one batch; returns the function's return value as an exit status.
     fn run(
@@ -292,68 +381,21 @@ impl Host {
         } else {
             (self.argv.len() - self.words.len()) as u64
         };
-        let argc = self.argv.len() as c_int;
-        self.argv.push(std::ptr::null_mut());
-        let forkrun = ForkrunCtx {
-            batch_index: r.seq,
-            batch_offset: r.spool_offset,
-            batch_byte_length: r.len,
-            version: 1,
-            worker_id: self.hello.worker,
-            node_id: self.hello.node,
-            num_kills: r.attempt,
-            numa_major: 0,
-            numa_minor: 0,
-            fd_in: self.spool.as_raw_fd(),
-            delimiter: self.hello.delimiter as u8 as c_char,
-            cfg_state: [0; 3],
-        };
-        let frun = FrunCtx {
-            size: std::mem::size_of::<FrunCtx>() as u32,
-            version: FRUN_CTX_VERSION,
-            batch_index: r.seq,
-            input_offset: r.input_offset,
-            batch_bytes: r.len,
+        let batch = Batch {
+            request: r,
             records,
-            spool_offset: r.spool_offset,
-            worker_id: self.hello.worker,
-            node_id: self.hello.node,
-            attempt: r.attempt,
+            worker: self.hello.worker,
+            node: self.hello.node,
             incarnation: self.hello.incarnation,
             fd_in: self.spool.as_raw_fd(),
-            fd_out: 1,
             delimiter: self.hello.delimiter as u8,
-            stdin_mode: u8::from(stdin_mode),
-            reserved: [0; 6],
+            stdin_mode,
         };
-        let argv = self.argv.as_mut_ptr();
-        // SAFETY: the function has the signature its library declared by its opt-in symbol (the
-        // plugin ABI); argv is NULL-terminated and its strings live in `words` and `bytes`,
-        // which are not touched until it returns; the contexts outlive the call.
-        let ret = unsafe {
-            let ret = match plugin.signature {
-                Signature::Plain => {
-                    std::mem::transmute::<*mut c_void, PlainFn>(plugin.function)(argc, argv)
-                }
-                Signature::Forkrun => std::mem::transmute::<*mut c_void, CtxFn>(plugin.function)(
-                    argc,
-                    argv,
-                    (&raw const forkrun).cast(),
-                ),
-                Signature::Frun => std::mem::transmute::<*mut c_void, CtxFn>(plugin.function)(
-                    argc,
-                    argv,
-                    (&raw const frun).cast(),
-                ),
-            };
-            libc::fflush(stdout);
-            ret
-        };
+        let ret = call(plugin, &mut self.argv, &batch);
         if stdin_mode {
             put_stdin(self.stdin.as_raw_fd())?;
         }
-        // A return value an exit status cannot carry still says "failed".
-        Ok(if (0..=255).contains(&ret) { ret } else { 1 })
+        Ok(ret)
     }
 
     /// Reads the batch from the spool and appends its records to argv, each ending with NUL

@@ -38,7 +38,12 @@ pub(super) fn command(
     // Taken literally: a relative path is relative to the working directory now, whatever the
     // plugin's own working directory later.
     let library = std::path::absolute(&spec.library).unwrap_or_else(|_| spec.library.clone());
-    let host = host_binary().map_err(PlanError::Command)?;
+    // The bash builtin's worker shells call the plugin themselves: no host binary.
+    let host = if cfg.shell_command {
+        std::path::PathBuf::new()
+    } else {
+        host_binary().map_err(PlanError::Command)?
+    };
     let work = PluginWork {
         host: host.clone(),
         library,

@@ -125,6 +125,10 @@ impl Runner for PluginRunner<'_> {
             records: part.records,
             attempt: u32::try_from(attempt.retried).unwrap_or(u32::MAX),
             flags: if feed.is_some() { REQUEST_STDIN } else { 0 },
+            worker: child.index as u32,
+            node: self.node as u32,
+            delimiter: u32::from(shared.delimiter),
+            reserved: 0,
         };
         // A host that went away between batches fails the send; its reply below says so.
         let sent = host.send(&request, child.stdin.as_ref().map(|s| s.fd()));
