@@ -68,6 +68,9 @@ int crash_on(int argc, char **argv) {
     return 0;
 }
 
+/* Never returns. */
+int hang(int argc, char **argv) { (void)argc; (void)argv; for (;;) pause(); }
+
 /* Returns $RET for every batch. */
 int ret_env(int argc, char **argv) { (void)argc; (void)argv; return atoi(getenv("RET")); }
 "#;
@@ -596,4 +599,34 @@ fn a_plugin_host_of_another_release_refuses_to_serve() {
         .output()
         .unwrap();
     assert_one_line_error(&o, 2, "started by frun -C");
+}
+
+#[test]
+fn a_stopped_run_ends_its_plugin_hosts_promptly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(BIN)
+        .args(["-C", &plugin("plugins", "hang")])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&seq_n(10)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let hosts = pgrep(&format!(
+        "^frun-plugin-host serve .*{}",
+        plugins().display()
+    ));
+    assert!(!hosts.is_empty(), "the hosts run the hanging function");
+    send_signal(child.id(), "TERM");
+    let status = wait_limit(&mut child, std::time::Duration::from_secs(10));
+    assert_eq!(status.code(), Some(143));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let left: Vec<u32> = pgrep("^frun-plugin-host serve")
+        .into_iter()
+        .filter(|p| hosts.contains(p))
+        .collect();
+    assert!(left.is_empty(), "hosts left behind: {left:?}");
 }
