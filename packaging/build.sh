@@ -8,6 +8,7 @@
 #   frun.bash                                 the builtins in one self-verifying file to `source`
 #   frun-plugin-host                          dynamically linked frun (glibc >= 2.28) the static one
 #                                             runs -C plugins through, found beside it
+#   frun_plugin.h                             the C plugin interface (struct frun_ctx)
 #   SHA256SUMS                                over all of the above
 # Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
 # See packaging/README.md for every setting and how to verify a build.
@@ -141,7 +142,7 @@ unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
 
 # Remove only what an earlier build put there; anything else in the directory is left alone
 # and is not listed in SHA256SUMS.
-rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/$name-"*
+rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/frun_plugin.h" "$out/$name-"*
 artifacts=()
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
@@ -216,6 +217,9 @@ if [[ $has_bash == yes ]]; then
     [[ $(printf '%s\n%s\n' "${need:-0}" 2.28 | sort -V | tail -n 1) == 2.28 ]] ||
       die "$name-plugin-host needs GLIBC_$need, newer than its floor 2.28"
     artifacts+=("$name-plugin-host")
+    # The plugin interface's header, for writing plugins against frun's own context.
+    install -m 0644 "$repo/include/frun_plugin.h" "$out/frun_plugin.h"
+    artifacts+=(frun_plugin.h)
   fi
   template=$repo/packaging/frun.bash.in
   pairs=()
