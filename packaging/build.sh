@@ -8,6 +8,9 @@
 #   frun.bash                                 the builtins in one self-verifying file to `source`
 #   frun-<version>-cp39-abi3-manylinux…whl    the Python module (import frun), CPython >= 3.9
 #   frun-python-<version>.{cdx,spdx}.json     SBOMs of the Python module
+#   frun-plugin-host                          dynamically linked frun (glibc >= 2.28) the static one
+#                                             runs -C plugins through, found beside it
+#   frun_plugin.h                             the C plugin interface (struct frun_ctx)
 #   SHA256SUMS                                over all of the above
 # Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
 # See packaging/README.md for every setting and how to verify a build.
@@ -141,7 +144,7 @@ unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
 
 # Remove only what an earlier build put there; anything else in the directory is left alone
 # and is not listed in SHA256SUMS.
-rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/$name-"*
+rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/frun_plugin.h" "$out/$name-"*
 artifacts=()
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json" "$repo/python/frun-sbom-tmp.json"' EXIT
@@ -202,6 +205,24 @@ if [[ $has_bash == yes ]]; then
     [[ $needed != *hwloc* ]] || die "$blob needs libhwloc: $(tr '\n' ' ' <<<"$needed")"
     artifacts+=("$blob")
   done
+  # The static binary cannot load libraries: it runs -C plugins through this dynamically
+  # linked frun (the same crate, without hwloc, which it does not need), found beside it.
+  if [[ $only_blobs == no ]]; then
+    step "building the plugin host for glibc >= 2.28"
+    CARGO_TARGET_DIR=$target_dir/glibc-host \
+      cargo-zigbuild build --quiet --release --locked --bin frun \
+      --target x86_64-unknown-linux-gnu.2.28
+    install -m 0755 "$target_dir/glibc-host/x86_64-unknown-linux-gnu/release/frun" \
+      "$out/$name-plugin-host"
+    need=$(objdump -T "$out/$name-plugin-host" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' |
+      sort -V | tail -n 1)
+    [[ $(printf '%s\n%s\n' "${need:-0}" 2.28 | sort -V | tail -n 1) == 2.28 ]] ||
+      die "$name-plugin-host needs GLIBC_$need, newer than its floor 2.28"
+    artifacts+=("$name-plugin-host")
+    # The plugin interface's header, for writing plugins against frun's own context.
+    install -m 0644 "$repo/include/frun_plugin.h" "$out/frun_plugin.h"
+    artifacts+=(frun_plugin.h)
+  fi
   template=$repo/packaging/frun.bash.in
   pairs=()
   for floor in "${floors[@]}"; do pairs+=("$floor=$out/$name-$version-bash-glibc$floor.so"); done

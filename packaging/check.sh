@@ -288,6 +288,34 @@ PY
   fi
 done
 
+# -C in the static binary: it runs plugins through the frun-plugin-host beside it, and says so
+# in one line (126) when that is missing.
+host=$dist_a/frun-plugin-host
+if [[ -x $host ]] && command -v cc >/dev/null; then
+  pdir=$(mktemp -d)
+  printf '%s\n' '#include <stdio.h>' \
+    'int echo(int c, char **v) { for (int i = 0; i < c; i++) printf("%s\n", v[i]); return 0; }' \
+    >"$pdir/p.c"
+  cc -O2 -shared -fPIC -o "$pdir/p.so" "$pdir/p.c"
+  cp "$bin" "$pdir/frun"
+  st=0
+  "$pdir/frun" -C "$pdir/p.so:echo" </dev/null 2>"$pdir/err" || st=$?
+  if [[ $st == 126 ]] && grep -q 'frun-plugin-host' "$pdir/err"; then
+    pass "static binary without its plugin host: one line, status 126"
+  else
+    fail "static binary without its plugin host: status $st, $(cat "$pdir/err")"
+  fi
+  cp "$host" "$pdir/frun-plugin-host"
+  if [[ $(seq 100000 | "$pdir/frun" -k -C "$pdir/p.so:echo" | cksum) == "$(seq 100000 | cksum)" ]]; then
+    pass "static binary runs a plugin through frun-plugin-host"
+  else
+    fail "static binary runs a plugin through frun-plugin-host"
+  fi
+  rm -rf "$pdir"
+else
+  fail "dist/ has no frun-plugin-host (or no cc to build a test plugin)"
+fi
+
 # The bash builtin blobs: the newest glibc symbol each one needs must not be newer than the floor
 # in its name; frun.bash verifies, and works on an older system.
 shopt -s nullglob

@@ -189,7 +189,7 @@ pub fn signal_text(sig: i32) -> String {
 }
 
 fn shell_exit_text(code: i32) -> String {
-    format!("the worker shell exited with status {code} (exit in the function)")
+    format!("the worker exited with status {code} (exit in the function)")
 }
 
 impl Ledger {

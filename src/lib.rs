@@ -68,6 +68,14 @@ pub fn main_with_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
     closed: ClosedAtStart,
 ) -> ExitCode {
+    let mut args = args.into_iter().peekable();
+    // Started by a worker as its plugin host (`-C`), not as frun.
+    if args
+        .peek()
+        .is_some_and(|a| a.as_encoded_bytes() == exec::plugin::HOST_NAME.as_bytes())
+    {
+        return ExitCode::Passed(exec::plugin_host::main(args.collect()));
+    }
     if closed.stdout {
         eprintln!("frun: standard output is closed: the output would be lost (use >/dev/null)");
         return ExitCode::Error;

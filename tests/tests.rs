@@ -22,6 +22,7 @@ mod numa;
 mod output;
 mod parallel;
 mod parallel_results;
+mod plugins;
 mod progress;
 mod properties;
 mod records;

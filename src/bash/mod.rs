@@ -41,6 +41,8 @@ enum Kind {
     /// (the records, or the words from the first `{}` one with `-i`) are word-split and
     /// glob-expanded by the worker shell.
     SplitFrom(usize),
+    /// `-C SO:FN`: the worker shell loads the library and calls the function.
+    Plugin,
 }
 
 /// The builtin's entry point (see `ffi::frun_struct`).
@@ -79,7 +81,11 @@ fn invoke(args: Vec<OsString>) -> libc::c_int {
         Err(code) => return code.into(),
     };
     let line = cfg.job.as_ref().is_some_and(|j| !j.literal);
-    let kind = if cfg.external || cfg.dry_run {
+    let kind = if cfg.dry_run {
+        None
+    } else if cfg.plugin.is_some() {
+        Some(Kind::Plugin)
+    } else if cfg.external {
         None
     } else if line {
         // A GNU Parallel-style line (`frun parallel …`) runs as `eval LINE` in the worker
@@ -90,7 +96,7 @@ fn invoke(args: Vec<OsString>) -> libc::c_int {
     };
     cfg.shell_command = kind.is_some();
     let kind = kind.map(|k| {
-        if cfg.unsafe_words {
+        if cfg.unsafe_words && k != Kind::Plugin {
             Kind::SplitFrom(cfg.literal_words())
         } else {
             k

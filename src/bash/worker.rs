@@ -16,7 +16,11 @@ use nix::unistd::{Pid, close, dup2_stdin, dup2_stdout, setpgid};
 
 use super::ffi::{self, WordList};
 use super::{Disposition, Kind, exit_now, set_disposition, set_mask};
-use crate::exec::shell::{self, HELLO_OWN_GROUP, HELLO_STDIN, HELLO_STDOUT, REQUEST_STDIN};
+use crate::exec::plugin::{Message as _, Request};
+use crate::exec::plugin_host::{self, Plugin};
+use crate::exec::shell::{
+    self, HELLO_OWN_GROUP, HELLO_STDIN, HELLO_STDOUT, REQUEST_PLUGIN, REQUEST_STDIN,
+};
 
 /// The lowest descriptor a worker shell keeps its socket on, out of the way of the small
 /// numbers scripts redirect.
@@ -141,6 +145,7 @@ fn run_batches(
         Kind::SplitFrom(literal) => split_line(name.as_bytes(), literal),
         _ => Vec::new(),
     };
+    let mut plugin = PluginCalls::default();
     loop {
         let Some((req, fds)) = shell::recv_header(s, 1)? else {
             return Ok(0);
@@ -163,6 +168,7 @@ fn run_batches(
             Kind::Builtin => call_builtin(&cname, &mut body, &mut words),
             Kind::Alias => call_alias(&body, req.words as usize, &mut text),
             Kind::SplitFrom(_) => call_split(&split_line, &mut body, &mut words, &mut text),
+            Kind::Plugin => plugin.call(name, &mut body, req.flags),
         };
         // SAFETY: flushes the shell's stdio into the capture before the engine reads it.
         unsafe { ffi::frun_flush_stdio() };
@@ -319,4 +325,68 @@ fn call(
     // jump to the shell's top level so it never unwinds through Rust frames.
     let jumped = unsafe { ffi::frun_call(kind, target, list.cast(), text, &mut status) };
     (jumped != 0, status)
+}
+
+/// `-C SO:FN` in a worker shell: the library, loaded at the first batch, and the reused argv.
+#[derive(Default)]
+struct PluginCalls {
+    loaded: Option<Plugin>,
+    argv: Vec<*mut libc::c_char>,
+}
+
+impl PluginCalls {
+    /// Calls the plugin named `spec` (`SO:FN`) with the batch in `body`: its words (the spec
+    /// first, which is not passed), then the plugin request. Returns (false, status).
+    fn call(&mut self, spec: &OsString, body: &mut [u8], flags: u32) -> (bool, i32) {
+        let size = std::mem::size_of::<Request>();
+        if flags & REQUEST_PLUGIN == 0 || body.len() < size {
+            return (false, 1);
+        }
+        let (words, trailer) = body.split_at_mut(body.len() - size);
+        let request = Request::from_bytes(trailer);
+        if self.loaded.is_none() {
+            let b = spec.as_bytes();
+            let at = memchr::memrchr(b':', b).unwrap_or(b.len());
+            let (Ok(library), Ok(function)) = (
+                CString::new(&b[..at]),
+                CString::new(b.get(at + 1..).unwrap_or_default()),
+            ) else {
+                return (false, 127);
+            };
+            match plugin_host::load(&library, &function) {
+                Ok(p) => self.loaded = Some(p),
+                Err((status, message)) => {
+                    eprintln!("frun: {message}");
+                    return (false, status);
+                }
+            }
+        }
+        self.argv.clear();
+        let base = words.as_mut_ptr();
+        let mut start = 0;
+        for end in memchr::memchr_iter(0, words) {
+            if start > 0 {
+                // SAFETY: start < end <= words.len(): a word inside `body`, NUL-terminated.
+                self.argv.push(unsafe { base.add(start) }.cast());
+            }
+            start = end + 1;
+        }
+        // The spec word itself (the first) is no argument.
+        if start == 0 {
+            return (false, 1);
+        }
+        let stdin_mode = flags & REQUEST_STDIN != 0;
+        let batch = plugin_host::Batch {
+            request: &request,
+            records: request.records,
+            worker: request.worker,
+            node: request.node,
+            incarnation: 0,
+            fd_in: -1,
+            delimiter: request.delimiter as u8,
+            stdin_mode,
+        };
+        let plugin = self.loaded.as_ref().expect("loaded above");
+        (false, plugin_host::call(plugin, &mut self.argv, &batch))
+    }
 }

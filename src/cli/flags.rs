@@ -14,7 +14,7 @@ use super::units::{parse_delimiter, parse_duration, parse_job_timeout, parse_num
 use super::{parse_halt, parse_nodes, parse_shard};
 use crate::output::OrderMode;
 use crate::plan::config::{
-    BatchSpec, Config, DEFAULT_BYTES, InputSpec, ProgressSpec, ProgressStyle,
+    BatchSpec, Config, DEFAULT_BYTES, InputSpec, PluginSpec, ProgressSpec, ProgressStyle,
 };
 
 /// Flags in one family override each other: the last one given wins (`-k -u` is `-u`).
@@ -163,6 +163,30 @@ const fn flag(id: &'static str, short: Option<char>, long: &'static str, apply: 
         help: "",
         long_help: "",
     }
+}
+
+/// `-C SO:FN`: the library and the function, split at the last colon.
+fn plugin_spec(v: &OsStr) -> Result<PluginSpec, String> {
+    let b = v.as_bytes();
+    let at = memchr::memrchr(b':', b).ok_or("wants LIBRARY:FUNCTION (e.g. ./plugin.so:run)")?;
+    let (library, function) = (&b[..at], &b[at + 1..]);
+    if library.is_empty() {
+        return Err("the library's path is empty".into());
+    }
+    if function.is_empty()
+        || !function
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+    {
+        return Err(format!(
+            "'{}' is not a C function name",
+            String::from_utf8_lossy(function)
+        ));
+    }
+    Ok(PluginSpec {
+        library: PathBuf::from(OsStr::from_bytes(library)),
+        function: OsStr::from_bytes(function).to_os_string(),
+    })
 }
 
 /// The size of a byte chunk (`-b`, `--block`): empty (`-b` alone) is the default.
@@ -571,6 +595,31 @@ pub const FLAGS: &[FlagDef] = &[
             "retry-failed",
             Apply::Config(|d, v| {
                 d.config.retry_failed = v.on();
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        value: Some("SO:FN"),
+        help: "Call the C function FN of the library SO for each batch instead of running a \
+               command",
+        long_help: "FN is called as int FN(int argc, char **argv) with the words after -C SO:FN \
+                    and then the batch's records in argv (no program name), or with a third \
+                    argument, a const struct frun_ctx * (when SO defines int frun_use_ctx = 1) \
+                    or forkrun's const struct forkrun_ctx * (int forkrun_use_ctx = 1). With -s \
+                    the batch is on its stdin instead. It runs in a plugin host process per \
+                    worker that loads SO once; its stdout is captured per batch like a \
+                    command's, its return value is the batch's exit status, and a crash or \
+                    exit() in it fails the attempt like a killed command. SO is taken \
+                    literally (a name without / is in the current directory), never searched \
+                    for. The fully static binary runs plugins through the frun-plugin-host \
+                    shipped beside it.",
+        ..flag(
+            "plugin",
+            Some('C'),
+            "plugin",
+            Apply::Config(|d, v| {
+                d.config.plugin = v.os().map(plugin_spec).transpose()?;
                 Ok(())
             }),
         )

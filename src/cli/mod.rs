@@ -470,6 +470,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         .get_many::<OsString>(COMMAND)
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
+    if let Some(p) = &draft.config.plugin {
+        // The plugin stands where a command would: its `SO:FN` word, then the fixed words.
+        let mut spec = p.library.clone().into_os_string();
+        spec.push(":");
+        spec.push(&p.function);
+        command.insert(0, spec);
+    }
     if command.is_empty() {
         command.push("echo".into());
     }
@@ -873,7 +880,7 @@ mod tests {
             // of these values it accepts; its undo form then gives the
             // config without it.
             let values = match f.takes_value() {
-                true => &["2", "ordered", "none", "fail=1", "always"][..],
+                true => &["2", "ordered", "none", "fail=1", "always", "./lib.so:f"][..],
                 false => &[""],
             };
             let mut changed = false;

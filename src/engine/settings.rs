@@ -129,6 +129,8 @@ pub struct Work {
     pub tag: Option<crate::exec::job::JobLine>,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
+    /// `-C SO:FN`: batches are calls of a C function in plugin hosts instead of commands.
+    pub plugin: Option<crate::exec::plugin::PluginWork>,
 }
 
 /// How many workers, and where they run.

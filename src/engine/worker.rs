@@ -288,7 +288,9 @@ impl Site for Post<'_> {
 
     fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv) {
         let s = self.shared;
-        let arg_bytes = if s.work.records_on_stdin {
+        // A plugin host reads the records from the spool itself (a worker shell does not).
+        let arg_bytes = if s.work.records_on_stdin || (s.work.plugin.is_some() && s.shell.is_none())
+        {
             &[][..]
         } else {
             bytes
@@ -560,7 +562,7 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> Worker<'a, S> {
         let rules = site.rules();
         // A batch that may be run again keeps its input until its outcome is final.
-        let release_early = !runner.feeds_stdin() && !rules.retry.may_retry();
+        let release_early = !runner.reads_input() && !rules.retry.may_retry();
         Worker {
             site,
             runner,
@@ -684,7 +686,7 @@ impl<'a, S: Site> Worker<'a, S> {
                 },
                 ..*batch
             };
-            let Some(outcome) = self.attempt(part, bytes)? else {
+            let Some(outcome) = self.attempt(part, retried, bytes)? else {
                 return Ok(None);
             };
             self.settle(part, retried, bytes, outcome, &mut settled)?;
@@ -692,14 +694,20 @@ impl<'a, S: Site> Worker<'a, S> {
         Ok(Some(settled))
     }
 
-    /// Runs one attempt at `part`; None when the run stops instead (the part stays undone).
-    fn attempt(&mut self, part: Batch, bytes: &[u8]) -> io::Result<Option<Outcome>> {
-        let ended = self.attempt_once(part, bytes);
+    /// Runs one attempt at `part` (after `retried` retries); None when the run stops instead
+    /// (the part stays undone).
+    fn attempt(&mut self, part: Batch, retried: u64, bytes: &[u8]) -> io::Result<Option<Outcome>> {
+        let ended = self.attempt_once(part, retried, bytes);
         self.site.attempt_ended();
         ended
     }
 
-    fn attempt_once(&mut self, part: Batch, bytes: &[u8]) -> io::Result<Option<Outcome>> {
+    fn attempt_once(
+        &mut self,
+        part: Batch,
+        retried: u64,
+        bytes: &[u8],
+    ) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
         self.attempts += 1;
@@ -734,6 +742,7 @@ impl<'a, S: Site> Worker<'a, S> {
         let attempt = Attempt {
             part,
             argv: &self.argv,
+            retried,
         };
         let outcome = match self.runner.run(&attempt)? {
             Ending::Ran(outcome) => outcome,

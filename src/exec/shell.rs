@@ -78,6 +78,10 @@ impl Range {
     }
 }
 
+/// Request flag: the body ends with a plugin request (`plugin::Request`) after the words: the
+/// words are `SO:FN` and the plugin function's arguments (`-C`).
+pub const REQUEST_PLUGIN: u32 = 4;
+
 /// The fixed part of every message from the engine: a kind-specific flag word, a count and the
 /// length of the bytes that follow.
 #[derive(Clone, Copy, Default)]
@@ -333,6 +337,17 @@ impl ShellWorker {
         words: impl Iterator<Item = &'a [u8]>,
         stdin: Option<RawFd>,
     ) -> io::Result<()> {
+        self.send_call(words, stdin, None)
+    }
+
+    /// [`ShellWorker::send`] of a plugin call: `plugin` (a `plugin::Request`'s bytes) follows
+    /// the words.
+    pub fn send_call<'a>(
+        &mut self,
+        words: impl Iterator<Item = &'a [u8]>,
+        stdin: Option<RawFd>,
+        plugin: Option<&[u8]>,
+    ) -> io::Result<()> {
         self.body.clear();
         let mut count = 0u32;
         for w in words {
@@ -340,8 +355,12 @@ impl ShellWorker {
             self.body.push(0);
             count += 1;
         }
+        if let Some(p) = plugin {
+            self.body.extend_from_slice(p);
+        }
         let header = Header {
-            flags: if stdin.is_some() { REQUEST_STDIN } else { 0 },
+            flags: if stdin.is_some() { REQUEST_STDIN } else { 0 }
+                | if plugin.is_some() { REQUEST_PLUGIN } else { 0 },
             words: count,
             len: self.body.len() as u64,
         };

@@ -214,6 +214,17 @@ pub struct Config {
     /// `frun parallel --resume`, `--resume-failed`, `--retry-failed`: which jobs of an earlier
     /// run (its `--joblog`, or its `--results`) are run again.
     pub job_resume: Option<JobResume>,
+    /// `-C SO:FN`: each batch is a call of function FN of the C library SO (then `command` is
+    /// the `SO:FN` word as given and the fixed words after it).
+    pub plugin: Option<PluginSpec>,
+}
+
+/// `-C SO:FN`, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginSpec {
+    /// The library's path, taken literally (relative to the working directory; never searched).
+    pub library: PathBuf,
+    pub function: OsString,
 }
 
 /// How a GNU Parallel-style run takes up an earlier one's jobs (by their numbers).
@@ -288,6 +299,7 @@ impl Default for Config {
             job_resume: None,
             record_bounds: None,
             line_buffer: false,
+            plugin: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod config;
 mod jobs_resume;
+mod plugin;
 mod sweep;
 
 use std::ffi::OsString;
@@ -262,8 +263,9 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
         limit: cfg.limit,
         timeout: cfg.timeout,
         arg_space: Some(command.arg_space),
-        byte_guided: cfg.stdin,
-        count_records: !(cfg.stdin
+        // A plugin host splits records itself, with no ARG_MAX: batches are bytes as for -s.
+        byte_guided: cfg.stdin || cfg.plugin.is_some(),
+        count_records: !((cfg.stdin || cfg.plugin.is_some())
             && !cfg.dry_run
             && !cfg.stats
             && cfg.progress.is_none()
@@ -533,6 +535,7 @@ fn work(
         skip_saved: false,
         tag: extra.tag,
         line_buffer: cfg.line_buffer,
+        plugin: extra.plugin,
     })
 }
 
@@ -566,7 +569,7 @@ const SHELL_MAX_RECORDS: u64 = 65_536;
 /// Batch sizes from `-l`, `-L`, `-b`, `--block`.
 fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
     // Without ARG_MAX in the way, stdin mode grows batches further (bytes bound them too).
-    let hard_max = if cfg.stdin {
+    let hard_max = if cfg.stdin || cfg.plugin.is_some() {
         HARD_MAX_STDIN_RECORDS
     } else if cfg.shell_command {
         // A bash function's batch costs no exec: past this size, larger batches only balance
@@ -730,6 +733,8 @@ struct WorkExtra {
     /// `frun xargs`: the command was not found, which is only an error once a command would
     /// run (GNU xargs looks for it then: `-r` on empty input runs nothing and succeeds).
     cannot_run: Option<crate::exec::resolve::ResolveError>,
+    /// `-C SO:FN`: what the plugin hosts are started with.
+    plugin: Option<crate::exec::plugin::PluginWork>,
 }
 
 /// A GNU Parallel-style line: exec'd directly when it has no shell syntax and its program is
@@ -790,6 +795,7 @@ fn job_command(
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
             cannot_run: None,
+            plugin: None,
         },
     })
 }
@@ -798,6 +804,9 @@ fn job_command(
 fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
     let dry_run = cfg.dry_run;
     let path_env = std::env::var_os("PATH");
+    if let Some(spec) = &cfg.plugin {
+        return plugin::command(cfg, spec, header);
+    }
     if let Some(spec) = &cfg.job {
         return job_command(cfg, spec, header, path_env.as_deref());
     }
@@ -868,6 +877,7 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
             cannot_run,
+            plugin: None,
         },
     })
 }

@@ -1,6 +1,7 @@
 //! Runners: how one attempt at a batch runs — a spawned command with the records as arguments or
 //! on its stdin ([`SpawnRunner`]), a bash worker shell ([`ShellRunner`]), or a printed command
-//! line for `-N` ([`DryRunner`]). A worker chooses its runner once and calls it per attempt.
+//! line for `-N` ([`DryRunner`]), or a call of a C plugin's function in a plugin host
+//! ([`PluginRunner`]). A worker chooses its runner once and calls it per attempt.
 //!
 //! A runner only runs and says how the attempt ended. It never retries, splits, gives up or
 //! records anything, and never touches the ring or the emitter: the worker decides all that.
@@ -20,10 +21,12 @@ use crate::output::Capture;
 use crate::stop::StopReason;
 
 mod dry;
+mod plugin;
 mod shell;
 mod spawn;
 
 pub(super) use dry::DryRunner;
+pub(super) use plugin::PluginRunner;
 pub(super) use shell::ShellRunner;
 pub(super) use spawn::SpawnRunner;
 
@@ -34,6 +37,8 @@ pub(super) struct Attempt<'a> {
     /// The part's command line: the template with the records as arguments (none when they go
     /// to the command's stdin).
     pub argv: &'a Argv,
+    /// Earlier attempts at this part (0 on its first).
+    pub retried: u64,
 }
 
 /// How an attempt ended.
@@ -56,6 +61,12 @@ pub(super) trait Runner {
     /// input once fed (unless the part may run again), and the worker must not free it before.
     fn feeds_stdin(&self) -> bool {
         false
+    }
+
+    /// Whether the part's input bytes are read after the attempt starts (on stdin, or from the
+    /// spool by a plugin host): then the worker must not free them before it runs.
+    fn reads_input(&self) -> bool {
+        self.feeds_stdin()
     }
 }
 
@@ -83,6 +94,10 @@ pub(super) fn choose<'a>(
     };
     Ok(match (&shared.work.backend, &shared.shell) {
         (Backend::DryRun { split_from }, _) => Box::new(DryRunner::new(*split_from, capture)),
+        (Backend::Argv | Backend::Stdin, None) if shared.work.plugin.is_some() => {
+            let work = shared.work.plugin.as_ref().expect("checked");
+            Box::new(PluginRunner::new(child, work, node, capture))
+        }
         (Backend::Argv | Backend::Stdin, Some(host)) => {
             Box::new(ShellRunner::new(child, host, node, capture))
         }

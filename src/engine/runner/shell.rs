@@ -88,7 +88,35 @@ impl Runner for ShellRunner<'_> {
         let feed = child.open_feed()?;
         // A worker shell that went away between batches fails the send; its reply below then
         // says so.
-        let sent = sw.send(attempt.argv.words(), child.stdin.as_ref().map(|s| s.fd()));
+        let stdin = child.stdin.as_ref().map(|s| s.fd());
+        let sent = match &child.shared.work.plugin {
+            // `-C`: the worker shell calls the plugin; it is told where the batch is.
+            Some(plugin) => {
+                let part = attempt.part;
+                // The records among the words (after `SO:FN` and the fixed words).
+                let records = if plugin.stdin_mode {
+                    part.records
+                } else {
+                    (attempt.argv.words().count() - 1 - plugin.words.len()) as u64
+                };
+                let request = crate::exec::plugin::Request {
+                    seq: part.seq,
+                    spool_offset: child.shared.spool.file_at(part.start).1,
+                    input_offset: part.start,
+                    len: part.end - part.start,
+                    records,
+                    attempt: u32::try_from(attempt.retried).unwrap_or(u32::MAX),
+                    flags: 0,
+                    worker: child.index as u32,
+                    node: self.node as u32,
+                    delimiter: u32::from(child.shared.delimiter),
+                    reserved: 0,
+                };
+                use crate::exec::plugin::Message as _;
+                sw.send_call(attempt.argv.words(), stdin, Some(&request.to_bytes()))
+            }
+            None => sw.send(attempt.argv.words(), stdin),
+        };
         child.set_running(sw.pid());
         child.release_slot()?;
         let feed = if sent.is_ok() { feed } else { None };

@@ -1,0 +1,89 @@
+//! The wire format between a worker and its plugin host (`-C`): the host's name and modes, the
+//! start-up message and the per-batch request, as plain fixed-size structs.
+//!
+//! Only the layout lives here; who sends what and when is `plugin`'s and `plugin_host`'s.
+
+/// The name a plugin host runs under (its `argv[0]`): the binary starts as a host, not as frun,
+/// when started by this name.
+pub const HOST_NAME: &str = "frun-plugin-host";
+
+/// The version of this wire format, the host's second argument: a host from another frun
+/// (the static binary's `frun-plugin-host` of another release) refuses to serve instead of
+/// misreading requests. Raised whenever a message's layout changes.
+pub const WIRE_VERSION: &str = "frun-plugin-wire-1";
+
+/// The host's first argument: load the library, look up the function, and exit (0: fine; else
+/// one line on stderr and 126 or 127).
+pub const MODE_CHECK: &str = "check";
+/// The host's first argument: load the library and serve batches on fd 0.
+pub const MODE_SERVE: &str = "serve";
+
+/// Start-up flag: batches come on the function's stdin (`-s`): argv holds only the fixed words.
+pub const HELLO_STDIN_MODE: u32 = 1;
+/// Request flag: a descriptor for the batch's stdin comes with the request.
+pub const REQUEST_STDIN: u32 = 1;
+
+/// The start-up message, sent with two descriptors: the host's default stdin and the spool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Hello {
+    pub flags: u32,
+    pub worker: u32,
+    pub node: u32,
+    /// Which host of this worker this is: 1 for the first, one more after each lost one.
+    pub incarnation: u32,
+    pub delimiter: u32,
+    pub reserved: u32,
+}
+
+/// One batch, as the host is told of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Request {
+    /// The batch's place in input order (0, 1, …).
+    pub seq: u64,
+    /// Where the batch's bytes start in the spool file.
+    pub spool_offset: u64,
+    /// Where they start in the input.
+    pub input_offset: u64,
+    pub len: u64,
+    /// Records in the batch (0: not counted).
+    pub records: u64,
+    /// Earlier attempts at this batch (0 on the first).
+    pub attempt: u32,
+    pub flags: u32,
+    /// The worker and its node (for a worker shell, which gets no start-up message of ours).
+    pub worker: u32,
+    pub node: u32,
+    pub delimiter: u32,
+    pub reserved: u32,
+}
+
+/// Plain-data messages that travel as their bytes (native layout: both ends are one binary).
+pub trait Message: Copy + Default {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut b = vec![0u8; std::mem::size_of::<Self>()];
+        // SAFETY: Self is a repr(C) struct of integers without padding; b holds exactly its size.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (self as *const Self).cast::<u8>(),
+                b.as_mut_ptr(),
+                b.len(),
+            )
+        };
+        b
+    }
+
+    fn from_bytes(b: &[u8]) -> Self {
+        assert_eq!(b.len(), std::mem::size_of::<Self>());
+        let mut m = Self::default();
+        // SAFETY: as above; every bit pattern is a valid value of an integer field.
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.as_ptr(), (&mut m as *mut Self).cast::<u8>(), b.len())
+        };
+        m
+    }
+}
+
+impl Message for Hello {}
+impl Message for Request {}
