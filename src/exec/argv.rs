@@ -446,7 +446,7 @@ pub fn unpack_commands(stream: &[u8]) -> Vec<Vec<Vec<u8>>> {
 /// A job line's argument space: through the shell the whole line is one argument, so it is
 /// bounded by MAX_ARG_STRLEN; quoting may triple a value's bytes (and add two quotes).
 fn job_arg_space(job: &JobLine, arg_max: u64, env_bytes: u64) -> ArgSpace {
-    let (values, lits) = job.cost();
+    let (values, lits, repeated) = job.cost();
     let fixed = lits + 64 + env_bytes + ARG_HEADROOM;
     if job.shell().is_some() {
         let line_room = (MAX_ARG_STRLEN - 1).saturating_sub(lits + 64);
@@ -459,7 +459,7 @@ fn job_arg_space(job: &JobLine, arg_max: u64, env_bytes: u64) -> ArgSpace {
     } else {
         ArgSpace {
             per_byte: values,
-            per_record: values * (1 + PTR) + lits,
+            per_record: values * (1 + PTR) + repeated,
             budget: arg_max.saturating_sub(fixed),
             max_record_len: MAX_ARG_STRLEN - 1 - lits.min(MAX_ARG_STRLEN / 2),
         }

@@ -441,25 +441,31 @@ impl JobLine {
         }
     }
 
-    /// How many values one record puts on the line (for argument-space accounting), and the
-    /// bytes of the line without them.
-    pub fn cost(&self) -> (u64, u64) {
+    /// How many values one record puts on the line (for argument-space accounting), the bytes
+    /// of the line without them, and the bytes that come again with each record besides its
+    /// values: the other parts of the words that hold a value (`-X` repeats such a word per
+    /// value; `{#}` and `{%}` count as 20 digits).
+    pub fn cost(&self) -> (u64, u64, u64) {
         let values = self
             .words
             .iter()
             .flatten()
             .filter(|p| matches!(p, Part::Value(..)))
             .count() as u64;
-        let lits: u64 = self
+        let part_len = |p: &Part| match p {
+            Part::Lit(l) => l.len() as u64 + 1,
+            _ => 21,
+        };
+        let lits: u64 = self.words.iter().flatten().map(part_len).sum();
+        let repeated: u64 = self
             .words
             .iter()
+            .filter(|w| w.iter().any(|p| matches!(p, Part::Value(..))))
             .flatten()
-            .map(|p| match p {
-                Part::Lit(l) => l.len() as u64 + 1,
-                _ => 21,
-            })
+            .filter(|p| !matches!(p, Part::Value(..)))
+            .map(part_len)
             .sum();
-        (values.max(u64::from(self.verbatim)), lits)
+        (values.max(u64::from(self.verbatim)), lits, repeated)
     }
 
     /// Fills `argv` with the job of the records in `batch` (each ending in `delimiter`, the
