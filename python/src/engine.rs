@@ -6,7 +6,7 @@
 //! with `_exit`.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
 use frun::exec::shell::{self, Host};
@@ -24,16 +24,7 @@ struct CallerHost {
 
 impl CallerHost {
     fn ask(&self, what: i32, pid: libc::pid_t) -> io::Result<(i32, Option<OwnedFd>)> {
-        let ctl = self.ctl.lock().unwrap_or_else(|e| e.into_inner());
-        let mut msg = [0u8; 8];
-        msg[..4].copy_from_slice(&what.to_ne_bytes());
-        msg[4..].copy_from_slice(&pid.to_ne_bytes());
-        shell::write_all(ctl.as_raw_fd(), &msg)?;
-        let mut reply = [0u8; 8];
-        let fds = shell::recv_with_fds(ctl.as_raw_fd(), &mut reply, 1)?
-            .ok_or_else(|| io::Error::other("the calling interpreter went away"))?;
-        let value = i32::from_ne_bytes(reply[..4].try_into().expect("4 bytes"));
-        Ok((value, fds.into_iter().next()))
+        shell::ask_front_end(&self.ctl, what, pid, "interpreter")
     }
 }
 

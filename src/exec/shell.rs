@@ -238,6 +238,27 @@ pub fn recv_with_fds(
     Ok(Some(fds))
 }
 
+/// Asks the front end that started the engine (the user's shell, the Python caller) over the
+/// control socket `ctl`: 8 bytes `[what, pid]` out, 8 bytes and at most one descriptor back.
+/// `gone` names that front end in the error when the socket closed.
+pub fn ask_front_end(
+    ctl: &std::sync::Mutex<OwnedFd>,
+    what: i32,
+    pid: libc::pid_t,
+    gone: &str,
+) -> io::Result<(i32, Option<OwnedFd>)> {
+    let ctl = ctl.lock().unwrap_or_else(|e| e.into_inner());
+    let mut msg = [0u8; 8];
+    msg[..4].copy_from_slice(&what.to_ne_bytes());
+    msg[4..].copy_from_slice(&pid.to_ne_bytes());
+    write_all(ctl.as_raw_fd(), &msg)?;
+    let mut reply = [0u8; 8];
+    let fds = recv_with_fds(ctl.as_raw_fd(), &mut reply, 1)?
+        .ok_or_else(|| io::Error::other(format!("the calling {gone} went away")))?;
+    let value = i32::from_ne_bytes(reply[..4].try_into().expect("4 bytes"));
+    Ok((value, fds.into_iter().next()))
+}
+
 /// Writes all of `data` to a socket (no SIGPIPE).
 pub fn write_all(sock: RawFd, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
