@@ -329,21 +329,6 @@ if [[ $only_blobs == no ]]; then
   normalise_sbom cdx "$work/py-cdx.json" "$out/$name-python-$version.cdx.json" \
     "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
   (cd "$repo/python" && cargo sbom --output-format spdx_json_2_3) >"$work/py-spdx.json"
-  # cargo-sbom names no package the document describes for a cdylib crate: it is frun-python.
-  python3 - "$work/py-spdx.json" <<'PY'
-import json, sys
-
-path = sys.argv[1]
-with open(path, encoding="utf-8") as f:
-    doc = json.load(f)
-pkg = next(p["SPDXID"] for p in doc["packages"] if p["name"] == "frun-python")
-rels = doc.setdefault("relationships", [])
-if not any(r["spdxElementId"] == "SPDXRef-DOCUMENT" and r["relationshipType"] == "DESCRIBES" for r in rels):
-    rels.append({"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
-                 "relatedSpdxElement": pkg})
-with open(path, "w", encoding="utf-8") as f:
-    json.dump(doc, f)
-PY
   normalise_sbom spdx "$work/py-spdx.json" "$out/$name-python-$version.spdx.json" \
     "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-python-$version.cdx.json" "$name-python-$version.spdx.json")
