@@ -6,8 +6,6 @@
 #   frun-<version>-image.{cdx,spdx}.json      SBOMs of the plain image (the binary and BusyBox)
 #   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor (2.17, 2.28, host)
 #   frun.bash                                 the builtins in one self-verifying file to `source`
-#   frun-<version>-cp39-abi3-manylinux…whl    the Python module (import frun), CPython >= 3.9
-#   frun-python-<version>.{cdx,spdx}.json     SBOMs of the Python module
 #   frun-plugin-host                          dynamically linked frun (glibc >= 2.28) the static one
 #                                             runs -C plugins through, found beside it
 #   frun_plugin.h                             the C plugin interface (struct frun_ctx)
@@ -147,7 +145,7 @@ unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
 rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/frun_plugin.h" "$out/$name-"*
 artifacts=()
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json" "$repo/python/frun-sbom-tmp.json"' EXIT
+trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
 if [[ $only_blobs == no ]]; then
@@ -232,20 +230,6 @@ else
   die "the crate has no bash feature: the builtin cannot be built"
 fi
 
-# --- Python module (a wheel for every CPython >= 3.9, glibc >= 2.17) ----------------------------
-if [[ $only_blobs == no ]]; then
-  python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
-  step "building the Python wheel"
-  # Its own workspace (python/), its own target dir; maturin stamps SOURCE_DATE_EPOCH into the
-  # wheel's zip entries.
-  (cd "$repo/python" && CARGO_TARGET_DIR=$target_dir/python PATH="$tools/venv/bin:$PATH" \
-    maturin build --quiet --release --locked --zig --compatibility manylinux2014 \
-    --target x86_64-unknown-linux-gnu --out "$work/wheel" >&2)
-  wheel=$(cd "$work/wheel" && ls -- "$name-$version-"*.whl)
-  install -m 0644 "$work/wheel/$wheel" "$out/$wheel"
-  artifacts+=("$wheel")
-fi
-
 # --- SBOMs --------------------------------------------------------------------------------------
 # Both tools stamp the time of the run and a random id; normalise_sbom replaces them with values
 # derived from SOURCE_DATE_EPOCH, the version and the commit, and the repository's path with
@@ -322,16 +306,6 @@ if [[ $only_blobs == no ]]; then
     "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
     "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version-image.cdx.json" "$name-$version-image.spdx.json")
-  # The Python module's: what the wheel's extension links.
-  (cd "$repo/python" && cargo cyclonedx --quiet --format json --spec-version 1.5 \
-    --target x86_64-unknown-linux-gnu --override-filename frun-sbom-tmp)
-  mv "$repo/python/frun-sbom-tmp.json" "$work/py-cdx.json"
-  normalise_sbom cdx "$work/py-cdx.json" "$out/$name-python-$version.cdx.json" \
-    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
-  (cd "$repo/python" && cargo sbom --output-format spdx_json_2_3) >"$work/py-spdx.json"
-  normalise_sbom spdx "$work/py-spdx.json" "$out/$name-python-$version.spdx.json" \
-    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
-  artifacts+=("$name-python-$version.cdx.json" "$name-python-$version.spdx.json")
 fi
 
 # --- checksums ----------------------------------------------------------------------------------
