@@ -47,7 +47,7 @@ pub(super) fn materialize(
         if sweep.skip_empty {
             vals.retain(|v| !v.iter().all(|&b| b == b' ' || b == b'\t'));
         }
-        tables.push(Table::new(&vals, colsep.as_ref()));
+        tables.push(Table::new(vals, colsep.as_ref()));
     }
     let mut header = Vec::new();
     if sweep.header {
@@ -147,16 +147,16 @@ struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    fn new(values: &[&'a [u8]], colsep: Option<&regex::bytes::Regex>) -> Table<'a> {
+    fn new(values: Vec<&'a [u8]>, colsep: Option<&regex::bytes::Regex>) -> Table<'a> {
         let mut starts = Vec::with_capacity(values.len() + 1);
         let columns = match colsep {
             None => {
                 starts.extend(0..=values.len());
-                values.to_vec()
+                values
             }
             Some(re) => {
                 let mut columns = Vec::with_capacity(values.len());
-                for v in values {
+                for v in &values {
                     starts.push(columns.len());
                     columns.extend(re.split(v));
                 }
