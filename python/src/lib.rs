@@ -20,6 +20,7 @@ mod caller;
 mod engine;
 mod frames;
 mod options;
+mod text;
 mod worker;
 
 use caller::Run;

@@ -14,8 +14,9 @@ use frun::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, RANGE_LEN, REQUEST_RANGE, Range,
 };
 use pyo3::exceptions::PyRuntimeError;
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::frames;
 use crate::options::{OnError, Options};
@@ -215,7 +216,8 @@ fn run_batch(
     }
     let delim = job.opts.delimiter;
     let bytes = map.bytes();
-    let mut results = Results::new(py);
+    let mut results = Results::new();
+    let mut args = Args::new(py);
     let mut failed = false;
     let mut start = 0usize;
     while start < bytes.len() {
@@ -224,8 +226,8 @@ fn run_batch(
         let offset = range.input_offset + start as u64;
         start = end + 1;
         let arg = record_object(py, job.opts, record)?;
-        match call(py, job, || job.func.call1((arg.clone(),))) {
-            Ok(result) => results.push(result)?,
+        match call(py, job, || args.call(job.func, &arg)) {
+            Ok(result) => results.push(&job.dumps, result, out)?,
             Err(e) => {
                 let kind = match job.opts.on_error {
                     OnError::Skip => frames::SKIPPED,
@@ -245,40 +247,77 @@ fn run_batch(
     Ok(failed)
 }
 
-/// A batch's results until they are framed: text and None one frame each; once any result is
-/// something else, all of them as one pickled list.
+/// The one-argument tuple a function is called with, made once and refilled for each record
+/// (a new one only when a call kept a reference to it).
+struct Args<'py> {
+    tuple: Bound<'py, PyTuple>,
+}
+
+impl<'py> Args<'py> {
+    fn new(py: Python<'py>) -> Args<'py> {
+        Args {
+            tuple: PyTuple::new(py, [py.None()]).expect("a 1-tuple"),
+        }
+    }
+
+    /// `func(arg)`.
+    fn call(
+        &mut self,
+        func: &Bound<'py, PyAny>,
+        arg: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = func.py();
+        // SAFETY: reads the count of a live object.
+        if unsafe { ffi::Py_REFCNT(self.tuple.as_ptr()) } != 1 {
+            self.tuple = PyTuple::new(py, [py.None()])?;
+        }
+        // SAFETY: the tuple is ours alone (its count is 1), so its item may be replaced;
+        // PyTuple_SetItem takes the new reference and drops the old item.
+        if unsafe { ffi::PyTuple_SetItem(self.tuple.as_ptr(), 0, arg.clone().into_ptr()) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+        // SAFETY: calls a live callable with a live tuple and no keywords.
+        unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                ffi::PyObject_Call(func.as_ptr(), self.tuple.as_ptr(), std::ptr::null_mut()),
+            )
+        }
+    }
+}
+
+/// A batch's results as they are framed: text and None one frame each, written at once; from
+/// the first result that is something else on, the rest of the batch as one pickled list.
 struct Results<'py> {
-    list: Bound<'py, pyo3::types::PyList>,
-    all_text: bool,
+    pickled: Option<Bound<'py, PyList>>,
 }
 
 impl<'py> Results<'py> {
-    fn new(py: Python<'py>) -> Results<'py> {
-        Results {
-            list: pyo3::types::PyList::empty(py),
-            all_text: true,
-        }
+    fn new() -> Results<'py> {
+        Results { pickled: None }
     }
 
-    fn push(&mut self, r: Bound<'py, PyAny>) -> PyResult<()> {
-        self.all_text &= r.is_none() || r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok();
-        self.list.append(r)
+    fn push(
+        &mut self,
+        dumps: &Bound<'_, PyAny>,
+        r: Bound<'py, PyAny>,
+        out: &mut Vec<u8>,
+    ) -> PyResult<()> {
+        if let Some(list) = &self.pickled {
+            return list.append(r);
+        }
+        if r.is_none() || r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok() {
+            return push_result(dumps, &r, out);
+        }
+        self.pickled = Some(PyList::new(r.py(), [r])?);
+        Ok(())
     }
 
     fn flush(&mut self, dumps: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
-        if self.list.is_empty() {
-            return Ok(());
-        }
-        if self.all_text {
-            for r in self.list.iter() {
-                push_result(dumps, &r, out)?;
-            }
-        } else {
-            let p = dumps.call1((&self.list,))?;
+        if let Some(list) = self.pickled.take() {
+            let p = dumps.call1((&list,))?;
             frames::push(out, frames::PICKLED_LIST, p.cast::<PyBytes>()?.as_bytes());
         }
-        self.list = pyo3::types::PyList::empty(self.list.py());
-        self.all_text = true;
         Ok(())
     }
 }
@@ -287,7 +326,7 @@ impl<'py> Results<'py> {
 fn call<'py>(
     _py: Python<'py>,
     job: &Job<'_>,
-    f: impl Fn() -> PyResult<Bound<'py, PyAny>>,
+    mut f: impl FnMut() -> PyResult<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let tries = match job.opts.on_error {
         OnError::Retry => job.opts.retries + 1,
@@ -311,10 +350,7 @@ pub(crate) fn record_object<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match &opts.encoding {
         None => Ok(PyBytes::new(py, record).into_any()),
-        Some(enc) if enc.is_utf8 => match std::str::from_utf8(record) {
-            Ok(s) => Ok(PyString::new(py, s).into_any()),
-            Err(_) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
-        },
+        Some(enc) if enc.is_utf8 => crate::text::decode(py, record, true),
         Some(enc) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
     }
 }
@@ -330,7 +366,7 @@ fn push_result(
     } else if let Ok(b) = result.cast::<PyBytes>() {
         frames::push(out, frames::BYTES, b.as_bytes());
     } else if let Ok(s) = result.cast::<PyString>() {
-        frames::push(out, frames::STR, s.to_cow()?.as_bytes());
+        frames::push(out, frames::STR, &crate::text::utf8(s)?);
     } else {
         let p = dumps.call1((result,))?;
         frames::push(out, frames::PICKLE, p.cast::<PyBytes>()?.as_bytes());
@@ -380,9 +416,9 @@ fn run_whole(
         }
         Ok(r) => match r.try_iter() {
             Ok(items) => {
-                let mut results = Results::new(py);
+                let mut results = Results::new();
                 for item in items {
-                    results.push(item?)?;
+                    results.push(&job.dumps, item?, out)?;
                 }
                 results.flush(&job.dumps, out)?;
             }
