@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use frun::exec::shell;
 use frun::exec::spawn::ChildEnd;
 use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyIterator, PyList, PyString};
 
 use crate::engine::{ASK_REAP, ASK_START, engine_main};
 use crate::frames;
@@ -51,8 +52,10 @@ fn os_err(e: impl Into<io::Error>) -> PyErr {
 pub(crate) enum Feed {
     /// The engine reads a file itself.
     None,
+    /// Each item of a list is one record, read in place by index.
+    List { list: Py<PyList>, next: usize },
     /// Each item of an iterator is one record.
-    Items(Py<PyAny>),
+    Items(Py<PyIterator>),
     /// A binary file object's bytes, read in chunks.
     File(Py<PyAny>),
 }
@@ -106,6 +109,16 @@ pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source>
             memfd: None,
         });
     }
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return Ok(Source {
+            input: InputArg::Stdin,
+            feed: Feed::List {
+                list: list.clone().unbind(),
+                next: 0,
+            },
+            memfd: None,
+        });
+    }
     let items = obj.try_iter().map_err(|_| {
         PyValueError::new_err(
             "frun: source must be a path, bytes-like, a binary file or an iterable of str/bytes",
@@ -113,7 +126,7 @@ pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source>
     })?;
     Ok(Source {
         input: InputArg::Stdin,
-        feed: Feed::Items(items.into_any().unbind()),
+        feed: Feed::Items(items.unbind()),
         memfd: None,
     })
 }
@@ -138,6 +151,37 @@ fn warn_threads(py: Python<'_>) -> PyResult<()> {
             ),
         )?;
     }
+    Ok(())
+}
+
+/// Appends one item of a source and the delimiter to `pending`: a `str` as UTF-8 (or in
+/// the run's encoding), `bytes` as they are.
+fn push_record(pending: &mut Vec<u8>, item: &Bound<'_, PyAny>, opts: &Options) -> PyResult<()> {
+    let at = pending.len();
+    if let Ok(b) = item.cast::<PyBytes>() {
+        pending.extend_from_slice(b.as_bytes());
+    } else if let Ok(s) = item.cast::<PyString>() {
+        match opts.encoding.as_ref().filter(|e| !e.is_utf8) {
+            Some(e) => {
+                let b = s.call_method1("encode", (e.name.as_str(),))?;
+                pending.extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
+            }
+            None => pending.extend_from_slice(&crate::text::utf8(s)?),
+        }
+    } else {
+        return Err(PyValueError::new_err(format!(
+            "frun: each item of the source must be str or bytes, not {}",
+            item.get_type().name()?
+        )));
+    }
+    let delim = opts.delimiter;
+    if memchr::memchr(delim, &pending[at..]).is_some() {
+        return Err(PyValueError::new_err(format!(
+            "frun: an item of the source holds the delimiter {:?}: each item must be one record",
+            char::from(delim)
+        )));
+    }
+    pending.push(delim);
     Ok(())
 }
 
@@ -171,8 +215,13 @@ pub(crate) struct Run {
     _memfd: Option<OwnedFd>,
 }
 
+/// A pipe of 1 MiB where the system allows (64 KiB otherwise): records and results cross
+/// it in large writes, with fewer wake-ups on each side.
 fn pipe() -> PyResult<(OwnedFd, OwnedFd)> {
-    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(os_err)
+    let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(os_err)?;
+    // SAFETY: sets the capacity of our own pipe; a refusal leaves it as it was.
+    unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+    Ok((r, w))
 }
 
 fn nonblocking(fd: &OwnedFd) {
@@ -295,6 +344,27 @@ impl Run {
         Ok(self.results.pop_front())
     }
 
+    /// Serves the engine until the run has ended, appending the results to `list` as they
+    /// come (`frun.map`: no result waits in a queue for a call of its own).
+    pub(crate) fn collect_into(
+        &mut self,
+        py: Python<'_>,
+        list: &Bound<'_, PyList>,
+    ) -> PyResult<()> {
+        loop {
+            for r in self.results.drain(..) {
+                list.append(r)?;
+            }
+            if self.done {
+                return Ok(());
+            }
+            if let Err(e) = self.step(py) {
+                self.abort();
+                return Err(e);
+            }
+        }
+    }
+
     /// Serves the engine until the run has ended (a command's output is then in `buf`).
     pub(crate) fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u8>> {
         while !self.done {
@@ -394,6 +464,10 @@ impl Run {
             // SAFETY: as os.fork's child does, first thing.
             unsafe { pyo3::ffi::PyOS_AfterFork_Child() };
             self.become_worker(parent, engine_end);
+            // Everything inherited from the caller is left out of this process's garbage
+            // collections (gc.freeze, O(1)): a collection would walk the caller's whole heap,
+            // e.g. every item of a list source, and copy each page it touches.
+            let _ = py.import("gc").and_then(|gc| gc.call_method0("freeze"));
             let func = self.func.as_ref().expect("a function run").bind(py).clone();
             let dumps = match py.import("pickle").and_then(|p| p.getattr("dumps")) {
                 Ok(d) => d,
@@ -476,58 +550,51 @@ impl Run {
     /// Fills `pending` from the source; false at its end.
     fn refill(&mut self, py: Python<'_>) -> PyResult<bool> {
         const CHUNK: usize = 1 << 20;
-        match &self.feed {
+        let pending = &mut self.pending;
+        let opts = &self.opts;
+        match &mut self.feed {
             Feed::None => Ok(false),
             Feed::File(f) => {
                 let data = f.bind(py).call_method1("read", (CHUNK,))?;
                 let bytes = data.cast::<PyBytes>().map_err(|_| {
                     PyValueError::new_err("frun: a file source must be opened in binary mode")
                 })?;
-                self.pending.extend_from_slice(bytes.as_bytes());
-                Ok(!self.pending.is_empty())
+                pending.extend_from_slice(bytes.as_bytes());
+                Ok(!pending.is_empty())
+            }
+            Feed::List { list, next } => {
+                let list = list.bind(py);
+                let reencode = opts.encoding.as_ref().is_some_and(|e| !e.is_utf8);
+                while pending.len() < CHUNK {
+                    // The length is read again each time: another thread may change the list
+                    // while this one waits without the GIL.
+                    // SAFETY: `list` is a live list.
+                    if *next >= unsafe { ffi::PyList_Size(list.as_ptr()) } as usize {
+                        break;
+                    }
+                    // SAFETY: in range; a borrowed item, so its count is not touched and its
+                    // page stays shared with the workers instead of being copied.
+                    let item = unsafe {
+                        Borrowed::from_ptr(py, ffi::PyList_GetItem(list.as_ptr(), *next as _))
+                    };
+                    *next += 1;
+                    if reencode {
+                        // A codec may run Python code, which could drop a borrowed item.
+                        push_record(pending, &item.to_owned(), opts)?;
+                    } else {
+                        // No Python code runs in here: the item stays alive.
+                        push_record(pending, &item, opts)?;
+                    }
+                }
+                Ok(!pending.is_empty())
             }
             Feed::Items(it) => {
-                let it = it.bind(py).clone();
-                let delim = self.opts.delimiter;
-                while self.pending.len() < CHUNK {
-                    let Some(item) = it.call_method0("__next__").map(Some).or_else(|e| {
-                        if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
-                            Ok(None)
-                        } else {
-                            Err(e)
-                        }
-                    })?
-                    else {
-                        break;
-                    };
-                    let at = self.pending.len();
-                    if let Ok(b) = item.cast::<PyBytes>() {
-                        self.pending.extend_from_slice(b.as_bytes());
-                    } else if let Ok(s) = item.cast::<PyString>() {
-                        match &self.opts.encoding {
-                            Some(e) if !e.is_utf8 => {
-                                let b = s.call_method1("encode", (e.name.as_str(),))?;
-                                self.pending
-                                    .extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
-                            }
-                            _ => self.pending.extend_from_slice(s.to_cow()?.as_bytes()),
-                        }
-                    } else {
-                        return Err(PyValueError::new_err(format!(
-                            "frun: each item of the source must be str or bytes, not {}",
-                            item.get_type().name()?
-                        )));
-                    }
-                    if memchr::memchr(delim, &self.pending[at..]).is_some() {
-                        return Err(PyValueError::new_err(format!(
-                            "frun: an item of the source holds the delimiter {:?}: each item \
-                             must be one record",
-                            char::from(delim)
-                        )));
-                    }
-                    self.pending.push(delim);
+                let mut it = it.bind(py).clone();
+                while pending.len() < CHUNK {
+                    let Some(item) = it.next() else { break };
+                    push_record(pending, &item?, opts)?;
                 }
-                Ok(!self.pending.is_empty())
+                Ok(!pending.is_empty())
             }
         }
     }
@@ -560,32 +627,15 @@ impl Run {
     /// Turns the whole frames in `buf` into results (or the run's error).
     fn decode(&mut self, py: Python<'_>) -> PyResult<()> {
         let mut at = 0;
-        let mut loads = None;
         while let Some((kind, payload, used)) = frames::next(&self.buf[at..]) {
             at += used;
             let obj: Py<PyAny> = match kind {
                 frames::BYTES => PyBytes::new(py, payload).into_any().unbind(),
-                frames::STR => match std::str::from_utf8(payload) {
-                    Ok(text) => PyString::new(py, text).into_any().unbind(),
-                    Err(_) => PyString::new(py, &String::from_utf8_lossy(payload))
-                        .into_any()
-                        .unbind(),
-                },
+                frames::STR => crate::text::decode(py, payload, false)?.unbind(),
                 frames::NONE => py.None(),
-                frames::PICKLE => {
-                    if loads.is_none() {
-                        loads = Some(py.import("pickle")?.getattr("loads")?);
-                    }
-                    let loads = loads.as_ref().expect("just set");
-                    loads.call1((PyBytes::new(py, payload),))?.unbind()
-                }
+                frames::PICKLE => unpickle(py, payload)?.unbind(),
                 frames::PICKLED_LIST => {
-                    if loads.is_none() {
-                        loads = Some(py.import("pickle")?.getattr("loads")?);
-                    }
-                    let loads = loads.as_ref().expect("just set");
-                    let list = loads.call1((PyBytes::new(py, payload),))?;
-                    for item in list.try_iter()? {
+                    for item in unpickle(py, payload)?.try_iter()? {
                         self.results.push_back(item?.unbind());
                     }
                     continue;
@@ -689,6 +739,24 @@ impl Drop for Run {
     fn drop(&mut self) {
         self.abort();
     }
+}
+
+/// `pickle.loads(payload)` with the garbage collector paused: what it makes is all reachable
+/// from the result, so a collection meanwhile would free little, yet each one walks the
+/// caller's heap (a list source, the results so far); it runs again afterwards.
+fn unpickle<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let gc = py.import("gc")?;
+    let enabled = gc.call_method0("isenabled")?.is_truthy()?;
+    if enabled {
+        gc.call_method0("disable")?;
+    }
+    let loaded = py
+        .import("pickle")?
+        .call_method1("loads", (PyBytes::new(py, payload),));
+    if enabled {
+        gc.call_method0("enable")?;
+    }
+    loaded
 }
 
 /// The input offset a given-up batch's message names ("input offset N").

@@ -145,9 +145,7 @@ fn map(
         checkpoint,
     )?;
     let list = PyList::empty(py);
-    while let Some(r) = s.run.next_result(py)? {
-        list.append(r)?;
-    }
+    s.run.collect_into(py, &list)?;
     Ok(list.unbind())
 }
 
