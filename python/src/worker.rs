@@ -225,9 +225,9 @@ fn run_batch(
         let record = &bytes[start..end];
         let offset = range.input_offset + start as u64;
         start = end + 1;
-        let arg = record_object(py, job.opts, record)?;
-        match call(py, job, || args.call(job.func, &arg)) {
-            Ok(result) => results.push(&job.dumps, result, out)?,
+        args.set(record_object(py, job.opts, record)?)?;
+        match call(py, job, || args.call(job.func)) {
+            Ok(result) => results.push(result, out)?,
             Err(e) => {
                 let kind = match job.opts.on_error {
                     OnError::Skip => frames::SKIPPED,
@@ -260,26 +260,27 @@ impl<'py> Args<'py> {
         }
     }
 
-    /// `func(arg)`.
-    fn call(
-        &mut self,
-        func: &Bound<'py, PyAny>,
-        arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = func.py();
+    /// Makes `arg` the argument of the next calls.
+    fn set(&mut self, arg: Bound<'py, PyAny>) -> PyResult<()> {
+        let py = arg.py();
         // SAFETY: reads the count of a live object.
         if unsafe { ffi::Py_REFCNT(self.tuple.as_ptr()) } != 1 {
             self.tuple = PyTuple::new(py, [py.None()])?;
         }
         // SAFETY: the tuple is ours alone (its count is 1), so its item may be replaced;
         // PyTuple_SetItem takes the new reference and drops the old item.
-        if unsafe { ffi::PyTuple_SetItem(self.tuple.as_ptr(), 0, arg.clone().into_ptr()) } != 0 {
+        if unsafe { ffi::PyTuple_SetItem(self.tuple.as_ptr(), 0, arg.into_ptr()) } != 0 {
             return Err(PyErr::fetch(py));
         }
+        Ok(())
+    }
+
+    /// `func(arg)`, with the argument last set.
+    fn call(&self, func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         // SAFETY: calls a live callable with a live tuple and no keywords.
         unsafe {
             Bound::from_owned_ptr_or_err(
-                py,
+                func.py(),
                 ffi::PyObject_Call(func.as_ptr(), self.tuple.as_ptr(), std::ptr::null_mut()),
             )
         }
@@ -297,17 +298,12 @@ impl<'py> Results<'py> {
         Results { pickled: None }
     }
 
-    fn push(
-        &mut self,
-        dumps: &Bound<'_, PyAny>,
-        r: Bound<'py, PyAny>,
-        out: &mut Vec<u8>,
-    ) -> PyResult<()> {
+    fn push(&mut self, r: Bound<'py, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
         if let Some(list) = &self.pickled {
             return list.append(r);
         }
-        if r.is_none() || r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok() {
-            return push_result(dumps, &r, out);
+        if push_text(&r, out)? {
+            return Ok(());
         }
         self.pickled = Some(PyList::new(r.py(), [r])?);
         Ok(())
@@ -355,19 +351,33 @@ pub(crate) fn record_object<'py>(
     }
 }
 
+/// Appends the frame of a `str`, `bytes` or None result; false (nothing appended) for any
+/// other.
+fn push_text(result: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<bool> {
+    // The exact types first: a pointer compare each, where a subclass test is a call.
+    if let Ok(s) = result.cast_exact::<PyString>() {
+        frames::push(out, frames::STR, &crate::text::utf8(s)?);
+    } else if result.is_none() {
+        frames::push(out, frames::NONE, b"");
+    } else if let Ok(b) = result.cast_exact::<PyBytes>() {
+        frames::push(out, frames::BYTES, b.as_bytes());
+    } else if let Ok(s) = result.cast::<PyString>() {
+        frames::push(out, frames::STR, &crate::text::utf8(s)?);
+    } else if let Ok(b) = result.cast::<PyBytes>() {
+        frames::push(out, frames::BYTES, b.as_bytes());
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 /// Appends the frame for one result.
 fn push_result(
     dumps: &Bound<'_, PyAny>,
     result: &Bound<'_, PyAny>,
     out: &mut Vec<u8>,
 ) -> PyResult<()> {
-    if result.is_none() {
-        frames::push(out, frames::NONE, b"");
-    } else if let Ok(b) = result.cast::<PyBytes>() {
-        frames::push(out, frames::BYTES, b.as_bytes());
-    } else if let Ok(s) = result.cast::<PyString>() {
-        frames::push(out, frames::STR, &crate::text::utf8(s)?);
-    } else {
+    if !push_text(result, out)? {
         let p = dumps.call1((result,))?;
         frames::push(out, frames::PICKLE, p.cast::<PyBytes>()?.as_bytes());
     }
@@ -418,7 +428,7 @@ fn run_whole(
             Ok(items) => {
                 let mut results = Results::new();
                 for item in items {
-                    results.push(&job.dumps, item?, out)?;
+                    results.push(item?, out)?;
                 }
                 results.flush(&job.dumps, out)?;
             }
