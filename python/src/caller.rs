@@ -135,10 +135,17 @@ pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source>
 /// thread only, and locks the others held stay locked there.
 fn warn_threads(py: Python<'_>) -> PyResult<()> {
     static WARNED: AtomicBool = AtomicBool::new(false);
-    let count: usize = py
-        .import("threading")?
-        .call_method0("active_count")?
-        .extract()?;
+    // Not imported: no thread was started through it, and importing it now would cost a
+    // garbage collection over the whole heap, which may be large.
+    let Some(threading) = py
+        .import("sys")?
+        .getattr("modules")?
+        .call_method1("get", ("threading",))?
+        .extract::<Option<Bound<'_, PyAny>>>()?
+    else {
+        return Ok(());
+    };
+    let count: usize = threading.call_method0("active_count")?.extract()?;
     if count > 1 && !WARNED.swap(true, Ordering::Relaxed) {
         let warning = py.import("builtins")?.getattr("RuntimeWarning")?;
         py.import("warnings")?.call_method1(
@@ -344,19 +351,43 @@ impl Run {
         Ok(self.results.pop_front())
     }
 
-    /// Serves the engine until the run has ended, appending the results to `list` as they
-    /// come (`frun.map`: no result waits in a queue for a call of its own).
-    pub(crate) fn collect_into(
-        &mut self,
-        py: Python<'_>,
-        list: &Bound<'_, PyList>,
-    ) -> PyResult<()> {
+    /// Serves the engine until the run has ended; the results in a list (`frun.map`), each
+    /// put there as it is decoded. For a list source the list is made at its full length
+    /// first (of None, so it is never invalid) and filled in place, then cut to the results
+    /// there were (fewer when records were skipped).
+    pub(crate) fn collect<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let expected = match &self.feed {
+            Feed::List { list, next } => list.bind(py).len().saturating_sub(*next),
+            _ => 0,
+        };
+        let list = if expected > 0 {
+            PyList::new(py, [py.None()])?
+                .as_sequence()
+                .repeat(expected)?
+                .cast_into::<PyList>()?
+        } else {
+            PyList::empty(py)
+        };
+        let mut filled = 0usize;
         loop {
             for r in self.results.drain(..) {
-                list.append(r)?;
+                if filled < expected {
+                    // SAFETY: in range of a live list; PyList_SetItem takes the reference and
+                    // drops the None it replaces.
+                    if unsafe { ffi::PyList_SetItem(list.as_ptr(), filled as _, r.into_ptr()) } != 0
+                    {
+                        return Err(PyErr::fetch(py));
+                    }
+                } else {
+                    list.append(r)?;
+                }
+                filled += 1;
             }
             if self.done {
-                return Ok(());
+                if filled < expected {
+                    list.del_slice(filled, expected)?;
+                }
+                return Ok(list);
             }
             if let Err(e) = self.step(py) {
                 self.abort();

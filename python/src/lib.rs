@@ -144,9 +144,7 @@ fn map(
         py, func, source, workers, ordered, batch, encoding, delimiter, on_error, retries,
         checkpoint,
     )?;
-    let list = PyList::empty(py);
-    s.run.collect_into(py, &list)?;
-    Ok(list.unbind())
+    Ok(s.run.collect(py)?.unbind())
 }
 
 /// Calls `fn` on every record of `source` in forked workers and yields the results while they
