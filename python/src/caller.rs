@@ -162,13 +162,17 @@ fn warn_threads(py: Python<'_>) -> PyResult<()> {
 }
 
 /// Appends one item of a source and the delimiter to `pending`: a `str` as UTF-8 (or in
-/// the run's encoding), `bytes` as they are.
+/// the run's encoding), `bytes` as they are. Whether it held the delimiter is checked for a
+/// whole chunk at once ([`check_one_record_each`]).
 fn push_record(pending: &mut Vec<u8>, item: &Bound<'_, PyAny>, opts: &Options) -> PyResult<()> {
-    let at = pending.len();
-    if let Ok(b) = item.cast::<PyBytes>() {
+    let reencode = opts.encoding.as_ref().filter(|e| !e.is_utf8);
+    // An exact str first: a pointer compare, where the other tests are calls.
+    if let (Ok(s), None) = (item.cast_exact::<PyString>(), reencode) {
+        pending.extend_from_slice(&crate::text::utf8(s)?);
+    } else if let Ok(b) = item.cast::<PyBytes>() {
         pending.extend_from_slice(b.as_bytes());
     } else if let Ok(s) = item.cast::<PyString>() {
-        match opts.encoding.as_ref().filter(|e| !e.is_utf8) {
+        match reencode {
             Some(e) => {
                 let b = s.call_method1("encode", (e.name.as_str(),))?;
                 pending.extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
@@ -181,14 +185,19 @@ fn push_record(pending: &mut Vec<u8>, item: &Bound<'_, PyAny>, opts: &Options) -
             item.get_type().name()?
         )));
     }
-    let delim = opts.delimiter;
-    if memchr::memchr(delim, &pending[at..]).is_some() {
+    pending.push(opts.delimiter);
+    Ok(())
+}
+
+/// `items` items were appended to `chunk`, each with one delimiter after it: more delimiters
+/// than that means an item held one. One count over the chunk instead of a search per item.
+fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
+    if frun::batch::count_records(chunk, delimiter) != items {
         return Err(PyValueError::new_err(format!(
             "frun: an item of the source holds the delimiter {:?}: each item must be one record",
-            char::from(delim)
+            char::from(delimiter)
         )));
     }
-    pending.push(delim);
     Ok(())
 }
 
@@ -596,19 +605,26 @@ impl Run {
             Feed::List { list, next } => {
                 let list = list.bind(py);
                 let reencode = opts.encoding.as_ref().is_some_and(|e| !e.is_utf8);
+                let mut items = 0u64;
                 while pending.len() < CHUNK {
-                    // The length is read again each time: another thread may change the list
-                    // while this one waits without the GIL.
-                    // SAFETY: `list` is a live list.
-                    if *next >= unsafe { ffi::PyList_Size(list.as_ptr()) } as usize {
-                        break;
-                    }
-                    // SAFETY: in range; a borrowed item, so its count is not touched and its
-                    // page stays shared with the workers instead of being copied.
+                    // The list is read by index up to its end as it is now: another thread
+                    // may change it while this one waits without the GIL.
+                    // SAFETY: a borrowed item (or NULL past the end), so its count is not
+                    // touched and its page stays shared with the workers instead of being
+                    // copied.
                     let item = unsafe {
-                        Borrowed::from_ptr(py, ffi::PyList_GetItem(list.as_ptr(), *next as _))
+                        Borrowed::from_ptr_or_opt(
+                            py,
+                            ffi::PyList_GetItem(list.as_ptr(), *next as _),
+                        )
+                    };
+                    let Some(item) = item else {
+                        // Past the end: PyList_GetItem set an IndexError.
+                        drop(PyErr::take(py));
+                        break;
                     };
                     *next += 1;
+                    items += 1;
                     if reencode {
                         // A codec may run Python code, which could drop a borrowed item.
                         push_record(pending, &item.to_owned(), opts)?;
@@ -617,14 +633,18 @@ impl Run {
                         push_record(pending, &item, opts)?;
                     }
                 }
+                check_one_record_each(pending, items, opts.delimiter)?;
                 Ok(!pending.is_empty())
             }
             Feed::Items(it) => {
                 let mut it = it.bind(py).clone();
+                let mut items = 0u64;
                 while pending.len() < CHUNK {
                     let Some(item) = it.next() else { break };
                     push_record(pending, &item?, opts)?;
+                    items += 1;
                 }
+                check_one_record_each(pending, items, opts.delimiter)?;
                 Ok(!pending.is_empty())
             }
         }

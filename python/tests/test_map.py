@@ -187,6 +187,10 @@ def test_bad_arguments_are_refused_with_one_line():
         assert "\n" not in str(e.value)
     with pytest.raises(ValueError):
         frun.map(str.upper, ["a\nb"])
+    with pytest.raises(ValueError, match="delimiter"):
+        frun.map(str.upper, (s for s in ["a", "b\nc", "d"]))
+    with pytest.raises(ValueError, match="delimiter"):
+        frun.map(bytes.upper, [b"x"] * 5000 + [b"y,z"], delimiter=b",", encoding=None)
     with pytest.raises(ValueError):
         frun.map(str.upper, [1, 2])
     with pytest.raises(ValueError):
