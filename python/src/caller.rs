@@ -16,7 +16,7 @@ use frun::exec::spawn::ChildEnd;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyIterator, PyList, PyString};
+use pyo3::types::{PyBytes, PyIterator, PyList, PyModule, PyString};
 
 use crate::engine::{ASK_REAP, ASK_START, engine_main};
 use crate::frames;
@@ -678,15 +678,19 @@ impl Run {
     /// Turns the whole frames in `buf` into results (or the run's error).
     fn decode(&mut self, py: Python<'_>) -> PyResult<()> {
         let mut at = 0;
+        let mut pause = GcPause {
+            gc: None,
+            checked: false,
+        };
         while let Some((kind, payload, used)) = frames::next(&self.buf[at..]) {
             at += used;
             let obj: Py<PyAny> = match kind {
                 frames::BYTES => PyBytes::new(py, payload).into_any().unbind(),
                 frames::STR => crate::text::decode(py, payload, false)?.unbind(),
                 frames::NONE => py.None(),
-                frames::PICKLE => unpickle(py, payload)?.unbind(),
+                frames::PICKLE => pause.unpickle(py, payload)?.unbind(),
                 frames::PICKLED_LIST => {
-                    for item in unpickle(py, payload)?.try_iter()? {
+                    for item in pause.unpickle(py, payload)?.try_iter()? {
                         self.results.push_back(item?.unbind());
                     }
                     continue;
@@ -792,22 +796,39 @@ impl Drop for Run {
     }
 }
 
-/// `pickle.loads(payload)` with the garbage collector paused: what it makes is all reachable
-/// from the result, so a collection meanwhile would free little, yet each one walks the
-/// caller's heap (a list source, the results so far); it runs again afterwards.
-fn unpickle<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let gc = py.import("gc")?;
-    let enabled = gc.call_method0("isenabled")?.is_truthy()?;
-    if enabled {
-        gc.call_method0("disable")?;
+/// The garbage collector, paused while the results that came in one read are unpickled:
+/// what they make is all reachable from the results, so a collection meanwhile would free
+/// little, yet each one walks the caller's heap (a list source, the results so far). It runs
+/// again when this is dropped, once per read rather than once per pickled run.
+struct GcPause<'py> {
+    /// The `gc` module, once this paused it (None: not yet, or it was off already).
+    gc: Option<Bound<'py, PyModule>>,
+    /// Whether the collector was looked at yet.
+    checked: bool,
+}
+
+impl<'py> GcPause<'py> {
+    /// `pickle.loads(payload)`, the collector paused first.
+    fn unpickle(&mut self, py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if !self.checked {
+            self.checked = true;
+            let gc = py.import("gc")?;
+            if gc.call_method0("isenabled")?.is_truthy()? {
+                gc.call_method0("disable")?;
+                self.gc = Some(gc);
+            }
+        }
+        py.import("pickle")?
+            .call_method1("loads", (PyBytes::new(py, payload),))
     }
-    let loaded = py
-        .import("pickle")?
-        .call_method1("loads", (PyBytes::new(py, payload),));
-    if enabled {
-        gc.call_method0("enable")?;
+}
+
+impl Drop for GcPause<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = self.gc.take() {
+            let _ = gc.call_method0("enable");
+        }
     }
-    loaded
 }
 
 /// The input offset a given-up batch's message names ("input offset N").
