@@ -8,6 +8,7 @@
 #   frun.bash                                 the builtins in one self-verifying file to `source`
 #   frun-plugin-host                          dynamically linked frun (glibc >= 2.28) the static one
 #                                             runs -C plugins through, found beside it
+#   frun-<version>-plugin-host.{cdx,spdx}.json  SBOMs of frun-plugin-host (its crates, its SHA-256)
 #   frun_plugin.h                             the C plugin interface (struct frun_ctx)
 #   SHA256SUMS                                over all of the above
 # Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
@@ -234,14 +235,25 @@ fi
 # Both tools stamp the time of the run and a random id; normalise_sbom replaces them with values
 # derived from SOURCE_DATE_EPOCH, the version and the commit, and the repository's path with
 # /build/frun, so two builds of one commit give byte-identical SBOMs.
+#   normalise_sbom KIND SRC DST REPO NAME VERSION COMMIT [ARTIFACT BINARY [CRATES]]
+# ARTIFACT names a second artifact of the same crate (plugin-host): its documents get their own
+# id and name, and BINARY's SHA-256. CRATES (a normalised CycloneDX SBOM) keeps only the crates
+# that one lists, for an SPDX document of a build with fewer dependencies.
 normalise_sbom() {
   python3 - "$@" <<'PY'
-import datetime, json, os, sys, uuid
+import datetime, hashlib, json, os, sys, uuid
 
 kind, src, dst, repo, name, version, commit = sys.argv[1:8]
+artifact, binary, crates = (sys.argv[8:] + ["", "", ""])[:3]
 epoch = int(os.environ["SOURCE_DATE_EPOCH"])
 stamp = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-ident = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/frun/{name}@{version}+{commit}")
+ident = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/frun/{name}@{version}+{commit}"
+                   + (f"#{artifact}" if artifact else ""))
+doc_name = f"{name}-{artifact}" if artifact else name
+sha256 = ""
+if binary:
+    with open(binary, "rb") as f:
+        sha256 = hashlib.sha256(f.read()).hexdigest()
 
 with open(src, encoding="utf-8") as f:
     text = f.read()
@@ -254,10 +266,18 @@ doc = json.loads(text)
 if kind == "cdx":
     doc["serialNumber"] = f"urn:uuid:{ident}"
     doc.setdefault("metadata", {})["timestamp"] = stamp
+    if sha256:
+        # The crate's binary target is the artifact: it carries the artifact's name and hash.
+        crate = doc["metadata"]["component"]
+        bins = [c for c in crate.get("components", []) if c.get("type") == "application"]
+        if len(bins) != 1:
+            sys.exit(f"normalise_sbom: {len(bins)} binary targets in {src}, expected 1")
+        bins[0]["description"] = f"{name}-{artifact}: {name}'s binary target built for this target"
+        bins[0]["hashes"] = [{"alg": "SHA-256", "content": sha256}]
 else:
     doc["creationInfo"]["created"] = stamp
-    doc["name"] = name  # cargo-sbom names the document after the checkout's directory
-    doc["documentNamespace"] = f"https://spdx.org/spdxdocs/{name}-{version}-{ident}"
+    doc["name"] = doc_name  # cargo-sbom names the document after the checkout's directory
+    doc["documentNamespace"] = f"https://spdx.org/spdxdocs/{doc_name}-{version}-{ident}"
     # cargo-sbom writes Cargo's source id ("registry+https://...crates.io-index") as the
     # download location, which is not an SPDX download location; for crates.io packages the
     # real one is the registry's download URL. It also lists Cargo.lock twice under one SPDXID.
@@ -272,6 +292,40 @@ else:
         if key in doc:
             unique = {json.dumps(item, sort_keys=True): item for item in doc[key]}
             doc[key] = list(unique.values())
+    if crates:
+        # cargo-sbom lists the crates of every target and feature; keep those the build links.
+        with open(crates, encoding="utf-8") as f:
+            linked = {(c["name"], c["version"]) for c in json.load(f)["components"]}
+        linked.add((name, version))
+        gone = {p["SPDXID"] for p in doc["packages"] if (p["name"], p["versionInfo"]) not in linked}
+        doc["packages"] = [p for p in doc["packages"] if p["SPDXID"] not in gone]
+        doc["relationships"] = [r for r in doc["relationships"]
+                                if r["spdxElementId"] not in gone
+                                and r["relatedSpdxElement"] not in gone]
+    if sha256:
+        # The document describes the binary (by its hash), which is built from the crate.
+        crate = next(p["SPDXID"] for p in doc["packages"]
+                     if (p["name"], p["versionInfo"]) == (name, version))
+        ref = f"SPDXRef-Package-{doc_name}"
+        doc["packages"].append({
+            "SPDXID": ref,
+            "name": doc_name,
+            "versionInfo": version,
+            "downloadLocation": "NOASSERTION",
+            "filesAnalyzed": False,
+            "checksums": [{"algorithm": "SHA256", "checksumValue": sha256}],
+            "licenseConcluded": "NOASSERTION",
+            "licenseDeclared": "NOASSERTION",
+            "copyrightText": "NOASSERTION",
+            "primaryPackagePurpose": "APPLICATION",
+            "comment": f"the binary {doc_name}, built from the crate {name} {version}",
+        })
+        doc["relationships"].append(
+            {"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
+             "relatedSpdxElement": ref})
+        doc["relationships"].append(
+            {"spdxElementId": ref, "relationshipType": "GENERATED_FROM",
+             "relatedSpdxElement": crate})
 
 def canon(value):
     """Sort lists of objects by their JSON text so that tool-side hash-map order cannot leak in."""
@@ -301,6 +355,19 @@ if [[ $only_blobs == no ]]; then
   normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
+  # The plugin host's own SBOMs: the same crate for the glibc target without hwloc, so fewer
+  # crates (CycloneDX filters by target and features; cargo-sbom cannot, so its document keeps
+  # the crates the CycloneDX one lists), and the binary's SHA-256.
+  host=$name-plugin-host
+  cargo cyclonedx --quiet --format json --spec-version 1.5 --target x86_64-unknown-linux-gnu \
+    --override-filename frun-sbom-tmp
+  mv "$repo/frun-sbom-tmp.json" "$work/host.cdx.json"
+  normalise_sbom cdx "$work/host.cdx.json" "$out/$name-$version-plugin-host.cdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" plugin-host "$out/$host"
+  normalise_sbom spdx "$work/spdx.json" "$out/$name-$version-plugin-host.spdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" plugin-host "$out/$host" \
+    "$out/$name-$version-plugin-host.cdx.json"
+  artifacts+=("$name-$version-plugin-host.cdx.json" "$name-$version-plugin-host.spdx.json")
   # The plain image's own SBOMs: the binary (by hash) and the pinned BusyBox userland.
   python3 "$repo/packaging/image-sbom.py" "$repo/packaging/busybox.pin" "$out/$bin" \
     "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
