@@ -6,6 +6,8 @@
 #   frun-<version>-image.{cdx,spdx}.json      SBOMs of the plain image (the binary and BusyBox)
 #   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor (2.17, 2.28, host)
 #   frun.bash                                 the builtins in one self-verifying file to `source`
+#   frun-<version>-cp39-abi3-manylinux…whl    the Python module (import frun), CPython >= 3.9
+#   frun-python-<version>.{cdx,spdx}.json     SBOMs of the Python module
 #   frun-plugin-host                          dynamically linked frun (glibc >= 2.28) the static one
 #                                             runs -C plugins through, found beside it
 #   frun-<version>-plugin-host.{cdx,spdx}.json  SBOMs of frun-plugin-host (its crates, its SHA-256)
@@ -146,7 +148,7 @@ unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
 rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/frun_plugin.h" "$out/$name-"*
 artifacts=()
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
+trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json" "$repo/python/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
 if [[ $only_blobs == no ]]; then
@@ -258,9 +260,10 @@ if binary:
 with open(src, encoding="utf-8") as f:
     text = f.read()
 # Local paths (file:// URLs, the manifest path) would differ between two checkouts. Cargo also
-# spells the package id "path+file:///dir#1.0" when the directory is named like the package and
-# "path+file:///dir#name@1.0" otherwise; with /build/frun the first form is the right one.
-text = text.replace(repo + "#" + name + "@", "/build/frun#").replace(repo, "/build/frun")
+# spells a path package's id "path+file:///dir#1.0" when the directory is named like the package
+# and "path+file:///dir#name@1.0" otherwise. frun is the package at the checkout's root (in its
+# own SBOMs and in the Python module's alike), and in /build/frun the first form is its id.
+text = text.replace(repo + "#frun@", "/build/frun#").replace(repo, "/build/frun")
 doc = json.loads(text)
 
 if kind == "cdx":
@@ -326,6 +329,14 @@ else:
         doc["relationships"].append(
             {"spdxElementId": ref, "relationshipType": "GENERATED_FROM",
              "relatedSpdxElement": crate})
+    # For a crate that is only a cdylib (the Python module) cargo-sbom writes no DESCRIBES
+    # relationship: the document describes the package it is named after.
+    rels = doc.setdefault("relationships", [])
+    if not any(r["spdxElementId"] == "SPDXRef-DOCUMENT" and r["relationshipType"] == "DESCRIBES"
+               for r in rels):
+        pkg = next(p["SPDXID"] for p in doc["packages"] if p["name"] == name)
+        rels.append({"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
+                     "relatedSpdxElement": pkg})
 
 def canon(value):
     """Sort lists of objects by their JSON text so that tool-side hash-map order cannot leak in."""
@@ -351,7 +362,8 @@ if [[ $only_blobs == no ]]; then
   mv "$repo/frun-sbom-tmp.json" "$work/cdx.json"
   normalise_sbom cdx "$work/cdx.json" "$out/$name-$version.cdx.json" \
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
-  cargo sbom --output-format spdx_json_2_3 >"$work/spdx.json"
+  # cargo-sbom describes every member of the workspace unless given one.
+  cargo sbom --cargo-package "$name" --output-format spdx_json_2_3 >"$work/spdx.json"
   normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
@@ -373,6 +385,39 @@ if [[ $only_blobs == no ]]; then
     "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
     "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version-image.cdx.json" "$name-$version-image.spdx.json")
+fi
+
+# --- Python module (a wheel for every CPython >= 3.9, glibc >= 2.17) and its SBOMs ---------------
+if [[ $only_blobs == no ]]; then
+  step "writing the Python module's SBOMs"
+  # What the wheel's extension links (frun without hwloc, and pyo3).
+  # cargo-cyclonedx writes one SBOM beside each member's Cargo.toml; this run's for python/ is
+  # the one for the gnu target and default features. cargo-sbom reads the lock file beside the
+  # manifest it is pointed at, the root's.
+  (cd "$repo/python" && cargo cyclonedx --quiet --format json --spec-version 1.5 \
+    --target x86_64-unknown-linux-gnu --override-filename frun-sbom-tmp)
+  mv "$repo/python/frun-sbom-tmp.json" "$work/py-cdx.json"
+  normalise_sbom cdx "$work/py-cdx.json" "$out/$name-python-$version.cdx.json" \
+    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
+  cargo sbom --cargo-package "$name-python" --output-format spdx_json_2_3 >"$work/py-spdx.json"
+  normalise_sbom spdx "$work/py-spdx.json" "$out/$name-python-$version.spdx.json" \
+    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
+  artifacts+=("$name-python-$version.cdx.json" "$name-python-$version.spdx.json")
+  python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
+  step "building the Python wheel"
+  # python/ is a member of the root workspace, so Cargo hashes the frun library's path relative
+  # to the workspace into its symbol names, not the checkout's absolute path. A target dir of
+  # its own: the extension links with zig against glibc 2.17. maturin stamps SOURCE_DATE_EPOCH
+  # into the wheel's zip entries. The SBOM maturin would write into the wheel names the
+  # checkout's absolute path (pyproject.toml turns it off); the wheel carries the normalised one
+  # above instead, in .dist-info/sboms/.
+  (cd "$repo/python" && CARGO_TARGET_DIR=$target_dir/python PATH="$tools/venv/bin:$PATH" \
+    maturin build --quiet --release --locked --zig --compatibility manylinux2014 \
+    --target x86_64-unknown-linux-gnu --sbom-include "$out/$name-python-$version.cdx.json" \
+    --out "$work/wheel" >&2)
+  wheel=$(cd "$work/wheel" && ls -- "$name-$version-"*.whl)
+  install -m 0644 "$work/wheel/$wheel" "$out/$wheel"
+  artifacts+=("$wheel")
 fi
 
 # --- checksums ----------------------------------------------------------------------------------
