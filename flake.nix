@@ -147,8 +147,9 @@
             }
           );
 
-          # The Python module (`import frun`): the crate in python/ (a workspace of its own, on the
-          # frun library) built by maturin into an abi3 wheel and installed as a Python package.
+          # The Python module (`import frun`): the crate in python/ (a member of the workspace, on
+          # the frun library; one Cargo.lock at the root) built by maturin into an abi3 wheel and
+          # installed as a Python package.
           rustPlatform = pkgs.makeRustPlatform {
             cargo = toolchain;
             rustc = toolchain;
@@ -165,8 +166,7 @@
               ];
             };
             buildAndTestSubdir = "python";
-            cargoRoot = "python";
-            cargoDeps = rustPlatform.importCargoLock { lockFile = ./python/Cargo.lock; };
+            cargoDeps = rustPlatform.importCargoLock { lockFile = ./Cargo.lock; };
             nativeBuildInputs = [
               rustPlatform.cargoSetupHook
               rustPlatform.maturinBuildHook

@@ -8,6 +8,8 @@
 #   TINY_LINES=5000     lines for rust-parallel (one process per line, ~1k lines/s)
 #   JOB_LINES=20000     values for the one-job-per-value rows (frun parallel against GNU Parallel)
 #   XJOB_LINES=100000   values for the -X rows (all on one command line: keep it under ARG_MAX)
+#   XZ_LINES=14000000   lines (seq, ~115 MB) for the compression rows: frun -k -b 1Mi gzip -1
+#                       against pigz, frun -k -b 32Mi xz -T1 against xz -T2
 #   FILES=2000          files for the sha256sum workload, FILE_BYTES=131072 random bytes each (CPU-bound hashing)
 #   RUNS=3              hyperfine runs per command (at least 1)
 #   STARTUP_RUNS=30     runs for the start-up and sha256sum workloads (cheap, noisy)
@@ -17,6 +19,7 @@
 #   CHECK_TIMEOUT=300   seconds before a correctness check counts as hung
 #   BENCH_TIMEOUT=900   seconds before one hyperfine call (all runs of a command) is cut
 #   FORCE=1             benchmark even when a correctness check failed
+#   ONLY=REGEX          run only the rows whose id matches (e.g. ONLY='^(startup|pipe|gzip|xz)-')
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,6 +36,7 @@ if [[ $QUICK == 1 ]]; then
     STARTUP_RUNS=${STARTUP_RUNS:-3}
     JOB_LINES=${JOB_LINES:-500}
     XJOB_LINES=${XJOB_LINES:-5000}
+    XZ_LINES=${XZ_LINES:-300000}
 else
     SMALL_LINES=${SMALL_LINES:-200000}
     TINY_LINES=${TINY_LINES:-5000}
@@ -42,6 +46,7 @@ else
     STARTUP_RUNS=${STARTUP_RUNS:-30}
     JOB_LINES=${JOB_LINES:-20000}
     XJOB_LINES=${XJOB_LINES:-100000}
+    XZ_LINES=${XZ_LINES:-14000000}
 fi
 FILE_BYTES=${FILE_BYTES:-131072}
 ECHO_OUTPUT=${ECHO_OUTPUT:-null}
@@ -75,6 +80,8 @@ have python3 || apt_install python3 || die "python3 is needed for the report"
 have hyperfine || apt_install hyperfine || cargo install hyperfine --locked >&2 ||
     die "hyperfine is missing and could not be installed"
 have xargs || apt_install findutils || die "xargs is missing"
+have pigz || apt_install pigz || note "pigz not installed and not installable: its row is skipped"
+have xz || apt_install xz-utils || note "xz not installed and not installable: its rows are skipped"
 
 use_parallel=1
 if ! have parallel; then
@@ -141,6 +148,7 @@ seq "$TINY_LINES" >tiny.txt
 seq 1 >one.txt
 seq "$JOB_LINES" >jobs.txt
 seq "$XJOB_LINES" >xjobs.txt
+seq "$XZ_LINES" >xz.txt
 # lines.txt pre-split into the 512 KiB chunks `frun -b 512k` cuts, one file each: running `wc -c`
 # on them measures process starts alone (wc -c takes a regular file's size without reading it).
 mkdir -p chunks && split -b 512k lines.txt chunks/c && ls "$PWD"/chunks/c* >chunks.txt
@@ -189,6 +197,14 @@ check "frun parallel -k echo {} ::: \$(seq $JOB_LINES) = seq $JOB_LINES" "$(sum_
 got=$(timeout -k 10 "$CHECK_TIMEOUT" frun parallel -k -X echo {} ::: $(cat xjobs.txt) | tr ' ' '\n' | sum_of) || got=error
 check "frun parallel -k -X echo {} ::: \$(seq $XJOB_LINES): words = seq $XJOB_LINES" "$(sum_of <xjobs.txt)" "$got"
 
+# The compression rows' output must decompress (concatenated members) to the input.
+got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k -b 1Mi gzip -1 <xz.txt | gzip -dc | sum_of) || got=error
+check "frun -k -b 1Mi gzip -1 < xz.txt decompresses to xz.txt" "$(sum_of <xz.txt)" "$got"
+if have xz; then
+    got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k -b 32Mi xz -T1 <xz.txt | xz -dc | sum_of) || got=error
+    check "frun -k -b 32Mi xz -T1 < xz.txt decompresses to xz.txt" "$(sum_of <xz.txt)" "$got"
+fi
+
 if ((use_parallel)); then
     got=$(timeout -k 10 "$CHECK_TIMEOUT" parallel --will-cite -q -k -X printf '%s\n' <tiny.txt | sum_of) || got=error
     check "peer command line: parallel -q -k -X printf '%s\\n' < tiny.txt = seq $TINY_LINES" \
@@ -204,6 +220,7 @@ hf_extra=()
 bench() {
     local id=$1 workload=$2 tool=$3 count=$4 unit=$5 warmup=$6 runs=$7 ref=$8 limit=$9
     local cmd=${10} note=${11:-}
+    [[ -z ${ONLY:-} || $id =~ $ONLY ]] || return 0
     local json="$raw_dir/$stamp-$id.json"
     log "[$workload] $cmd"
     # timeout signals hyperfine's whole process group, so a hung command goes too.
@@ -225,6 +242,7 @@ bench_spawnloop() {
     local id=$1 workload=$2 batch=$3 warmup=$4 runs=$5 ref=$6 total=${7:-$LINES} prog=${8:-}
     local logf="$raw_dir/$stamp-$id.log"
     local cmd="spawnloop $NPROC $batch $total${prog:+ $prog}"
+    [[ -z ${ONLY:-} || $id =~ $ONLY ]] || return 0
     : >"$logf"
     log "[$workload] $cmd"
     if timeout -k 10 "$BENCH_TIMEOUT" hyperfine --style basic --warmup "$warmup" --runs "$runs" \
@@ -361,6 +379,8 @@ run_benchmarks() {
     bench pipe-frun-j2p "$wl" "frun -s -j $((P * 2)) (one node)" "$LINES" lines "$W" "$NUMA_RUNS" pipe-frun "" \
         "frun -s -j $((P * 2)) wc -l < lines.txt"
     bench pipe-wc "$wl" "wc -l alone (the limit)" "$LINES" lines "$W" "$RUNS" pipe-frun "" "wc -l < lines.txt"
+    bench pipe-cat-wc "$wl" "cat | wc -l (the pipe alone)" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
+        "cat lines.txt | wc -l"
     bench pipe-wc-starts "$wl" "xargs -P$P -n1 wc -c over the 512k chunks as files (process starts only)" \
         "$LINES" lines "$W" "$RUNS" pipe-frun "" "xargs -P$P -n1 wc -c < chunks.txt"
     if ((use_parallel)); then
@@ -373,6 +393,22 @@ run_benchmarks() {
         bench pipe-rust-parallel "$wl" "rust-parallel --pipe" "$LINES" lines "$W" "$RUNS" pipe-frun "" \
             "rust-parallel --pipe wc -l < lines.txt"
     else skip pipe-rust-parallel "$wl" "rust-parallel --pipe" "$LINES" lines "not installed"; fi
+
+    # Real CPU-bound pipelines against the tool people would pick instead; the output (members
+    # concatenated, in order) was checked above to decompress to the input.
+    wl="compression, seq $XZ_LINES"
+    bench gzip-frun "$wl" "frun -k -b 1Mi gzip -1" "$XZ_LINES" lines "$W" "$RUNS" gzip-frun "" \
+        "frun -k -b 1Mi gzip -1 < xz.txt > out.gz"
+    if have pigz; then
+        bench gzip-pigz "$wl" "pigz -1 -p $P" "$XZ_LINES" lines "$W" "$RUNS" gzip-frun "" \
+            "pigz -1 -p $P < xz.txt > out.gz"
+    else skip gzip-pigz "$wl" "pigz" "$XZ_LINES" lines "not installed"; fi
+    if have xz; then
+        bench xz-frun "$wl" "frun -k -b 32Mi xz -T1" "$XZ_LINES" lines "$W" "$RUNS" xz-frun "" \
+            "frun -k -b 32Mi xz -T1 < xz.txt > out.xz"
+        bench xz-xz "$wl" "xz -T$P" "$XZ_LINES" lines "$W" "$RUNS" xz-frun "" \
+            "xz -T$P < xz.txt > out.xz"
+    else skip xz-frun "$wl" "xz" "$XZ_LINES" lines "not installed"; fi
 
     # A bash function as the command: f() { for x; do :; done; } costs bash itself ~1.5 s per
     # million records, so the bound is one bash calling f over the records in batches of 4096

@@ -6,8 +6,11 @@
 #   frun-<version>-image.{cdx,spdx}.json      SBOMs of the plain image (the binary and BusyBox)
 #   frun-<version>-bash-glibc<floor>.so       bash loadable builtin per glibc floor (2.17, 2.28, host)
 #   frun.bash                                 the builtins in one self-verifying file to `source`
+#   frun-<version>-cp39-abi3-manylinux…whl    the Python module (import frun), CPython >= 3.9
+#   frun-python-<version>.{cdx,spdx}.json     SBOMs of the Python module
 #   frun-plugin-host                          dynamically linked frun (glibc >= 2.28) the static one
 #                                             runs -C plugins through, found beside it
+#   frun-<version>-plugin-host.{cdx,spdx}.json  SBOMs of frun-plugin-host (its crates, its SHA-256)
 #   frun_plugin.h                             the C plugin interface (struct frun_ctx)
 #   SHA256SUMS                                over all of the above
 # Tools are installed at pinned versions into a cache (FRUN_TOOLS_DIR) on first use.
@@ -145,7 +148,7 @@ unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
 rm -f -- "$out/SHA256SUMS" "$out/frun.bash" "$out/frun_plugin.h" "$out/$name-"*
 artifacts=()
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json"' EXIT
+trap 'rm -rf "$work" "$repo/frun-sbom-tmp.json" "$repo/python/frun-sbom-tmp.json"' EXIT
 
 # --- static binary ------------------------------------------------------------------------------
 if [[ $only_blobs == no ]]; then
@@ -234,30 +237,50 @@ fi
 # Both tools stamp the time of the run and a random id; normalise_sbom replaces them with values
 # derived from SOURCE_DATE_EPOCH, the version and the commit, and the repository's path with
 # /build/frun, so two builds of one commit give byte-identical SBOMs.
+#   normalise_sbom KIND SRC DST REPO NAME VERSION COMMIT [ARTIFACT BINARY [CRATES]]
+# ARTIFACT names a second artifact of the same crate (plugin-host): its documents get their own
+# id and name, and BINARY's SHA-256. CRATES (a normalised CycloneDX SBOM) keeps only the crates
+# that one lists, for an SPDX document of a build with fewer dependencies.
 normalise_sbom() {
   python3 - "$@" <<'PY'
-import datetime, json, os, sys, uuid
+import datetime, hashlib, json, os, sys, uuid
 
 kind, src, dst, repo, name, version, commit = sys.argv[1:8]
+artifact, binary, crates = (sys.argv[8:] + ["", "", ""])[:3]
 epoch = int(os.environ["SOURCE_DATE_EPOCH"])
 stamp = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-ident = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/frun/{name}@{version}+{commit}")
+ident = uuid.uuid5(uuid.NAMESPACE_URL, f"https://github.com/frun/{name}@{version}+{commit}"
+                   + (f"#{artifact}" if artifact else ""))
+doc_name = f"{name}-{artifact}" if artifact else name
+sha256 = ""
+if binary:
+    with open(binary, "rb") as f:
+        sha256 = hashlib.sha256(f.read()).hexdigest()
 
 with open(src, encoding="utf-8") as f:
     text = f.read()
 # Local paths (file:// URLs, the manifest path) would differ between two checkouts. Cargo also
-# spells the package id "path+file:///dir#1.0" when the directory is named like the package and
-# "path+file:///dir#name@1.0" otherwise; with /build/frun the first form is the right one.
-text = text.replace(repo + "#" + name + "@", "/build/frun#").replace(repo, "/build/frun")
+# spells a path package's id "path+file:///dir#1.0" when the directory is named like the package
+# and "path+file:///dir#name@1.0" otherwise. frun is the package at the checkout's root (in its
+# own SBOMs and in the Python module's alike), and in /build/frun the first form is its id.
+text = text.replace(repo + "#frun@", "/build/frun#").replace(repo, "/build/frun")
 doc = json.loads(text)
 
 if kind == "cdx":
     doc["serialNumber"] = f"urn:uuid:{ident}"
     doc.setdefault("metadata", {})["timestamp"] = stamp
+    if sha256:
+        # The crate's binary target is the artifact: it carries the artifact's name and hash.
+        crate = doc["metadata"]["component"]
+        bins = [c for c in crate.get("components", []) if c.get("type") == "application"]
+        if len(bins) != 1:
+            sys.exit(f"normalise_sbom: {len(bins)} binary targets in {src}, expected 1")
+        bins[0]["description"] = f"{name}-{artifact}: {name}'s binary target built for this target"
+        bins[0]["hashes"] = [{"alg": "SHA-256", "content": sha256}]
 else:
     doc["creationInfo"]["created"] = stamp
-    doc["name"] = name  # cargo-sbom names the document after the checkout's directory
-    doc["documentNamespace"] = f"https://spdx.org/spdxdocs/{name}-{version}-{ident}"
+    doc["name"] = doc_name  # cargo-sbom names the document after the checkout's directory
+    doc["documentNamespace"] = f"https://spdx.org/spdxdocs/{doc_name}-{version}-{ident}"
     # cargo-sbom writes Cargo's source id ("registry+https://...crates.io-index") as the
     # download location, which is not an SPDX download location; for crates.io packages the
     # real one is the registry's download URL. It also lists Cargo.lock twice under one SPDXID.
@@ -272,6 +295,48 @@ else:
         if key in doc:
             unique = {json.dumps(item, sort_keys=True): item for item in doc[key]}
             doc[key] = list(unique.values())
+    if crates:
+        # cargo-sbom lists the crates of every target and feature; keep those the build links.
+        with open(crates, encoding="utf-8") as f:
+            linked = {(c["name"], c["version"]) for c in json.load(f)["components"]}
+        linked.add((name, version))
+        gone = {p["SPDXID"] for p in doc["packages"] if (p["name"], p["versionInfo"]) not in linked}
+        doc["packages"] = [p for p in doc["packages"] if p["SPDXID"] not in gone]
+        doc["relationships"] = [r for r in doc["relationships"]
+                                if r["spdxElementId"] not in gone
+                                and r["relatedSpdxElement"] not in gone]
+    if sha256:
+        # The document describes the binary (by its hash), which is built from the crate.
+        crate = next(p["SPDXID"] for p in doc["packages"]
+                     if (p["name"], p["versionInfo"]) == (name, version))
+        ref = f"SPDXRef-Package-{doc_name}"
+        doc["packages"].append({
+            "SPDXID": ref,
+            "name": doc_name,
+            "versionInfo": version,
+            "downloadLocation": "NOASSERTION",
+            "filesAnalyzed": False,
+            "checksums": [{"algorithm": "SHA256", "checksumValue": sha256}],
+            "licenseConcluded": "NOASSERTION",
+            "licenseDeclared": "NOASSERTION",
+            "copyrightText": "NOASSERTION",
+            "primaryPackagePurpose": "APPLICATION",
+            "comment": f"the binary {doc_name}, built from the crate {name} {version}",
+        })
+        doc["relationships"].append(
+            {"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
+             "relatedSpdxElement": ref})
+        doc["relationships"].append(
+            {"spdxElementId": ref, "relationshipType": "GENERATED_FROM",
+             "relatedSpdxElement": crate})
+    # For a crate that is only a cdylib (the Python module) cargo-sbom writes no DESCRIBES
+    # relationship: the document describes the package it is named after.
+    rels = doc.setdefault("relationships", [])
+    if not any(r["spdxElementId"] == "SPDXRef-DOCUMENT" and r["relationshipType"] == "DESCRIBES"
+               for r in rels):
+        pkg = next(p["SPDXID"] for p in doc["packages"] if p["name"] == name)
+        rels.append({"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES",
+                     "relatedSpdxElement": pkg})
 
 def canon(value):
     """Sort lists of objects by their JSON text so that tool-side hash-map order cannot leak in."""
@@ -297,15 +362,62 @@ if [[ $only_blobs == no ]]; then
   mv "$repo/frun-sbom-tmp.json" "$work/cdx.json"
   normalise_sbom cdx "$work/cdx.json" "$out/$name-$version.cdx.json" \
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
-  cargo sbom --output-format spdx_json_2_3 >"$work/spdx.json"
+  # cargo-sbom describes every member of the workspace unless given one.
+  cargo sbom --cargo-package "$name" --output-format spdx_json_2_3 >"$work/spdx.json"
   normalise_sbom spdx "$work/spdx.json" "$out/$name-$version.spdx.json" \
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version.cdx.json" "$name-$version.spdx.json")
+  # The plugin host's own SBOMs: the same crate for the glibc target without hwloc, so fewer
+  # crates (CycloneDX filters by target and features; cargo-sbom cannot, so its document keeps
+  # the crates the CycloneDX one lists), and the binary's SHA-256.
+  host=$name-plugin-host
+  cargo cyclonedx --quiet --format json --spec-version 1.5 --target x86_64-unknown-linux-gnu \
+    --override-filename frun-sbom-tmp
+  mv "$repo/frun-sbom-tmp.json" "$work/host.cdx.json"
+  normalise_sbom cdx "$work/host.cdx.json" "$out/$name-$version-plugin-host.cdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" plugin-host "$out/$host"
+  normalise_sbom spdx "$work/spdx.json" "$out/$name-$version-plugin-host.spdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" plugin-host "$out/$host" \
+    "$out/$name-$version-plugin-host.cdx.json"
+  artifacts+=("$name-$version-plugin-host.cdx.json" "$name-$version-plugin-host.spdx.json")
   # The plain image's own SBOMs: the binary (by hash) and the pinned BusyBox userland.
   python3 "$repo/packaging/image-sbom.py" "$repo/packaging/busybox.pin" "$out/$bin" \
     "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
     "$name" "$version" "$FRUN_GIT_COMMIT"
   artifacts+=("$name-$version-image.cdx.json" "$name-$version-image.spdx.json")
+fi
+
+# --- Python module (a wheel for every CPython >= 3.9, glibc >= 2.17) and its SBOMs ---------------
+if [[ $only_blobs == no ]]; then
+  step "writing the Python module's SBOMs"
+  # What the wheel's extension links (frun without hwloc, and pyo3).
+  # cargo-cyclonedx writes one SBOM beside each member's Cargo.toml; this run's for python/ is
+  # the one for the gnu target and default features. cargo-sbom reads the lock file beside the
+  # manifest it is pointed at, the root's.
+  (cd "$repo/python" && cargo cyclonedx --quiet --format json --spec-version 1.5 \
+    --target x86_64-unknown-linux-gnu --override-filename frun-sbom-tmp)
+  mv "$repo/python/frun-sbom-tmp.json" "$work/py-cdx.json"
+  normalise_sbom cdx "$work/py-cdx.json" "$out/$name-python-$version.cdx.json" \
+    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
+  cargo sbom --cargo-package "$name-python" --output-format spdx_json_2_3 >"$work/py-spdx.json"
+  normalise_sbom spdx "$work/py-spdx.json" "$out/$name-python-$version.spdx.json" \
+    "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
+  artifacts+=("$name-python-$version.cdx.json" "$name-python-$version.spdx.json")
+  python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
+  step "building the Python wheel"
+  # python/ is a member of the root workspace, so Cargo hashes the frun library's path relative
+  # to the workspace into its symbol names, not the checkout's absolute path. A target dir of
+  # its own: the extension links with zig against glibc 2.17. maturin stamps SOURCE_DATE_EPOCH
+  # into the wheel's zip entries. The SBOM maturin would write into the wheel names the
+  # checkout's absolute path (pyproject.toml turns it off); the wheel carries the normalised one
+  # above instead, in .dist-info/sboms/.
+  (cd "$repo/python" && CARGO_TARGET_DIR=$target_dir/python PATH="$tools/venv/bin:$PATH" \
+    maturin build --quiet --release --locked --zig --compatibility manylinux2014 \
+    --target x86_64-unknown-linux-gnu --sbom-include "$out/$name-python-$version.cdx.json" \
+    --out "$work/wheel" >&2)
+  wheel=$(cd "$work/wheel" && ls -- "$name-$version-"*.whl)
+  install -m 0644 "$work/wheel/$wheel" "$out/$wheel"
+  artifacts+=("$wheel")
 fi
 
 # --- checksums ----------------------------------------------------------------------------------

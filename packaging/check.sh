@@ -2,8 +2,9 @@
 # Proves that packaging/build.sh is reproducible and that its artifacts are what they claim:
 # copies the source tree twice (paths of different lengths and names), builds each copy alone, then
 # checks that both dist/ trees are byte-identical, the checksums, the static binary, its embedded
-# dependency list, the SBOMs (the binary's and the plain image's) against their schemas, and (once they exist) the glibc floor of each
-# bash builtin blob. Prints one PASS/FAIL line per check; exits 1 if any check failed.
+# dependency list, the SBOMs (the binary's, the plugin host's, the plain image's and the Python
+# module's) against their schemas, the glibc floor of each bash builtin blob, and that the Python
+# wheel installs offline and runs. Prints one PASS/FAIL line per check; exits 1 if any check failed.
 #
 # usage: packaging/check.sh [--keep] [--out DIR]
 #   --keep     leaves the two copies and their dist/ in place
@@ -288,9 +289,70 @@ PY
   fi
 done
 
+# The plugin host's SBOMs: valid, naming frun-plugin-host by its SHA-256, and listing the crates
+# of a build without hwloc: the static binary's CycloneDX SBOM has hwlocality, the host's must not,
+# and its SPDX document keeps only crates its CycloneDX one lists.
+host=$dist_a/frun-plugin-host
+for kind in cdx spdx; do
+  sbom=$dist_a/frun-$version-plugin-host.$kind.json
+  if [[ ! -f $sbom || ! -f $host ]]; then
+    fail "plugin host SBOM $sbom (or the host) is missing"
+    continue
+  fi
+  if [[ $kind == cdx ]]; then
+    what=CycloneDX
+    valid=$("$venv/bin/python" - "$sbom" <<'PY' 2>&1
+import json, sys
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+text = open(sys.argv[1], encoding="utf-8").read()
+errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
+sys.exit(f"schema error: {errors}" if errors is not None else 0)
+PY
+    ) || { fail "plugin host $what SBOM $sbom: ${valid:-invalid}"; continue; }
+  else
+    what=SPDX
+    valid=$("$venv/bin/pyspdxtools" -i "$sbom" 2>&1) ||
+      { fail "plugin host $what SBOM $sbom: ${valid:-invalid}"; continue; }
+  fi
+  if msg=$(python3 - "$kind" "$sbom" "$cdx" "$dist_a/frun-$version-plugin-host.cdx.json" \
+    "$(sha256sum <"$host" | cut -d' ' -f1)" <<'PY' 2>&1
+import json, sys
+kind, path, static_cdx, host_cdx, want_sha = sys.argv[1:6]
+doc = json.load(open(path, encoding="utf-8"))
+static = {c["name"] for c in json.load(open(static_cdx, encoding="utf-8"))["components"]}
+if "hwlocality" not in static:
+    sys.exit("the static binary's CycloneDX SBOM has no hwlocality to compare with")
+if kind == "cdx":
+    crate = doc["metadata"]["component"]
+    shas = {h["content"] for c in [crate] + crate.get("components", []) for h in c.get("hashes", [])}
+    crates = {(c["name"], c["version"]) for c in doc["components"]}
+else:
+    described = {r["relatedSpdxElement"] for r in doc["relationships"]
+                 if r["spdxElementId"] == "SPDXRef-DOCUMENT" and r["relationshipType"] == "DESCRIBES"}
+    shas = {c["checksumValue"] for p in doc["packages"] if p["SPDXID"] in described
+            for c in p.get("checksums", []) if c["algorithm"] == "SHA256"}
+    crates = {(p["name"], p["versionInfo"]) for p in doc["packages"] if p["SPDXID"] not in described}
+    listed = {(c["name"], c["version"]) for c in json.load(open(host_cdx, encoding="utf-8"))["components"]}
+    extra = {c for c in crates if c not in listed and c[0] != "frun"}
+    if extra:
+        sys.exit(f"crates its CycloneDX SBOM does not list: {sorted(extra)}")
+if shas != {want_sha}:
+    sys.exit(f"SHA-256 {sorted(shas)}, but frun-plugin-host has {want_sha}")
+names = {n for n, _ in crates}
+if "clap" not in names or "hwlocality" in names:
+    sys.exit(f"clap missing or hwlocality present among {len(names)} crates")
+print(f"{len(crates)} crates, no hwlocality")
+PY
+  ); then
+    pass "plugin host $what SBOM is valid, names frun-plugin-host by its SHA-256, $msg"
+  else
+    fail "plugin host $what SBOM $sbom: $msg"
+  fi
+done
+
 # -C in the static binary: it runs plugins through the frun-plugin-host beside it, and says so
 # in one line (126) when that is missing.
-host=$dist_a/frun-plugin-host
 if [[ -x $host ]] && command -v cc >/dev/null; then
   pdir=$(mktemp -d)
   printf '%s\n' '#include <stdio.h>' \
@@ -362,6 +424,53 @@ if ((${#blobs[@]})); then
 else
   fail "no bash builtin blobs were built"
 fi
+
+# The Python wheel: the same bytes from both copies; pip installs it offline (--no-index, the
+# wheel file alone, as README.md says) into a fresh virtual environment, where frun.map runs a
+# function over records; its SBOMs are valid and list pyo3.
+wheels=("$dist_a"/frun-"$version"-cp39-abi3-*.whl)
+if ((${#wheels[@]} == 1)); then
+  wheel=${wheels[0]}
+  if cmp -s -- "$wheel" "$dist_b/${wheel##*/}"; then
+    pass "${wheel##*/}: byte-identical from both copies ($(sha256sum <"$wheel" | cut -c1-16)…)"
+  else
+    fail "${wheel##*/}: the two copies built different wheels"
+  fi
+  pyenv_dir=$work/wheel-venv
+  got=
+  if python3 -m venv "$pyenv_dir" &&
+    "$pyenv_dir/bin/pip" install --quiet --disable-pip-version-check --no-index "$wheel" &&
+    got=$(cd "$work" && "$pyenv_dir/bin/python" -c \
+      'import frun; print(sum(frun.map(int, [str(i) for i in range(10000)])))') &&
+    [[ $got == "$(seq 0 9999 | awk '{s += $1} END {print s}')" ]]; then
+    pass "${wheel##*/}: pip installs it offline; frun.map sums 0..9999 right"
+  else
+    fail "${wheel##*/}: offline install or smoke run (got ${got:-nothing})"
+  fi
+else
+  fail "no single Python wheel was built (${#wheels[@]})"
+fi
+for sbom in "$dist_a/frun-python-$version.cdx.json" "$dist_a/frun-python-$version.spdx.json"; do
+  st=0
+  if [[ $sbom == *.cdx.json ]]; then
+    valid=$("$venv/bin/python" - "$sbom" <<'PY' 2>&1
+import json, sys
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+text = open(sys.argv[1], encoding="utf-8").read()
+errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
+sys.exit(f"schema error: {errors}" if errors is not None else 0)
+PY
+    ) || st=$?
+  else
+    valid=$("$venv/bin/pyspdxtools" -i "$sbom" 2>&1) || st=$?
+  fi
+  if ((st == 0)) && [[ -s $sbom ]] && grep -q '"pyo3' "$sbom"; then
+    pass "$(basename "$sbom") is valid and lists pyo3"
+  else
+    fail "$(basename "$sbom"): ${valid:-missing or without pyo3}"
+  fi
+done
 
 printf '\nbuild times: first %s, second %s; whole check %ss\n' "${timings[0]}" "${timings[1]}" \
   "$((SECONDS - started))"

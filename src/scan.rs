@@ -981,7 +981,12 @@ impl<'s, 'a> RecordScan<'s, 'a> {
         let remaining_bytes = filled - p.start;
         let share = 2 * sc.workers.max(1);
         if sc.settings.byte_guided {
-            let floor = (filled / (8 * sc.workers.max(1))).min(TAIL_FLOOR_BYTES);
+            let workers = sc.workers.max(1);
+            // The tail's batches stay at a quarter of a worker's share or more: each one is a
+            // process start (~1 ms here), and smaller ones only spend the time they save.
+            let floor = (filled / (8 * workers))
+                .min(TAIL_FLOOR_BYTES)
+                .max(filled / (4 * workers));
             let bytes = (remaining_bytes / share).clamp(floor.min(budget), budget);
             return bound(self.max, bytes.max(1));
         }

@@ -52,11 +52,11 @@ cargo fmt --check
 # The layering rule (docs/design.md, "Layers"): no import circles, nothing imports upwards,
 # no function over 120 lines.
 python3 ci/layers.py
-cargo clippy --all-targets --release -- -D warnings
+# --workspace: frun and the Python module (python/, a member of the workspace but not a default
+# one; `cargo fmt` above covers both) in one run, so the dependencies they share are checked once.
+cargo clippy --workspace --all-targets --release -- -D warnings
 cargo clippy --all-targets --release --features hwloc -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
-# The Python module is a crate of its own (python/, its own workspace).
-(cd python && cargo fmt --check && cargo clippy --all-targets --release -- -D warnings)
 # README's first command, as written, in a fresh Debian 12 root (needs root: debootstrap, chroot).
 if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
   stage "README's first command in a fresh Debian 12 root"
@@ -82,7 +82,8 @@ fi
 # The Python module (import frun): its pytest suite, in a fresh virtual environment.
 stage "the Python module"
 bash python/tests/run.sh
-(cd python && cargo test --release)
+# Its Rust unit tests (they link libpython), on the frun library maturin just built in target/.
+cargo test -p frun-python --release
 # The bash front end: the builtin in a frun.bash, driven from bash.
 stage "the bash builtin"
 bash tests/bash/run.sh

@@ -214,6 +214,55 @@ fn a_command_that_reads_nothing_is_not_an_error() {
     assert_code(&o, 0);
 }
 
+/// frun pauses instead of blocking while a batch's pipe is full, and waits for a reader that
+/// reads nothing for a while: the batches of a command that sleeps before reading, or reads in
+/// slow sips, still arrive whole and in order.
+#[test]
+fn slow_readers_get_every_byte() {
+    let data = binary_input(6_000_000);
+    for cmd in [
+        "sleep 0.3; cat",
+        // 64 KiB reads 2 ms apart (perl-base is in every Debian).
+        "perl -e 'while (sysread STDIN, $b, 65536) { print $b; select undef, undef, undef, 0.002 }'",
+    ] {
+        let o = frun(&["-k", "-s", "-b", "3Mi", "sh", "-c", cmd], &data);
+        assert_code(&o, 0);
+        assert!(o.stdout == data, "{cmd}: output differs from input");
+        let f = with_file(&data);
+        let o = frun(
+            &[
+                "-k",
+                "-s",
+                "-a",
+                f.path().to_str().unwrap(),
+                "sh",
+                "-c",
+                cmd,
+            ],
+            b"",
+        );
+        assert_code(&o, 0);
+        assert!(o.stdout == data, "-a, {cmd}: output differs from input");
+    }
+}
+
+/// A command that reads part of its batch and exits, or exits while frun waits for the pipe
+/// to drain, ends its batch: no hang, nothing reported.
+#[test]
+fn a_reader_that_stops_early_ends_its_batch() {
+    let data = binary_input(8_000_000);
+    for cmd in ["head -c 100 >/dev/null", "sleep 0.2"] {
+        let start = Instant::now();
+        let o = frun(&["-s", "-b", "4Mi", "sh", "-c", cmd], &data);
+        assert_code(&o, 0);
+        assert_eq!(err(&o), "", "{cmd}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{cmd}: took too long"
+        );
+    }
+}
+
 #[test]
 fn a_failing_stdin_command_gives_123() {
     let o = frun(

@@ -11,7 +11,8 @@ if [[ -z "$venv" ]]; then
 fi
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check 'maturin>=1.5,<2' pytest hypothesis
-# Our own cargo and target directory: maturin builds the crate in python/ (its own workspace).
+# maturin builds the crate in python/ into the workspace's target/, beside the frun library the
+# other builds use (CARGO_TARGET_DIR, when set, is honoured).
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet
 cd tests
 "$venv/bin/python" -m pytest -q -c ../pytest.ini --rootdir .. "$@"

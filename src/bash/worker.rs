@@ -19,7 +19,7 @@ use super::{Disposition, Kind, exit_now, set_disposition, set_mask};
 use crate::exec::plugin::{Message as _, Request};
 use crate::exec::plugin_host::{self, Plugin};
 use crate::exec::shell::{
-    self, HELLO_OWN_GROUP, HELLO_STDIN, HELLO_STDOUT, REQUEST_PLUGIN, REQUEST_STDIN,
+    self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, REQUEST_PLUGIN, REQUEST_STDIN,
 };
 
 /// The lowest descriptor a worker shell keeps its socket on, out of the way of the small
@@ -78,20 +78,32 @@ fn worker_loop(sock: OwnedFd, kind: Kind, name: &OsString, old_mask: &SigSet) ->
     let sock = high_copy(&sock)?;
     become_worker(old_mask);
     let s = sock.as_raw_fd();
-    let Some(idle_stdin) = start(s)? else {
+    let Some(started) = start(s)? else {
         return Ok(0);
+    };
+    let spool = match started.spool {
+        // Read-only, and out of the way of the descriptors the setup code or a plugin may use.
+        Some(fd) if kind == Kind::Plugin => Some(high_copy(&plugin_host::read_only(fd))?),
+        _ => None,
     };
     if let Some(status) = setup(s)? {
         return Ok(status);
     }
-    run_batches(s, kind, name, idle_stdin.as_ref())
+    run_batches(s, kind, name, started.idle_stdin.as_ref(), spool)
 }
 
-/// Takes the engine's start-up message: the process group, fd 1 and fd 0 it gives this worker.
-/// Returns the idle stdin (what fd 0 is between batches, when the engine gave one), or `None`
-/// when the socket closed first.
-fn start(s: RawFd) -> io::Result<Option<Option<OwnedFd>>> {
-    let Some((hello, fds)) = shell::recv_header(s, 2)? else {
+/// What the engine's start-up message gives a worker to keep.
+struct Started {
+    /// What fd 0 is between batches, when the engine gave one.
+    idle_stdin: Option<OwnedFd>,
+    /// The spool, for a plugin's context (`-C`).
+    spool: Option<OwnedFd>,
+}
+
+/// Takes the engine's start-up message: the process group, fd 1, fd 0 and the spool it gives
+/// this worker. `None` when the socket closed first.
+fn start(s: RawFd) -> io::Result<Option<Started>> {
+    let Some((hello, fds)) = shell::recv_header(s, 3)? else {
         return Ok(None);
     };
     let mut fds = fds.into_iter();
@@ -111,7 +123,12 @@ fn start(s: RawFd) -> io::Result<Option<Option<OwnedFd>>> {
     if let Some(fd) = &idle_stdin {
         dup2_stdin(fd)?;
     }
-    Ok(Some(idle_stdin))
+    let spool = if hello.flags & HELLO_SPOOL != 0 {
+        fds.next()
+    } else {
+        None
+    };
+    Ok(Some(Started { idle_stdin, spool }))
 }
 
 /// Runs the setup code, if any, and tells the engine how it went. Returns the status the
@@ -136,6 +153,7 @@ fn run_batches(
     kind: Kind,
     name: &OsString,
     idle_stdin: Option<&OwnedFd>,
+    spool: Option<OwnedFd>,
 ) -> io::Result<i32> {
     let cname = CString::new(name.as_bytes()).map_err(io::Error::other)?;
     let mut body = Vec::new();
@@ -145,7 +163,10 @@ fn run_batches(
         Kind::SplitFrom(literal) => split_line(name.as_bytes(), literal),
         _ => Vec::new(),
     };
-    let mut plugin = PluginCalls::default();
+    let mut plugin = PluginCalls {
+        spool,
+        ..PluginCalls::default()
+    };
     loop {
         let Some((req, fds)) = shell::recv_header(s, 1)? else {
             return Ok(0);
@@ -327,11 +348,13 @@ fn call(
     (jumped != 0, status)
 }
 
-/// `-C SO:FN` in a worker shell: the library, loaded at the first batch, and the reused argv.
+/// `-C SO:FN` in a worker shell: the library, loaded at the first batch, the reused argv and
+/// the spool the context's `fd_in` names.
 #[derive(Default)]
 struct PluginCalls {
     loaded: Option<Plugin>,
     argv: Vec<*mut libc::c_char>,
+    spool: Option<OwnedFd>,
 }
 
 impl PluginCalls {
@@ -382,7 +405,7 @@ impl PluginCalls {
             worker: request.worker,
             node: request.node,
             incarnation: 0,
-            fd_in: -1,
+            fd_in: self.spool.as_ref().map_or(-1, AsRawFd::as_raw_fd),
             delimiter: request.delimiter as u8,
             stdin_mode,
         };

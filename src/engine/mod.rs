@@ -432,17 +432,28 @@ impl ScanEvents for Events<'_> {
     }
 }
 
-/// The most workers this system can run at once, and the limit that says so: each worker is a
-/// thread (with its child, a process or task), a few memory mappings (stack, guard pages, signal
-/// stack) and `fds_per_worker` descriptors. Past these, starting a thread fails, or the Rust
-/// runtime aborts the process when a new thread's signal stack cannot be mapped.
-fn worker_ceiling(fds_per_worker: u64) -> (usize, String) {
+/// Up to this many workers, the kernel's system-wide limits (mappings, threads, pids) are not
+/// looked up: the smallest values Linux accepts for them leave room for more. Reading them costs
+/// five files in /proc, a tenth of frun's start-up.
+const SURE_WORKERS: usize = 64;
+
+/// The most workers this system can run at once (at least `wanted` when nothing stops that),
+/// and the limit that says so: each worker is a thread (with its child, a process or task), a
+/// few memory mappings (stack, guard pages, signal stack) and `fds_per_worker` descriptors. Past
+/// these, starting a thread fails, or the Rust runtime aborts the process when a new thread's
+/// signal stack cannot be mapped.
+fn worker_ceiling(wanted: usize, fds_per_worker: u64) -> (usize, String) {
     let mut best = (u64::MAX, String::new());
     let mut limit = |n: u64, why: String| {
         if n < best.0 {
             best = (n, why);
         }
     };
+    if wanted <= SURE_WORKERS {
+        // Only the per-user limits, which `ulimit` can set to anything, are checked.
+        user_limits(&mut limit, fds_per_worker, 16);
+        return (best.0.clamp(1, usize::MAX as u64) as usize, best.1);
+    }
     if let Some(maps) = sys::sysctl("/proc/sys/vm/max_map_count") {
         let used = std::fs::read("/proc/self/maps")
             .map_or(0, |m| m.iter().filter(|&&b| b == b'\n').count() as u64);
@@ -457,8 +468,23 @@ fn worker_ceiling(fds_per_worker: u64) -> (usize, String) {
     if let Some(pids) = sys::sysctl("/proc/sys/kernel/pid_max") {
         limit(pids / 4, format!("kernel.pid_max is {pids}"));
     }
+    let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
+    user_limits(&mut limit, fds_per_worker, open);
+    (best.0.clamp(1, usize::MAX as u64) as usize, best.1)
+}
+
+/// Descriptors each worker holds: a worker shell's, or a command's with a stdin pipe, or not.
+fn fds_per_worker(shell: bool, records_on_stdin: bool) -> u64 {
+    match (shell, records_on_stdin) {
+        (true, _) => 4,
+        (false, true) => 5,
+        (false, false) => 1,
+    }
+}
+
+/// The ceilings `ulimit -n` and `ulimit -u` set, with `open` descriptors already in use.
+fn user_limits(limit: &mut impl FnMut(u64, String), fds_per_worker: u64, open: u64) {
     if let Some(files) = sys::open_file_limit() {
-        let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
         limit(
             files.saturating_sub(open + 32) / fds_per_worker,
             format!("the open-file limit (ulimit -n) is {files}"),
@@ -470,7 +496,6 @@ fn worker_ceiling(fds_per_worker: u64) -> (usize, String) {
             format!("the process limit (ulimit -u) is {processes}"),
         );
     }
-    (best.0.clamp(1, usize::MAX as u64) as usize, best.1)
 }
 
 /// A signalfd for [`stop_signals`], which the caller has blocked in every thread.
@@ -599,11 +624,10 @@ fn try_run(
         None => None,
     };
     let (spool, mut ingest) = spool::open(input.file)?;
-    let ceiling = worker_ceiling(match (&shell, work.records_on_stdin) {
-        (Some(_), _) => 4,
-        (None, true) => 5,
-        (None, false) => 1,
-    });
+    let ceiling = worker_ceiling(
+        workers.max,
+        fds_per_worker(shell.is_some(), work.records_on_stdin),
+    );
     let skip: Vec<(u64, u64)> = checkpoint
         .resume
         .as_ref()

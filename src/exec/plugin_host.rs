@@ -202,7 +202,7 @@ struct Host {
 
 /// A read-only descriptor of the same file, where /proc allows (the spool is frun's memory
 /// file, which the plugin must not change); else the one given.
-fn read_only(fd: OwnedFd) -> OwnedFd {
+pub fn read_only(fd: OwnedFd) -> OwnedFd {
     let path = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).expect("no NUL");
     // SAFETY: open with a NUL-terminated path; a new descriptor is ours.
     let r = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
@@ -284,7 +284,7 @@ pub struct Batch<'a> {
     pub worker: u32,
     pub node: u32,
     pub incarnation: u32,
-    /// The input (-1 where the caller has no descriptor of it).
+    /// The spool, read-only: the batch is at `request.spool_offset` for `request.len` bytes.
     pub fd_in: RawFd,
     pub delimiter: u8,
     pub stdin_mode: bool,

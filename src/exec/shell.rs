@@ -33,7 +33,8 @@ pub const HELLO_OWN_GROUP: u32 = 1;
 pub const HELLO_STDOUT: u32 = 2;
 /// Start-up flag: a descriptor for fd 0 comes with the message.
 pub const HELLO_STDIN: u32 = 4;
-/// Start-up flag: the spool's descriptor comes with the message (after fd 1 and fd 0).
+/// Start-up flag: the spool's descriptor comes with the message (after fd 1 and fd 0), for a
+/// worker that reads ranges or hands it to a plugin (`-C`).
 pub const HELLO_SPOOL: u32 = 8;
 /// Request flag: a descriptor for the batch's stdin comes with the request.
 pub const REQUEST_STDIN: u32 = 1;
@@ -295,8 +296,8 @@ pub enum StartError {
 
 impl ShellWorker {
     /// Starts a worker shell whose fd 1 is `stdout` and fd 0 is `stdin` (None: the caller's),
-    /// given the `spool`'s descriptor when it reads batches there, and waits until it has run
-    /// the setup code.
+    /// given the `spool`'s descriptor when it reads batches there (or a plugin does), and waits
+    /// until it has run the setup code.
     pub fn start(
         host: &Arc<dyn Host>,
         stdout: Option<RawFd>,

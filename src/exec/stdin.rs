@@ -6,7 +6,8 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -20,10 +21,16 @@ pub struct StdinSlot {
     idle: OwnedFd,
 }
 
-/// The write end of one batch's pipe.
+/// The write end of one batch's pipe (non-blocking; see [`Feed::send`]).
 pub struct Feed {
     write: OwnedFd,
+    /// The pipe's size in bytes.
+    capacity: u64,
 }
+
+/// The shortest and longest pause of [`Feed::send`] while the pipe is full.
+const PAUSE_MIN: Duration = Duration::from_micros(20);
+const PAUSE_MAX: Duration = Duration::from_millis(2);
 
 impl StdinSlot {
     pub fn new() -> io::Result<StdinSlot> {
@@ -44,8 +51,12 @@ impl StdinSlot {
         let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
         // A bigger pipe means fewer wake-ups; refusal (the per-user pipe limit) is harmless.
         let _ = fcntl(&write, FcntlArg::F_SETPIPE_SZ(1 << 20));
+        let capacity = fcntl(&write, FcntlArg::F_GETPIPE_SZ).map_or(4096, |c| c.max(4096) as u64);
+        // Only frun's end: the two ends are separate open files, so the child's stdin still
+        // blocks as a reader expects.
+        fcntl(&write, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
         self.put(&read)?;
-        Ok(Feed { write })
+        Ok(Feed { write, capacity })
     }
 
     /// Drops frun's copy of the read end once the child has it, so a child that exits without
@@ -64,8 +75,17 @@ impl Feed {
     /// Copies `len` bytes at file offset `off` of `file` into the pipe, then closes it. A reader
     /// that went away early (EPIPE) is not an error; a file that ends before `off + len` (it
     /// shrank) is `UnexpectedEof`.
+    ///
+    /// While the pipe is full this pauses instead of blocking in the pipe. A blocked writer is
+    /// woken each time the reader frees one slot (a 16 KiB `read` by `wc`), so the two would take
+    /// turns thousands of times per batch, each turn a context switch; paused, the writer finds
+    /// the pipe partly drained and refills it in one call while the reader never waits. The
+    /// pause adapts to the reader: it halves while the pipe is found mostly empty and doubles
+    /// while it is found mostly full; a reader slower than that (or one that reads nothing) is
+    /// then waited for in the pipe, as a blocking write would.
     pub fn send(self, file: BorrowedFd<'_>, mut off: u64, len: u64) -> io::Result<()> {
         let end = off + len;
+        let mut pause = PAUSE_MIN * 4;
         while off < end {
             let mut o = off as libc::off_t;
             let want = (end - off).min(1 << 30) as usize;
@@ -77,11 +97,51 @@ impl Feed {
                     ));
                 }
                 Ok(_) => off = o as u64,
+                Err(Errno::EAGAIN) => {
+                    std::thread::sleep(pause);
+                    let queued = queued(self.write.as_fd());
+                    if queued > self.capacity / 4 * 3 {
+                        if pause == PAUSE_MAX {
+                            wait_writable(self.write.as_fd())?;
+                        }
+                        pause = (pause * 2).min(PAUSE_MAX);
+                    } else if queued < self.capacity / 4 {
+                        pause = (pause / 2).max(PAUSE_MIN);
+                    }
+                }
                 Err(Errno::EINTR) => {}
                 Err(Errno::EPIPE) => return Ok(()),
                 Err(e) => return Err(e.into()),
             }
         }
         Ok(())
+    }
+}
+
+/// Bytes waiting in the pipe of `fd` (0 when the kernel will not say).
+fn queued(fd: BorrowedFd<'_>) -> u64 {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which points at `n`.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if r < 0 { 0 } else { n.max(0) as u64 }
+}
+
+/// Blocks until the pipe of `fd` takes a write, or its reader is gone.
+fn wait_writable(fd: BorrowedFd<'_>) -> io::Result<()> {
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one valid pollfd, which `poll` may write (revents).
+        let r = unsafe { libc::poll(&mut pfd, 1, -1) };
+        if r >= 0 {
+            return Ok(());
+        }
+        let e = Errno::last();
+        if e != Errno::EINTR {
+            return Err(e.into());
+        }
     }
 }

@@ -416,6 +416,44 @@ EOF
     "$(in_bash 'seq 5000 | frun -C ./ctx.so:lengths' | awk '{b += $1; r += $2} END {print b, r}')"
   check "-C in the builtin: a missing function is said before any work" "127 1" \
     "$(in_bash 'seq 3 | frun -C ./plain.so:nope 2>err; echo $? $(grep -c "no function nope" err)')"
+  # fd_in is the spool, with the batch at the context's offset for its length: plugins that
+  # read their batch there and print it give the input back (forkrun's context and frun's own).
+  cat >fdin.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int forkrun_use_ctx = 1;
+struct forkrun_ctx { unsigned long long idx, off, len; unsigned ver, wid, node, kills, maj, min; int fd; char d; unsigned char c[3]; };
+int from_fd(int argc, char **argv, const struct forkrun_ctx *c) {
+  char *b = malloc(c->len + 1); (void)argc; (void)argv;
+  ssize_t got = pread(c->fd, b, c->len, (off_t)c->off);
+  if (got == (ssize_t)c->len) fwrite(b, 1, c->len, stdout);
+  free(b);
+  return got == (ssize_t)c->len ? 0 : 9;
+}
+EOF
+  cc -O2 -shared -fPIC -o fdin.so fdin.c
+  cat >fdin_frun.c <<'EOF'
+#include <stdlib.h>
+#include <unistd.h>
+#include "frun_plugin.h"
+FRUN_PLUGIN_USES_CTX;
+int from_fd(int argc, char **argv, const struct frun_ctx *c) {
+  char *b = malloc(c->batch_bytes + 1); (void)argc; (void)argv;
+  ssize_t got = pread(c->fd_in, b, c->batch_bytes, (off_t)c->spool_offset);
+  int ok = got == (ssize_t)c->batch_bytes && write(c->fd_out, b, got) == got;
+  free(b);
+  return ok ? 0 : 9;
+}
+EOF
+  cc -O2 -shared -fPIC -I"$repo/include" -o fdin_frun.so fdin_frun.c
+  seq 30000 >fdin.txt
+  check "-C in the builtin: forkrun's fd_in holds the batch (piped input)" "$(seq 30000 | cksum)" \
+    "$(in_bash 'seq 30000 | frun -k -C ./fdin.so:from_fd' | cksum)"
+  check "-C in the builtin: forkrun's fd_in holds the batch (input file)" "$(cksum <fdin.txt)" \
+    "$(in_bash 'frun -k -C ./fdin.so:from_fd <fdin.txt' | cksum)"
+  check "-C in the builtin: frun's fd_in holds the batch" "$(seq 30000 | cksum)" \
+    "$(in_bash 'seq 30000 | frun -k -C ./fdin_frun.so:from_fd' | cksum)"
 fi
 
 # Ctrl-C at an interactive prompt (a pty made by script(1)): the run ends, the prompt comes

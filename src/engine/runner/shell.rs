@@ -48,9 +48,8 @@ impl<'a> ShellRunner<'a> {
             return Ok(None);
         }
         let shared = self.child.shared;
-        let spool = self
-            .host
-            .wants_ranges()
+        // A plugin is handed the spool as its context's `fd_in`, as in a plugin host.
+        let spool = (self.host.wants_ranges() || shared.work.plugin.is_some())
             .then(|| shared.spool.file_at(0).0.as_raw_fd());
         match ShellWorker::start(
             self.host,
@@ -131,6 +130,11 @@ impl Runner for ShellRunner<'_> {
     fn feeds_stdin(&self) -> bool {
         // A worker reading ranges reads the spool: the runner frees the input once it is done.
         self.child.stdin.is_some() || self.host.wants_ranges()
+    }
+
+    fn reads_input(&self) -> bool {
+        // A plugin may read its batch from the spool (`fd_in`) while it runs.
+        self.feeds_stdin() || self.child.shared.work.plugin.is_some()
     }
 }
 
