@@ -1307,10 +1307,10 @@ mod tests {
         assert_eq!(at, input.len() as u64);
         // Batches double while the input streams in; what is left when it ends is shared
         // out in shrinking batches (a quarter of the rest each, for two workers), down to
-        // the floor of an eighth of each worker's share (2500 bytes here).
+        // the floor of a quarter of each worker's share (5000 bytes here).
         let last = batches.last().unwrap();
         assert!(
-            last.end - last.start <= 2500,
+            last.end - last.start <= 5000,
             "last batch {:?}",
             (last.start, last.end)
         );
