@@ -782,6 +782,9 @@ impl<'s, 'a> RecordScan<'s, 'a> {
         // The batch size in force: `target`, or less near the end of a known input.
         let at_end = self.adaptive && eof;
         let mut size = self.bound(at_end, filled);
+        if at_end {
+            self.trim(size, data);
+        }
         loop {
             if self.p.records >= size.records {
                 if !self.cut() || self.run.events.stopped() {
@@ -862,6 +865,41 @@ impl<'s, 'a> RecordScan<'s, 'a> {
                 return false;
             }
         }
+    }
+
+    /// At the end of the input, cuts the batch being built back to the size in force there
+    /// (`size`), when it holds more: a batch that kept filling while input came in faster than
+    /// the workers took it can hold all the rest of the input, which one worker would then run
+    /// while the others wait. Its records past the new end are taken again, into the smaller
+    /// batches that share out the tail.
+    fn trim(&mut self, size: Bound, data: &[u8]) {
+        let p = &self.p;
+        if self.exact || p.records <= 1 || (p.records <= size.records && p.cost <= size.budget) {
+            return;
+        }
+        let delimiter = self.run.sc.settings.delimiter;
+        let space = self.run.sc.settings.arg_space;
+        // The batch as take_record would have built it under `size`: record by record, the
+        // first always, then while the count and the budget allow.
+        let (mut end, mut records, mut cost) = (p.start, 0u64, 0u64);
+        while records < size.records {
+            let Some(i) = memchr::memchr(delimiter, &data[end as usize..p.cursor as usize]) else {
+                break;
+            };
+            let c = space.map_or(0, |s| s.per_byte * i as u64 + s.per_record);
+            if records > 0 && cost + c > size.budget {
+                break;
+            }
+            (records, cost, end) = (records + 1, cost + c, end + i as u64 + 1);
+        }
+        if records == 0 || end >= p.cursor {
+            return;
+        }
+        self.run.totals.records -= p.records - records;
+        self.p.records = records;
+        self.p.cost = cost;
+        self.p.cursor = end;
+        self.p.search = end;
     }
 
     /// Adds the record from the cursor to `end` (the input after it starts at `next`) to the
@@ -1196,6 +1234,91 @@ mod tests {
         );
         let counts: Vec<_> = b.iter().map(|b| b.records).collect();
         assert_eq!(counts, [3, 2]);
+    }
+
+    /// A stdin-mode scan of a stream that is all in before any worker takes a batch (a pipe
+    /// written and closed first, a ring with room for every batch, claimed only at the end):
+    /// the batch being built when the input ends has taken in all of it.
+    fn scan_streamed_before_any_claim(input: &[u8]) -> Vec<crate::batch::Batch> {
+        let (r, w) = std::io::pipe().unwrap();
+        let mut w = w;
+        assert!(input.len() <= 64 << 10, "a pipe holds it whole");
+        w.write_all(input).unwrap();
+        drop(w);
+        let (spool, mut ingest) =
+            crate::spool::open(std::fs::File::from(std::os::fd::OwnedFd::from(r))).unwrap();
+        let ring =
+            Rings::new(std::sync::Arc::new(crate::numa::Layout::single(1)), 1 << 12).unwrap();
+        let rec = Recorder {
+            oversized: Mutex::new(Vec::new()),
+        };
+        let scanner = Scanner {
+            settings: Settings {
+                delimiter: b'\n',
+                sizing: Sizing::Adaptive {
+                    init: 1,
+                    max: HARD_MAX_STDIN_RECORDS,
+                },
+                limit: None,
+                timeout: None,
+                arg_space: Some(ArgSpace {
+                    per_byte: 1,
+                    per_record: 1,
+                    budget: HARD_MAX_STDIN_BYTES,
+                    max_record_len: u64::MAX,
+                }),
+                byte_guided: true,
+                count_records: true,
+                shard: None,
+                head_first: None,
+                warn_nul: false,
+                bounds: None,
+            },
+            spool: &spool,
+            ring: &ring,
+            stop_fd: -1,
+            hunger_fd: -1,
+            workers: 2,
+            skip: &[],
+        };
+        scanner.run(&mut ingest, &rec).unwrap();
+        let mut out = Vec::new();
+        while let Claim::Batch(b) = ring.claim(0, false) {
+            out.push(b);
+        }
+        out
+    }
+
+    #[test]
+    fn a_stream_all_in_at_its_end_is_shared_out_not_left_to_one_batch() {
+        let input: Vec<u8> = (0..4000)
+            .flat_map(|i| format!("{i:09}\n").into_bytes())
+            .collect();
+        let batches = scan_streamed_before_any_claim(&input);
+        let mut at = 0;
+        for (i, b) in batches.iter().enumerate() {
+            assert_eq!((b.seq, b.start), (i as u64, at));
+            assert_eq!(
+                b.records,
+                count_records(&input[b.start as usize..b.end as usize])
+            );
+            at = b.end;
+        }
+        assert_eq!(at, input.len() as u64);
+        // Batches double while the input streams in; what is left when it ends is shared
+        // out in shrinking batches (a quarter of the rest each, for two workers), down to
+        // the floor of a quarter of each worker's share (5000 bytes here).
+        let last = batches.last().unwrap();
+        assert!(
+            last.end - last.start <= 5000,
+            "last batch {:?}",
+            (last.start, last.end)
+        );
+        let biggest = batches.iter().map(|b| b.end - b.start).max().unwrap();
+        assert!(
+            biggest < input.len() as u64 / 3,
+            "a batch of {biggest} bytes"
+        );
     }
 
     proptest! {

@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use frun::exec::shell;
 use frun::exec::spawn::ChildEnd;
 use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyIterator, PyList, PyModule, PyString};
 
 use crate::engine::{ASK_REAP, ASK_START, engine_main};
 use crate::frames;
@@ -51,8 +52,10 @@ fn os_err(e: impl Into<io::Error>) -> PyErr {
 pub(crate) enum Feed {
     /// The engine reads a file itself.
     None,
+    /// Each item of a list is one record, read in place by index.
+    List { list: Py<PyList>, next: usize },
     /// Each item of an iterator is one record.
-    Items(Py<PyAny>),
+    Items(Py<PyIterator>),
     /// A binary file object's bytes, read in chunks.
     File(Py<PyAny>),
 }
@@ -106,6 +109,16 @@ pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source>
             memfd: None,
         });
     }
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return Ok(Source {
+            input: InputArg::Stdin,
+            feed: Feed::List {
+                list: list.clone().unbind(),
+                next: 0,
+            },
+            memfd: None,
+        });
+    }
     let items = obj.try_iter().map_err(|_| {
         PyValueError::new_err(
             "frun: source must be a path, bytes-like, a binary file or an iterable of str/bytes",
@@ -113,7 +126,7 @@ pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source>
     })?;
     Ok(Source {
         input: InputArg::Stdin,
-        feed: Feed::Items(items.into_any().unbind()),
+        feed: Feed::Items(items.unbind()),
         memfd: None,
     })
 }
@@ -122,10 +135,17 @@ pub(crate) fn source(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Source>
 /// thread only, and locks the others held stay locked there.
 fn warn_threads(py: Python<'_>) -> PyResult<()> {
     static WARNED: AtomicBool = AtomicBool::new(false);
-    let count: usize = py
-        .import("threading")?
-        .call_method0("active_count")?
-        .extract()?;
+    // Not imported: no thread was started through it, and importing it now would cost a
+    // garbage collection over the whole heap, which may be large.
+    let Some(threading) = py
+        .import("sys")?
+        .getattr("modules")?
+        .call_method1("get", ("threading",))?
+        .extract::<Option<Bound<'_, PyAny>>>()?
+    else {
+        return Ok(());
+    };
+    let count: usize = threading.call_method0("active_count")?.extract()?;
     if count > 1 && !WARNED.swap(true, Ordering::Relaxed) {
         let warning = py.import("builtins")?.getattr("RuntimeWarning")?;
         py.import("warnings")?.call_method1(
@@ -137,6 +157,46 @@ fn warn_threads(py: Python<'_>) -> PyResult<()> {
                 2,
             ),
         )?;
+    }
+    Ok(())
+}
+
+/// Appends one item of a source and the delimiter to `pending`: a `str` as UTF-8 (or in
+/// the run's encoding), `bytes` as they are. Whether it held the delimiter is checked for a
+/// whole chunk at once ([`check_one_record_each`]).
+fn push_record(pending: &mut Vec<u8>, item: &Bound<'_, PyAny>, opts: &Options) -> PyResult<()> {
+    let reencode = opts.encoding.as_ref().filter(|e| !e.is_utf8);
+    // An exact str first: a pointer compare, where the other tests are calls.
+    if let (Ok(s), None) = (item.cast_exact::<PyString>(), reencode) {
+        pending.extend_from_slice(&crate::text::utf8(s)?);
+    } else if let Ok(b) = item.cast::<PyBytes>() {
+        pending.extend_from_slice(b.as_bytes());
+    } else if let Ok(s) = item.cast::<PyString>() {
+        match reencode {
+            Some(e) => {
+                let b = s.call_method1("encode", (e.name.as_str(),))?;
+                pending.extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
+            }
+            None => pending.extend_from_slice(&crate::text::utf8(s)?),
+        }
+    } else {
+        return Err(PyValueError::new_err(format!(
+            "frun: each item of the source must be str or bytes, not {}",
+            item.get_type().name()?
+        )));
+    }
+    pending.push(opts.delimiter);
+    Ok(())
+}
+
+/// `items` items were appended to `chunk`, each with one delimiter after it: more delimiters
+/// than that means an item held one. One count over the chunk instead of a search per item.
+fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
+    if frun::batch::count_records(chunk, delimiter) != items {
+        return Err(PyValueError::new_err(format!(
+            "frun: an item of the source holds the delimiter {:?}: each item must be one record",
+            char::from(delimiter)
+        )));
     }
     Ok(())
 }
@@ -171,8 +231,13 @@ pub(crate) struct Run {
     _memfd: Option<OwnedFd>,
 }
 
+/// A pipe of 1 MiB where the system allows (64 KiB otherwise): records and results cross
+/// it in large writes, with fewer wake-ups on each side.
 fn pipe() -> PyResult<(OwnedFd, OwnedFd)> {
-    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(os_err)
+    let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(os_err)?;
+    // SAFETY: sets the capacity of our own pipe; a refusal leaves it as it was.
+    unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+    Ok((r, w))
 }
 
 fn nonblocking(fd: &OwnedFd) {
@@ -295,6 +360,51 @@ impl Run {
         Ok(self.results.pop_front())
     }
 
+    /// Serves the engine until the run has ended; the results in a list (`frun.map`), each
+    /// put there as it is decoded. For a list source the list is made at its full length
+    /// first (of None, so it is never invalid) and filled in place, then cut to the results
+    /// there were (fewer when records were skipped).
+    pub(crate) fn collect<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let expected = match &self.feed {
+            Feed::List { list, next } => list.bind(py).len().saturating_sub(*next),
+            _ => 0,
+        };
+        let list = if expected > 0 {
+            PyList::new(py, [py.None()])?
+                .as_sequence()
+                .repeat(expected)?
+                .cast_into::<PyList>()?
+        } else {
+            PyList::empty(py)
+        };
+        let mut filled = 0usize;
+        loop {
+            for r in self.results.drain(..) {
+                if filled < expected {
+                    // SAFETY: in range of a live list; PyList_SetItem takes the reference and
+                    // drops the None it replaces.
+                    if unsafe { ffi::PyList_SetItem(list.as_ptr(), filled as _, r.into_ptr()) } != 0
+                    {
+                        return Err(PyErr::fetch(py));
+                    }
+                } else {
+                    list.append(r)?;
+                }
+                filled += 1;
+            }
+            if self.done {
+                if filled < expected {
+                    list.del_slice(filled, expected)?;
+                }
+                return Ok(list);
+            }
+            if let Err(e) = self.step(py) {
+                self.abort();
+                return Err(e);
+            }
+        }
+    }
+
     /// Serves the engine until the run has ended (a command's output is then in `buf`).
     pub(crate) fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u8>> {
         while !self.done {
@@ -394,6 +504,10 @@ impl Run {
             // SAFETY: as os.fork's child does, first thing.
             unsafe { pyo3::ffi::PyOS_AfterFork_Child() };
             self.become_worker(parent, engine_end);
+            // Everything inherited from the caller is left out of this process's garbage
+            // collections (gc.freeze, O(1)): a collection would walk the caller's whole heap,
+            // e.g. every item of a list source, and copy each page it touches.
+            let _ = py.import("gc").and_then(|gc| gc.call_method0("freeze"));
             let func = self.func.as_ref().expect("a function run").bind(py).clone();
             let dumps = match py.import("pickle").and_then(|p| p.getattr("dumps")) {
                 Ok(d) => d,
@@ -476,58 +590,62 @@ impl Run {
     /// Fills `pending` from the source; false at its end.
     fn refill(&mut self, py: Python<'_>) -> PyResult<bool> {
         const CHUNK: usize = 1 << 20;
-        match &self.feed {
+        let pending = &mut self.pending;
+        let opts = &self.opts;
+        match &mut self.feed {
             Feed::None => Ok(false),
             Feed::File(f) => {
                 let data = f.bind(py).call_method1("read", (CHUNK,))?;
                 let bytes = data.cast::<PyBytes>().map_err(|_| {
                     PyValueError::new_err("frun: a file source must be opened in binary mode")
                 })?;
-                self.pending.extend_from_slice(bytes.as_bytes());
-                Ok(!self.pending.is_empty())
+                pending.extend_from_slice(bytes.as_bytes());
+                Ok(!pending.is_empty())
             }
-            Feed::Items(it) => {
-                let it = it.bind(py).clone();
-                let delim = self.opts.delimiter;
-                while self.pending.len() < CHUNK {
-                    let Some(item) = it.call_method0("__next__").map(Some).or_else(|e| {
-                        if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
-                            Ok(None)
-                        } else {
-                            Err(e)
-                        }
-                    })?
-                    else {
+            Feed::List { list, next } => {
+                let list = list.bind(py);
+                let reencode = opts.encoding.as_ref().is_some_and(|e| !e.is_utf8);
+                let mut items = 0u64;
+                while pending.len() < CHUNK {
+                    // The list is read by index up to its end as it is now: another thread
+                    // may change it while this one waits without the GIL.
+                    // SAFETY: a borrowed item (or NULL past the end), so its count is not
+                    // touched and its page stays shared with the workers instead of being
+                    // copied.
+                    let item = unsafe {
+                        Borrowed::from_ptr_or_opt(
+                            py,
+                            ffi::PyList_GetItem(list.as_ptr(), *next as _),
+                        )
+                    };
+                    let Some(item) = item else {
+                        // Past the end: PyList_GetItem set an IndexError.
+                        drop(PyErr::take(py));
                         break;
                     };
-                    let at = self.pending.len();
-                    if let Ok(b) = item.cast::<PyBytes>() {
-                        self.pending.extend_from_slice(b.as_bytes());
-                    } else if let Ok(s) = item.cast::<PyString>() {
-                        match &self.opts.encoding {
-                            Some(e) if !e.is_utf8 => {
-                                let b = s.call_method1("encode", (e.name.as_str(),))?;
-                                self.pending
-                                    .extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
-                            }
-                            _ => self.pending.extend_from_slice(s.to_cow()?.as_bytes()),
-                        }
+                    *next += 1;
+                    items += 1;
+                    if reencode {
+                        // A codec may run Python code, which could drop a borrowed item.
+                        push_record(pending, &item.to_owned(), opts)?;
                     } else {
-                        return Err(PyValueError::new_err(format!(
-                            "frun: each item of the source must be str or bytes, not {}",
-                            item.get_type().name()?
-                        )));
+                        // No Python code runs in here: the item stays alive.
+                        push_record(pending, &item, opts)?;
                     }
-                    if memchr::memchr(delim, &self.pending[at..]).is_some() {
-                        return Err(PyValueError::new_err(format!(
-                            "frun: an item of the source holds the delimiter {:?}: each item \
-                             must be one record",
-                            char::from(delim)
-                        )));
-                    }
-                    self.pending.push(delim);
                 }
-                Ok(!self.pending.is_empty())
+                check_one_record_each(pending, items, opts.delimiter)?;
+                Ok(!pending.is_empty())
+            }
+            Feed::Items(it) => {
+                let mut it = it.bind(py).clone();
+                let mut items = 0u64;
+                while pending.len() < CHUNK {
+                    let Some(item) = it.next() else { break };
+                    push_record(pending, &item?, opts)?;
+                    items += 1;
+                }
+                check_one_record_each(pending, items, opts.delimiter)?;
+                Ok(!pending.is_empty())
             }
         }
     }
@@ -560,32 +678,19 @@ impl Run {
     /// Turns the whole frames in `buf` into results (or the run's error).
     fn decode(&mut self, py: Python<'_>) -> PyResult<()> {
         let mut at = 0;
-        let mut loads = None;
+        let mut pause = GcPause {
+            gc: None,
+            checked: false,
+        };
         while let Some((kind, payload, used)) = frames::next(&self.buf[at..]) {
             at += used;
             let obj: Py<PyAny> = match kind {
                 frames::BYTES => PyBytes::new(py, payload).into_any().unbind(),
-                frames::STR => match std::str::from_utf8(payload) {
-                    Ok(text) => PyString::new(py, text).into_any().unbind(),
-                    Err(_) => PyString::new(py, &String::from_utf8_lossy(payload))
-                        .into_any()
-                        .unbind(),
-                },
+                frames::STR => crate::text::decode(py, payload, false)?.unbind(),
                 frames::NONE => py.None(),
-                frames::PICKLE => {
-                    if loads.is_none() {
-                        loads = Some(py.import("pickle")?.getattr("loads")?);
-                    }
-                    let loads = loads.as_ref().expect("just set");
-                    loads.call1((PyBytes::new(py, payload),))?.unbind()
-                }
+                frames::PICKLE => pause.unpickle(py, payload)?.unbind(),
                 frames::PICKLED_LIST => {
-                    if loads.is_none() {
-                        loads = Some(py.import("pickle")?.getattr("loads")?);
-                    }
-                    let loads = loads.as_ref().expect("just set");
-                    let list = loads.call1((PyBytes::new(py, payload),))?;
-                    for item in list.try_iter()? {
+                    for item in pause.unpickle(py, payload)?.try_iter()? {
                         self.results.push_back(item?.unbind());
                     }
                     continue;
@@ -688,6 +793,41 @@ impl Run {
 impl Drop for Run {
     fn drop(&mut self) {
         self.abort();
+    }
+}
+
+/// The garbage collector, paused while the results that came in one read are unpickled:
+/// what they make is all reachable from the results, so a collection meanwhile would free
+/// little, yet each one walks the caller's heap (a list source, the results so far). It runs
+/// again when this is dropped, once per read rather than once per pickled run.
+struct GcPause<'py> {
+    /// The `gc` module, once this paused it (None: not yet, or it was off already).
+    gc: Option<Bound<'py, PyModule>>,
+    /// Whether the collector was looked at yet.
+    checked: bool,
+}
+
+impl<'py> GcPause<'py> {
+    /// `pickle.loads(payload)`, the collector paused first.
+    fn unpickle(&mut self, py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if !self.checked {
+            self.checked = true;
+            let gc = py.import("gc")?;
+            if gc.call_method0("isenabled")?.is_truthy()? {
+                gc.call_method0("disable")?;
+                self.gc = Some(gc);
+            }
+        }
+        py.import("pickle")?
+            .call_method1("loads", (PyBytes::new(py, payload),))
+    }
+}
+
+impl Drop for GcPause<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = self.gc.take() {
+            let _ = gc.call_method0("enable");
+        }
     }
 }
 

@@ -20,6 +20,7 @@ mod caller;
 mod engine;
 mod frames;
 mod options;
+mod text;
 mod worker;
 
 use caller::Run;
@@ -143,11 +144,7 @@ fn map(
         py, func, source, workers, ordered, batch, encoding, delimiter, on_error, retries,
         checkpoint,
     )?;
-    let list = PyList::empty(py);
-    while let Some(r) = s.run.next_result(py)? {
-        list.append(r)?;
-    }
-    Ok(list.unbind())
+    Ok(s.run.collect(py)?.unbind())
 }
 
 /// Calls `fn` on every record of `source` in forked workers and yields the results while they

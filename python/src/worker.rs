@@ -14,8 +14,9 @@ use frun::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, RANGE_LEN, REQUEST_RANGE, Range,
 };
 use pyo3::exceptions::PyRuntimeError;
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::frames;
 use crate::options::{OnError, Options};
@@ -215,7 +216,8 @@ fn run_batch(
     }
     let delim = job.opts.delimiter;
     let bytes = map.bytes();
-    let mut results = Results::new(py);
+    let mut results = Results::new();
+    let mut args = Args::new(py);
     let mut failed = false;
     let mut start = 0usize;
     while start < bytes.len() {
@@ -223,9 +225,9 @@ fn run_batch(
         let record = &bytes[start..end];
         let offset = range.input_offset + start as u64;
         start = end + 1;
-        let arg = record_object(py, job.opts, record)?;
-        match call(py, job, || job.func.call1((arg.clone(),))) {
-            Ok(result) => results.push(result)?,
+        args.set(record_object(py, job.opts, record)?)?;
+        match call(py, job, || args.call(job.func)) {
+            Ok(result) => results.push(&job.dumps, result, out)?,
             Err(e) => {
                 let kind = match job.opts.on_error {
                     OnError::Skip => frames::SKIPPED,
@@ -245,40 +247,89 @@ fn run_batch(
     Ok(failed)
 }
 
-/// A batch's results until they are framed: text and None one frame each; once any result is
-/// something else, all of them as one pickled list.
-struct Results<'py> {
-    list: Bound<'py, pyo3::types::PyList>,
-    all_text: bool,
+/// The one-argument tuple a function is called with, made once and refilled for each record
+/// (a new one only when a call kept a reference to it).
+struct Args<'py> {
+    tuple: Bound<'py, PyTuple>,
 }
 
-impl<'py> Results<'py> {
-    fn new(py: Python<'py>) -> Results<'py> {
-        Results {
-            list: pyo3::types::PyList::empty(py),
-            all_text: true,
+impl<'py> Args<'py> {
+    fn new(py: Python<'py>) -> Args<'py> {
+        Args {
+            tuple: PyTuple::new(py, [py.None()]).expect("a 1-tuple"),
         }
     }
 
-    fn push(&mut self, r: Bound<'py, PyAny>) -> PyResult<()> {
-        self.all_text &= r.is_none() || r.cast::<PyBytes>().is_ok() || r.cast::<PyString>().is_ok();
-        self.list.append(r)
+    /// Makes `arg` the argument of the next calls.
+    fn set(&mut self, arg: Bound<'py, PyAny>) -> PyResult<()> {
+        let py = arg.py();
+        // SAFETY: reads the count of a live object.
+        if unsafe { ffi::Py_REFCNT(self.tuple.as_ptr()) } != 1 {
+            self.tuple = PyTuple::new(py, [py.None()])?;
+        }
+        // SAFETY: the tuple is ours alone (its count is 1), so its item may be replaced;
+        // PyTuple_SetItem takes the new reference and drops the old item.
+        if unsafe { ffi::PyTuple_SetItem(self.tuple.as_ptr(), 0, arg.into_ptr()) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(())
+    }
+
+    /// `func(arg)`, with the argument last set.
+    fn call(&self, func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        // SAFETY: calls a live callable with a live tuple and no keywords.
+        unsafe {
+            Bound::from_owned_ptr_or_err(
+                func.py(),
+                ffi::PyObject_Call(func.as_ptr(), self.tuple.as_ptr(), std::ptr::null_mut()),
+            )
+        }
+    }
+}
+
+/// A batch's results as they are framed: text and None one frame each, written at once;
+/// from a result that is something else on, the following results as one pickled list of at
+/// most [`PICKLED_RUN`] (then text goes as frames again).
+struct Results<'py> {
+    pickled: Option<Bound<'py, PyList>>,
+}
+
+/// Results pickled together at most. Short runs keep what the worker holds small: results
+/// held until the end of a large batch would be walked again and again by the garbage
+/// collector (seen: a tenth of the CPU time of `json.loads` per record), while a run of this
+/// many costs one `pickle.dumps` call per 512 results.
+const PICKLED_RUN: usize = 512;
+
+impl<'py> Results<'py> {
+    fn new() -> Results<'py> {
+        Results { pickled: None }
+    }
+
+    fn push(
+        &mut self,
+        dumps: &Bound<'_, PyAny>,
+        r: Bound<'py, PyAny>,
+        out: &mut Vec<u8>,
+    ) -> PyResult<()> {
+        if let Some(list) = &self.pickled {
+            list.append(r)?;
+            if list.len() >= PICKLED_RUN {
+                self.flush(dumps, out)?;
+            }
+            return Ok(());
+        }
+        if push_text(&r, out)? {
+            return Ok(());
+        }
+        self.pickled = Some(PyList::new(r.py(), [r])?);
+        Ok(())
     }
 
     fn flush(&mut self, dumps: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
-        if self.list.is_empty() {
-            return Ok(());
-        }
-        if self.all_text {
-            for r in self.list.iter() {
-                push_result(dumps, &r, out)?;
-            }
-        } else {
-            let p = dumps.call1((&self.list,))?;
+        if let Some(list) = self.pickled.take() {
+            let p = dumps.call1((&list,))?;
             frames::push(out, frames::PICKLED_LIST, p.cast::<PyBytes>()?.as_bytes());
         }
-        self.list = pyo3::types::PyList::empty(self.list.py());
-        self.all_text = true;
         Ok(())
     }
 }
@@ -287,7 +338,7 @@ impl<'py> Results<'py> {
 fn call<'py>(
     _py: Python<'py>,
     job: &Job<'_>,
-    f: impl Fn() -> PyResult<Bound<'py, PyAny>>,
+    mut f: impl FnMut() -> PyResult<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let tries = match job.opts.on_error {
         OnError::Retry => job.opts.retries + 1,
@@ -311,12 +362,29 @@ pub(crate) fn record_object<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match &opts.encoding {
         None => Ok(PyBytes::new(py, record).into_any()),
-        Some(enc) if enc.is_utf8 => match std::str::from_utf8(record) {
-            Ok(s) => Ok(PyString::new(py, s).into_any()),
-            Err(_) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
-        },
+        Some(enc) if enc.is_utf8 => crate::text::decode(py, record, true),
         Some(enc) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
     }
+}
+
+/// Appends the frame of a `str`, `bytes` or None result; false (nothing appended) for any
+/// other.
+fn push_text(result: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<bool> {
+    // The exact types first: a pointer compare each, where a subclass test is a call.
+    if let Ok(s) = result.cast_exact::<PyString>() {
+        frames::push(out, frames::STR, &crate::text::utf8(s)?);
+    } else if result.is_none() {
+        frames::push(out, frames::NONE, b"");
+    } else if let Ok(b) = result.cast_exact::<PyBytes>() {
+        frames::push(out, frames::BYTES, b.as_bytes());
+    } else if let Ok(s) = result.cast::<PyString>() {
+        frames::push(out, frames::STR, &crate::text::utf8(s)?);
+    } else if let Ok(b) = result.cast::<PyBytes>() {
+        frames::push(out, frames::BYTES, b.as_bytes());
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// Appends the frame for one result.
@@ -325,13 +393,7 @@ fn push_result(
     result: &Bound<'_, PyAny>,
     out: &mut Vec<u8>,
 ) -> PyResult<()> {
-    if result.is_none() {
-        frames::push(out, frames::NONE, b"");
-    } else if let Ok(b) = result.cast::<PyBytes>() {
-        frames::push(out, frames::BYTES, b.as_bytes());
-    } else if let Ok(s) = result.cast::<PyString>() {
-        frames::push(out, frames::STR, s.to_cow()?.as_bytes());
-    } else {
+    if !push_text(result, out)? {
         let p = dumps.call1((result,))?;
         frames::push(out, frames::PICKLE, p.cast::<PyBytes>()?.as_bytes());
     }
@@ -380,9 +442,9 @@ fn run_whole(
         }
         Ok(r) => match r.try_iter() {
             Ok(items) => {
-                let mut results = Results::new(py);
+                let mut results = Results::new();
                 for item in items {
-                    results.push(item?)?;
+                    results.push(&job.dumps, item?, out)?;
                 }
                 results.flush(&job.dumps, out)?;
             }

@@ -76,6 +76,25 @@ def test_results_of_any_picklable_type_and_none():
     assert frun.map(fn, records) == serial(fn, records)
 
 
+def test_text_bytes_none_and_other_results_keep_their_order_within_a_batch():
+    kinds = [lambda i: f"s{i}", lambda i: f"b{i}".encode(), lambda i: None, lambda i: (i, [i])]
+    fn = lambda s: kinds[int(s) % 4 if int(s) < 2000 else 0](int(s))  # noqa: E731
+    records = [str(i) for i in range(4000)]
+    for ordered in (True, False):
+        got = frun.map(fn, records, workers=2, ordered=ordered)
+        want = serial(fn, records)
+        assert (got if ordered else sorted(got, key=repr)) == (
+            want if ordered else sorted(want, key=repr)
+        )
+
+
+def test_a_callable_that_keeps_its_argument_tuple_sees_it_unchanged():
+    # An exception keeps the very tuple it was called with as `.args`.
+    records = [f"r{i}" for i in range(3000)]
+    got = frun.map(KeyError, records, workers=2)
+    assert [e.args for e in got] == [(r,) for r in records]
+
+
 def test_stream_yields_the_same_as_map():
     records = [str(i) for i in range(3000)]
     s = frun.stream(lambda r: r * 2, records, workers=2)
@@ -168,6 +187,10 @@ def test_bad_arguments_are_refused_with_one_line():
         assert "\n" not in str(e.value)
     with pytest.raises(ValueError):
         frun.map(str.upper, ["a\nb"])
+    with pytest.raises(ValueError, match="delimiter"):
+        frun.map(str.upper, (s for s in ["a", "b\nc", "d"]))
+    with pytest.raises(ValueError, match="delimiter"):
+        frun.map(bytes.upper, [b"x"] * 5000 + [b"y,z"], delimiter=b",", encoding=None)
     with pytest.raises(ValueError):
         frun.map(str.upper, [1, 2])
     with pytest.raises(ValueError):
