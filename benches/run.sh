@@ -20,12 +20,15 @@
 #   BENCH_TIMEOUT=900   seconds before one hyperfine call (all runs of a command) is cut
 #   FORCE=1             benchmark even when a correctness check failed
 #   ONLY=REGEX          run only the rows whose id matches (e.g. ONLY='^(startup|pipe|gzip|xz)-')
+#   FRUN_STATIC=FILE    the static (musl) binary packaging/build.sh puts in dist/: adds its start-up row
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$here/lib.sh" bench
+# The rows run in a scratch directory.
+[[ -z ${FRUN_STATIC:-} ]] || FRUN_STATIC=$(realpath -- "$FRUN_STATIC")
 
 if [[ $QUICK == 1 ]]; then
     SMALL_LINES=${SMALL_LINES:-20000}
@@ -200,6 +203,10 @@ check "frun parallel -k -X echo {} ::: \$(seq $XJOB_LINES): words = seq $XJOB_LI
 # The compression rows' output must decompress (concatenated members) to the input.
 got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k -b 1Mi gzip -1 <xz.txt | gzip -dc | sum_of) || got=error
 check "frun -k -b 1Mi gzip -1 < xz.txt decompresses to xz.txt" "$(sum_of <xz.txt)" "$got"
+if have pigz; then
+    got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k -b 1Mi pigz -1 -p 1 <xz.txt | gzip -dc | sum_of) || got=error
+    check "frun -k -b 1Mi pigz -1 -p 1 < xz.txt decompresses to xz.txt" "$(sum_of <xz.txt)" "$got"
+fi
 if have xz; then
     got=$(timeout -k 10 "$CHECK_TIMEOUT" frun -k -b 32Mi xz -T1 <xz.txt | xz -dc | sum_of) || got=error
     check "frun -k -b 32Mi xz -T1 < xz.txt decompresses to xz.txt" "$(sum_of <xz.txt)" "$got"
@@ -271,6 +278,11 @@ run_benchmarks() {
     hf_extra=(-N)
     bench startup-frun "$wl" frun 1 - 3 "$STARTUP_RUNS" startup-frun "" "frun -a one.txt echo"
     bench startup-xargs "$wl" xargs 1 - 3 "$STARTUP_RUNS" startup-frun "" "xargs -a one.txt echo"
+    # The released static binary: no dynamic loader, so none of glibc's start-up CPU probing.
+    if [[ -n ${FRUN_STATIC:-} ]]; then
+        bench startup-frun-static "$wl" "frun, static musl (dist/)" 1 - 3 "$STARTUP_RUNS" startup-frun "" \
+            "$FRUN_STATIC -a one.txt echo"
+    else skip startup-frun-static "$wl" "frun, static musl (dist/)" 1 - "FRUN_STATIC not set"; fi
     if ((use_parallel)); then
         bench startup-parallel "$wl" "GNU Parallel" 1 - 1 "$STARTUP_RUNS" startup-frun "" \
             "parallel --will-cite -a one.txt echo"
@@ -403,6 +415,15 @@ run_benchmarks() {
         bench gzip-pigz "$wl" "pigz -1 -p $P" "$XZ_LINES" lines "$W" "$RUNS" gzip-frun "" \
             "pigz -1 -p $P < xz.txt > out.gz"
     else skip gzip-pigz "$wl" "pigz" "$XZ_LINES" lines "not installed"; fi
+    # gzip's own deflate is slower than zlib's (pigz), so two more rows tell the compressor
+    # from the scheduler: gzip alone on one core (frun's bound is that over the cores), and frun
+    # running pigz's zlib on one thread per chunk against pigz on all of them.
+    bench gzip-serial "$wl" "gzip -1, one core" "$XZ_LINES" lines 1 "$RUNS" gzip-frun "" \
+        "gzip -1 < xz.txt > out.gz"
+    if have pigz; then
+        bench gzip-frun-pigz "$wl" "frun -k -b 1Mi pigz -1 -p 1" "$XZ_LINES" lines "$W" "$RUNS" gzip-frun "" \
+            "frun -k -b 1Mi pigz -1 -p 1 < xz.txt > out.gz"
+    else skip gzip-frun-pigz "$wl" "frun pigz -p 1" "$XZ_LINES" lines "not installed"; fi
     if have xz; then
         bench xz-frun "$wl" "frun -k -b 32Mi xz -T1" "$XZ_LINES" lines "$W" "$RUNS" xz-frun "" \
             "frun -k -b 32Mi xz -T1 < xz.txt > out.xz"
