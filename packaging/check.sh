@@ -131,6 +131,17 @@ if [[ -x $bin ]]; then
     fail "--version printed '$got', expected '$want'"
   fi
 
+  # The static binary does real work with its own allocator (dlmalloc, not musl's): records as
+  # arguments in order, and stdin batches, each against seq.
+  want=$(seq 300000 | cksum)
+  got=$(seq 300000 | "$bin" -k -j 4 echo | tr ' ' '\n' | cksum)
+  got_s=$(seq 300000 | "$bin" -k -s -j 4 -b 64k cat | cksum)
+  if [[ $got == "$want" && $got_s == "$want" ]]; then
+    pass "static binary: -k echo and -k -s cat over seq 300000 give seq 300000 ($want)"
+  else
+    fail "static binary over seq 300000: -k echo gave '$got', -k -s cat '$got_s', seq '$want'"
+  fi
+
   # hwloc is linked in (the static musl libhwloc from hwloc-static.sh) and works: a simulated
   # two-node machine is read through it. Without the simulation, this machine's own topology.
   synthetic='pack:2 numa:1 core:1 pu:1'
