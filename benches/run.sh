@@ -27,8 +27,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$here/lib.sh" bench
-# The rows run in a scratch directory.
-[[ -z ${FRUN_STATIC:-} ]] || FRUN_STATIC=$(realpath -- "$FRUN_STATIC")
 
 if [[ $QUICK == 1 ]]; then
     SMALL_LINES=${SMALL_LINES:-20000}
@@ -127,6 +125,7 @@ frun_bin=${CARGO_TARGET_DIR:-$root/target}/release/frun
 [[ -x $frun_bin ]] || die "no frun binary at $frun_bin"
 # A copy, so a rebuild while the benchmark runs cannot swap the binary under it.
 cp "$frun_bin" "$work/bin/frun"
+[[ -z ${FRUN_STATIC:-} ]] || cp "$FRUN_STATIC" "$work/bin/frun-static"
 
 if ((use_spawnloop)); then
     log "building spawnloop"
@@ -281,7 +280,7 @@ run_benchmarks() {
     # The released static binary: no dynamic loader, so none of glibc's start-up CPU probing.
     if [[ -n ${FRUN_STATIC:-} ]]; then
         bench startup-frun-static "$wl" "frun, static musl (dist/)" 1 - 3 "$STARTUP_RUNS" startup-frun "" \
-            "$FRUN_STATIC -a one.txt echo"
+            "frun-static -a one.txt echo"
     else skip startup-frun-static "$wl" "frun, static musl (dist/)" 1 - "FRUN_STATIC not set"; fi
     if ((use_parallel)); then
         bench startup-parallel "$wl" "GNU Parallel" 1 - 1 "$STARTUP_RUNS" startup-frun "" \
