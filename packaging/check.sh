@@ -216,6 +216,22 @@ if ((${#missing[@]})); then
   printf '%s\n' "${missing[@]}" >>"$venv/.installed"
 fi
 
+# valid_sbom FILE: FILE (*.cdx.json or *.spdx.json) against its schema; prints what is wrong.
+valid_sbom() {
+  if [[ $1 == *.cdx.json ]]; then
+    "$venv/bin/python" - "$1" <<'PY' 2>&1
+import json, sys
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+text = open(sys.argv[1], encoding="utf-8").read()
+errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
+sys.exit(f"schema error: {errors}" if errors is not None else 0)
+PY
+  else
+    "$venv/bin/pyspdxtools" -i "$1" 2>&1
+  fi
+}
+
 cdx=$dist_a/frun-$version.cdx.json
 if [[ -f $cdx ]] && msg=$("$venv/bin/python" - "$cdx" <<'PY' 2>&1
 import json, sys
@@ -251,21 +267,8 @@ fi
 # the version, licence and hashes of packaging/busybox.pin.
 for kind in cdx spdx; do
   sbom=$dist_a/frun-$version-image.$kind.json
-  if [[ $kind == cdx ]]; then
-    what=CycloneDX
-    valid=$("$venv/bin/python" - "$sbom" <<'PY' 2>&1
-import json, sys
-from cyclonedx.schema import SchemaVersion
-from cyclonedx.validation.json import JsonStrictValidator
-text = open(sys.argv[1], encoding="utf-8").read()
-errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
-sys.exit(f"schema error: {errors}" if errors is not None else 0)
-PY
-    ) || { fail "image $what SBOM $sbom: ${valid:-missing}"; continue; }
-  else
-    what=SPDX
-    valid=$("$venv/bin/pyspdxtools" -i "$sbom" 2>&1) || { fail "image $what SBOM $sbom: ${valid:-missing}"; continue; }
-  fi
+  what=$([[ $kind == cdx ]] && echo CycloneDX || echo SPDX)
+  valid=$(valid_sbom "$sbom") || { fail "image $what SBOM $sbom: ${valid:-missing}"; continue; }
   if msg=$(python3 - "$kind" "$sbom" "$repo/packaging/busybox.pin" "$(sha256sum <"$bin" | cut -d' ' -f1)" <<'PY' 2>&1
 import json, sys
 kind, path, pin_path, frun_sha = sys.argv[1:5]
@@ -310,22 +313,8 @@ for kind in cdx spdx; do
     fail "plugin host SBOM $sbom (or the host) is missing"
     continue
   fi
-  if [[ $kind == cdx ]]; then
-    what=CycloneDX
-    valid=$("$venv/bin/python" - "$sbom" <<'PY' 2>&1
-import json, sys
-from cyclonedx.schema import SchemaVersion
-from cyclonedx.validation.json import JsonStrictValidator
-text = open(sys.argv[1], encoding="utf-8").read()
-errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
-sys.exit(f"schema error: {errors}" if errors is not None else 0)
-PY
-    ) || { fail "plugin host $what SBOM $sbom: ${valid:-invalid}"; continue; }
-  else
-    what=SPDX
-    valid=$("$venv/bin/pyspdxtools" -i "$sbom" 2>&1) ||
-      { fail "plugin host $what SBOM $sbom: ${valid:-invalid}"; continue; }
-  fi
+  what=$([[ $kind == cdx ]] && echo CycloneDX || echo SPDX)
+  valid=$(valid_sbom "$sbom") || { fail "plugin host $what SBOM $sbom: ${valid:-invalid}"; continue; }
   if msg=$(python3 - "$kind" "$sbom" "$cdx" "$dist_a/frun-$version-plugin-host.cdx.json" \
     "$(sha256sum <"$host" | cut -d' ' -f1)" <<'PY' 2>&1
 import json, sys
@@ -463,19 +452,7 @@ else
 fi
 for sbom in "$dist_a/frun-python-$version.cdx.json" "$dist_a/frun-python-$version.spdx.json"; do
   st=0
-  if [[ $sbom == *.cdx.json ]]; then
-    valid=$("$venv/bin/python" - "$sbom" <<'PY' 2>&1
-import json, sys
-from cyclonedx.schema import SchemaVersion
-from cyclonedx.validation.json import JsonStrictValidator
-text = open(sys.argv[1], encoding="utf-8").read()
-errors = JsonStrictValidator(SchemaVersion.from_version(json.loads(text)["specVersion"])).validate_str(text)
-sys.exit(f"schema error: {errors}" if errors is not None else 0)
-PY
-    ) || st=$?
-  else
-    valid=$("$venv/bin/pyspdxtools" -i "$sbom" 2>&1) || st=$?
-  fi
+  valid=$(valid_sbom "$sbom") || st=$?
   if ((st == 0)) && [[ -s $sbom ]] && grep -q '"pyo3' "$sbom"; then
     pass "$(basename "$sbom") is valid and lists pyo3"
   else

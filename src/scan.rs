@@ -1131,6 +1131,25 @@ mod tests {
         shard: Option<ShardMap>,
     }
 
+    impl How<'_> {
+        /// The scanner's settings for this way of scanning (newline records, no timeout).
+        fn settings(&self) -> Settings {
+            Settings {
+                delimiter: b'\n',
+                sizing: self.sizing,
+                limit: self.limit,
+                timeout: None,
+                arg_space: self.space,
+                byte_guided: self.byte_guided,
+                count_records: self.count_records,
+                shard: self.shard,
+                head_first: None,
+                warn_nul: false,
+                bounds: None,
+            }
+        }
+    }
+
     /// Scans the input `f` gives (a file, or a pipe's read end).
     fn scan_from(f: std::fs::File, how: &How) -> (Vec<crate::batch::Batch>, Vec<(u64, u64)>) {
         let (spool, mut ingest) = crate::spool::open(f).unwrap();
@@ -1147,19 +1166,7 @@ mod tests {
                 out
             });
             let scanner = Scanner {
-                settings: Settings {
-                    delimiter: b'\n',
-                    sizing: how.sizing,
-                    limit: how.limit,
-                    timeout: None,
-                    arg_space: how.space,
-                    byte_guided: how.byte_guided,
-                    count_records: how.count_records,
-                    shard: how.shard,
-                    head_first: None,
-                    warn_nul: false,
-                    bounds: None,
-                },
+                settings: how.settings(),
                 spool: &spool,
                 ring: &ring,
                 stop_fd: -1,
@@ -1252,28 +1259,25 @@ mod tests {
         let rec = Recorder {
             oversized: Mutex::new(Vec::new()),
         };
-        let scanner = Scanner {
-            settings: Settings {
-                delimiter: b'\n',
-                sizing: Sizing::Adaptive {
-                    init: 1,
-                    max: HARD_MAX_STDIN_RECORDS,
-                },
-                limit: None,
-                timeout: None,
-                arg_space: Some(ArgSpace {
-                    per_byte: 1,
-                    per_record: 1,
-                    budget: HARD_MAX_STDIN_BYTES,
-                    max_record_len: u64::MAX,
-                }),
-                byte_guided: true,
-                count_records: true,
-                shard: None,
-                head_first: None,
-                warn_nul: false,
-                bounds: None,
+        let how = How {
+            sizing: Sizing::Adaptive {
+                init: 1,
+                max: HARD_MAX_STDIN_RECORDS,
             },
+            limit: None,
+            space: Some(ArgSpace {
+                per_byte: 1,
+                per_record: 1,
+                budget: HARD_MAX_STDIN_BYTES,
+                max_record_len: u64::MAX,
+            }),
+            byte_guided: true,
+            count_records: true,
+            skip: &[],
+            shard: None,
+        };
+        let scanner = Scanner {
+            settings: how.settings(),
             spool: &spool,
             ring: &ring,
             stop_fd: -1,
