@@ -975,6 +975,33 @@ const CASES: &[Case] = &[
         r"printf 'a1b22c\n' | parallel -k -C '[0-9]+' echo {1}{2}{3}",
         "",
     ),
+    // The separator matches bytes, as Perl does on undecoded input: `\w`, `.` and `(?i)` see
+    // one byte at a time, a `\x` escape is a byte, a literal é is its two bytes.
+    (
+        "",
+        r"printf 'x\303\251y\n' | parallel -k --colsep '\w' echo '[{2}]'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\303\251b\n' | parallel -k --colsep 'a.' echo '[{2}]' | od -An -c",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\303\251b\n' | parallel -k --colsep '\xc3' echo '[{1}][{2}]' | od -An -c",
+        "",
+    ),
+    (
+        "",
+        r"printf 'x\303\251Xy\n' | parallel -k --colsep '(?i)x' echo '[{2}][{3}]'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\303\251b\n' | parallel -k --colsep $'\303\251' echo '[{1}][{2}]'",
+        "",
+    ),
     (
         "",
         r"printf 'a,b\n' | parallel -k --colsep , 'echo {2}; echo {1}'",

@@ -290,6 +290,17 @@ const BUILTINS: &[&[u8]] = &[
     b":",
 ];
 
+/// `--colsep`'s regular expression. It matches bytes, as GNU Parallel's Perl does on input it
+/// has not decoded: `.` is one byte, `\w` and `(?i)` are ASCII only, `\xC3` is that byte and a
+/// literal `é` its two UTF-8 bytes. (Unicode classes would also cost every run's start-up: their
+/// tables are about 180 KiB of pointers the loader relocates.)
+pub fn column_separator(re: &str) -> Result<regex::bytes::Regex, String> {
+    regex::bytes::RegexBuilder::new(re)
+        .unicode(false)
+        .build()
+        .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))
+}
+
 impl JobLine {
     /// Compiles `spec`'s line for records ending in `delimiter`. `direct`: whether the
     /// command named by the first word can be exec'd (found on PATH); without it, or with
@@ -298,10 +309,7 @@ impl JobLine {
         let columns = match &spec.columns {
             Columns::Whole => ColumnSplit::Whole,
             Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
-            Columns::Separator(re) => ColumnSplit::Regex(
-                regex::bytes::Regex::new(re)
-                    .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))?,
-            ),
+            Columns::Separator(re) => ColumnSplit::Regex(column_separator(re)?),
         };
         if spec.literal {
             return Ok(JobLine::literal(spec, columns));

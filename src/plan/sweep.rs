@@ -25,12 +25,7 @@ pub(super) fn materialize(
     delimiter: u8,
     colsep: Option<&str>,
 ) -> Result<(File, Vec<Vec<u8>>, u64), String> {
-    let colsep = colsep
-        .map(|re| {
-            regex::bytes::Regex::new(re)
-                .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))
-        })
-        .transpose()?;
+    let colsep = colsep.map(crate::exec::job::column_separator).transpose()?;
     let contents = sweep
         .sources
         .iter()
