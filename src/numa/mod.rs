@@ -153,6 +153,11 @@ impl Layout {
         workers: usize,
         input_size: Option<u64>,
     ) -> Result<Layout, String> {
+        let single = matches!(spec, NodeSpec::None)
+            || (matches!(spec, NodeSpec::Auto) && topology::one_node());
+        if single {
+            return Ok(Layout::single(workers));
+        }
         let allowed = allowed_cpus();
         let (candidates, distance, source) = match spec {
             NodeSpec::None => return Ok(Layout::single(workers)),

@@ -190,6 +190,17 @@ pub fn from_hwloc() -> Result<Machine, String> {
     Err("this frun was built without hwloc".into())
 }
 
+/// True when the kernel lists one online node and no simulated machine is asked for. The
+/// layout is then one node whatever the CPUs, so its files need not be read (a run's start-up
+/// pays for each file opened).
+pub fn one_node() -> bool {
+    !simulation_requested()
+        && std::fs::read_to_string("/sys/devices/system/node/online")
+            .ok()
+            .and_then(|s| parse_list(&s))
+            .is_some_and(|ids| ids.len() == 1)
+}
+
 /// The machine as seen now: hwloc when it matters and is linked, sysfs otherwise.
 pub fn discover(allowed: &[usize]) -> Result<Machine, String> {
     if simulation_requested() {
