@@ -412,16 +412,15 @@ impl Ledger {
 /// capacity; the scanner never lets more than `capacity` batches be outstanding, so slots are
 /// not reused while still meaningful.
 pub struct InputRelease {
-    slots: Box<[AtomicU64]>,
+    /// Mapped, not allocated: a run of a few batches touches one page of it.
+    slots: crate::sys::ZeroedWords,
 }
 
 impl InputRelease {
-    pub fn new(capacity: usize) -> InputRelease {
-        InputRelease {
-            slots: (0..capacity.next_power_of_two())
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-        }
+    pub fn new(capacity: usize) -> std::io::Result<InputRelease> {
+        Ok(InputRelease {
+            slots: crate::sys::ZeroedWords::new(capacity.next_power_of_two())?,
+        })
     }
 
     /// How many batches may be outstanding at once.

@@ -89,7 +89,7 @@ pub fn main_with_args(
             ExitCode::Usage
         }
         Ok(cfg) => {
-            let code = run_config(&cfg, None);
+            let code = run_config_then_exit(&cfg, None);
             // The process exits next: freeing a sweep's hundred thousand words one by one
             // would only cost time.
             std::mem::forget(cfg);
@@ -138,11 +138,28 @@ pub fn run_config(
     run_config_reporting(cfg, shell).0
 }
 
+/// [`run_config`] for a process that exits as soon as it returns: the run's state is left to
+/// the exit instead of being freed (see `engine::Settings::exits_after`).
+pub fn run_config_then_exit(
+    cfg: &cli::Config,
+    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+) -> ExitCode {
+    run_planned(cfg, shell, true).0
+}
+
 /// [`run_config`], also saying what the run did (None when it did not start: a usage error or
 /// a command that cannot run), for a front end whose exit status counts jobs.
 pub fn run_config_reporting(
     cfg: &cli::Config,
     shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+) -> (ExitCode, Option<engine::RunReport>) {
+    run_planned(cfg, shell, false)
+}
+
+fn run_planned(
+    cfg: &cli::Config,
+    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+    exits_after: bool,
 ) -> (ExitCode, Option<engine::RunReport>) {
     // SAFETY: no other thread exists: the binary plans before starting any, and the bash front
     // end plans in its forked, single-threaded engine process.
@@ -173,6 +190,10 @@ pub fn run_config_reporting(
     };
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
+    let settings = engine::Settings {
+        exits_after,
+        ..settings
+    };
     let original = *sys::block_signals(&engine::stop_signals(settings.preempt)).as_ref();
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.

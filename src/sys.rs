@@ -1,5 +1,5 @@
 //! Thin wrappers over the system facilities several stages share: eventfd wake-ups, signal
-//! masks and the signalfd, futex waits, CPU counts and system limits.
+//! masks and the signalfd, futex waits, lazily zeroed tables, CPU counts and system limits.
 //!
 //! This is the only module where such wrappers live (each once). It knows nothing of runs,
 //! batches or flags: it must not import any other module of the crate.
@@ -137,9 +137,193 @@ pub fn futex_wake_all(word: &AtomicU32) {
     }
 }
 
-/// Usable CPUs: the affinity mask and the cgroup CPU quota (std accounts for both).
+/// A table of atomic words that starts all zero, in its own anonymous mapping: a page is
+/// only backed (and zeroed, by the kernel) when a word on it is first touched. A heap
+/// allocation of the same size is zeroed up front by some allocators (the static build's
+/// among them), which for a 512 KiB table costs more than all the rest of a short run.
+pub struct ZeroedWords {
+    map: std::ptr::NonNull<std::sync::atomic::AtomicU64>,
+    len: usize,
+}
+
+// SAFETY: the mapping is only reached through `&[AtomicU64]`; atomics may be shared and sent.
+unsafe impl Send for ZeroedWords {}
+// SAFETY: as above.
+unsafe impl Sync for ZeroedWords {}
+
+impl ZeroedWords {
+    /// `len` words, each 0 (`len` > 0).
+    pub fn new(len: usize) -> std::io::Result<ZeroedWords> {
+        let bytes = len.max(1) * std::mem::size_of::<u64>();
+        // SAFETY: an anonymous private mapping with no address hint; the result is checked
+        // before use. Anonymous mappings read as zero, and 0 is a valid AtomicU64.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(ZeroedWords {
+            map: std::ptr::NonNull::new(p.cast()).expect("mmap returned null"),
+            len: len.max(1),
+        })
+    }
+}
+
+impl std::ops::Deref for ZeroedWords {
+    type Target = [std::sync::atomic::AtomicU64];
+
+    fn deref(&self) -> &[std::sync::atomic::AtomicU64] {
+        // SAFETY: the mapping holds `len` page-aligned (so aligned) words, valid while `self`
+        // lives; only shared references to atomics are handed out.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for ZeroedWords {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`; no reference outlives `self`.
+        unsafe {
+            libc::munmap(
+                self.map.as_ptr().cast(),
+                self.len * std::mem::size_of::<u64>(),
+            )
+        };
+    }
+}
+
+/// Usable CPUs: the affinity mask, lowered by a cgroup CPU quota.
+///
+/// std's `available_parallelism` counts the same, but on the usual layouts it opens four files
+/// where two do (it stats the group first and reads the period even when there is no quota),
+/// and each open of a /proc or /sys file is a noticeable part of a one-line run's start-up.
+/// The usual layouts are read here; anything else (a v1 hierarchy mounted elsewhere, a bind
+/// mount) is left to std.
 pub fn usable_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    let std_count = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Ok(set) = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)) else {
+        return std_count();
+    };
+    let cpus = (0..nix::sched::CpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
+        .count();
+    if cpus <= 1 {
+        return 1;
+    }
+    let Ok(groups) = std::fs::read("/proc/self/cgroup") else {
+        return cpus;
+    };
+    let read = |p: &std::path::Path| -> Option<Vec<u8>> {
+        match std::fs::read(p) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(_) => Some(Vec::new()),
+        }
+    };
+    match cpu_quota(&groups, std::path::Path::new("/sys/fs/cgroup"), read) {
+        Quota::None => cpus,
+        Quota::Cpus(n) => cpus.min(n.max(1)),
+        Quota::Unknown => std_count(),
+    }
+}
+
+/// What a cgroup CPU limit allows.
+#[derive(Debug, PartialEq, Eq)]
+enum Quota {
+    /// No limit (or no cgroup with the CPU controller).
+    None,
+    /// At most this many CPUs' worth (quota / period, rounded down; std rounds the same).
+    Cpus(usize),
+    /// The group's files are not where they usually are.
+    Unknown,
+}
+
+/// The CPU limit of the group `groups` (the text of `/proc/self/cgroup`) names, read under
+/// `root` (`/sys/fs/cgroup`) with `read` (None: no such file), from the group up to the root
+/// of its hierarchy: the lowest limit on the way counts.
+fn cpu_quota(
+    groups: &[u8],
+    root: &std::path::Path,
+    read: impl Fn(&std::path::Path) -> Option<Vec<u8>>,
+) -> Quota {
+    use std::os::unix::ffi::OsStrExt;
+    // "id:controllers:path"; a v1 line with the cpu controller wins over the v2 line "0::path".
+    let mut v1 = None;
+    let mut v2 = None;
+    for line in groups.split(|&b| b == b'\n') {
+        let mut parts = line.splitn(3, |&b| b == b':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if controllers.split(|&b| b == b',').any(|c| c == b"cpu") {
+            v1 = Some(path);
+        } else if id == b"0" && controllers.is_empty() {
+            v2 = Some(path);
+        }
+    }
+    let number = |b: &[u8]| -> Option<u64> { std::str::from_utf8(b).ok()?.trim().parse().ok() };
+    let relative = |p: &[u8]| {
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(
+            p.strip_prefix(b"/").unwrap_or(p),
+        ))
+    };
+    let mut limit: Option<u64> = None;
+    if let Some(path) = v1 {
+        for mount in ["cpu", "cpu,cpuacct"] {
+            let top = root.join(mount);
+            let mut dir = top.join(relative(path));
+            let mut quota_file = read(&dir.join("cpu.cfs_quota_us"));
+            if quota_file.is_none() {
+                continue;
+            }
+            loop {
+                // -1: no quota at this level (and then the period need not be read).
+                if let Some(q) = quota_file.and_then(|b| number(&b)).filter(|&q| q > 0)
+                    && let Some(p) = read(&dir.join("cpu.cfs_period_us"))
+                        .and_then(|b| number(&b))
+                        .filter(|&p| p > 0)
+                {
+                    limit = Some(limit.map_or(q / p, |l| l.min(q / p)));
+                }
+                if dir == top || !dir.pop() {
+                    break;
+                }
+                quota_file = read(&dir.join("cpu.cfs_quota_us"));
+            }
+            return limit.map_or(Quota::None, |l| Quota::Cpus(l as usize));
+        }
+        return Quota::Unknown;
+    }
+    let Some(path) = v2 else {
+        return Quota::None;
+    };
+    let mut dir = root.join(relative(path));
+    loop {
+        // "max 100000" (no limit) or "QUOTA PERIOD".
+        if let Some(text) = read(&dir.join("cpu.max")) {
+            let mut words = text
+                .split(|b| b.is_ascii_whitespace())
+                .filter(|w| !w.is_empty());
+            if let (Some(q), Some(p)) =
+                (words.next().and_then(number), words.next().and_then(number))
+                && p > 0
+            {
+                limit = Some(limit.map_or(q / p, |l| l.min(q / p)));
+            }
+        }
+        if dir.as_path() == root || !dir.pop() || !dir.starts_with(root) {
+            break;
+        }
+    }
+    limit.map_or(Quota::None, |l| Quota::Cpus(l as usize))
 }
 
 /// A number from a `/proc/sys` file.
@@ -169,6 +353,60 @@ fn soft_limit(resource: nix::sys::resource::Resource) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fake /sys/fs/cgroup: the files that exist and what they hold.
+    fn quota_of(groups: &str, files: &[(&str, &str)]) -> Quota {
+        let root = std::path::Path::new("/cg");
+        cpu_quota(groups.as_bytes(), root, |p: &std::path::Path| {
+            files
+                .iter()
+                .find(|(name, _)| root.join(name) == p)
+                .map(|(_, text)| text.as_bytes().to_vec())
+        })
+    }
+
+    #[test]
+    fn cgroup_v1_quota_is_the_lowest_on_the_way_up() {
+        let groups = "9:pids:/\n4:cpu,cpuacct:/a/b\n0::/\n";
+        let files = [
+            ("cpu,cpuacct/a/b/cpu.cfs_quota_us", "-1\n"),
+            ("cpu,cpuacct/a/cpu.cfs_quota_us", "350000\n"),
+            ("cpu,cpuacct/a/cpu.cfs_period_us", "100000\n"),
+            ("cpu,cpuacct/cpu.cfs_quota_us", "-1\n"),
+        ];
+        assert_eq!(quota_of(groups, &files), Quota::Cpus(3));
+        let none = [("cpu/cpu.cfs_quota_us", "-1\n")];
+        assert_eq!(quota_of("1:cpu:/\n", &none), Quota::None);
+        // Mounted somewhere else: std finds it.
+        assert_eq!(quota_of("1:cpu:/x\n", &none), Quota::Unknown);
+    }
+
+    #[test]
+    fn cgroup_v2_quota_reads_cpu_max_up_to_the_root() {
+        let files = [
+            ("user.slice/s.scope/cpu.max", "max 100000\n"),
+            ("user.slice/cpu.max", "150000 100000\n"),
+        ];
+        assert_eq!(quota_of("0::/user.slice/s.scope\n", &files), Quota::Cpus(1));
+        assert_eq!(
+            quota_of("0::/\n", &[("cpu.max", "max 100000")]),
+            Quota::None
+        );
+        assert_eq!(
+            quota_of("0::/\n", &[("cpu.max", "400000 100000")]),
+            Quota::Cpus(4)
+        );
+        // No cpu controller anywhere.
+        assert_eq!(quota_of("3:memory:/m\n", &[]), Quota::None);
+    }
+
+    #[test]
+    fn usable_cpus_agrees_with_std() {
+        assert_eq!(
+            usable_cpus(),
+            std::thread::available_parallelism().unwrap().get()
+        );
+    }
 
     #[test]
     fn an_event_is_readable_from_signal_to_drain() {

@@ -277,5 +277,5 @@ fn engine_main(cfg: &crate::plan::config::Config, ctl: OwnedFd, old_mask: &SigSe
         drop(ctl);
         None
     };
-    exit_now(i32::from(crate::run_config(cfg, host)))
+    exit_now(i32::from(crate::run_config_then_exit(cfg, host)))
 }

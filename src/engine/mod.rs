@@ -160,7 +160,7 @@ impl Shared {
                 checkpoint.stdout_base,
             ),
             ledger: Ledger::default(),
-            input_release: InputRelease::new(RING_SLOTS * 64),
+            input_release: InputRelease::new(RING_SLOTS * 64)?,
             stop: Stop::new()?,
             work,
             stats,
@@ -612,6 +612,7 @@ fn try_run(
         statuses,
         joblog,
         progress,
+        exits_after,
     } = settings;
     // The input's total is learned before the spool takes the input.
     let total = progress.map(|_| meter::total_of(&input.file, &scan, checkpoint.resume.is_some()));
@@ -694,8 +695,21 @@ fn try_run(
     if let Some(m) = progress {
         m.finish(shared.stop.reason().is_none() && !shared.spool.shrank());
     }
+    let shard = scan.shard;
+    Ok(wind_up(shared, feeder, &ending, shard, exits_after))
+}
+
+/// The end of a supervised run: what the commands left running ends, the feeder is joined and
+/// the exit status made. With `exits_after`, the run's state is left to the process's exit.
+fn wind_up(
+    shared: Arc<Shared>,
+    feeder: Option<std::thread::JoinHandle<Result<(), String>>>,
+    ending: &EndOfRun,
+    shard: Option<crate::shard::ShardMap>,
+    exits_after: bool,
+) -> (ExitCode, RunReport) {
     // Every command has ended; what they left running (adopted by frun) ends with the run.
-    descendants::end_all(KILL_GRACE);
+    descendants::end_all(KILL_GRACE, shared.workers_live.load(Ordering::Acquire) == 0);
     // A completed run read the feeder's input to its end: the feeder has returned. (A run that
     // stopped leaves it to end with the process.)
     let fed = match feeder {
@@ -704,12 +718,17 @@ fn try_run(
             .unwrap_or_else(|_| Err("the input pass failed (a bug)".into())),
         _ => Ok(()),
     };
-    let code = end(&shared, &ending, scan.shard);
+    let mut code = end(&shared, ending, shard);
     if let Err(msg) = fed {
         eprintln!("frun: {msg}");
-        return Ok((ExitCode::Passed(1), report(&shared)));
+        code = ExitCode::Passed(1);
     }
-    Ok((code, report(&shared)))
+    let done = report(&shared);
+    if exits_after {
+        // Every worker has returned and all output is written; the exit frees the rest.
+        std::mem::forget(shared);
+    }
+    (code, done)
 }
 
 /// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run

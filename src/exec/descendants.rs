@@ -24,16 +24,18 @@ pub fn adopt_orphans() {
 }
 
 /// Reaps the adopted descendants that have ended (non-blocking). Call from the main thread.
-pub fn reap_adopted() {
+/// False when the main thread has no child left at all (`ECHILD`).
+pub fn reap_adopted() -> bool {
     let flags = WaitPidFlag::WNOHANG | WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD;
     loop {
         match waitpid(None, Some(flags)) {
-            Ok(WaitStatus::StillAlive) => return,
+            Ok(WaitStatus::StillAlive) => return true,
             Ok(_) => {}
             // The flags are valid, so EINVAL is nix's word for a child it reaped but cannot
             // describe (ended by a real-time signal): reaped all the same.
             Err(Errno::EINVAL) => {}
-            Err(_) => return,
+            Err(Errno::ECHILD) => return false,
+            Err(_) => return true,
         }
     }
 }
@@ -86,8 +88,14 @@ fn signal(pid: libc::pid_t, sig: Signal) {
 /// Ends every descendant still running once the commands are done: SIGTERM first (to each
 /// adopted process and the group it leads), SIGKILL to whatever is left after `grace`. Returns
 /// when frun has no child left. Call from the main thread after every worker has returned.
-pub fn end_all(grace: Duration) {
-    reap_adopted();
+///
+/// `workers_gone`: no worker thread is left. The main thread having no child then means frun
+/// has none (a thread that ends hands its children to another thread of frun, and orphans go
+/// to the main thread), so `/proc` need not be read: the usual end of a run costs one `wait`.
+pub fn end_all(grace: Duration, workers_gone: bool) {
+    if !reap_adopted() && workers_gone {
+        return;
+    }
     let mut termed: HashSet<libc::pid_t> = HashSet::new();
     let started = Instant::now();
     // A bound, so a descendant that keeps forking faster than it is killed cannot hold frun.

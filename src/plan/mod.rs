@@ -307,6 +307,7 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
         },
         joblog,
         progress: cfg.progress,
+        exits_after: false,
     })
 }
 
