@@ -7,7 +7,6 @@
 //! the slot. The ring knows batches only as offsets; it never touches input bytes.
 
 use std::io;
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use crate::batch::Batch;
@@ -72,15 +71,10 @@ pub enum Poll {
 /// The shared slot array. Cloning the handle is not needed: threads share `&Ring`, forked
 /// processes inherit the mapping.
 pub struct Ring {
-    map: NonNull<u8>,
-    map_len: usize,
+    /// Shared, so that forked workers see the same slots; all state in it is atomics.
+    map: crate::sys::AnonMap,
     slots: usize,
 }
-
-// SAFETY: all shared state inside the mapping is accessed through atomics only.
-unsafe impl Send for Ring {}
-// SAFETY: as above; `&Ring` methods never hand out non-atomic references into the mapping.
-unsafe impl Sync for Ring {}
 
 const SPIN: u32 = 64;
 
@@ -89,24 +83,9 @@ impl Ring {
     pub fn new(slots: usize) -> io::Result<Ring> {
         let slots = slots.max(2).next_power_of_two();
         let map_len = std::mem::size_of::<Header>() + slots * std::mem::size_of::<Slot>();
-        // SAFETY: anonymous shared mapping, no address hint; result checked below.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
         // The mapping is zero-filled: every slot starts empty for lap 0, every counter at 0.
         let ring = Ring {
-            map: NonNull::new(p.cast()).expect("mmap returned null"),
-            map_len,
+            map: crate::sys::AnonMap::new(map_len, true)?,
             slots,
         };
         ring.header().hunger_fd.store(-1, Ordering::Relaxed);
@@ -350,13 +329,6 @@ impl Ring {
 
     pub fn disarm_hunger(&self) {
         self.header().hunger_armed.store(0, Ordering::Release);
-    }
-}
-
-impl Drop for Ring {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping created in `new`; no references outlive `self`.
-        unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
     }
 }
 

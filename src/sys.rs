@@ -1,5 +1,5 @@
 //! Thin wrappers over the system facilities several stages share: eventfd wake-ups, signal
-//! masks and the signalfd, futex waits, lazily zeroed tables, CPU counts and system limits.
+//! masks and the signalfd, futex waits, anonymous mappings and zeroed tables, CPU counts and system limits.
 //!
 //! This is the only module where such wrappers live (each once). It knows nothing of runs,
 //! batches or flags: it must not import any other module of the crate.
@@ -137,32 +137,35 @@ pub fn futex_wake_all(word: &AtomicU32) {
     }
 }
 
-/// A table of atomic words that starts all zero, in its own anonymous mapping: a page is
-/// only backed (and zeroed, by the kernel) when a word on it is first touched. A heap
-/// allocation of the same size is zeroed up front by some allocators (the static build's
-/// among them), which for a 512 KiB table costs more than all the rest of a short run.
-pub struct ZeroedWords {
-    map: std::ptr::NonNull<std::sync::atomic::AtomicU64>,
+/// An anonymous mapping, zero-filled by the kernel a page at a time as it is first touched,
+/// unmapped on drop. `shared`: forked processes see the same pages (else each gets a copy).
+pub struct AnonMap {
+    ptr: std::ptr::NonNull<u8>,
     len: usize,
 }
 
-// SAFETY: the mapping is only reached through `&[AtomicU64]`; atomics may be shared and sent.
-unsafe impl Send for ZeroedWords {}
-// SAFETY: as above.
-unsafe impl Sync for ZeroedWords {}
+// SAFETY: the mapping is plain memory owned by this value; reaching into it takes `unsafe`
+// code at the user (through `as_ptr`), which decides how it is shared.
+unsafe impl Send for AnonMap {}
+// SAFETY: as above; `&AnonMap` only hands out the address.
+unsafe impl Sync for AnonMap {}
 
-impl ZeroedWords {
-    /// `len` words, each 0 (`len` > 0).
-    pub fn new(len: usize) -> std::io::Result<ZeroedWords> {
-        let bytes = len.max(1) * std::mem::size_of::<u64>();
-        // SAFETY: an anonymous private mapping with no address hint; the result is checked
-        // before use. Anonymous mappings read as zero, and 0 is a valid AtomicU64.
+impl AnonMap {
+    /// `len` bytes (at least one), page-aligned.
+    pub fn new(len: usize, shared: bool) -> std::io::Result<AnonMap> {
+        let len = len.max(1);
+        let kind = if shared {
+            libc::MAP_SHARED
+        } else {
+            libc::MAP_PRIVATE
+        };
+        // SAFETY: an anonymous mapping with no address hint; the result is checked before use.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                bytes,
+                len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                kind | libc::MAP_ANONYMOUS,
                 -1,
                 0,
             )
@@ -170,9 +173,41 @@ impl ZeroedWords {
         if p == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
+        Ok(AnonMap {
+            ptr: std::ptr::NonNull::new(p.cast()).expect("mmap returned null"),
+            len,
+        })
+    }
+
+    /// The first byte (page-aligned); the `len` bytes asked for are valid while `self` lives.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+}
+
+impl Drop for AnonMap {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`; borrows of it end with `self`.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// A table of atomic words that starts all zero, in its own mapping: a page is only backed
+/// when a word on it is first touched. A heap allocation of the same size is zeroed up front
+/// by some allocators (the static build's among them), which for a 512 KiB table costs more
+/// than all the rest of a short run.
+pub struct ZeroedWords {
+    map: AnonMap,
+    len: usize,
+}
+
+impl ZeroedWords {
+    /// `len` words (at least one), each 0.
+    pub fn new(len: usize) -> std::io::Result<ZeroedWords> {
+        let len = len.max(1);
         Ok(ZeroedWords {
-            map: std::ptr::NonNull::new(p.cast()).expect("mmap returned null"),
-            len: len.max(1),
+            map: AnonMap::new(len * std::mem::size_of::<u64>(), false)?,
+            len,
         })
     }
 }
@@ -181,22 +216,20 @@ impl std::ops::Deref for ZeroedWords {
     type Target = [std::sync::atomic::AtomicU64];
 
     fn deref(&self) -> &[std::sync::atomic::AtomicU64] {
-        // SAFETY: the mapping holds `len` page-aligned (so aligned) words, valid while `self`
-        // lives; only shared references to atomics are handed out.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr(), self.len) }
+        // SAFETY: the mapping holds `len` page-aligned (so aligned) words, zero-filled (a valid
+        // AtomicU64) and alive while `self` is; only shared references to atomics are handed out.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast(), self.len) }
     }
 }
 
-impl Drop for ZeroedWords {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`; no reference outlives `self`.
-        unsafe {
-            libc::munmap(
-                self.map.as_ptr().cast(),
-                self.len * std::mem::size_of::<u64>(),
-            )
-        };
-    }
+/// The CPUs this process may run on (None: the kernel would not say).
+pub fn affinity() -> Option<Vec<usize>> {
+    let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).ok()?;
+    Some(
+        (0..nix::sched::CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
+            .collect(),
+    )
 }
 
 /// Usable CPUs: the affinity mask, lowered by a cgroup CPU quota.
@@ -208,12 +241,9 @@ impl Drop for ZeroedWords {
 /// mount) is left to std.
 pub fn usable_cpus() -> usize {
     let std_count = || std::thread::available_parallelism().map_or(1, |n| n.get());
-    let Ok(set) = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)) else {
+    let Some(cpus) = affinity().map(|set| set.len()) else {
         return std_count();
     };
-    let cpus = (0..nix::sched::CpuSet::count())
-        .filter(|&c| set.is_set(c).unwrap_or(false))
-        .count();
     if cpus <= 1 {
         return 1;
     }

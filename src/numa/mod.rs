@@ -6,7 +6,7 @@
 
 pub mod topology;
 
-use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+use nix::sched::{CpuSet, sched_setaffinity};
 use nix::unistd::Pid;
 use topology::{LOCAL, Machine, REMOTE};
 
@@ -63,12 +63,7 @@ pub struct Layout {
 
 /// The CPUs this process may run on.
 pub fn allowed_cpus() -> Vec<usize> {
-    match sched_getaffinity(Pid::from_raw(0)) {
-        Ok(set) => (0..CpuSet::count())
-            .filter(|&c| set.is_set(c).unwrap_or(false))
-            .collect(),
-        Err(_) => (0..crate::sys::usable_cpus()).collect(),
-    }
+    crate::sys::affinity().unwrap_or_else(|| (0..crate::sys::usable_cpus()).collect())
 }
 
 /// Splits `total` workers over nodes in proportion to `weights` (largest remainder), each node
@@ -153,9 +148,7 @@ impl Layout {
         workers: usize,
         input_size: Option<u64>,
     ) -> Result<Layout, String> {
-        let single = matches!(spec, NodeSpec::None)
-            || (matches!(spec, NodeSpec::Auto) && topology::one_node());
-        if single {
+        if matches!(spec, NodeSpec::Auto) && topology::one_node() {
             return Ok(Layout::single(workers));
         }
         let allowed = allowed_cpus();
