@@ -342,7 +342,12 @@ impl Output {
         if let Some((capture, from)) = kept {
             let end = capture.size().map_err(EmitError::Io)?;
             if end > from {
-                copy_range(self.stdout, capture.fd(), from, end - from)?;
+                // Copied, not sent: `sendfile` into a pipe may pass page references, and the
+                // cut right after zeroes the part of the page at `from` in place (and later
+                // lines are written over it) before the reader has read it.
+                // SAFETY: frun's stdout stays open for the run.
+                let out = unsafe { BorrowedFd::borrow_raw(self.stdout) };
+                copy_range_slow(out, capture.fd.as_fd(), from, end)?;
                 capture.discard_from(from).map_err(EmitError::Io)?;
                 st.written += end - from;
             }

@@ -170,3 +170,32 @@ fn tagged_long_lines_of_many_jobs_are_whole_and_tagged() {
         assert_eq!(count, want, "{order:?}");
     }
 }
+
+/// `-k --lb`: lines a job wrote while an earlier job still ran are kept in its worker's capture
+/// file, then passed on when their turn comes. They must reach a reader that only reads after
+/// the run has moved on and reused that file, which is when a pipe handed page references
+/// rather than copies would show the bytes written over them.
+#[test]
+fn kept_lines_survive_a_reader_that_reads_late() {
+    // With two workers: job 1 holds the first place; the other worker runs job 2 (done while
+    // waiting, so its output is held) and then job 3, whose first lines wait behind it and go
+    // out while job 3 still runs.
+    let job = "case {} in \
+        1) sleep 0.3; seq 1 100;; \
+        2) seq 101 200;; \
+        3) seq 201 300; sleep 0.6; seq 301 400;; \
+        esac";
+    let mut child = Command::new(BIN)
+        .args(["parallel", "-j2", "-k", "--lb", job, ":::", "1", "2", "3"])
+        .env("PARALLEL_SHELL", "/bin/bash")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader starts once every job has written, well after job 3's kept lines went out.
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(child.wait().unwrap().success());
+    let want: String = (1..=400).map(|i| format!("{i}\n")).collect();
+    assert_eq!(String::from_utf8_lossy(&out), want);
+}
