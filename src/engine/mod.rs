@@ -33,6 +33,10 @@ pub use settings::{Backend, Feeder, Input, Settings, Statuses, Work, Workers, Xa
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;
+/// An input already in memory and no longer than this is cut on the supervisor's thread (no
+/// scanner thread to start): every batch holds at least one byte, so its batches always fit
+/// the ring.
+const INLINE_SCAN_BYTES: u64 = RING_SLOTS as u64;
 /// How long children get between SIGTERM and SIGKILL when a run stops.
 const KILL_GRACE: Duration = Duration::from_millis(1500);
 
@@ -336,6 +340,10 @@ impl Shared {
 /// The scanner's view of the engine: grows the worker pool while work piles up.
 struct Events<'a> {
     shared: &'a Arc<Shared>,
+    /// The scan runs on the supervisor's thread over a few records already in memory: it must
+    /// never wait (signals are only read once it is done), so held `-k` output does not pause
+    /// it. Bounding held output is for long inputs; this one ends a moment later anyway.
+    inline: bool,
 }
 
 impl ScanEvents for Events<'_> {
@@ -386,6 +394,9 @@ impl ScanEvents for Events<'_> {
     }
 
     fn output_held(&self) -> u64 {
+        if self.inline {
+            return 0;
+        }
         self.shared.output.held_bytes()
     }
 
@@ -683,13 +694,15 @@ fn try_run(
     for _ in 0..workers.init.min(workers.layout.nodes.len().max(1)) {
         shared.add_worker();
     }
-    start_scanner(
-        &shared,
-        ingest,
-        scan,
-        skip,
-        workers.max.min(ceiling.0) as u64,
-    )?;
+    let scan_workers = workers.max.min(ceiling.0) as u64;
+    if ingest.fd().is_none() && shared.spool.filled() <= INLINE_SCAN_BYTES {
+        // A few records already in memory: cut on this thread, which then supervises. The scan
+        // cannot wait: at most INLINE_SCAN_BYTES batches fit the ring's RING_SLOTS, no window
+        // or outstanding limit is near, and it does not wait for held output (`Events`).
+        scan_all(&shared, ingest, scan, &skip, scan_workers, true)?;
+    } else {
+        start_scanner(&shared, ingest, scan, skip, scan_workers)?;
+    }
 
     supervise(&shared, signals.as_fd());
     if let Some(m) = progress {
@@ -735,40 +748,61 @@ fn wind_up(
 /// stops, then records its totals and wakes the supervisor.
 fn start_scanner(
     shared: &Arc<Shared>,
-    mut ingest: spool::Ingest,
+    ingest: spool::Ingest,
     scan: crate::scan::Settings,
     skip: Vec<(u64, u64)>,
     workers: u64,
 ) -> std::io::Result<()> {
     let shared = Arc::clone(shared);
-    let hunger = sys::Event::new()?;
     std::thread::Builder::new()
         .name("frun-scan".into())
         .spawn(move || {
-            let scanner = Scanner {
-                settings: scan,
-                spool: &shared.spool,
-                ring: &shared.rings,
-                stop_fd: shared.stop.fd(),
-                hunger_fd: hunger.raw(),
-                workers,
-                skip: &skip,
-            };
-            let events = Events { shared: &shared };
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                scanner.run(&mut ingest, &events)
-            }))
-            .unwrap_or_else(|_| {
+            if let Err(e) = scan_all(&shared, ingest, scan, &skip, workers, false) {
+                // The scanner had nothing to wait with: it publishes no more.
                 shared.rings.abort();
-                Err(std::io::Error::other("the scanner failed (a bug)"))
-            });
-            drop(ingest);
-            *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-            shared.scan_done.store(true, Ordering::Release);
-            shared.notify_done();
-            // Keep the hunger eventfd alive as long as the scanner could be woken by it.
-            drop(hunger);
+                *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(Err(e));
+                shared.scan_done.store(true, Ordering::Release);
+                shared.notify_done();
+            }
         })?;
+    Ok(())
+}
+
+/// Cuts batches from `ingest` until the input ends or the run stops, then records the scan's
+/// totals and wakes the supervisor. `inline`: on the supervisor's own thread, over an input
+/// already in memory (see `Events::inline`).
+fn scan_all(
+    shared: &Arc<Shared>,
+    mut ingest: spool::Ingest,
+    scan: crate::scan::Settings,
+    skip: &[(u64, u64)],
+    workers: u64,
+    inline: bool,
+) -> std::io::Result<()> {
+    let hunger = sys::Event::new()?;
+    let scanner = Scanner {
+        settings: scan,
+        spool: &shared.spool,
+        ring: &shared.rings,
+        stop_fd: shared.stop.fd(),
+        hunger_fd: hunger.raw(),
+        workers,
+        skip,
+    };
+    let events = Events { shared, inline };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        scanner.run(&mut ingest, &events)
+    }))
+    .unwrap_or_else(|_| {
+        shared.rings.abort();
+        Err(std::io::Error::other("the scanner failed (a bug)"))
+    });
+    drop(ingest);
+    *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+    shared.scan_done.store(true, Ordering::Release);
+    shared.notify_done();
+    // The hunger eventfd lived as long as the scanner could be woken by it.
+    drop(hunger);
     Ok(())
 }
 
