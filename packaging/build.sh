@@ -166,9 +166,9 @@ if [[ $only_blobs == no ]]; then
   env "PKG_CONFIG_LIBDIR_${musl//-/_}=$hwloc_prefix/lib/pkgconfig" \
     "PKG_CONFIG_PATH_${musl//-/_}=" \
     "PKG_CONFIG_ALLOW_CROSS_${musl//-/_}=1" \
-    cargo auditable build --quiet --release --locked --target "$musl" --bin frun --features hwloc
+    cargo auditable build --quiet --profile dist --locked --target "$musl" --bin frun --features hwloc
   bin=$name-$version-x86_64-linux-musl
-  install -m 0755 "$target_dir/$musl/release/frun" "$out/$bin"
+  install -m 0755 "$target_dir/$musl/dist/frun" "$out/$bin"
   artifacts+=("$bin")
 fi
 
@@ -211,9 +211,9 @@ if [[ $has_bash == yes ]]; then
   if [[ $only_blobs == no ]]; then
     step "building the plugin host for glibc >= 2.28"
     CARGO_TARGET_DIR=$target_dir/glibc-host \
-      cargo-zigbuild build --quiet --release --locked --bin frun \
+      cargo-zigbuild build --quiet --profile dist --locked --bin frun \
       --target x86_64-unknown-linux-gnu.2.28
-    install -m 0755 "$target_dir/glibc-host/x86_64-unknown-linux-gnu/release/frun" \
+    install -m 0755 "$target_dir/glibc-host/x86_64-unknown-linux-gnu/dist/frun" \
       "$out/$name-plugin-host"
     need=$(objdump -T "$out/$name-plugin-host" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' |
       sort -V | tail -n 1)
