@@ -304,3 +304,57 @@ fn dry_run_in_stdin_mode_shows_the_command_without_records() {
     let o = frun(&["-N", "-k", "-b", "2", "+s", "echo"], b"abcde");
     assert_eq!(out(&o), "echo ab\necho cd\necho e\n");
 }
+
+/// Runs frun over `data` from a pipe whose writer has finished and closed before frun starts,
+/// so all of the input is there at once.
+fn frun_over_ended_pipe(args: &[&str], data: &[u8]) -> std::process::Output {
+    assert!(data.len() <= 60_000, "must fit the pipe's buffer");
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    std::io::Write::write_all(&mut writer, data).unwrap();
+    drop(writer);
+    let child = spawn_frun(args, reader.into());
+    child.wait_with_output().unwrap()
+}
+
+/// An input of a few bytes that is all in memory when the run starts (a small file, or a pipe
+/// that has ended) is cut without a scanner thread. Around that limit (1024 bytes, so at most
+/// 1024 batches), with one record per batch, every record comes out once and in order, from a
+/// pipe with several workers and from a file with one.
+#[test]
+fn an_input_all_there_at_the_start_is_cut_whole() {
+    let mut cases: Vec<Vec<u8>> = [1023usize, 1024, 1025]
+        .iter()
+        .map(|&n| vec![b'\n'; n])
+        .collect();
+    cases.push(seq(1, 250)); // 892 bytes
+    cases.push(seq(1, 300)); // 1092 bytes
+    for data in &cases {
+        let args = ["-k", "-j", "4", "-s", "-l", "1", "cat"];
+        let o = frun_over_ended_pipe(&args, data);
+        assert_code(&o, 0);
+        assert!(o.stdout == *data, "pipe {args:?}, {} bytes", data.len());
+        let f = with_file(data);
+        let a = [
+            "-a",
+            f.path().to_str().unwrap(),
+            "-k",
+            "-j",
+            "1",
+            "-s",
+            "-l",
+            "1",
+            "cat",
+        ];
+        let o = frun(&a, b"");
+        assert_code(&o, 0);
+        assert!(o.stdout == *data, "file {a:?}, {} bytes", data.len());
+    }
+    // Argument mode, one record per command, checked against xargs.
+    for data in &cases[3..] {
+        let o = frun_over_ended_pipe(&["-k", "-l", "1", "echo", "r"], data);
+        assert_code(&o, 0);
+        let x = xargs(&["-n", "1", "echo", "r"], data);
+        assert_code(&x, 0);
+        assert!(o.stdout == x.stdout, "-l 1, {} bytes", data.len());
+    }
+}

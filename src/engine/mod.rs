@@ -33,9 +33,9 @@ pub use settings::{Backend, Feeder, Input, Settings, Statuses, Work, Workers, Xa
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;
-/// An input already in memory and no longer than this is cut on the supervisor's thread (no
-/// scanner thread to start): every batch holds at least one byte, so its batches always fit
-/// the ring.
+/// An input already in memory (a mapped file, or a stream that had ended when the run began)
+/// and no longer than this is cut on the supervisor's thread (no scanner thread to start):
+/// every batch holds at least one byte, so its batches always fit the ring.
 const INLINE_SCAN_BYTES: u64 = RING_SLOTS as u64;
 /// How long children get between SIGTERM and SIGKILL when a run stops.
 const KILL_GRACE: Duration = Duration::from_millis(1500);
@@ -689,6 +689,7 @@ fn try_run(
                 .bind(base, from, to, |node| shared.rings.note_bound(node))
         }));
     }
+    read_ahead(&shared.spool, &mut ingest);
     // The first worker (one per node) starts now; the others as batches wait for them, so a
     // large -j over little input starts no more workers than it has batches.
     for _ in 0..workers.init.min(workers.layout.nodes.len().max(1)) {
@@ -742,6 +743,18 @@ fn wind_up(
         std::mem::forget(shared);
     }
     (code, done)
+}
+
+/// Reads what a stream holds already, while a read would not wait, until there is more than
+/// INLINE_SCAN_BYTES: a stream that has ended by now (`echo x | frun …`) is then all in memory,
+/// and a short one is cut on the supervisor's thread. A read that fails is left to the scanner,
+/// which reads again and reports it.
+fn read_ahead(spool: &spool::Spool, ingest: &mut spool::Ingest) {
+    while ingest.fd().is_some() && spool.filled() <= INLINE_SCAN_BYTES && ingest.ready_now() {
+        if ingest.fill(spool, &[], None).is_err() {
+            return;
+        }
+    }
 }
 
 /// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run
