@@ -5,8 +5,9 @@ Standard library only (and reportlib.py beside it, shared with compare.py). run.
 four files:
   --manifest  TSV, one row per benchmarked command:
               id workload tool count unit kind runs ref limit command note json log
-              kind: hf (hyperfine median), self (median of the tool's own timing lines in
-              `log`, as spawnloop prints them), fail, skip
+              kind: hf (hyperfine median), il (interleave.py's median, in hyperfine's
+              JSON shape), self (median of the tool's own timing lines in `log`, as
+              spawnloop prints them), fail, skip
   --checks    TSV: name status detail (the untimed correctness checks)
   --machine   TSV: key value (machine details, versions, settings)
   --notes     plain lines (tools skipped, runs that failed)
@@ -32,7 +33,7 @@ MANIFEST_FIELDS = [
 
 def times_of(row):
     """Wall seconds of each timed run of a row (empty when there are none)."""
-    if row["kind"] == "hf":
+    if row["kind"] in ("hf", "il"):
         with open(row["json"], encoding="utf-8") as f:
             data = json.load(f)
         return [float(t) for t in data["results"][0]["times"]]
@@ -153,6 +154,12 @@ def build(args):
         target("start-up: static frun (dist/) echo / xargs echo (wall)",
                div(get("startup-frun-static", "median"), get("startup-xargs", "median")),
                "≤ 1.00×", lambda v: v <= 1.0, times),
+        target("start-up from a pipe: printf | frun echo / printf | xargs echo (wall)",
+               div(get("startup-pipe-frun", "median"), get("startup-pipe-xargs", "median")),
+               "≤ 1.00×", lambda v: v <= 1.0, times),
+        target("start-up from a pipe: static frun (dist/) / xargs (wall)",
+               div(get("startup-pipe-frun-static", "median"), get("startup-pipe-xargs", "median")),
+               "≤ 1.00×", lambda v: v <= 1.0, times),
         target("/bin/true default: frun rate / spawn-loop limit (batch max)",
                div(get("true-frun", "rate"), get("true-spawnloop-max", "rate")),
                "≥ 95%", lambda v: v >= 0.95, pct),
@@ -211,16 +218,19 @@ def build(args):
     ]
 
     legend = (
-        "median wall: hyperfine's median; for the spawn loop the median of its own loop timing "
-        "(building the argv arrays is not counted). rate: input records per second of wall "
+        "median wall: hyperfine's median (interleave.py's for rows noted interleaved); for "
+        "the spawn loop the median of its own loop timing (building the argv arrays is not "
+        "counted). rate: input records per second of wall "
         "time. time/record vs frun: this row's wall time per record divided by that of the "
         "workload's frun row (1.00×); above 1 means slower than frun. of spawn limit: "
         "rate as a share of the C spawn loop with the largest batch that fits ARG_MAX."
     )
     commands = [
         "Run from a scratch directory holding the inputs listed under Machine, with frun and "
-        "spawnloop on PATH; the start-up commands ran without a shell (hyperfine -N), the "
-        "rest through hyperfine's default shell. Raw hyperfine JSON (and the spawn loop's own "
+        "spawnloop on PATH; frun's, xargs' and the static binary's start-up rows ran in "
+        "rotation, one run of each per round (interleave.py; the 1-line-input ones without a "
+        "shell, the pipe ones under sh), GNU Parallel's and rust-parallel's start-up under "
+        "hyperfine -N, the rest through hyperfine's default shell. Raw hyperfine JSON (and the spawn loop's own "
         "timings) are in raw/, named after this file plus the id.",
         "",
         "| id | runs | command |",

@@ -241,6 +241,38 @@ bench() {
     fi
 }
 
+# bench_interleaved WORKLOAD REF SHELL ID TOOL COMMAND [ID TOOL COMMAND]...: the commands run
+# in rotation, STARTUP_RUNS rounds after 3 of warm-up (interleave.py), through sh -c when SHELL
+# is not empty. For start-up, where a few percent is the whole difference, hyperfine's one
+# command after the other lets the machine's drift decide.
+bench_interleaved() {
+    local workload=$1 ref=$2 shell=$3
+    shift 3
+    local ids=() tools=() cmds=() pairs=() i
+    while (($# >= 3)); do
+        if [[ -z ${ONLY:-} || $1 =~ $ONLY ]]; then
+            ids+=("$1") tools+=("$2") cmds+=("$3") pairs+=("$1=$3")
+        fi
+        shift 3
+    done
+    ((${#ids[@]})) || return 0
+    log "[$workload] interleaved: ${cmds[*]}"
+    if timeout -k 10 "$BENCH_TIMEOUT" python3 "$here/interleave.py" --runs "$STARTUP_RUNS" --warmup 3 \
+        ${shell:+--shell} --json-prefix "$raw_dir/$stamp-" "${pairs[@]}" >&2; then
+        for i in "${!ids[@]}"; do
+            row "${ids[i]}" "$workload" "${tools[i]}" 1 - il "$STARTUP_RUNS" "$ref" "" "${cmds[i]}" \
+                "interleaved" "$raw_dir/$stamp-${ids[i]}.json" ""
+        done
+    else
+        for i in "${!ids[@]}"; do
+            rm -f "$raw_dir/$stamp-${ids[i]}.json"
+            row "${ids[i]}" "$workload" "${tools[i]}" 1 - fail "$STARTUP_RUNS" "$ref" "" "${cmds[i]}" \
+                "failed (non-zero exit or over ${BENCH_TIMEOUT} s)" "" ""
+            notes+=("${ids[i]} failed: ${cmds[i]}")
+        done
+    fi
+}
+
 # spawnloop times only its spawn loop (setting up 10M argv strings takes longer than spawning);
 # hyperfine still drives it and each run appends its own timing to a log.
 # Optional: TOTAL values (default LINES) and the PROGRAM spawned (default /bin/true).
@@ -272,16 +304,18 @@ run_benchmarks() {
     P=$NPROC
     W=$WARMUP
 
-    # start-up: no shell in between (hyperfine -N), input named with each tool's file option
+    # start-up: frun, xargs and the static binary interleaved run by run (interleave.py); the
+    # far slower peers under hyperfine. No shell in between (-N), input named with each tool's
+    # file option.
     wl="start-up, 1-line input"
-    hf_extra=(-N)
-    bench startup-frun "$wl" frun 1 - 3 "$STARTUP_RUNS" startup-frun "" "frun -a one.txt echo"
-    bench startup-xargs "$wl" xargs 1 - 3 "$STARTUP_RUNS" startup-frun "" "xargs -a one.txt echo"
+    bench_interleaved "$wl" startup-frun "" \
+        startup-frun frun "frun -a one.txt echo" \
+        startup-xargs xargs "xargs -a one.txt echo" \
+        ${FRUN_STATIC:+startup-frun-static "frun, static musl (dist/)" "frun-static -a one.txt echo"}
     # The released static binary: no dynamic loader, so none of glibc's start-up CPU probing.
-    if [[ -n ${FRUN_STATIC:-} ]]; then
-        bench startup-frun-static "$wl" "frun, static musl (dist/)" 1 - 3 "$STARTUP_RUNS" startup-frun "" \
-            "frun-static -a one.txt echo"
-    else skip startup-frun-static "$wl" "frun, static musl (dist/)" 1 - "FRUN_STATIC not set"; fi
+    [[ -n ${FRUN_STATIC:-} ]] ||
+        skip startup-frun-static "$wl" "frun, static musl (dist/)" 1 - "FRUN_STATIC not set"
+    hf_extra=(-N)
     if ((use_parallel)); then
         bench startup-parallel "$wl" "GNU Parallel" 1 - 1 "$STARTUP_RUNS" startup-frun "" \
             "parallel --will-cite -a one.txt echo"
@@ -291,6 +325,15 @@ run_benchmarks() {
             "rust-parallel -i one.txt echo"
     else skip startup-rust-parallel "$wl" rust-parallel 1 - "not installed"; fi
     hf_extra=()
+    # The same line from a pipe, as typed at a prompt (`echo hello | xargs echo`): each
+    # pipeline runs under sh, so every row pays for one sh and one printf.
+    wl="start-up, 1 line from a pipe"
+    bench_interleaved "$wl" startup-pipe-frun shell \
+        startup-pipe-frun frun "printf 'hello\\n' | frun echo" \
+        startup-pipe-xargs xargs "printf 'hello\\n' | xargs echo" \
+        ${FRUN_STATIC:+startup-pipe-frun-static "frun, static musl (dist/)" "printf 'hello\\n' | frun-static echo"}
+    [[ -n ${FRUN_STATIC:-} ]] ||
+        skip startup-pipe-frun-static "$wl" "frun, static musl (dist/)" 1 - "FRUN_STATIC not set"
 
     wl="/bin/true, default flags"
     lim=""
