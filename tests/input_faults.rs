@@ -1,7 +1,8 @@
 //! Input that misbehaves under frun: a regular input file (read in place, mapped) that shrinks
 //! while frun runs (logrotate's copytruncate) ends the run with one clear error, exit 1 and a
 //! resumable checkpoint instead of a SIGBUS; a NUL byte inside a newline-delimited record (which
-//! cuts that argument, as in xargs) is warned about once, with the record's byte offset.
+//! cuts that argument, as in xargs) is warned about once, with the record's byte offset; a
+//! stream whose read fails (a connection reset by its peer) is an error, not a short input.
 
 use crate::common::*;
 use std::fs::{File, OpenOptions};
@@ -344,4 +345,49 @@ fn a_nul_is_data_on_stdin_and_a_delimiter_with_minus_zero() {
     let want = run_prog("xargs", &["-0", "printf", "%s|"], small);
     assert_eq!(out(&o), "a\nb|c\nd|e\n|");
     assert_eq!(out(&o), out(&want));
+}
+
+/// A connection reset by its peer fails one read (ECONNRESET) and then reads as ended. frun
+/// reads a stream that is all there at the start before its workers start; the reset met there
+/// must still be reported: the records before it run, then one error line, exit 1, and a
+/// checkpoint to resume from.
+#[test]
+fn a_connection_reset_under_the_input_is_an_error() {
+    use nix::sys::socket::{setsockopt, sockopt::Linger};
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut peer = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (ours, _) = listener.accept().unwrap();
+    peer.write_all(b"a\nb\n").unwrap();
+    // Linger 0: closing sends a reset instead of an orderly end.
+    let reset = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    setsockopt(&peer, Linger, &reset).unwrap();
+    drop(peer);
+    std::thread::sleep(Duration::from_millis(50));
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = frun_command_in(dir.path(), &["-k", "-l", "1", "echo"], &[])
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(ours)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = drain(child.stdout.take().unwrap());
+    let stderr = drain(child.stderr.take().unwrap());
+    let status = wait_limit(&mut child, LIMIT);
+    let o = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    assert_code(&o, 1);
+    assert_eq!(out(&o), "a\nb\n");
+    assert!(
+        err(&o).contains("frun: cannot read input: Connection reset by peer"),
+        "{}",
+        err(&o)
+    );
+    assert!(dir.path().join(".frun_resume").exists(), "{}", err(&o));
 }

@@ -689,7 +689,8 @@ fn try_run(
                 .bind(base, from, to, |node| shared.rings.note_bound(node))
         }));
     }
-    read_ahead(&shared.spool, &mut ingest);
+    // A stream that has ended by now is read whole, and then cut like a small file below.
+    ingest.read_ready(&shared.spool, INLINE_SCAN_BYTES);
     // The first worker (one per node) starts now; the others as batches wait for them, so a
     // large -j over little input starts no more workers than it has batches.
     for _ in 0..workers.init.min(workers.layout.nodes.len().max(1)) {
@@ -743,18 +744,6 @@ fn wind_up(
         std::mem::forget(shared);
     }
     (code, done)
-}
-
-/// Reads what a stream holds already, while a read would not wait, until there is more than
-/// INLINE_SCAN_BYTES: a stream that has ended by now (`echo x | frun …`) is then all in memory,
-/// and a short one is cut on the supervisor's thread. A read that fails is left to the scanner,
-/// which reads again and reports it.
-fn read_ahead(spool: &spool::Spool, ingest: &mut spool::Ingest) {
-    while ingest.fd().is_some() && spool.filled() <= INLINE_SCAN_BYTES && ingest.ready_now() {
-        if ingest.fill(spool, &[], None).is_err() {
-            return;
-        }
-    }
 }
 
 /// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run

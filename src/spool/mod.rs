@@ -77,6 +77,9 @@ pub struct Ingest {
     sized: u64,
     capacity: u64,
     eof: bool,
+    /// A read that failed in [`Ingest::read_ready`]: the next `fill` returns it, so the error
+    /// reaches whoever reports read errors (some, such as a reset connection, are given once).
+    failed: Option<io::Error>,
     /// Called with the spool's base address and each new range of the memfd before any byte
     /// is written there (NUMA binding of chunks before first touch).
     binder: Option<Binder>,
@@ -149,6 +152,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             sized: 0,
             capacity: size - pos,
             eof: true,
+            failed: None,
             binder: None,
         };
         return Ok((spool, ingest));
@@ -185,6 +189,7 @@ fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
                     sized: 0,
                     capacity: reserve,
                     eof: false,
+                    failed: None,
                     binder: None,
                 };
                 return Ok((spool, ingest));
@@ -338,6 +343,21 @@ impl Ingest {
         }
     }
 
+    /// Reads while a read would not wait, until the input ends or the spool holds more than
+    /// `up_to` bytes: a stream that has ended by now (`echo x | frun …`) is then all in memory.
+    /// A read that fails ends this, and the next [`Ingest::fill`] returns its error.
+    pub fn read_ready(&mut self, spool: &Spool, up_to: u64) {
+        while self.failed.is_none()
+            && self.source.is_some()
+            && spool.filled() <= up_to
+            && self.ready_now()
+        {
+            if let Err(e) = self.fill(spool, &[], None) {
+                self.failed = Some(e);
+            }
+        }
+    }
+
     /// Has `bind(base, from, to)` called for every stretch of a streamed input's memory before
     /// it is first written (a mapped file's pages are the page cache's: it is never called).
     pub fn set_binder(&mut self, bind: Binder) {
@@ -352,6 +372,9 @@ impl Ingest {
         extra: &[RawFd],
         timeout: Option<std::time::Duration>,
     ) -> io::Result<Fill> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let Some(fd) = self.fd() else {
             return Ok(Fill::Eof);
         };
@@ -527,5 +550,33 @@ mod tests {
             .unwrap();
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(st.signal(), Some(libc::SIGBUS), "{st:?}");
+    }
+
+    /// A connection reset by its peer reports ECONNRESET to one read only; the next read
+    /// says end of input. A reset met while reading ahead must still reach the reader's
+    /// next `fill`, or the input would look complete.
+    #[test]
+    fn a_read_that_fails_while_reading_ahead_is_returned_by_the_next_fill() {
+        use nix::sys::socket::{setsockopt, sockopt::Linger};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut peer = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (ours, _) = listener.accept().unwrap();
+        peer.write_all(b"a\nb\n").unwrap();
+        // Linger 0: closing sends a reset instead of an orderly end.
+        let reset = libc::linger {
+            l_onoff: 1,
+            l_linger: 0,
+        };
+        setsockopt(&peer, Linger, &reset).unwrap();
+        drop(peer);
+        let (spool, mut ingest) = open(File::from(OwnedFd::from(ours))).unwrap();
+        // Let the reset arrive.
+        poll_in(&[ingest.fd().unwrap()], Some(1000)).expect("readable");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        ingest.read_ready(&spool, 1024);
+        let err = ingest
+            .fill(&spool, &[], None)
+            .expect_err("the reset is the next fill's");
+        assert_eq!(err.raw_os_error(), Some(libc::ECONNRESET), "{err}");
     }
 }
