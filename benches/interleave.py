@@ -7,8 +7,8 @@ is bigger than what is measured.
 
 Usage: interleave.py --runs N [--warmup W] [--shell] --json-prefix PREFIX ID=COMMAND ...
 
-Each COMMAND runs with stdin from /dev/null unless it is a shell pipeline (--shell: `sh -c`)
-and stdout to /dev/null; without --shell it is split like a shell word list and started
+Each COMMAND runs with stdin and stdout on /dev/null: with --shell as `sh -c COMMAND` (a
+pipeline then makes its own stdin), without it split like a shell word list and started
 directly. A command that exits non-zero stops the measurement (exit status 1). For each ID,
 PREFIX + ID + ".json" gets hyperfine's shape ({"results": [{"command", "times", ...}]}), so the
 report reads it like a hyperfine row; one summary line per command goes to stderr.

@@ -220,18 +220,18 @@ def build(args):
     legend = (
         "median wall: hyperfine's median (interleave.py's for rows noted interleaved); for "
         "the spawn loop the median of its own loop timing (building the argv arrays is not "
-        "counted). rate: input records per second of wall "
-        "time. time/record vs frun: this row's wall time per record divided by that of the "
-        "workload's frun row (1.00×); above 1 means slower than frun. of spawn limit: "
-        "rate as a share of the C spawn loop with the largest batch that fits ARG_MAX."
+        "counted). rate: input records per second of wall time. time/record vs frun: this "
+        "row's wall time per record divided by that of the workload's frun row (1.00×); "
+        "above 1 means slower than frun. of spawn limit: rate as a share of the C spawn loop "
+        "with the largest batch that fits ARG_MAX."
     )
     commands = [
         "Run from a scratch directory holding the inputs listed under Machine, with frun and "
         "spawnloop on PATH; frun's, xargs' and the static binary's start-up rows ran in "
         "rotation, one run of each per round (interleave.py; the 1-line-input ones without a "
         "shell, the pipe ones under sh), GNU Parallel's and rust-parallel's start-up under "
-        "hyperfine -N, the rest through hyperfine's default shell. Raw hyperfine JSON (and the spawn loop's own "
-        "timings) are in raw/, named after this file plus the id.",
+        "hyperfine -N, the rest through hyperfine's default shell. Raw hyperfine JSON (and "
+        "the spawn loop's own timings) are in raw/, named after this file plus the id.",
         "",
         "| id | runs | command |",
         "|---|---:|---|",

@@ -322,13 +322,14 @@ fn frun_over_ended_pipe(args: &[&str], data: &[u8]) -> std::process::Output {
 /// pipe with several workers and from a file with one.
 #[test]
 fn an_input_all_there_at_the_start_is_cut_whole() {
-    let mut cases: Vec<Vec<u8>> = [1023usize, 1024, 1025]
+    // Empty records, one byte each: as many batches as bytes.
+    let blank: Vec<Vec<u8>> = [1023usize, 1024, 1025]
         .iter()
         .map(|&n| vec![b'\n'; n])
         .collect();
-    cases.push(seq(1, 250)); // 892 bytes
-    cases.push(seq(1, 300)); // 1092 bytes
-    for data in &cases {
+    let numbered = [seq(1, 250), seq(1, 300)]; // 892 and 1092 bytes
+    let cases: Vec<&Vec<u8>> = blank.iter().chain(&numbered).collect();
+    for data in cases {
         let args = ["-k", "-j", "4", "-s", "-l", "1", "cat"];
         let o = frun_over_ended_pipe(&args, data);
         assert_code(&o, 0);
@@ -350,7 +351,7 @@ fn an_input_all_there_at_the_start_is_cut_whole() {
         assert!(o.stdout == *data, "file {a:?}, {} bytes", data.len());
     }
     // Argument mode, one record per command, checked against xargs.
-    for data in &cases[3..] {
+    for data in &numbered {
         let o = frun_over_ended_pipe(&["-k", "-l", "1", "echo", "r"], data);
         assert_code(&o, 0);
         let x = xargs(&["-n", "1", "echo", "r"], data);
