@@ -28,6 +28,43 @@ def run_script(tmp_path):
     return run
 
 
+def descendants(pid):
+    """Pids of every live descendant of `pid`, nearest first."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d))
+    found, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(0), []):
+            found.append(c)
+            todo.append(c)
+    return found
+
+
+def where_they_wait(pids):
+    """One line per process: its name, state and the kernel function it waits in (what a
+    hang is stuck on), read from /proc."""
+    lines = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/wchan") as f:
+                wchan = f.read().strip()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        lines.append(f"{pid} ({name}) parent {ppid} state {state} waits in {wchan or '-'}")
+    return "\n".join(lines)
+
+
 def alive(pid):
     """Whether a process with this pid still exists (a zombie counts as gone)."""
     try:

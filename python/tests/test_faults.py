@@ -7,7 +7,7 @@ import time
 import frun
 import pytest
 
-from conftest import alive
+from conftest import alive, descendants, where_they_wait
 
 RECORDS = [str(i) for i in range(2000)]
 DATA = b"".join(r.encode() + b"\n" for r in RECORDS)
@@ -166,7 +166,20 @@ def test_a_signal_to_the_parent_leaves_no_worker(tmp_path, sig):
     workers = pids_in(piddir)
     assert len(workers) >= 2
     p.send_signal(sig)
-    out, err = p.communicate(timeout=30)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        # Say where each process waits, then end them: the failure stays this test's, and
+        # the tests after it do not find them left behind.
+        tree = [p.pid] + descendants(p.pid)
+        state = where_they_wait(tree)
+        for pid in reversed(tree):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        p.wait()
+        pytest.fail(f"the run did not end within 30 s of {sig!r}:\n{state}")
     if sig == signal.SIGINT:
         assert "interrupted" in out and "KeyboardInterrupt" in err
     assert p.returncode != 0
