@@ -125,7 +125,10 @@ def test_a_worker_that_always_dies_raises_with_the_records_offset(how):
 
 
 SLOW_RUN = """
-import os, sys, time, frun
+import os, signal, sys, time, frun
+# A job a non-interactive shell starts in the background inherits SIGINT ignored, and Python
+# then never raises KeyboardInterrupt: take Ctrl-C as an interactive Python does.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 piddir = sys.argv[1] if len(sys.argv) > 1 else "pids"
 os.makedirs(piddir, exist_ok=True)
 def slow(s):
