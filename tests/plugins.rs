@@ -140,6 +140,62 @@ int check_ctx(int argc, char **argv, const struct frun_ctx *c) {
 }
 "#;
 
+/// Plugins that leave their process changed for the next call, or end it while loading.
+const MISBEHAVING: &str = r#"
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int calls;
+/* On every third call of its host, first takes fd 1 away as $HOW says ("close" closes it,
+   "null" points it at /dev/null, "fclose" closes C's stdout), then prints its records. */
+int closeout3(int argc, char **argv) {
+    if (++calls % 3 == 0) {
+        const char *how = getenv("HOW");
+        if (strcmp(how, "close") == 0) close(1);
+        if (strcmp(how, "null") == 0) {
+            int fd = open("/dev/null", O_WRONLY);
+            dup2(fd, 1);
+            close(fd);
+        }
+        if (strcmp(how, "fclose") == 0) fclose(stdout);
+    }
+    for (int i = 0; i < argc; i++) printf("%s\n", argv[i]);
+    return 0;
+}
+/* Prints its working directory, then leaves it for /. */
+int chdir_away(int argc, char **argv) {
+    (void)argc; (void)argv;
+    char dir[PATH_MAX];
+    printf("%s\n", getcwd(dir, sizeof dir) ? dir : "?");
+    return chdir("/");
+}
+/* Prints whether fds 0 and 2 are open, then closes both. */
+int close_in_and_err(int argc, char **argv) {
+    (void)argc; (void)argv;
+    printf("%d %d\n", fcntl(0, F_GETFD) != -1, fcntl(2, F_GETFD) != -1);
+    close(0);
+    close(2);
+    return 0;
+}
+"#;
+
+/// A library whose constructor ends the process with the status `$CTOR_EXIT` says.
+const EXITS_WHILE_LOADING: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void leave(void) {
+    const char *code = getenv("CTOR_EXIT");
+    if (code) exit(atoi(code));
+}
+int f(int argc, char **argv) {
+    for (int i = 0; i < argc; i++) printf("%s\n", argv[i]);
+    return 0;
+}
+"#;
+
 /// The directory holding the compiled plugins (built once per test process).
 fn plugins() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -152,6 +208,8 @@ fn plugins() -> &'static Path {
             ("plugins", PLUGINS),
             ("forkrun_ctx", FORKRUN_CTX),
             ("frun_ctx", FRUN_CTX),
+            ("misbehaving", MISBEHAVING),
+            ("exits_while_loading", EXITS_WHILE_LOADING),
         ] {
             let c = dir.join(format!("{name}.c"));
             std::fs::write(&c, src).unwrap();
@@ -629,4 +687,67 @@ fn a_stopped_run_ends_its_plugin_hosts_promptly() {
         .filter(|p| hosts.contains(p))
         .collect();
     assert!(left.is_empty(), "hosts left behind: {left:?}");
+}
+
+#[test]
+fn a_function_that_takes_fd_1_away_loses_no_later_output() {
+    // Every third call in a host closes or moves its stdout before printing: that attempt is
+    // dropped, the batch runs again in a new host, and every record is printed once.
+    for how in ["close", "null", "fclose"] {
+        let p = plugin("misbehaving", "closeout3");
+        let o = run(&["-j1", "-l1", "-k", "-C", &p], &[("HOW", how)], &seq_n(6));
+        assert_code(&o, 0);
+        assert_eq!(out(&o), text(&seq_n(6)), "HOW={how}: {}", err(&o));
+        assert!(err(&o).contains("standard output (fd 1)"), "{}", err(&o));
+        let o = run(
+            &["-j2", "-l1", "-k", "-C", &p],
+            &[("HOW", how)],
+            &seq_n(100),
+        );
+        assert_code(&o, 0);
+        assert_eq!(out(&o), text(&seq_n(100)), "HOW={how}, -j2");
+    }
+}
+
+#[test]
+fn each_call_finds_the_working_directory_and_fds_0_and_2_as_the_first_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path().canonicalize().unwrap();
+    for (function, want) in [
+        ("chdir_away", format!("{}\n", here.display())),
+        ("close_in_and_err", "1 1\n".to_string()),
+    ] {
+        let o = assert_cmd::Command::new(BIN)
+            .args(["-j1", "-l1", "-k", "-C", &plugin("misbehaving", function)])
+            .current_dir(&here)
+            .write_stdin(seq_n(5))
+            .timeout(LIMIT)
+            .output()
+            .unwrap();
+        assert_clean(&o);
+        assert_eq!(out(&o), want.repeat(5), "{function}");
+    }
+}
+
+#[test]
+fn a_constructor_that_exits_while_loading_is_refused_before_any_work() {
+    let p = plugin("exits_while_loading", "f");
+    for code in ["0", "7"] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = assert_cmd::Command::new(BIN)
+            .args(["-k", "-C", &p])
+            .env("CTOR_EXIT", code)
+            .current_dir(dir.path())
+            .write_stdin(seq_n(3))
+            .timeout(LIMIT)
+            .output()
+            .unwrap();
+        assert_one_line_error(&o, 126, &format!("exit status {code}): a constructor"));
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "nothing ran, no checkpoint: {left:?}");
+    }
+    // Without the exit, the same library serves.
+    let o = run(&["-k", "-C", &p], &[], &seq_n(3));
+    assert_clean(&o);
+    assert_eq!(o.stdout, seq_n(3));
 }

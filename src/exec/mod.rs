@@ -14,4 +14,5 @@ pub mod resolve;
 pub mod shell;
 pub mod spawn;
 pub mod stdin;
+pub mod surroundings;
 pub mod words;

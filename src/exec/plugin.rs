@@ -21,8 +21,8 @@ use super::shell::{recv_with_fds, send_with_fds};
 use super::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
 
 pub use super::plugin_wire::{
-    HELLO_STDIN_MODE, HOST_NAME, Hello, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN, Request,
-    WIRE_VERSION,
+    HELLO_STDIN_MODE, HOST_NAME, Hello, LOADED, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN,
+    Request, WIRE_VERSION,
 };
 
 /// What every worker's host is started with, resolved once by the plan.
@@ -89,7 +89,9 @@ pub fn host_binary() -> Result<PathBuf, ResolveError> {
 /// Checks, before any work, that the library exists and loads here and that it has the
 /// function, by starting a host that only loads it: the loader's own verdict (wrong
 /// architecture, missing dependencies) is the one reported. Exit 127: missing file or
-/// function; 126: anything else that keeps it from loading.
+/// function; 126: anything else that keeps it from loading, a constructor that ends the
+/// process while the library loads included (whatever its status: the host's [`LOADED`] line
+/// is what says the load went through).
 pub fn check(work: &PluginWork) -> Result<(), ResolveError> {
     let shown = work.library.display();
     match std::fs::metadata(&work.library) {
@@ -120,7 +122,7 @@ pub fn check(work: &PluginWork) -> Result<(), ResolveError> {
         .arg0(HOST_NAME)
         .args(argv[1..].iter().map(|a| OsStr::from_bytes(a.as_bytes())))
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .output()
         .map_err(|e| {
@@ -133,15 +135,27 @@ pub fn check(work: &PluginWork) -> Result<(), ResolveError> {
     let said = String::from_utf8_lossy(&out.stderr);
     let line = said.lines().next().unwrap_or("").trim();
     let line = line.strip_prefix("frun: ").unwrap_or(line).to_string();
+    let loaded = out.stdout.ends_with(LOADED);
     match out.status.code() {
-        Some(0) => Ok(()),
+        _ if loaded => Ok(()),
         Some(127) => Err(ResolveError::NotFound(line)),
         Some(_) if !line.is_empty() => Err(ResolveError::NotExecutable(line)),
-        _ => Err(ResolveError::NotExecutable(format!(
+        Some(code) => Err(ended_while_loading(&work.library, code)),
+        None => Err(ResolveError::NotExecutable(format!(
             "{shown}: the plugin host could not load it ({})",
             out.status
         ))),
     }
+}
+
+/// A library whose loading ended the process with `code` and said nothing: a constructor that
+/// calls `exit`.
+fn ended_while_loading(library: &Path, code: i32) -> ResolveError {
+    ResolveError::NotExecutable(format!(
+        "{}: loading it ended the process (exit status {code}): a constructor in the library \
+         calls exit, so no batch could run",
+        library.display()
+    ))
 }
 
 /// [`check`] where there is no host binary (the bash builtin, whose worker shells load the
@@ -157,7 +171,7 @@ fn check_in_a_copy(work: &PluginWork) -> Result<(), ResolveError> {
     if pid == 0 {
         drop(ours);
         let (code, message) = match super::plugin_host::load(&library, &function) {
-            Ok(_) => (0, String::new()),
+            Ok(_) => (0, String::from_utf8_lossy(LOADED).into_owned()),
             Err(e) => e,
         };
         // SAFETY: writes our own bytes to the pipe (a short message: one write).
@@ -173,11 +187,14 @@ fn check_in_a_copy(work: &PluginWork) -> Result<(), ResolveError> {
     while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
         && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
     {}
+    if said.ends_with(LOADED) {
+        return Ok(());
+    }
     let said = String::from_utf8_lossy(&said).into_owned();
     match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
-        (true, 0) => Ok(()),
         (true, 127) => Err(ResolveError::NotFound(said)),
         (true, _) if !said.is_empty() => Err(ResolveError::NotExecutable(said)),
+        (true, code) => Err(ended_while_loading(&work.library, code)),
         _ => Err(ResolveError::NotExecutable(format!(
             "{}: loading it crashed",
             work.library.display()

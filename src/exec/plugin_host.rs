@@ -13,9 +13,11 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
 use super::plugin_wire::{
-    HELLO_STDIN_MODE, Hello, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN, Request, WIRE_VERSION,
+    HELLO_STDIN_MODE, Hello, LOADED, MODE_CHECK, MODE_SERVE, Message, REQUEST_STDIN, Request,
+    WIRE_VERSION,
 };
 use super::shell::{recv_with_fds, write_all};
+use super::surroundings::Surroundings;
 
 /// forkrun's context, version 1, exactly as its plugins expect it (`forkrun_use_ctx = 1`).
 #[repr(C)]
@@ -172,11 +174,27 @@ pub fn main(args: Vec<OsString>) -> i32 {
         }
     };
     match mode.to_str() {
-        Some(MODE_CHECK) => 0,
+        Some(MODE_CHECK) => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(LOADED).and_then(|()| out.flush()) {
+                Ok(()) => 0,
+                Err(_) => 126,
+            }
+        }
         Some(MODE_SERVE) => {
             let words: Vec<CString> = args[5..].iter().filter_map(c).collect();
             match serve(&plugin, words) {
-                Ok(()) => 0,
+                Ok(None) => 0,
+                Ok(Some(seq)) => {
+                    eprintln!(
+                        "frun: -C {}: batch {seq}: the function closed or replaced its standard \
+                         output (fd 1), so its output went elsewhere; that attempt is dropped \
+                         and its plugin host ends",
+                        function.to_string_lossy()
+                    );
+                    STDOUT_MOVED
+                }
                 Err(e) => {
                     eprintln!("frun: plugin host: {}", crate::errors::os_message(&e));
                     1
@@ -186,6 +204,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
         _ => 2,
     }
 }
+
+/// The status a host ends with after a call moved its fd 1 (the attempt counts as an exit in
+/// the function).
+const STDOUT_MOVED: i32 = 125;
 
 /// What stays the same from batch to batch.
 struct Host {
@@ -198,6 +220,8 @@ struct Host {
     words: Vec<CString>,
     argv: Vec<*mut c_char>,
     bytes: Vec<u8>,
+    /// fds 0–2 and the working directory as the function must leave them.
+    surroundings: Surroundings,
 }
 
 /// A read-only descriptor of the same file, where /proc allows (the spool is frun's memory
@@ -214,8 +238,9 @@ pub fn read_only(fd: OwnedFd) -> OwnedFd {
     }
 }
 
-/// Serves batches until frun closes the socket (on fd 0 at start).
-fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<()> {
+/// Serves batches until frun closes the socket (on fd 0 at start): Ok(None). Ok(Some(seq)):
+/// the call for batch `seq` moved fd 1; the host must end (its attempt is not answered).
+fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<Option<u64>> {
     // SAFETY: plain descriptor and signal calls on descriptors this process owns. Commands
     // expect SIGPIPE's default action, which the Rust runtime changed at start.
     let ctl = unsafe {
@@ -228,7 +253,7 @@ fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<()> {
     };
     let mut b = vec![0u8; std::mem::size_of::<Hello>()];
     let Some(mut fds) = recv_with_fds(ctl.as_raw_fd(), &mut b, 2)? else {
-        return Ok(());
+        return Ok(None);
     };
     if fds.len() != 2 {
         return Err(std::io::Error::other(
@@ -246,12 +271,13 @@ fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<()> {
         argv: Vec::with_capacity(words.len() + 1),
         words,
         bytes: Vec::new(),
+        surroundings: Surroundings::take(),
     };
     write_all(host.ctl.as_raw_fd(), &0i32.to_ne_bytes())?;
     let mut rb = vec![0u8; std::mem::size_of::<Request>()];
     loop {
         let Some(mut fds) = recv_with_fds(host.ctl.as_raw_fd(), &mut rb, 1)? else {
-            return Ok(());
+            return Ok(None);
         };
         let request = Request::from_bytes(&rb);
         let batch_stdin = if request.flags & REQUEST_STDIN != 0 {
@@ -259,7 +285,9 @@ fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<()> {
         } else {
             None
         };
-        let status = host.run(plugin, &request, batch_stdin)?;
+        let Some(status) = host.run(plugin, &request, batch_stdin)? else {
+            return Ok(Some(request.seq));
+        };
         write_all(host.ctl.as_raw_fd(), &status.to_ne_bytes())?;
     }
 }
@@ -356,13 +384,14 @@ pub fn call(plugin: &Plugin, argv: &mut Vec<*mut c_char>, b: &Batch<'_>) -> i32 
 }
 
 impl Host {
-    /// Runs one batch; returns the function's return value as an exit status.
+    /// Runs one batch; returns the function's return value as an exit status, or None when the
+    /// call moved fd 1 (its output went elsewhere: the attempt cannot stand).
     fn run(
         &mut self,
         plugin: &Plugin,
         r: &Request,
         batch_stdin: Option<OwnedFd>,
-    ) -> std::io::Result<i32> {
+    ) -> std::io::Result<Option<i32>> {
         let stdin_mode = self.hello.flags & HELLO_STDIN_MODE != 0;
         if let Some(fd) = &batch_stdin {
             put_stdin(fd.as_raw_fd())?;
@@ -395,7 +424,12 @@ impl Host {
         if stdin_mode {
             put_stdin(self.stdin.as_raw_fd())?;
         }
-        Ok(ret)
+        // The next call finds fds 0 and 2 and the working directory as the first did.
+        let moved = self.surroundings.restore()?;
+        if moved.fds[0] {
+            put_stdin(self.stdin.as_raw_fd())?;
+        }
+        Ok((!moved.fds[1]).then_some(ret))
     }
 
     /// Reads the batch from the spool and appends its records to argv, each ending with NUL

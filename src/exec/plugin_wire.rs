@@ -15,6 +15,10 @@ pub const WIRE_VERSION: &str = "frun-plugin-wire-1";
 /// The host's first argument: load the library, look up the function, and exit (0: fine; else
 /// one line on stderr and 126 or 127).
 pub const MODE_CHECK: &str = "check";
+/// What a host in check mode writes on its stdout once the library is loaded and the function
+/// found: a constructor that ends the process while the library loads (`exit(0)` included)
+/// never lets it be written, so the check cannot take such an exit for success.
+pub const LOADED: &[u8] = b"frun-plugin-loaded\n";
 /// The host's first argument: load the library and serve batches on fd 0.
 pub const MODE_SERVE: &str = "serve";
 
