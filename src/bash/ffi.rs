@@ -74,6 +74,12 @@ unsafe extern "C" {
     pub(super) fn find_shell_builtin(name: *mut c_char) -> Option<BuiltinFn>;
     pub(super) fn find_alias(name: *mut c_char) -> *mut c_void;
     pub(super) fn get_string_value(name: *const c_char) -> *mut c_char;
+    pub(super) fn set_working_directory(name: *const c_char);
+    pub(super) fn bind_variable(
+        name: *const c_char,
+        value: *const c_char,
+        flags: c_int,
+    ) -> *mut c_void;
     pub(super) fn reset_signal_handlers();
     pub(super) fn without_job_control();
     pub(super) fn remember_args(list: *mut WordList, destructive: c_int);

@@ -21,6 +21,11 @@ use crate::exec::plugin_host::{self, Plugin};
 use crate::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, REQUEST_PLUGIN, REQUEST_STDIN,
 };
+use crate::exec::surroundings::Surroundings;
+
+/// The status a worker shell ends with after a call moved its fd 1 (the attempt counts as an
+/// exit in the function).
+const STDOUT_MOVED: i32 = 125;
 
 /// The lowest descriptor a worker shell keeps its socket on, out of the way of the small
 /// numbers scripts redirect.
@@ -167,6 +172,9 @@ fn run_batches(
         spool,
         ..PluginCalls::default()
     };
+    // What each call must find as the first did: fd 0 is the engine's to set per batch.
+    let surroundings = Surroundings::take(false);
+    let pwd = ShellDirectory::take();
     loop {
         let Some((req, fds)) = shell::recv_header(s, 1)? else {
             return Ok(0);
@@ -196,7 +204,54 @@ fn run_batches(
         if stdin_reset(idle_stdin, req.flags).is_err() || jumped {
             return Ok(status);
         }
+        let moved = surroundings.restore()?;
+        if moved.fds[1] {
+            eprintln!(
+                "frun: {}: the call closed or replaced its standard output (fd 1), so its \
+                 output went elsewhere; that attempt is dropped and its worker shell ends",
+                name.to_string_lossy()
+            );
+            return Ok(STDOUT_MOVED);
+        }
+        if moved.cwd {
+            pwd.restore();
+        }
         shell::write_all(s, &status.to_ne_bytes())?;
+    }
+}
+
+/// The shell's own idea of its working directory (`$PWD`, `$OLDPWD`, what `pwd` prints), put
+/// back after a call that ran `cd` (the directory itself is put back by [`Surroundings`]).
+struct ShellDirectory {
+    pwd: Option<CString>,
+    oldpwd: Option<CString>,
+}
+
+impl ShellDirectory {
+    fn take() -> ShellDirectory {
+        let var = |name: &CStr| {
+            // SAFETY: reads a shell variable's value; copied at once.
+            let v = unsafe { ffi::get_string_value(name.as_ptr()) };
+            // SAFETY: a non-NULL value is a NUL-terminated string of the shell's.
+            (!v.is_null()).then(|| unsafe { CStr::from_ptr(v) }.to_owned())
+        };
+        ShellDirectory {
+            pwd: var(c"PWD"),
+            oldpwd: var(c"OLDPWD"),
+        }
+    }
+
+    fn restore(&self) {
+        // SAFETY: the shell copies the strings it is given; this process is single-threaded.
+        unsafe {
+            if let Some(pwd) = &self.pwd {
+                ffi::set_working_directory(pwd.as_ptr());
+                ffi::bind_variable(c"PWD".as_ptr(), pwd.as_ptr(), 0);
+            }
+            if let Some(old) = &self.oldpwd {
+                ffi::bind_variable(c"OLDPWD".as_ptr(), old.as_ptr(), 0);
+            }
+        }
     }
 }
 

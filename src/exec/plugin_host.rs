@@ -271,7 +271,7 @@ fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<Option<u64>> {
         argv: Vec::with_capacity(words.len() + 1),
         words,
         bytes: Vec::new(),
-        surroundings: Surroundings::take(),
+        surroundings: Surroundings::take(true),
     };
     write_all(host.ctl.as_raw_fd(), &0i32.to_ne_bytes())?;
     let mut rb = vec![0u8; std::mem::size_of::<Request>()];

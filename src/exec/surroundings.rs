@@ -56,6 +56,8 @@ pub struct Moved {
 
 /// The state of fds 0–2 and of the working directory when a process began to serve.
 pub struct Surroundings {
+    /// Which of fds 0–2 are watched.
+    watched: [bool; 3],
     ids: [Option<Identity>; 3],
     copies: [Option<OwnedFd>; 3],
     /// The working directory, opened (`O_PATH`: no read permission needed), and its identity.
@@ -63,8 +65,9 @@ pub struct Surroundings {
 }
 
 impl Surroundings {
-    /// Takes the state as it is now.
-    pub fn take() -> Surroundings {
+    /// Takes the state as it is now, of fd 0 too unless `stdin` is false (a process that
+    /// sets fd 0 for each batch itself).
+    pub fn take(stdin: bool) -> Surroundings {
         let cwd = nix::fcntl::open(
             ".",
             nix::fcntl::OFlag::O_PATH
@@ -75,8 +78,9 @@ impl Surroundings {
         .ok()
         .and_then(|fd| identity(fd.as_raw_fd()).map(|id| (fd, id)));
         Surroundings {
+            watched: [stdin, true, true],
             ids: [identity(0), identity(1), identity(2)],
-            copies: [copy(0), copy(1), copy(2)],
+            copies: [stdin.then(|| copy(0)).flatten(), copy(1), copy(2)],
             cwd,
         }
     }
@@ -87,7 +91,7 @@ impl Surroundings {
     pub fn restore(&self) -> io::Result<Moved> {
         let mut moved = Moved::default();
         for n in 0..3 {
-            if identity(n as RawFd) == self.ids[n] {
+            if !self.watched[n] || identity(n as RawFd) == self.ids[n] {
                 continue;
             }
             moved.fds[n] = true;

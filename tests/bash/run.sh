@@ -244,6 +244,18 @@ check "cwd, variables and options unchanged" same \
   "$(seq 10 | in_bash 'set -o noglob; x=1; before="$(pwd) $(set -o | md5sum) $x"
     f() { cd /; x=2; set +o noglob; }; frun f; after="$(pwd) $(set -o | md5sum) $x"
     [[ $before == "$after" ]] && echo same || echo "before $before after $after"')"
+# A worker shell runs many batches: a `cd` in one must not move the next (each call starts where
+# the first did, with $PWD and `pwd` saying so).
+mkdir -p start
+check "each call starts in the caller's directory" "$(printf '%s\n' "$PWD/start" "$PWD/start" | sort -u)" \
+  "$(seq 20 | (cd start && in_bash 'f() { printf "%s %s\n" "$(pwd -P)" "$PWD"; cd /; }; frun -j1 -l1 f') \
+    | tr ' ' '\n' | sort -u)"
+# A call that closes or redirects fd 1 loses no later batch's output: that attempt is dropped and
+# the batch runs again in a fresh worker shell.
+for how in 'exec >&-' 'exec >/dev/null'; do
+  check "a function that runs '$how' loses no output" "$(seq 30 | cksum)" \
+    "$(seq 30 | in_bash 'n=0; f() { n=$((n + 1)); ((n % 3)) || '"$how"'; printf "%s\n" "$@"; }; frun -j1 -l1 -k f' 2>/dev/null | cksum)"
+done
 # Sampled from inside the function while frun runs in the caller itself ($$ is the caller;
 # not in a pipeline, which would run frun in a subshell).
 check "no thread in the caller while frun runs" 1 \
