@@ -26,6 +26,7 @@ mod plugins;
 mod progress;
 mod properties;
 mod records;
+mod refusals;
 mod resume;
 mod retries;
 mod shard;

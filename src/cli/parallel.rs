@@ -14,7 +14,9 @@ use std::path::PathBuf;
 use super::Invocation;
 use super::units::{parse_delimiter, parse_number};
 use crate::bounds::{MAX_PATTERN, RecordBounds};
-use crate::exec::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
+use crate::exec::job::{
+    Columns, JobSpec, ReplacementNames, Spread, Trim, perl_expression, perl_refusal,
+};
 use crate::exit::ExitCode;
 use crate::output::OrderMode;
 use crate::plan::config::{
@@ -919,14 +921,20 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
-    for w in command {
-        if w.as_bytes().windows(2).any(|p| p == b"{=")
-            && w.as_bytes().windows(2).any(|p| p == b"=}")
-        {
-            return Err(refuse(
-                "{= perl expression =} is not supported by frun parallel: frun has no perl; \
-                 use the shell in the command ($(…)) or the other replacement strings",
-            ));
+    // GNU Parallel joins the command's words into one line before it looks for replacement
+    // strings; so does this check (and the tag and results templates are lines of their own).
+    let line = command
+        .iter()
+        .map(|w| w.as_bytes())
+        .collect::<Vec<_>>()
+        .join(&b' ');
+    for text in [
+        Some(line.as_slice()),
+        o.tag.as_deref(),
+        o.cfg.gnu_results.as_deref(),
+    ] {
+        if let Some(e) = text.and_then(perl_expression) {
+            return Err(refuse(perl_refusal(e)));
         }
     }
     results_and_resume(&mut o)?;

@@ -301,6 +301,36 @@ pub fn column_separator(re: &str) -> Result<regex::bytes::Regex, String> {
         .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))
 }
 
+/// The first GNU Parallel perl expression (`{=` … `=}`, `{=N` … `=}` included) in `line`,
+/// found as GNU Parallel finds it in its command words joined by spaces: a `{=`, then text
+/// in which neither `{=` nor `=}` starts, then `=}` — in one word, glued to other text, or
+/// across words (`{=}` and a `{=` with no `=}` after it are text). frun evaluates no perl,
+/// so a line holding one is refused, never run with the expression as text.
+pub fn perl_expression(line: &[u8]) -> Option<&[u8]> {
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&line[from..], b"{=") {
+        let open = from + at;
+        let inner = &line[open + 2..];
+        let close = memchr::memmem::find(inner, b"=}");
+        let reopen = memchr::memmem::find(inner, b"{=");
+        if let Some(c) = close.filter(|&c| reopen.is_none_or(|o| o > c)) {
+            return Some(&line[open..open + 2 + c + 2]);
+        }
+        from = open + 1;
+    }
+    None
+}
+
+/// What a line with a perl expression is refused with.
+pub fn perl_refusal(expression: &[u8]) -> String {
+    format!(
+        "{}: perl expressions ({{= … =}}) are not supported: frun runs no perl, and never runs \
+         a line it did not understand; use the shell in the command ($(…)) or the other \
+         replacement strings",
+        String::from_utf8_lossy(expression)
+    )
+}
+
 impl JobLine {
     /// Compiles `spec`'s line for records ending in `delimiter`. `direct`: whether the
     /// command named by the first word can be exec'd (found on PATH); without it, or with
@@ -311,6 +341,9 @@ impl JobLine {
             Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
             Columns::Separator(re) => ColumnSplit::Regex(column_separator(re)?),
         };
+        if let Some(e) = perl_expression(&spec.words.join(&b' ')) {
+            return Err(perl_refusal(e));
+        }
         if spec.literal {
             return Ok(JobLine::literal(spec, columns));
         }
@@ -1094,6 +1127,22 @@ fn quote_around_replacements(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perl_expressions_are_found_as_gnu_parallel_finds_them() {
+        let found = |l: &str| {
+            perl_expression(l.as_bytes()).map(|e| String::from_utf8_lossy(e).into_owned())
+        };
+        assert_eq!(found("echo {= s/a/b/ =}"), Some("{= s/a/b/ =}".into()));
+        assert_eq!(found("l{=s/a/b/=}x"), Some("{=s/a/b/=}".into()));
+        assert_eq!(found("{=1 $_ =} {}"), Some("{=1 $_ =}".into()));
+        assert_eq!(found("{==}"), Some("{==}".into()));
+        // The innermost pair: {={==} holds the expression {==}.
+        assert_eq!(found("{={==}"), Some("{==}".into()));
+        for text in ["{=}", "echo {= a", "=} {=", "{= {=}", "{ = =}"] {
+            assert_eq!(found(text), None, "{text}");
+        }
+    }
 
     fn q(v: &str) -> String {
         let mut o = Vec::new();
