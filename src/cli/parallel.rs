@@ -916,13 +916,10 @@ fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
     Ok(())
 }
 
-fn build(
-    mut o: Options,
-    command: &[OsString],
-    mut sources: Vec<Source>,
-) -> Result<Invocation, Invocation> {
-    // GNU Parallel joins the command's words into one line before it looks for replacement
-    // strings; so does this check (and the tag and results templates are lines of their own).
+/// Refuses a perl expression (`{= … =}`) in the command or the templates. GNU Parallel joins
+/// the command's words into one line before it looks for replacement strings; so does this
+/// check (the tag and results templates are lines of their own).
+fn refuse_perl(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
     let line = command
         .iter()
         .map(|w| w.as_bytes())
@@ -937,6 +934,15 @@ fn build(
             return Err(refuse(perl_refusal(e)));
         }
     }
+    Ok(())
+}
+
+fn build(
+    mut o: Options,
+    command: &[OsString],
+    mut sources: Vec<Source>,
+) -> Result<Invocation, Invocation> {
+    refuse_perl(&o, command)?;
     results_and_resume(&mut o)?;
     check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
