@@ -335,6 +335,11 @@ impl Ledger {
         self.batches.load(Ordering::Relaxed)
     }
 
+    /// Records skipped as too long to be an argument.
+    pub fn oversized_records(&self) -> u64 {
+        self.oversized.load(Ordering::Relaxed)
+    }
+
     pub fn records(&self) -> u64 {
         self.records.load(Ordering::Relaxed)
     }

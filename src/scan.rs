@@ -69,9 +69,22 @@ pub trait ScanEvents {
     /// when known, once, before anything is published. False stops the scan (the input is not
     /// the one being resumed).
     fn input_head(&self, head: &[u8], size: Option<u64>) -> bool;
-    /// The first published record (or `-b` chunk, `chunk`) holding a NUL byte starts at
-    /// `offset`; it becomes an argument, which the NUL cuts. Called once per run at most.
-    fn nul_in_argument(&self, _offset: u64, _chunk: bool) {}
+    /// The first record (or `-b` chunk, `chunk`) about to be published that holds a NUL byte
+    /// starts at `offset`; it becomes an argument, which the NUL cuts (`refuse`: None; else
+    /// the run stops with that status before the batch is published). Called once per run at
+    /// most.
+    fn nul_in_argument(&self, _offset: u64, _chunk: bool, _refuse: Option<i32>) {}
+}
+
+/// What a NUL byte inside a record that becomes an argument does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NulInArgument {
+    /// Nothing to look for: records do not become arguments, or NUL is their delimiter.
+    Pass,
+    /// The first one is reported; the argument is cut there (as xargs does).
+    Warn,
+    /// The run stops before the batch holding it runs, with this exit status.
+    Refuse(i32),
 }
 
 /// Unfinished input the spool may hold before ingest waits (plus the batch being built).
@@ -122,8 +135,9 @@ pub struct Settings {
     /// are in.
     pub head_first: Option<u64>,
     /// Records (or `-b` chunks) become arguments, which a NUL byte inside cuts (the delimiter
-    /// is not NUL): each batch is searched for one, once per batch, until one is reported.
-    pub warn_nul: bool,
+    /// is not NUL): what to do about one. While it matters, each batch is searched for one,
+    /// once per batch, until one is reported.
+    pub nul: NulInArgument,
     /// `--block` chunks end at these string boundaries instead of at the delimiter byte.
     pub bounds: Option<RecordBounds>,
 }
@@ -416,13 +430,19 @@ impl<'s, 'a> Run<'s, 'a> {
 
     /// Reports the first record of `[start, end)` that holds a NUL byte (the range itself when
     /// it is one argument, `records` false), unless one was reported already. One `memchr`.
-    fn look_for_nul(&mut self, (start, end): (u64, u64), records: bool) {
-        if !self.sc.settings.warn_nul || self.nul_reported {
-            return;
+    /// False when the run must stop (a NUL is refused).
+    fn look_for_nul(&mut self, (start, end): (u64, u64), records: bool) -> bool {
+        let refuse = match self.sc.settings.nul {
+            NulInArgument::Pass => return true,
+            NulInArgument::Warn => None,
+            NulInArgument::Refuse(status) => Some(status),
+        };
+        if self.nul_reported {
+            return true;
         }
         let bytes = self.sc.spool.bytes(start, end);
         let Some(at) = memchr::memchr(0, bytes) else {
-            return;
+            return true;
         };
         let record = if records {
             memchr::memrchr(self.sc.settings.delimiter, &bytes[..at]).map_or(0, |i| i as u64 + 1)
@@ -430,7 +450,9 @@ impl<'s, 'a> Run<'s, 'a> {
             0
         };
         self.nul_reported = true;
-        self.events.nul_in_argument(start + record, !records);
+        self.events
+            .nul_in_argument(start + record, !records, refuse);
+        refuse.is_none()
     }
 
     /// The checks due before `range` is published (`records`: it holds records, not one
@@ -440,8 +462,7 @@ impl<'s, 'a> Run<'s, 'a> {
         if self.sc.spool.shrank() || !self.check_head(self.eof_seen) {
             return false;
         }
-        self.look_for_nul(range, records);
-        true
+        self.look_for_nul(range, records)
     }
 
     /// Hands `[start, end)`, `records` records, to the ring: its sequence number, or None when
@@ -1144,7 +1165,7 @@ mod tests {
                 count_records: self.count_records,
                 shard: self.shard,
                 head_first: None,
-                warn_nul: false,
+                nul: NulInArgument::Pass,
                 bounds: None,
             }
         }

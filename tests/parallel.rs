@@ -952,6 +952,11 @@ const CASES: &[Case] = &[
         "",
     ),
     ("", r"parallel -k --colsep '-' echo {} :::: dashes", ""),
+    // A separator that matches nothing wide: Perl's split (no empty first column).
+    ("", r"parallel -k --colsep '' echo {1}-{2}-{3}. ::: ab", ""),
+    ("", r"parallel -k --colsep '' echo :::: dashes", ""),
+    ("", r"parallel -k --colsep 'b*' echo ::: abba", ""),
+    ("", r"parallel -k --colsep , echo {1}.{2}.{3} ::: ,a,", ""),
     ("", r"parallel -k --colsep '-' echo :::: dashes", ""),
     ("", r"parallel -k --colsep - echo {-1} {1.} :::: dashes", ""),
     (

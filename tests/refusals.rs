@@ -93,3 +93,61 @@ fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
     assert_code(&o, 0);
     assert_eq!(out(&o), "{= a =}\n");
 }
+
+#[test]
+fn a_value_too_long_for_one_argument_is_named_and_the_run_fails_as_gnu_parallel_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = vec![b'a'; 200_000];
+    v.extend_from_slice(b"\nshort\n");
+    std::fs::write(dir.path().join("v"), &v).unwrap();
+    // GNU Parallel: "Command line too long", status 255. The other value still runs here; the
+    // long one is named on stderr and the status says the run did not do everything.
+    for line in [
+        r#""$FRUN" parallel echo :::: v"#,
+        r#""$FRUN" parallel -X echo :::: v"#,
+        r#""$FRUN" parallel 'echo {} | wc -c' :::: v"#,
+        r#""$FRUN" parallel echo < v"#,
+    ] {
+        let o = bash_in(dir.path(), line);
+        assert_code(&o, 255);
+        assert!(err(&o).contains("is 200000 bytes"), "{line}: {}", err(&o));
+        assert!(!out(&o).contains("aaaa"), "{line}");
+    }
+    // frun's own flags keep their status (123), as README says.
+    let o = bash_in(dir.path(), r#""$FRUN" -l1 echo < v"#);
+    assert_code(&o, 123);
+    assert_eq!(out(&o), "short\n");
+}
+
+#[test]
+fn a_nul_byte_in_a_value_of_frun_parallel_is_refused_not_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), b"a\0b\nc\n").unwrap();
+    // Cut at the NUL, the value would have been `a`: a file of that name must survive.
+    std::fs::write(dir.path().join("a"), "").unwrap();
+    for line in [
+        r#""$FRUN" parallel rm :::: f"#,
+        r#""$FRUN" parallel -X rm < f"#,
+        r#""$FRUN" parallel -a f rm"#,
+        r#""$FRUN" parallel rm :::: f ::: x"#,
+        r#""$FRUN" parallel --colsep , rm {1} :::: f"#,
+    ] {
+        let o = bash_in(dir.path(), line);
+        assert_code(&o, 255);
+        assert!(err(&o).contains("NUL byte"), "{line}: {}", err(&o));
+        assert!(dir.path().join("a").exists(), "{line} removed a");
+    }
+    // NUL-separated values are values, not refusals.
+    let o = bash_in(dir.path(), r#"printf 'a\0b\0' | "$FRUN" parallel -0 -k echo"#);
+    assert_code(&o, 0);
+    assert_eq!(out(&o), "a\nb\n");
+}
+
+#[test]
+fn an_empty_column_separator_splits_between_characters_as_perl_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = bash_in(dir.path(), r#""$FRUN" parallel --colsep '' echo {1}-{2}-{3}. ::: ab"#);
+    assert_code(&o, 0);
+    // Perl's split (GNU Parallel's): no empty first column, an empty last one.
+    assert_eq!(out(&o), "a-b-.\n");
+}

@@ -203,11 +203,15 @@ impl Checkpointing<'_> {
     }
 
     /// A completed run of `frun xargs` / `frun parallel`: their statuses, no summary (the
-    /// commands' own messages said what failed).
+    /// commands' own messages said what failed). A value too long to be an argument (each was
+    /// named when skipped) is GNU Parallel's "Command line too long": 255.
     fn completed_as_peer(&self) -> ExitCode {
         let ledger = &self.shared.ledger;
         let failed = ledger.failed_batches() + ledger.given_up_batches();
         self.finish();
+        if self.ending.statuses == super::Statuses::Parallel && ledger.oversized_records() > 0 {
+            return ExitCode::Passed(255);
+        }
         match (self.ending.statuses, failed) {
             (_, 0) => ExitCode::Success,
             (super::Statuses::Parallel, n) => {

@@ -377,12 +377,22 @@ impl ScanEvents for Events<'_> {
         self.shared.stop.is_stopped()
     }
 
-    fn nul_in_argument(&self, offset: u64, chunk: bool) {
+    fn nul_in_argument(&self, offset: u64, chunk: bool, refuse: Option<i32>) {
         let (what, hint) = if chunk {
             ("chunk", "-s passes chunks on stdin instead")
         } else {
             ("record", "for NUL-delimited input use -0")
         };
+        if let Some(status) = refuse {
+            self.shared.stop.request(StopReason::Abort {
+                message: format!(
+                    "the {what} at byte {offset} holds a NUL byte, which no argument can hold: \
+                     refused, and the run stopped before its batch ({hint})"
+                ),
+                status,
+            });
+            return;
+        }
         eprintln!(
             "frun: warning: the {what} at byte {offset} contains a NUL byte, which ends an \
              argument: it is cut there ({hint}; later such {what}s are not reported)"

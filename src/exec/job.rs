@@ -290,6 +290,35 @@ const BUILTINS: &[&[u8]] = &[
     b":",
 ];
 
+/// `text` split into columns at `--colsep`'s matches as Perl's `split /RE/, TEXT, -1` (GNU
+/// Parallel's) splits it: a match of no width at the very start makes no empty first column
+/// (so an empty separator splits between characters: `ab` is `a`, `b` and an empty last
+/// column), and empty columns at the end are kept.
+pub fn split_columns<'r, 't>(
+    re: &'r regex::bytes::Regex,
+    text: &'t [u8],
+) -> impl Iterator<Item = &'t [u8]> + use<'r, 't> {
+    let mut last = 0;
+    let mut matches = re.find_iter(text).filter(|m| !(m.start() == 0 && m.end() == 0));
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        match matches.next() {
+            Some(m) => {
+                let field = &text[last..m.start()];
+                last = m.end();
+                Some(field)
+            }
+            None => {
+                done = true;
+                Some(&text[last..])
+            }
+        }
+    })
+}
+
 /// `--colsep`'s regular expression. It matches bytes, as GNU Parallel's Perl does on input it
 /// has not decoded: `.` is one byte, `\w` and `(?i)` are ASCII only, `\xC3` is that byte and a
 /// literal `é` its two UTF-8 bytes. (Unicode classes would also cost every run's start-up: their
@@ -790,7 +819,7 @@ impl JobLine {
                 }
             }
             (ColumnSplit::Regex(re), _) => {
-                let cols: Vec<&[u8]> = re.split(record).collect();
+                let cols: Vec<&[u8]> = split_columns(re, record).collect();
                 select(&cols, col, each);
             }
         }

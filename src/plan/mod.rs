@@ -278,7 +278,7 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
         shard: shard_map,
         head_first,
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
-        warn_nul: warns_nul(cfg, sizing),
+        nul: nul_in_argument(cfg, sizing),
         bounds: cfg.record_bounds,
     };
     Ok(Settings {
@@ -334,9 +334,18 @@ fn xargs_feed(
 }
 
 /// Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them (xargs'
-/// packed records end with one).
-fn warns_nul(cfg: &Config, sizing: Sizing) -> bool {
-    !cfg.stdin && cfg.xargs.is_none() && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)))
+/// packed records end with one): frun's own flags warn and cut, as xargs does; a GNU
+/// Parallel-style line refuses the value (255), as SECURITY.md promises for its values.
+fn nul_in_argument(cfg: &Config, sizing: Sizing) -> crate::scan::NulInArgument {
+    use crate::scan::NulInArgument;
+    let arguments = !cfg.stdin
+        && cfg.xargs.is_none()
+        && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)));
+    match (arguments, cfg.dialect) {
+        (false, _) => NulInArgument::Pass,
+        (true, config::Dialect::Parallel) => NulInArgument::Refuse(255),
+        (true, _) => NulInArgument::Warn,
+    }
 }
 
 /// What workers do the xargs way (nothing for other command lines).

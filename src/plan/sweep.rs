@@ -153,7 +153,7 @@ impl<'a> Table<'a> {
                 let mut columns = Vec::with_capacity(values.len());
                 for v in &values {
                     starts.push(columns.len());
-                    columns.extend(re.split(v));
+                    columns.extend(crate::exec::job::split_columns(re, v));
                 }
                 starts.push(columns.len());
                 columns
