@@ -248,17 +248,21 @@ pub struct Output {
     /// Finished output waiting for an earlier batch (`-k`).
     held: AtomicU64,
     journal: Option<Arc<Journal>>,
+    /// What `stdout` is, for messages ("standard output", a results directory's file).
+    target: String,
 }
 
 impl Output {
-    /// `stdout_base`: stdout's byte count before this run's output.
+    /// `stdout_base`: stdout's byte count before this run's output. `target` names what
+    /// `stdout` is, for messages.
     pub fn new(
         mode: OrderMode,
-        stdout: RawFd,
+        (stdout, target): (RawFd, String),
         journal: Option<Arc<Journal>>,
         stdout_base: u64,
     ) -> Output {
         Output {
+            target,
             mode,
             stdout,
             state: Mutex::new(Reorder {
@@ -269,6 +273,11 @@ impl Output {
             held: AtomicU64::new(0),
             journal,
         }
+    }
+
+    /// What the output goes to, for messages: "standard output", or the results file.
+    pub fn target(&self) -> &str {
+        &self.target
     }
 
     /// Tells the journal about a batch's input once its output is out: done, or, when its

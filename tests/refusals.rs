@@ -138,7 +138,10 @@ fn a_nul_byte_in_a_value_of_frun_parallel_is_refused_not_cut() {
         assert!(dir.path().join("a").exists(), "{line} removed a");
     }
     // NUL-separated values are values, not refusals.
-    let o = bash_in(dir.path(), r#"printf 'a\0b\0' | "$FRUN" parallel -0 -k echo"#);
+    let o = bash_in(
+        dir.path(),
+        r#"printf 'a\0b\0' | "$FRUN" parallel -0 -k echo"#,
+    );
     assert_code(&o, 0);
     assert_eq!(out(&o), "a\nb\n");
 }
@@ -146,8 +149,49 @@ fn a_nul_byte_in_a_value_of_frun_parallel_is_refused_not_cut() {
 #[test]
 fn an_empty_column_separator_splits_between_characters_as_perl_does() {
     let dir = tempfile::tempdir().unwrap();
-    let o = bash_in(dir.path(), r#""$FRUN" parallel --colsep '' echo {1}-{2}-{3}. ::: ab"#);
+    let o = bash_in(
+        dir.path(),
+        r#""$FRUN" parallel --colsep '' echo {1}-{2}-{3}. ::: ab"#,
+    );
     assert_code(&o, 0);
     // Perl's split (GNU Parallel's): no empty first column, an empty last one.
     assert_eq!(out(&o), "a-b-.\n");
+}
+
+/// A tmpfs of `size` mounted on a new directory (root only); None when it cannot be mounted.
+fn tiny_disk(size: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("disk");
+    std::fs::create_dir(&mnt).unwrap();
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some((dir, mnt))
+}
+
+fn unmount(mnt: &std::path::Path) {
+    let _ = std::process::Command::new("umount").arg(mnt).status();
+}
+
+#[test]
+fn a_full_results_disk_is_named_as_the_results_file_not_standard_output() {
+    let Some((_dir, mnt)) = tiny_disk("64k") else {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    let o = bash_in(
+        &mnt,
+        r#"seq 50 | "$FRUN" --results res -l1 sh -c 'seq 3000'"#,
+    );
+    unmount(&mnt);
+    assert_code(&o, 1);
+    let e = err(&o);
+    assert!(
+        e.contains("cannot write to the output file of task 0/1 in res: No space left"),
+        "{e}"
+    );
+    assert!(!e.contains("standard output"), "{e}");
 }

@@ -159,7 +159,12 @@ impl Shared {
             rings: Rings::new(workers.layout.clone(), RING_SLOTS)?,
             output: Output::new(
                 order,
-                results.map_or(1, |r| r.out.as_raw_fd()),
+                results.map_or((1, "standard output".into()), |r| {
+                    (
+                        r.out.as_raw_fd(),
+                        format!("the output file of {} in {}", r.task, r.dir.display()),
+                    )
+                }),
                 checkpoint.journal.clone(),
                 checkpoint.stdout_base,
             ),

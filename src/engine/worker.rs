@@ -168,6 +168,10 @@ pub(super) trait Site {
     fn release(&self, seq: u64);
     /// Hands batch `seq`'s output and the input it completed to the emitter.
     fn complete(&self, finished: Finished) -> Result<(), EmitError>;
+    /// What the output goes to, for messages.
+    fn output_target(&self) -> &str {
+        "standard output"
+    }
     /// Whether nobody reads stdout any more.
     fn reader_gone(&self) -> bool;
     /// Whether batches are timed (for [`Site::note_busy`]).
@@ -338,6 +342,10 @@ impl Site for Post<'_> {
 
     fn complete(&self, finished: Finished) -> Result<(), EmitError> {
         self.shared.output.complete(finished)
+    }
+
+    fn output_target(&self) -> &str {
+        self.shared.output.target()
     }
 
     fn reader_gone(&self) -> bool {
@@ -627,7 +635,7 @@ impl<'a, S: Site> Worker<'a, S> {
         match site.complete(finished) {
             Ok(()) => true,
             Err(e) => {
-                site.stop().request(emit_stop(e));
+                site.stop().request(emit_stop(e, site.output_target()));
                 false
             }
         }
@@ -893,7 +901,7 @@ impl<'a, S: Site> Worker<'a, S> {
         };
         let abort = settled.abort;
         if let Err(e) = site.complete(finished) {
-            stop.request(emit_stop(e));
+            stop.request(emit_stop(e, site.output_target()));
             return Ok(false);
         }
         if let Some(why) = abort {
@@ -944,12 +952,12 @@ impl<'a, S: Site> Worker<'a, S> {
     }
 }
 
-/// Why the run stops when the emitter could not take a batch.
-fn emit_stop(e: EmitError) -> StopReason {
+/// Why the run stops when the output (`target`: what it writes to) could not take a batch.
+pub(super) fn emit_stop(e: EmitError, target: &str) -> StopReason {
     match e {
         EmitError::Closed => StopReason::ReaderGone,
         EmitError::Io(e) => StopReason::Fatal(format!(
-            "cannot write to standard output: {}",
+            "cannot write to {target}: {}",
             crate::errors::os_message(&e)
         )),
     }

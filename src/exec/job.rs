@@ -299,7 +299,9 @@ pub fn split_columns<'r, 't>(
     text: &'t [u8],
 ) -> impl Iterator<Item = &'t [u8]> + use<'r, 't> {
     let mut last = 0;
-    let mut matches = re.find_iter(text).filter(|m| !(m.start() == 0 && m.end() == 0));
+    let mut matches = re
+        .find_iter(text)
+        .filter(|m| !(m.start() == 0 && m.end() == 0));
     let mut done = false;
     std::iter::from_fn(move || {
         if done {

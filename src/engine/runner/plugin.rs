@@ -16,7 +16,6 @@ use crate::exec::plugin::{
 use crate::exec::spawn::ChildEnd;
 use crate::ledger::Outcome;
 use crate::output::Capture;
-use crate::stop::StopReason;
 
 /// Runs each attempt as a call in a plugin host.
 pub(crate) struct PluginRunner<'a> {
@@ -139,13 +138,10 @@ impl Runner for PluginRunner<'_> {
         let reply = host.reply().ok().flatten();
         child.set_running(0);
         if let Some(Err(e)) = relay.map(|r| r.end()) {
-            return Ok(Ending::Stop(match e {
-                crate::output::EmitError::Closed => StopReason::ReaderGone,
-                crate::output::EmitError::Io(e) => StopReason::Fatal(format!(
-                    "cannot write to standard output: {}",
-                    crate::errors::os_message(&e)
-                )),
-            }));
+            return Ok(Ending::Stop(super::super::worker::emit_stop(
+                e,
+                shared.output.target(),
+            )));
         }
         let ran = match reply {
             Some(0) => Outcome::Ok,

@@ -242,13 +242,10 @@ impl Runner for SpawnRunner<'_> {
         if let Some(Err(e)) = relay.map(|r| r.end()) {
             self.child.set_running(0);
             wait_reap(pid);
-            return Ok(Ending::Stop(match e {
-                crate::output::EmitError::Closed => StopReason::ReaderGone,
-                crate::output::EmitError::Io(e) => StopReason::Fatal(format!(
-                    "cannot write to standard output: {}",
-                    crate::errors::os_message(&e)
-                )),
-            }));
+            return Ok(Ending::Stop(super::super::worker::emit_stop(
+                e,
+                self.child.shared.output.target(),
+            )));
         }
         // The child is a zombie until reaped: its pid cannot be reused while the supervisor may
         // still signal it through the slot.
