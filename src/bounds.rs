@@ -38,7 +38,7 @@ impl RecordBounds {
         })
     }
 
-    fn pattern(&self) -> &[u8] {
+    pub fn pattern(&self) -> &[u8] {
         &self.pattern[..self.end_len as usize + self.start_len as usize]
     }
 

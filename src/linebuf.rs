@@ -125,6 +125,7 @@ impl LineRelay {
             relay: self,
             output,
             pending: Vec::with_capacity(READ_BYTES),
+            unbroken: 0,
             live: false,
             kept_from: None,
             error: None,
@@ -175,6 +176,9 @@ struct Pump<'a> {
     output: &'a Output,
     /// Bytes read that do not end a line yet.
     pending: Vec<u8>,
+    /// How much of `pending`, from its start, is known to hold no newline: a line longer than
+    /// a read is searched once, not again with every read (that was quadratic in its length).
+    unbroken: usize,
     /// The current batch's lines go straight out (the emitter said so once).
     live: bool,
     /// Where the current batch's kept lines start in the capture file (`-k`).
@@ -211,9 +215,13 @@ impl Pump<'_> {
         let cut = if all {
             self.pending.len()
         } else {
-            match memchr::memrchr(b'\n', &self.pending) {
-                Some(i) => i + 1,
-                None => return,
+            let from = self.unbroken.min(self.pending.len());
+            match memchr::memrchr(b'\n', &self.pending[from..]) {
+                Some(i) => from + i + 1,
+                None => {
+                    self.unbroken = self.pending.len();
+                    return;
+                }
             }
         };
         if cut == 0 {
@@ -223,6 +231,8 @@ impl Pump<'_> {
             self.error.get_or_insert(e);
         }
         self.pending.drain(..cut);
+        // What is left follows the last newline: it holds none.
+        self.unbroken = self.pending.len();
     }
 
     /// Hands `pending[..cut]` of batch `seq` to the emitter, or keeps it for later (`-k`),
@@ -285,6 +295,7 @@ impl Pump<'_> {
         while self.read_some() {}
         self.forward_lines(true);
         self.pending.clear();
+        self.unbroken = 0;
         self.live = false;
         self.kept_from = None;
         let mut c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());

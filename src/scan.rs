@@ -543,6 +543,20 @@ struct ChunkScan<'s, 'a> {
     at_records: bool,
     /// Where the next chunk starts.
     start: u64,
+    /// A record longer than a chunk, from `start`, not ended yet: how far its end was looked
+    /// for, so that input arriving in pieces is searched once, not again from the start with
+    /// every piece (that was quadratic in the record's length).
+    long: Option<LongRecord>,
+}
+
+/// The search for the end of a record longer than a chunk, as far as it went.
+#[derive(Clone, Copy, Debug)]
+struct LongRecord {
+    /// The chunk start it belongs to.
+    start: u64,
+    /// The input up to here was searched; no record ends in `(start + size, searched]` but
+    /// possibly one whose end pattern straddles `searched`.
+    searched: u64,
 }
 
 impl<'s, 'a> ChunkScan<'s, 'a> {
@@ -552,6 +566,17 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             size,
             at_records,
             start: 0,
+            long: None,
+        }
+    }
+
+    /// Where the search for the end of a long record from `start` may resume (an offset past
+    /// `start + size`), knowing `overlap` bytes before it may hold the start of its end.
+    fn resume_long(&self, overlap: u64) -> u64 {
+        let floor = self.start + self.size;
+        match self.long {
+            Some(l) if l.start == self.start => l.searched.saturating_sub(overlap).max(floor),
+            _ => floor,
         }
     }
 
@@ -609,7 +634,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
 
     /// Where the chunk from `start` ends, the input up to `bound` being usable; None while a
     /// record longer than a chunk has not ended yet.
-    fn chunk_end(&self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
+    fn chunk_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
         let (start, size) = (self.start, self.size);
         if bound - start < size {
             return Some(bound);
@@ -618,27 +643,39 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             return Some(start + size);
         }
         let spool = self.run.sc.spool;
-        if let Some(b) = &self.run.sc.settings.bounds {
+        // Once no record ends within the chunk's size, none will: only the rest is searched,
+        // each byte once however the input arrives.
+        let known_long = self.long.is_some_and(|l| l.start == start);
+        let found = if let Some(b) = &self.run.sc.settings.bounds {
             let data = spool.bytes(start, bound);
-            let size = size as usize;
-            return match b
-                .last_in(data, 0, size)
-                .or_else(|| b.first_after(data, size))
-            {
-                Some(p) => Some(start + p as u64),
-                None if eof || bound < filled => Some(bound),
-                None => None,
-            };
-        }
-        let delimiter = self.run.sc.settings.delimiter;
-        if let Some(i) = memchr::memrchr(delimiter, spool.bytes(start, start + size)) {
-            return Some(start + i as u64 + 1);
-        }
-        // A record longer than the chunk is a chunk of its own.
-        match memchr::memchr(delimiter, spool.bytes(start + size, bound)) {
-            Some(j) => Some(start + size + j as u64 + 1),
+            let within = (!known_long)
+                .then(|| b.last_in(data, 0, size as usize))
+                .flatten();
+            let from = self.resume_long(b.pattern().len() as u64) - start;
+            within
+                .or_else(|| b.first_after(data, from as usize))
+                .map(|p| start + p as u64)
+        } else {
+            let delimiter = self.run.sc.settings.delimiter;
+            let within = (!known_long)
+                .then(|| memchr::memrchr(delimiter, spool.bytes(start, start + size)))
+                .flatten();
+            // A record longer than the chunk is a chunk of its own.
+            let from = self.resume_long(0);
+            within.map(|i| start + i as u64 + 1).or_else(|| {
+                memchr::memchr(delimiter, spool.bytes(from, bound)).map(|j| from + j as u64 + 1)
+            })
+        };
+        match found {
+            Some(p) => Some(p),
             None if eof || bound < filled => Some(bound),
-            None => None,
+            None => {
+                self.long = Some(LongRecord {
+                    start,
+                    searched: bound,
+                });
+                None
+            }
         }
     }
 
