@@ -10,6 +10,9 @@
 #   XJOB_LINES=100000   values for the -X rows (all on one command line: keep it under ARG_MAX)
 #   XZ_LINES=14000000   lines (seq, ~115 MB) for the compression rows: frun -k -b 1Mi gzip -1
 #                       against pigz, frun -k -b 32Mi xz -T1 against xz -T2
+#   LONG_MB=500         megabytes of the one-record rows (one line without a newline, through
+#                       --block, --pipe and --lb, from a pipe and from a file, and at a quarter
+#                       and a half of that size to show the cost is linear in it)
 #   FILES=2000          files for the sha256sum workload, FILE_BYTES=131072 random bytes each (CPU-bound hashing)
 #   RUNS=3              hyperfine runs per command (at least 1)
 #   STARTUP_RUNS=30     runs for the start-up and sha256sum workloads (cheap, noisy)
@@ -38,6 +41,7 @@ if [[ $QUICK == 1 ]]; then
     JOB_LINES=${JOB_LINES:-500}
     XJOB_LINES=${XJOB_LINES:-5000}
     XZ_LINES=${XZ_LINES:-300000}
+    LONG_MB=${LONG_MB:-20}
 else
     SMALL_LINES=${SMALL_LINES:-200000}
     TINY_LINES=${TINY_LINES:-5000}
@@ -48,6 +52,7 @@ else
     JOB_LINES=${JOB_LINES:-20000}
     XJOB_LINES=${XJOB_LINES:-100000}
     XZ_LINES=${XZ_LINES:-14000000}
+    LONG_MB=${LONG_MB:-500}
 fi
 FILE_BYTES=${FILE_BYTES:-131072}
 ECHO_OUTPUT=${ECHO_OUTPUT:-null}
@@ -151,6 +156,10 @@ seq 1 >one.txt
 seq "$JOB_LINES" >jobs.txt
 seq "$XJOB_LINES" >xjobs.txt
 seq "$XZ_LINES" >xz.txt
+# One record of LONG_MB MB (and of a quarter and a half of that): 'a' bytes, no newline.
+for part in 1 2 4; do
+    head -c "$((LONG_MB * 1000000 / part))" /dev/zero | tr '\0' a >"long$part.txt"
+done
 # lines.txt pre-split into the 512 KiB chunks `frun -b 512k` cuts, one file each: running `wc -c`
 # on them measures process starts alone (wc -c takes a regular file's size without reading it).
 mkdir -p chunks && split -b 512k lines.txt chunks/c && ls "$PWD"/chunks/c* >chunks.txt
@@ -491,6 +500,31 @@ run_benchmarks() {
     bench bash-frun-colon "$wl" "frun : (a builtin)" "$LINES" lines "$W" "$RUNS" bash-frun "" \
         "bash -c 'source ./frun.bash; frun : < lines.txt'"
 
+    # One record longer than any chunk, from a pipe (cat) and from the file itself: each read
+    # of it used to search it again from its start. The pipe rows are compared with the file's
+    # (the pipe costs one copy more, into the spool, and cat's own work); the --lb rows at a
+    # quarter and a half of the size show that the cost grows linearly with it.
+    wl="one record of $LONG_MB MB (no newline)"
+    local how id
+    for how in "block:frun --block 10M cat" "pipe:frun parallel --pipe --block 10M cat" \
+        "lb:frun parallel --lb --pipe --block 10M cat"; do
+        id=${how%%:*}
+        bench "long-$id-file" "$wl" "${how#*:}, from the file" "$LONG_MB" MB 1 "$RUNS" \
+            "long-$id-file" "" "${how#*:} < long1.txt > /dev/null"
+        bench "long-$id-pipe" "$wl" "${how#*:}, from a pipe" "$LONG_MB" MB 1 "$RUNS" \
+            "long-$id-file" "" "cat long1.txt | ${how#*:} > /dev/null"
+    done
+    bench long-lb-pipe-half "$wl" "--lb from a pipe, $((LONG_MB / 2)) MB" "$((LONG_MB / 2))" MB 1 \
+        "$RUNS" long-lb-pipe "" "cat long2.txt | frun parallel --lb --pipe --block 10M cat > /dev/null"
+    bench long-lb-pipe-quarter "$wl" "--lb from a pipe, $((LONG_MB / 4)) MB" "$((LONG_MB / 4))" MB \
+        1 "$RUNS" long-lb-pipe "" \
+        "cat long4.txt | frun parallel --lb --pipe --block 10M cat > /dev/null"
+    if ((use_parallel)); then
+        bench long-pipe-gnu "$wl" "GNU Parallel --pipe --block 10M, $((LONG_MB / 4)) MB" \
+            "$((LONG_MB / 4))" MB 0 "$RUNS" long-lb-pipe-quarter "" \
+            "cat long4.txt | parallel --will-cite --pipe --block 10M cat > /dev/null"
+    else skip long-pipe-gnu "$wl" "GNU Parallel --pipe" "$((LONG_MB / 4))" MB "not installed"; fi
+
     wl="sha256sum, $FILES files of $FILE_BYTES B"
     bench sha-frun "$wl" frun "$FILES" files "$W" "$SHA_RUNS" sha-frun "" "frun sha256sum < files.txt"
     bench sha-xargs-serial "$wl" "xargs (serial)" "$FILES" files "$W" "$SHA_RUNS" sha-frun "" \
@@ -521,8 +555,8 @@ unless_check_failed run_benchmarks
     printf 'hyperfine\t%s\n' "$(version hyperfine --version)"
     printf 'rustc\t%s\n' "$(version rustc --version)"
     printf 'cc\t%s\n' "$(version cc --version)"
-    printf 'settings\tLINES=%s SMALL_LINES=%s TINY_LINES=%s JOB_LINES=%s XJOB_LINES=%s FILES=%s FILE_BYTES=%s RUNS=%s STARTUP_RUNS=%s SHA_RUNS=%s ECHO_OUTPUT=%s QUICK=%s\n' \
-        "$LINES" "$SMALL_LINES" "$TINY_LINES" "$JOB_LINES" "$XJOB_LINES" "$FILES" "$FILE_BYTES" "$RUNS" "$STARTUP_RUNS" "$SHA_RUNS" \
+    printf 'settings\tLINES=%s SMALL_LINES=%s TINY_LINES=%s JOB_LINES=%s XJOB_LINES=%s LONG_MB=%s FILES=%s FILE_BYTES=%s RUNS=%s STARTUP_RUNS=%s SHA_RUNS=%s ECHO_OUTPUT=%s QUICK=%s\n' \
+        "$LINES" "$SMALL_LINES" "$TINY_LINES" "$JOB_LINES" "$XJOB_LINES" "$LONG_MB" "$FILES" "$FILE_BYTES" "$RUNS" "$STARTUP_RUNS" "$SHA_RUNS" \
         "$ECHO_OUTPUT" "$QUICK"
     printf 'inputs\tlines.txt = seq %s; small.txt = seq %s; tiny.txt = seq %s; one.txt = seq 1; files.txt = %s paths of files with %s random bytes each\n' \
         "$LINES" "$SMALL_LINES" "$TINY_LINES" "$FILES" "$FILE_BYTES"
