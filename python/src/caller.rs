@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyIterator, PyList, PyModule, PyString};
 
 use crate::engine::{ASK_REAP, ASK_START, engine_main};
+use crate::feeder::{Feeder, Taken};
 use crate::frames;
 use crate::options::{InputArg, OnError, Options};
 use crate::worker::{Job, worker_main};
@@ -54,8 +55,10 @@ pub(crate) enum Feed {
     None,
     /// Each item of a list is one record, read in place by index.
     List { list: Py<PyList>, next: usize },
-    /// Each item of an iterator is one record.
+    /// Each item of an iterator is one record (read by a [`Feeder`] once the run starts).
     Items(Py<PyIterator>),
+    /// An iterator being read on a thread of its own.
+    Thread(Feeder),
     /// A binary file object's bytes, read in chunks.
     File(Py<PyAny>),
 }
@@ -164,7 +167,11 @@ fn warn_threads(py: Python<'_>) -> PyResult<()> {
 /// Appends one item of a source and the delimiter to `pending`: a `str` as UTF-8 (or in
 /// the run's encoding), `bytes` as they are. Whether it held the delimiter is checked for a
 /// whole chunk at once ([`check_one_record_each`]).
-fn push_record(pending: &mut Vec<u8>, item: &Bound<'_, PyAny>, opts: &Options) -> PyResult<()> {
+pub(crate) fn push_record(
+    pending: &mut Vec<u8>,
+    item: &Bound<'_, PyAny>,
+    opts: &Options,
+) -> PyResult<()> {
     let reencode = opts.encoding.as_ref().filter(|e| !e.is_utf8);
     // An exact str first: a pointer compare, where the other tests are calls.
     if let (Ok(s), None) = (item.cast_exact::<PyString>(), reencode) {
@@ -191,7 +198,7 @@ fn push_record(pending: &mut Vec<u8>, item: &Bound<'_, PyAny>, opts: &Options) -
 
 /// `items` items were appended to `chunk`, each with one delimiter after it: more delimiters
 /// than that means an item held one. One count over the chunk instead of a search per item.
-fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
+pub(crate) fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
     if frun::batch::count_records(chunk, delimiter) != items {
         return Err(PyValueError::new_err(format!(
             "frun: an item of the source holds the delimiter {:?}: each item must be one record",
@@ -228,6 +235,8 @@ pub(crate) struct Run {
     pub(crate) results: VecDeque<Py<PyAny>>,
     pub(crate) errors: Vec<Py<PyAny>>,
     pub(crate) done: bool,
+    /// A record's error, raised once the results before it are out.
+    failure: Option<PyErr>,
     _memfd: Option<OwnedFd>,
 }
 
@@ -328,6 +337,12 @@ impl Run {
         if let Some(w) = &feed_fd {
             nonblocking(w);
         }
+        // An iterator is read on a thread of its own from now on: the serving loop never
+        // waits inside its `next()`.
+        let feed = match src.feed {
+            Feed::Items(items) => Feed::Thread(Feeder::start(items, &opts)?),
+            other => other,
+        };
         Ok(Run {
             mode,
             func: func.map(|f| f.clone().unbind()),
@@ -336,7 +351,7 @@ impl Run {
             ctl: ctl.map(|(mine, _)| mine),
             out: Some(out_r),
             feed_fd,
-            feed: src.feed,
+            feed,
             pending: Vec::new(),
             pending_at: 0,
             buf: Vec::new(),
@@ -345,19 +360,31 @@ impl Run {
             results: VecDeque::new(),
             errors: Vec::new(),
             done: false,
+            failure: None,
             _memfd: src.memfd,
         })
     }
 
     /// Serves the engine until a result is ready or the run has ended.
+    /// The results before a record's error come first: the error is raised once they are all
+    /// out (a checkpoint counts them as done, so a resumed run does not produce them again).
     pub(crate) fn next_result(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        while self.results.is_empty() && !self.done {
+        loop {
+            if let Some(r) = self.results.pop_front() {
+                return Ok(Some(r));
+            }
+            if let Some(e) = self.failure.take() {
+                self.abort();
+                return Err(e);
+            }
+            if self.done {
+                return Ok(None);
+            }
             if let Err(e) = self.step(py) {
                 self.abort();
                 return Err(e);
             }
         }
-        Ok(self.results.pop_front())
     }
 
     /// Serves the engine until the run has ended; the results in a list (`frun.map`), each
@@ -391,6 +418,10 @@ impl Run {
                     list.append(r)?;
                 }
                 filled += 1;
+            }
+            if let Some(e) = self.failure.take() {
+                self.abort();
+                return Err(e);
             }
             if self.done {
                 if filled < expected {
@@ -426,7 +457,21 @@ impl Run {
         };
         fds.push(poll_of(&self.ctl, libc::POLLIN));
         fds.push(poll_of(&self.out, libc::POLLIN));
-        fds.push(poll_of(&self.feed_fd, libc::POLLOUT));
+        // With nothing to write and a reading thread, wait for its records, not for room.
+        let feeder = match &self.feed {
+            Feed::Thread(f) if self.pending_at == self.pending.len() && self.feed_fd.is_some() => {
+                Some(f.fd())
+            }
+            _ => None,
+        };
+        match feeder {
+            Some(fd) => fds.push(libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            }),
+            None => fds.push(poll_of(&self.feed_fd, libc::POLLOUT)),
+        }
         let n = fds.len() as libc::nfds_t;
         let addr = fds.as_mut_ptr() as usize;
         let r = py.detach(move || {
@@ -572,6 +617,10 @@ impl Run {
         let Some(fd) = &self.feed_fd else {
             return Ok(());
         };
+        if self.pending.is_empty() {
+            // The reading thread has nothing yet.
+            return Ok(());
+        }
         let rest = &self.pending[self.pending_at..];
         // SAFETY: writes from a live slice to our pipe.
         let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
@@ -636,17 +685,12 @@ impl Run {
                 check_one_record_each(pending, items, opts.delimiter)?;
                 Ok(!pending.is_empty())
             }
-            Feed::Items(it) => {
-                let mut it = it.bind(py).clone();
-                let mut items = 0u64;
-                while pending.len() < CHUNK {
-                    let Some(item) = it.next() else { break };
-                    push_record(pending, &item?, opts)?;
-                    items += 1;
-                }
-                check_one_record_each(pending, items, opts.delimiter)?;
-                Ok(!pending.is_empty())
-            }
+            Feed::Thread(f) => match f.take(pending)? {
+                Taken::More => Ok(true),
+                Taken::End => Ok(false),
+            },
+            // Run::start hands every iterator to a reading thread.
+            Feed::Items(_) => Ok(false),
         }
     }
 
@@ -677,6 +721,11 @@ impl Run {
 
     /// Turns the whole frames in `buf` into results (or the run's error).
     fn decode(&mut self, py: Python<'_>) -> PyResult<()> {
+        if self.failure.is_some() {
+            // Nothing after a record's error is the caller's.
+            self.buf.clear();
+            return Ok(());
+        }
         let mut at = 0;
         let mut pause = GcPause {
             gc: None,
@@ -699,7 +748,9 @@ impl Run {
                     let (offset, tb) = frames::error_parts(payload);
                     let err = crate::task_error(py, offset, &tb, None);
                     if kind == frames::ERROR {
-                        return Err(err);
+                        self.failure = Some(err);
+                        self.buf.clear();
+                        return Ok(());
                     }
                     report_skipped(py, offset, &tb)?;
                     self.errors.push(err.value(py).clone().into_any().unbind());

@@ -18,6 +18,7 @@ use pyo3::types::{PyBytes, PyList};
 mod batch;
 mod caller;
 mod engine;
+mod feeder;
 mod frames;
 mod options;
 mod text;
@@ -122,8 +123,24 @@ fn start_function(
     })
 }
 
+/// `checkpoint=` given to a call that returns all its results at once (`map`, `run`): refused,
+/// since a resumed run would return only what it ran itself — the results of the records an
+/// earlier run finished are not kept anywhere — and every position in the list would shift.
+fn refuse_checkpoint(checkpoint: Option<&PathBuf>, call: &str) -> PyResult<()> {
+    match checkpoint {
+        None => Ok(()),
+        Some(_) => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "checkpoint: frun.{call} returns every result at once, and a resumed run would \
+             return only the records it ran itself (the results of records finished before \
+             are not kept); use frun.stream(..., checkpoint=PATH), which yields each result as \
+             it comes, and keep what it yields"
+        ))),
+    }
+}
+
 /// Calls `fn` on every record of `source` in forked workers; returns the results as a list, in
-/// input order unless `ordered=False`. See `frun.stream` for the arguments.
+/// input order unless `ordered=False`. See `frun.stream` for the arguments; `checkpoint=` is
+/// refused (ValueError): use `frun.stream` for runs that may be stopped and resumed.
 #[pyfunction]
 #[pyo3(signature = (func, source, *, workers=None, ordered=true, batch=false, encoding=Some("utf-8"), delimiter=None, on_error="raise", retries=3, checkpoint=None))]
 #[allow(clippy::too_many_arguments)]
@@ -140,6 +157,7 @@ fn map(
     retries: i64,
     checkpoint: Option<PathBuf>,
 ) -> PyResult<Py<PyList>> {
+    refuse_checkpoint(checkpoint.as_ref(), "map")?;
     let mut s = start_function(
         py, func, source, workers, ordered, batch, encoding, delimiter, on_error, retries,
         checkpoint,
@@ -186,7 +204,8 @@ fn stream(
 /// Runs the command `argv` per batch of records of `source`, exactly as the `frun` binary
 /// does (records as its arguments, or on its stdin with `stdin=True`, the binary's `-s`), and
 /// returns its output (`bytes`), in input order unless `ordered=False`. A failed run raises
-/// `frun.TaskError` with `.status`, the binary's exit status.
+/// `frun.TaskError` with `.status`, the binary's exit status. `checkpoint=` is refused
+/// (ValueError): the output of a resumed run would lack what the earlier run produced.
 #[pyfunction]
 #[pyo3(signature = (argv, source, *, stdin=false, workers=None, ordered=true, delimiter=None, retries=3, checkpoint=None))]
 #[allow(clippy::too_many_arguments)]
@@ -201,6 +220,7 @@ fn run(
     retries: i64,
     checkpoint: Option<PathBuf>,
 ) -> PyResult<Py<PyBytes>> {
+    refuse_checkpoint(checkpoint.as_ref(), "run")?;
     let newline = PyBytes::new(py, b"\n").into_any();
     let delimiter = delimiter.unwrap_or(&newline);
     let opts = Options::new(

@@ -174,6 +174,7 @@ pub(crate) fn config(
     })?;
     cfg.shell_command = function;
     cfg.no_default_journal = true;
+    cfg.output_to_caller = true;
     cfg.retries = Some(opts.retries);
     if let Some(p) = &opts.checkpoint {
         if std::fs::symlink_metadata(p).is_ok() {

@@ -233,8 +233,16 @@ fn run_batch(
                     OnError::Skip => frames::SKIPPED,
                     _ => frames::ERROR,
                 };
-                // The results so far come first, so a stream yields them before the error.
-                results.flush(&job.dumps, out)?;
+                if kind == frames::ERROR && job.opts.checkpoint.is_some() {
+                    // A checkpoint counts a failed batch as not done: a resumed run calls its
+                    // records again, so the results so far would be yielded twice. Only the
+                    // error goes out.
+                    results = Results::new();
+                    out.clear();
+                } else {
+                    // The results so far come first, so a stream yields them before the error.
+                    results.flush(&job.dumps, out)?;
+                }
                 frames::push_error(out, kind, offset, &traceback_text(py, &e));
                 if kind == frames::ERROR {
                     failed = true;

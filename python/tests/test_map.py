@@ -221,3 +221,42 @@ def test_a_path_is_read_from_the_file_itself(tmp_path):
             f.write(b"%d\n" % i)
     got = frun.map(int, os.fspath(p))
     assert got == list(range(100_000))
+
+
+def test_a_stream_over_a_generator_yields_while_the_generator_still_runs():
+    # The generator gives one record, then waits until the result of that record has been
+    # yielded: the stream must yield it while the generator is still inside its next().
+    import threading
+
+    yielded = threading.Event()
+
+    def records():
+        yield "a"
+        assert yielded.wait(60), "the first result never came while the generator waited"
+        yield "b"
+
+    got = []
+    for r in frun.stream(str.upper, records()):
+        got.append(r)
+        yielded.set()
+    assert got == ["A", "B"]
+
+
+def test_a_generator_that_raises_later_stops_the_stream_with_its_exception():
+    def records():
+        yield from (str(i) for i in range(1000))
+        raise KeyError("the source broke")
+
+    with pytest.raises(KeyError, match="the source broke"):
+        list(frun.stream(str.upper, records()))
+    # Nothing is left running: the next run starts and ends normally.
+    assert frun.map(str.upper, iter(["x"])) == ["X"]
+
+
+def test_leaving_a_stream_over_an_endless_generator_stops_it():
+    import itertools
+
+    s = frun.stream(str.upper, (str(i) for i in itertools.count()))
+    assert [next(s) for _ in range(5)] == ["0", "1", "2", "3", "4"]
+    s.close()
+    assert frun.map(str.upper, iter(["y"])) == ["Y"]

@@ -97,6 +97,9 @@ pub struct Restore {
     batches: u64,
     /// The recorded byte count (None: the output went straight to stdout, `-u`).
     want: Option<u64>,
+    /// Stdout goes to the program that started the run, which collects it: there is no
+    /// earlier output there to cut, nor a file to tell the user about.
+    to_caller: bool,
 }
 
 impl Restore {
@@ -119,7 +122,17 @@ impl Restore {
             from: from.to_path_buf(),
             batches: cp.batches,
             want: cp.stdout,
+            to_caller: false,
         })
+    }
+
+    /// The same, for a run whose stdout goes to the program that started it (the Python
+    /// module): resuming only says how much was done.
+    pub fn to_caller(self) -> Restore {
+        Restore {
+            to_caller: true,
+            ..self
+        }
     }
 
     /// Cuts stdout back to the recorded output (a regular file), or says what to cut; one line
@@ -127,6 +140,12 @@ impl Restore {
     pub fn apply(&self) -> Result<(), String> {
         let from = self.from.display();
         let done = count(self.batches, "batch", "batches");
+        if self.to_caller {
+            eprintln!(
+                "frun: resuming {from}: {done} already done; their results are not produced again"
+            );
+            return Ok(());
+        }
         let Some(want) = self.want else {
             eprintln!(
                 "frun: resuming {from}: {done} already done; their output went straight to \

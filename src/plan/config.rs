@@ -173,6 +173,9 @@ pub struct Config {
     /// No checkpoint journal unless `checkpoint_file` or `resume` asks for one (a library front
     /// end, which must not leave files in the caller's directory).
     pub no_default_journal: bool,
+    /// Stdout is a pipe to the program that started the run and collects its output (a library
+    /// front end): a resume has no earlier output there to cut back, so it says nothing of it.
+    pub output_to_caller: bool,
     pub resume: Option<PathBuf>,
     /// `--shard`: this task's share of the input.
     pub shard: ShardSpec,
@@ -282,6 +285,7 @@ impl Default for Config {
             delay: None,
             checkpoint_file: None,
             no_default_journal: false,
+            output_to_caller: false,
             resume: None,
             shard: ShardSpec::Auto,
             results: None,

@@ -970,7 +970,7 @@ fn checkpoint(
             p.display()
         )));
     }
-    let prepared = crate::journal::prepare(
+    let mut prepared = crate::journal::prepare(
         &run_identity(cfg),
         &shown_command(cfg),
         cfg.checkpoint_file.as_deref(),
@@ -979,5 +979,8 @@ fn checkpoint(
         input,
     )
     .map_err(PlanError::Usage)?;
+    if cfg.output_to_caller {
+        prepared.restore = prepared.restore.map(crate::journal::Restore::to_caller);
+    }
     Ok((prepared, None))
 }
