@@ -45,6 +45,9 @@ pub struct Journal {
     /// Stdout, synced before entries are written when it is a regular file.
     stdout: Option<RawFd>,
     batches: AtomicU64,
+    /// `done` entries in the file, this run's and those of the runs it continues: the next
+    /// one is numbered one more.
+    numbered: AtomicU64,
     /// Stdout's byte count after the last batch recorded done (u64::MAX: not counted, `-u` or
     /// not a regular file): what a resume keeps of it.
     kept_stdout: AtomicU64,
@@ -84,9 +87,18 @@ impl Journal {
             alternates: false,
             failures_done: false,
             cut: AtomicBool::new(false),
-            pending: Mutex::new(Vec::new()),
+            // A run that continues a journal starts with a `stdout` line: its output count
+            // starts there (a new output file starts again at 0).
+            pending: Mutex::new(if resume {
+                let mut p = Vec::new();
+                format::run_start(&mut p, stdout_base);
+                p
+            } else {
+                Vec::new()
+            }),
             stdout,
             batches: AtomicU64::new(0),
+            numbered: AtomicU64::new(0),
             kept_stdout: AtomicU64::new(stdout_base.unwrap_or(u64::MAX)),
             lost: Mutex::new(None),
         }
@@ -120,6 +132,13 @@ impl Journal {
     /// Failed batches are recorded as done (see the field).
     pub fn with_failures_done(mut self) -> Journal {
         self.failures_done = true;
+        self
+    }
+
+    /// The journal continued holds `entries` `done` entries already: this run's are numbered
+    /// after them.
+    pub fn after_entries(self, entries: u64) -> Journal {
+        self.numbered.store(entries, Ordering::Relaxed);
         self
     }
 
@@ -214,7 +233,11 @@ impl Journal {
         if let Some(n) = stdout {
             self.kept_stdout.fetch_max(n, Ordering::Relaxed);
         }
-        self.push(|p| format::done(p, start, end, stdout));
+        // Numbered under the buffer's lock: the numbers follow the file's order.
+        self.push(|p| {
+            let n = self.numbered.fetch_add(1, Ordering::Relaxed) + 1;
+            format::done(p, start, end, stdout, n)
+        });
     }
 
     /// Stdout's byte count after the last batch recorded done, when it is counted: the output
@@ -267,7 +290,13 @@ impl Journal {
             // Failure (a pipe, a terminal) only means there is nothing to sync.
             let _ = nix::unistd::fdatasync(fd);
         }
-        (&*file).write_all(&entries)?;
+        // A write cut short (a full disk) is taken back, so the file ends with a whole line
+        // and a later entry is never glued onto a torn one.
+        let before = file.metadata()?.len();
+        if let Err(e) = (&*file).write_all(&entries) {
+            let _ = file.set_len(before);
+            return Err(e);
+        }
         file.sync_data()
     }
 
