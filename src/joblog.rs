@@ -119,8 +119,9 @@ impl Joblog {
             // Not blocking until a reader comes: a FIFO nobody reads is refused now.
             opts.custom_flags(libc::O_NONBLOCK);
         } else {
-            // Appending: a write cut short is taken back (see `write`) without leaving a hole.
-            opts.truncate(true).append(true);
+            // Appending (emptied once open): a write cut short is taken back (see `write`)
+            // without leaving a hole.
+            opts.append(true);
         }
         let file = opts.open(path).map_err(|e| {
             let why = match e.raw_os_error() {
@@ -131,6 +132,13 @@ impl Joblog {
         })?;
         if fifo {
             set_blocking(&file).map_err(|e| refuse(path, &crate::errors::os_message(&e)))?;
+        } else if file.metadata().is_ok_and(|m| m.is_file()) {
+            file.set_len(0).map_err(|e| {
+                refuse(
+                    path,
+                    &format!("cannot empty it: {}", crate::errors::os_message(&e)),
+                )
+            })?;
         }
         let log = Joblog::File {
             file: Mutex::new(file),
