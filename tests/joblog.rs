@@ -468,6 +468,10 @@ fn a_symlink_is_followed_and_a_read_fifo_gets_the_log() {
     assert_eq!(rows.len(), 2);
 }
 
+/// A way to tear a log: what is torn, how many of the log's bytes are kept, and which jobs
+/// run twice.
+type Tear = (&'static str, fn(&str) -> usize, &'static [&'static str]);
+
 /// Runs `frun parallel -j1 --joblog log FLAGS ./job.sh ::: a b c d` in `dir`.
 fn parallel_jobs(dir: &Path, flags: &[&str]) -> std::process::Output {
     let mut args = vec!["parallel", "-j1", "--joblog", "log"];
@@ -484,7 +488,7 @@ fn parallel_jobs(dir: &Path, flags: &[&str]) -> std::process::Output {
 fn a_torn_joblog_line_is_cut_before_a_resume_appends() {
     for flag in ["--resume", "--resume-failed"] {
         // (what is torn, how many bytes of the log are kept, the jobs run twice)
-        let tears: [(&str, fn(&str) -> usize, &[&str]); 2] = [
+        let tears: [Tear; 2] = [
             ("the last job's line", |t: &str| t.len() - 30, &["d"]),
             ("the header", |_: &str| 12, &[]),
         ];
@@ -513,7 +517,7 @@ fn a_torn_joblog_line_is_cut_before_a_resume_appends() {
             want.sort_unstable();
             assert_eq!(ran, want, "{ctx}: the jobs that ran");
             let (header, rows) = read_log(&std::fs::read_to_string(&log).unwrap());
-            assert_eq!(header.as_bytes(), &HEADER_LINE[..], "{ctx}");
+            assert_eq!(header.as_bytes(), HEADER_LINE, "{ctx}");
             let seqs: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
             assert_eq!(
                 seqs,

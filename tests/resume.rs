@@ -756,7 +756,8 @@ fn journal_text(setup: &Setup) -> String {
 fn a_torn_last_line_is_cut_before_a_resume_appends() {
     // How much of the checkpoint's end is torn off: the `stopped` line's last bytes, or the
     // `stopped` line and half of the last `done` entry.
-    let tears: [(&str, fn(&str) -> usize); 2] = [
+    type Tear = (&'static str, fn(&str) -> usize);
+    let tears: [Tear; 2] = [
         ("the stopped line", |t: &str| t.len() - 3),
         ("a done entry", |t: &str| {
             let body = &t[..t.trim_end_matches('\n').rfind('\n').unwrap()];
