@@ -775,12 +775,12 @@ fn a_torn_last_line_is_cut_before_a_resume_appends() {
         drop(f);
         stop_midway(&s, true, "log2", 40);
         let t = journal_text(&s);
+        resume_to_end(&s, &["-k"], 0, &[], &format!("torn {torn}"));
         assert!(
             t.lines()
                 .all(|l| !l.contains("done ") || l.starts_with("done ")),
             "{torn}: an entry was glued onto the torn line:\n{t}"
         );
-        resume_to_end(&s, &["-k"], 0, &[], &format!("torn {torn}"));
     }
 }
 
