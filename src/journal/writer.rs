@@ -199,7 +199,12 @@ impl Journal {
         *self.path.lock().unwrap_or_else(|e| e.into_inner()) = path.clone();
         let resume_as = self.resume_hint.then_some(path.as_path());
         let head = format::head(&self.comment, resume_as, &self.header);
-        (&file).write_all(head.as_bytes()).map_err(OpenError::Io)?;
+        if let Err(e) = (&file).write_all(head.as_bytes()) {
+            // A journal without its whole head is no journal: the file this run just created
+            // goes again, rather than stay behind as one a resume must refuse.
+            let _ = std::fs::remove_file(&path);
+            return Err(OpenError::Io(e));
+        }
         Ok(file)
     }
 
@@ -272,11 +277,29 @@ impl Journal {
     /// Makes the buffered entries durable: stdout first, then the entries, then the journal
     /// (created now if it does not exist yet).
     pub fn flush(&self) -> io::Result<()> {
+        // The file's lock first, then the entries: two flushes write their entries in the
+        // order they were made.
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let entries = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if entries.is_empty() {
             return Ok(());
         }
-        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let r = self.write_entries(&mut f, &entries);
+        if r.is_err() {
+            // Not written: the entries go back before those made meanwhile, so a later flush
+            // writes them all, in order (their numbers stay one after another).
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            let later = std::mem::replace(&mut *pending, entries);
+            pending.extend_from_slice(&later);
+        }
+        r
+    }
+
+    /// Writes `entries` to the journal's file `f` (created now if it does not exist yet):
+    /// stdout synced first, the journal after. A write cut short (a full disk) or not synced
+    /// is taken back, so the file ends with a whole line and a later entry is never glued onto
+    /// a torn one.
+    fn write_entries(&self, f: &mut Option<File>, entries: &[u8]) -> io::Result<()> {
         if f.is_none() {
             *f = self.create_or_lose()?;
         }
@@ -290,14 +313,12 @@ impl Journal {
             // Failure (a pipe, a terminal) only means there is nothing to sync.
             let _ = nix::unistd::fdatasync(fd);
         }
-        // A write cut short (a full disk) is taken back, so the file ends with a whole line
-        // and a later entry is never glued onto a torn one.
         let before = file.metadata()?.len();
-        if let Err(e) = (&*file).write_all(&entries) {
+        let r = (&*file).write_all(entries).and_then(|()| file.sync_data());
+        if r.is_err() {
             let _ = file.set_len(before);
-            return Err(e);
         }
-        file.sync_data()
+        r
     }
 
     /// The file of a journal not created yet, created by its first flush; None when it cannot
