@@ -11,25 +11,55 @@
 //! # command: <the command words, shell-quoted>       (comment lines start with '#')
 //! # resume: frun --resume FILE <the same arguments>
 //! run <sha256 of the command and the options that shape its output, hex>
-//! stdout <byte count of stdout when the run began>
+//! stdout <byte count of stdout when the run began, or ->
 //! input <head length> <sha256 of the input's first head-length bytes, hex> <size or ->
 //! task <index> <count> <chunk> <order>                (one task of a sharded run, --results)
-//! done <start> <end> <stdout>
+//! done <start> <end> <stdout> <number>
 //! failed <start> <end>                               (a failed batch: not done)
 //! stopped <reason>
+//! stdout <byte count of stdout when a resumed run began, or ->
 //! end <input length>
 //! ```
 //!
 //! `done` says the input bytes `[start, end)` (whole records) were processed and their output
 //! written, after which stdout held `<stdout>` bytes (`-` with `-u`, where frun does not see the
-//! output). Entries are buffered and written in groups: stdout is synced first, then the
-//! entries are appended and the journal synced, so an entry never claims output that a crash
-//! could lose. A torn last line is ignored. A resumed run appends to the same file.
+//! output); `<number>` counts the file's `done` entries from 1 (an older frun wrote none).
+//! Entries are buffered and written in groups: stdout is synced first, then the entries are
+//! appended and the journal synced, so an entry never claims output that a crash could lose.
+//! A write cut short (a full disk) is taken back, and its entries are written again by the next
+//! flush. A resumed run appends to the same file: first a `stdout` line (where its output count
+//! starts: the recorded count, or 0 in a new output file), then its entries.
 //!
 //! `failed` names a batch whose command exited non-zero (not retried): its output was written,
 //! but it is not done. Where output is counted, nothing after it in the same run is recorded as
 //! done, so a resume cuts stdout back to before that output and runs the failed batch and
 //! everything after it again (exactly one run's output, and its exit status, in the end).
+//!
+//! # Framing and the checks on reading
+//!
+//! Writer and reader agree on framing: an entry is a whole line. A last line without its
+//! newline was torn by a crash or a full disk: the reader leaves it out, and a run that
+//! continues the journal cuts it off the file before it appends anything, so an entry is never
+//! glued onto a fragment. Every other line must be a whole entry of the list above, with its
+//! numbers, and the entries must fit together; otherwise the journal is refused, naming the
+//! file and the line, and nothing is resumed. The checks, for every order mode:
+//!
+//! - the `<number>`s count up by one from 1 (the `done` entries before count too): a `done`
+//!   deleted from the middle or doubled is caught, whatever the order mode. (One deleted from
+//!   the end is not, and needs not be: the journal then says what it said before that entry
+//!   was written, and a resume cuts stdout back to the count before it and runs that input
+//!   again.)
+//! - no two `done` intervals overlap: a resumed run skips what is done, so no input is done
+//!   twice.
+//! - where output is counted, the counts never go down between one `stdout` line (a run's
+//!   start) and the next, and none is below that line's count. (Order mode is not recorded, so
+//!   nothing checks that `-k` entries follow input order: a batch given up, or a record too long
+//!   to run, legitimately leaves them out of order or with a gap.)
+//! - a `stopped` line's reason is words of lowercase letters or `signal N`: anything else
+//!   there is another entry run into it.
+//!
+//! A journal an older frun continued into a new output file (its count starting again at 0
+//! with no `stdout` line) fails the count check: it is refused (run afresh without it).
 
 use std::io::Write;
 use std::path::Path;
@@ -352,6 +382,49 @@ mod tests {
         drop(j);
         let cp = read(&path).unwrap();
         assert_eq!((cp.stdout, cp.batches, cp.intervals.len()), (Some(7), 0, 0));
+    }
+
+    /// A journal's text: the version, a `run` line, then `lines`.
+    fn journal(lines: &str) -> Vec<u8> {
+        format!("{MAGIC}\n# c\nrun r\nstdout 0\n{lines}").into_bytes()
+    }
+
+    #[test]
+    fn entries_that_do_not_fit_together_are_refused_naming_the_line() {
+        for (lines, at) in [
+            // Entry 2 deleted.
+            ("done 0 2 5 1\ndone 4 6 9 3\n", "line 6:"),
+            // Entry 1 doubled.
+            ("done 0 2 5 1\ndone 0 2 5 1\n", "line 6:"),
+            // Overlapping input (unnumbered, as an older frun wrote them).
+            ("done 0 4 5\ndone 2 6 9\n", "line 6:"),
+            // The output count goes back within one run.
+            ("done 0 2 5\ndone 2 4 3\n", "line 6:"),
+            // Below the run's start.
+            ("stdout 10\ndone 0 2 5\n", "line 6:"),
+            // Two entries run together: after a `done`, after a `stopped` line.
+            ("done 0 2 5 1done 2 4 7 2\n", "line 5:"),
+            ("done 0 2 5 1\nstopped signal 2done 2 4 7 2\n", "line 6:"),
+            ("done 0 2 5 1\nstopped signaldone 2 4 7 2\n", "line 6:"),
+            ("failed 0 2done 2 4 7 1\n", "line 5:"),
+            ("done 4 2 5\n", "line 5:"),
+        ] {
+            let e = parse(&journal(lines)).err().unwrap_or_default();
+            assert!(e.starts_with(at), "{lines:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn runs_that_continued_a_journal_and_older_entries_are_read() {
+        // An older frun's unnumbered entries, a stopped run, one that went on into a new
+        // output file (its count starts again at 0), and a torn last line.
+        let cp = parse(&journal(
+            "done 0 2 5\nfailed 2 4\nstopped signal 15\nstdout 0\ndone 2 4 3 2\n\
+             stopped batches given up\nstdout 3\ndone 6 8 9 3\ndone 4 6 9 4\ndone 8",
+        ))
+        .unwrap();
+        assert_eq!(cp.intervals, [(0, 8)]);
+        assert_eq!((cp.batches, cp.stdout, cp.base), (4, Some(9), Some(0)));
     }
 
     #[test]
