@@ -42,6 +42,10 @@ pub struct Journal {
     cut: AtomicBool,
     /// Entries not yet written.
     pending: Mutex<Vec<u8>>,
+    /// The line a continued journal gets before this run's first entry (empty once it is
+    /// pending, and for a new journal): nothing is added to a journal this run records
+    /// nothing in.
+    run_start: Mutex<Vec<u8>>,
     /// Stdout, synced before entries are written when it is a regular file.
     stdout: Option<RawFd>,
     batches: AtomicU64,
@@ -87,9 +91,10 @@ impl Journal {
             alternates: false,
             failures_done: false,
             cut: AtomicBool::new(false),
+            pending: Mutex::new(Vec::new()),
             // A run that continues a journal starts with a `stdout` line: its output count
             // starts there (a new output file starts again at 0).
-            pending: Mutex::new(if resume {
+            run_start: Mutex::new(if resume {
                 let mut p = Vec::new();
                 format::run_start(&mut p, stdout_base);
                 p
@@ -220,7 +225,10 @@ impl Journal {
 
     /// Adds an entry to those not yet written.
     fn push(&self, entry: impl FnOnce(&mut Vec<u8>)) {
-        entry(&mut self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut start = self.run_start.lock().unwrap_or_else(|e| e.into_inner());
+        pending.append(&mut start);
+        entry(&mut pending);
     }
 
     /// Records the input's identity (once, before the first batch is published).
