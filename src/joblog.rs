@@ -119,7 +119,9 @@ impl Joblog {
             // Not blocking until a reader comes: a FIFO nobody reads is refused now.
             opts.custom_flags(libc::O_NONBLOCK);
         } else {
-            opts.truncate(true);
+            // Appending (emptied once open): a write cut short is taken back (see `write`)
+            // without leaving a hole.
+            opts.append(true);
         }
         let file = opts.open(path).map_err(|e| {
             let why = match e.raw_os_error() {
@@ -130,6 +132,13 @@ impl Joblog {
         })?;
         if fifo {
             set_blocking(&file).map_err(|e| refuse(path, &crate::errors::os_message(&e)))?;
+        } else if file.metadata().is_ok_and(|m| m.is_file()) {
+            file.set_len(0).map_err(|e| {
+                refuse(
+                    path,
+                    &format!("cannot empty it: {}", crate::errors::os_message(&e)),
+                )
+            })?;
         }
         let log = Joblog::File {
             file: Mutex::new(file),
@@ -155,6 +164,7 @@ impl Joblog {
         }
         let file = std::fs::OpenOptions::new()
             .append(true)
+            .read(true)
             .open(path)
             .map_err(|e| {
                 refuse(
@@ -162,6 +172,7 @@ impl Joblog {
                     &format!("cannot open: {}", crate::errors::os_message(&e)),
                 )
             })?;
+        cut_torn_line(&file, path)?;
         let empty = file.metadata().is_ok_and(|m| m.len() == 0);
         let log = Joblog::File {
             file: Mutex::new(file),
@@ -181,7 +192,14 @@ impl Joblog {
             Joblog::File { file, .. } => {
                 use std::io::Write;
                 let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-                f.write_all(lines)
+                // A regular file's write cut short (a full disk) is taken back, so the log
+                // ends with a whole line and the next one never lands on a torn one.
+                let before = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                let r = f.write_all(lines);
+                if let (Err(_), Some(len)) = (&r, before) {
+                    let _ = f.set_len(len);
+                }
+                r
             }
             Joblog::Stdout => Ok(()),
         }
@@ -211,9 +229,84 @@ pub struct Logged {
     pub command: Vec<u8>,
 }
 
+/// Cuts off a log's last line when it has no newline (a crash or a full disk cut a write
+/// short), before anything is appended: a line glued onto it would be lost, or misread.
+fn cut_torn_line(file: &File, path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    use std::os::unix::fs::FileExt;
+    let cannot = |what: &str, e: io::Error| {
+        refuse(
+            path,
+            &format!("cannot {what}: {}", crate::errors::os_message(&e)),
+        )
+    };
+    let len = file.metadata().map_err(|e| cannot("read", e))?.len();
+    let mut last = [0u8];
+    if len == 0 {
+        return Ok(());
+    }
+    file.read_exact_at(&mut last, len - 1)
+        .map_err(|e| cannot("read", e))?;
+    if last[0] == b'\n' {
+        return Ok(());
+    }
+    let mut text = Vec::new();
+    let reader = file;
+    reader
+        .take(len)
+        .read_to_end(&mut text)
+        .map_err(|e| cannot("read", e))?;
+    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    file.set_len(whole as u64)
+        .and_then(|()| file.sync_data())
+        .map_err(|e| cannot("cut its torn last line", e))?;
+    eprintln!(
+        "frun: --joblog {}: its last line was cut short (a crash or a full disk); dropped it",
+        path.display()
+    );
+    Ok(())
+}
+
+/// A job's line: `seq host start runtime send receive exitval signal command`, every number
+/// where GNU Parallel writes one. None for anything else.
+fn job_line(line: &[u8]) -> Option<Logged> {
+    let f: Vec<&[u8]> = line.splitn(9, |&b| b == b'\t').collect();
+    let [
+        seq,
+        host,
+        start,
+        runtime,
+        send,
+        receive,
+        exitval,
+        signal,
+        command,
+    ] = f.as_slice()
+    else {
+        return None;
+    };
+    let text = |f: &[u8]| std::str::from_utf8(f).ok().map(|s| s.trim().to_owned());
+    let int = |f: &[u8]| text(f)?.parse::<i64>().ok();
+    let real = |f: &[u8]| text(f)?.parse::<f64>().ok().filter(|x| x.is_finite());
+    let seq = int(seq).filter(|&n| n > 0)?;
+    if host.is_empty() || real(start).is_none() || real(runtime).is_none() {
+        return None;
+    }
+    int(send).filter(|&n| n >= 0)?;
+    int(receive).filter(|&n| n >= 0)?;
+    let (exitval, signal) = (int(exitval)?, int(signal)?);
+    Some(Logged {
+        seq: seq as u64,
+        succeeded: exitval == 0 && signal == 0,
+        command: command.to_vec(),
+    })
+}
+
 /// The jobs a joblog recorded, in the file's order (a job run again appears again); None when
-/// there is no such file. Lines that are not a job's (the header, a line cut short) are
-/// passed over. The error is one line.
+/// there is no such file. Header lines, empty lines and a last line without its newline (cut
+/// short by a crash or a full disk; appending cuts it off) are passed over; any other line
+/// must be a whole job's line, or the log is refused, naming the line: a line that two
+/// writes ran into would lose a job, or misread one. The error is one line.
 pub fn read(path: &Path) -> Result<Option<Vec<Logged>>, String> {
     let text = match std::fs::read(path) {
         Ok(t) => t,
@@ -225,26 +318,26 @@ pub fn read(path: &Path) -> Result<Option<Vec<Logged>>, String> {
             ));
         }
     };
+    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let mut jobs = Vec::new();
-    for line in text.split(|&b| b == b'\n') {
-        let mut fields = line.splitn(9, |&b| b == b'\t');
-        let field =
-            |f: Option<&[u8]>| -> Option<i64> { std::str::from_utf8(f?).ok()?.trim().parse().ok() };
-        let Some(seq) = field(fields.next()).filter(|&n| n > 0) else {
+    for (i, line) in text[..whole].split(|&b| b == b'\n').enumerate() {
+        if line.is_empty() || line == &HEADER[..HEADER.len() - 1] {
             continue;
-        };
-        // Host, start time, runtime, send, receive.
-        for _ in 0..5 {
-            fields.next();
         }
-        let (Some(exitval), Some(signal)) = (field(fields.next()), field(fields.next())) else {
-            continue;
-        };
-        jobs.push(Logged {
-            seq: seq as u64,
-            succeeded: exitval == 0 && signal == 0,
-            command: fields.next().unwrap_or_default().to_vec(),
-        });
+        match job_line(line) {
+            Some(job) => jobs.push(job),
+            None => {
+                return Err(refuse(
+                    path,
+                    &format!(
+                        "line {} is not a joblog entry ({:?}); frun does not resume from a \
+                         damaged log (mend or remove that line)",
+                        i + 1,
+                        String::from_utf8_lossy(&line[..line.len().min(60)])
+                    ),
+                ));
+            }
+        }
     }
     Ok(Some(jobs))
 }

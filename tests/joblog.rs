@@ -467,3 +467,99 @@ fn a_symlink_is_followed_and_a_read_fifo_gets_the_log() {
     assert!(header.starts_with("Seq\tHost"), "{header}");
     assert_eq!(rows.len(), 2);
 }
+
+/// A way to tear a log: what is torn, how many of the log's bytes are kept, and which jobs
+/// run twice.
+type Tear = (&'static str, fn(&str) -> usize, &'static [&'static str]);
+
+/// Runs `frun parallel -j1 --joblog log FLAGS ./job.sh ::: a b c d` in `dir`.
+fn parallel_jobs(dir: &Path, flags: &[&str]) -> std::process::Output {
+    let mut args = vec!["parallel", "-j1", "--joblog", "log"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["./job.sh", ":::", "a", "b", "c", "d"]);
+    frun_in(dir, &args, &[], b"")
+}
+
+/// A joblog whose last line was torn (a crash or a full disk in the middle of a write, even
+/// of the header) is cut back to its last whole line before `--resume` or `--resume-failed`
+/// appends: the torn job runs once more, its new line starts a line of its own, and a second
+/// resume runs nothing. The log ends with every job exactly once, in whole lines.
+#[test]
+fn a_torn_joblog_line_is_cut_before_a_resume_appends() {
+    for flag in ["--resume", "--resume-failed"] {
+        // (what is torn, how many bytes of the log are kept, the jobs run twice)
+        let tears: [Tear; 2] = [
+            ("the last job's line", |t: &str| t.len() - 30, &["d"]),
+            ("the header", |_: &str| 12, &[]),
+        ];
+        for (torn, keep, again) in tears {
+            let (dir, _) = jobs_dir();
+            let log = dir.path().join("log");
+            let first = parallel_jobs(dir.path(), &[]);
+            assert_code(&first, 0);
+            let t = std::fs::read_to_string(&log).unwrap();
+            std::fs::write(&log, &t[..keep(&t)]).unwrap();
+            let starts = || std::fs::read_to_string(dir.path().join("starts")).unwrap();
+            if again.is_empty() {
+                // As if the first run had died while writing the header: nothing ran.
+                std::fs::remove_file(dir.path().join("starts")).unwrap();
+            }
+            for _ in 0..2 {
+                let o = parallel_jobs(dir.path(), &[flag]);
+                assert_code(&o, 0);
+            }
+            let ctx = format!("{flag}, torn {torn}");
+            let starts = starts();
+            let mut ran: Vec<&str> = starts.lines().collect();
+            ran.sort_unstable();
+            let mut want = vec!["a", "b", "c", "d"];
+            want.extend_from_slice(again);
+            want.sort_unstable();
+            assert_eq!(ran, want, "{ctx}: the jobs that ran");
+            let (header, rows) = read_log(&std::fs::read_to_string(&log).unwrap());
+            assert_eq!(header.as_bytes(), HEADER_LINE, "{ctx}");
+            let seqs: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+            assert_eq!(
+                seqs,
+                ["1", "2", "3", "4"],
+                "{ctx}: each job once in the log"
+            );
+        }
+    }
+}
+
+/// The header line frun and GNU Parallel write, without its newline.
+const HEADER_LINE: &[u8] =
+    b"Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand";
+
+/// A joblog with a line that is not a whole job's (two lines run together, a line cut short
+/// in the middle of the file) is refused by `--resume` and `--resume-failed`: one line
+/// naming the log and the line (status 255, as GNU Parallel's usage errors), nothing run and
+/// nothing appended.
+#[test]
+fn a_damaged_joblog_line_is_refused_naming_it() {
+    for flag in ["--resume", "--resume-failed"] {
+        let (dir, _) = jobs_dir();
+        let log = dir.path().join("log");
+        assert_code(&parallel_jobs(dir.path(), &[]), 0);
+        std::fs::remove_file(dir.path().join("starts")).unwrap();
+        let t = std::fs::read_to_string(&log).unwrap();
+        let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+        // Line 3 (job 2) loses its end, and job 3's line runs on after it.
+        let next = lines.remove(3);
+        lines[2].truncate(8);
+        lines[2].push_str(&next);
+        let damaged = lines.join("\n") + "\n";
+        std::fs::write(&log, &damaged).unwrap();
+        let o = parallel_jobs(dir.path(), &[flag]);
+        // `frun parallel`'s usage error, as GNU Parallel's: 255.
+        assert_code(&o, 255);
+        let e = err(&o);
+        assert!(
+            e.starts_with("frun: --joblog log: line 3 ") && e.matches('\n').count() == 1,
+            "{flag}: one line naming the log and the line: {e:?}"
+        );
+        assert!(!dir.path().join("starts").exists(), "{flag}: a job ran");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), damaged, "{flag}");
+    }
+}

@@ -730,3 +730,100 @@ fn resume_property_ordered() {
 fn resume_property_buffered() {
     resume_property(&[], 0xC0FF_EE02);
 }
+
+/// Stops a slow `-k` run of `setup` (resuming its checkpoint when `resume`) with SIGINT once
+/// `more` lines beyond those already there are out; asserts the checkpoint is kept.
+fn stop_midway(setup: &Setup, resume: bool, log: &str, more: usize) {
+    let had = file_lines(&setup.out);
+    let job = setup.start_slow(&["-k"], resume, log, &[]);
+    setup.wait_output(had + more);
+    send_signal(job.pid(), "INT");
+    let (st, e) = job.finish();
+    assert_eq!(st.code(), Some(130), "stop: {st:?}, stderr {e}");
+    assert_checkpoint(&setup.checkpoint(), "stopped midway");
+}
+
+/// The checkpoint's text.
+fn journal_text(setup: &Setup) -> String {
+    text(&std::fs::read(setup.checkpoint()).unwrap())
+}
+
+/// A checkpoint whose last line was torn (a crash, or a full disk, in the middle of a write)
+/// is cut back to its last whole line before a resumed run appends to it: whether the torn
+/// line was the `stopped` line or a `done` entry, resuming, stopping again and resuming to the
+/// end gives exactly `seq N` (no record doubled, none lost) and exit 0.
+#[test]
+fn a_torn_last_line_is_cut_before_a_resume_appends() {
+    // How much of the checkpoint's end is torn off: the `stopped` line's last bytes, or the
+    // `stopped` line and half of the last `done` entry.
+    type Tear = (&'static str, fn(&str) -> usize);
+    let tears: [Tear; 2] = [
+        ("the stopped line", |t: &str| t.len() - 3),
+        ("a done entry", |t: &str| {
+            let body = &t[..t.trim_end_matches('\n').rfind('\n').unwrap()];
+            let last = body.rfind('\n').unwrap() + 1;
+            assert!(body[last..].starts_with("done "), "{t}");
+            last + (body.len() - last) / 2
+        }),
+    ];
+    for (torn, keep) in tears {
+        let s = Setup::new(300);
+        stop_midway(&s, false, "log1", 40);
+        let t = journal_text(&s);
+        let f = OpenOptions::new().write(true).open(s.checkpoint()).unwrap();
+        f.set_len(keep(&t) as u64).unwrap();
+        drop(f);
+        stop_midway(&s, true, "log2", 40);
+        let t = journal_text(&s);
+        resume_to_end(&s, &["-k"], 0, &[], &format!("torn {torn}"));
+        assert!(
+            t.lines()
+                .all(|l| !l.contains("done ") || l.starts_with("done ")),
+            "{torn}: an entry was glued onto the torn line:\n{t}"
+        );
+    }
+}
+
+/// A checkpoint that is not self-consistent is refused, never resumed: a `done` entry deleted
+/// from the middle (the resumed run would run that batch again and print its output a second
+/// time), an entry doubled, or two entries run together on one line. Exit 2, one line naming
+/// the file and the line, and the output file is left as it was.
+#[test]
+fn a_checkpoint_with_a_missing_doubled_or_glued_entry_is_refused() {
+    type Edit = fn(&mut Vec<String>) -> usize;
+    let edits: [(&str, Edit); 3] = [
+        ("a done entry deleted", |l| {
+            let at = l.iter().position(|x| x.starts_with("done ")).unwrap() + 3;
+            l.remove(at);
+            at + 1
+        }),
+        ("a done entry doubled", |l| {
+            let at = l.iter().position(|x| x.starts_with("done ")).unwrap() + 3;
+            l.insert(at, l[at].clone());
+            at + 2
+        }),
+        ("two entries on one line", |l| {
+            let at = l.iter().position(|x| x.starts_with("done ")).unwrap() + 3;
+            let next = l.remove(at + 1);
+            l[at].push_str(&next);
+            at + 1
+        }),
+    ];
+    for (what, edit) in edits {
+        let s = Setup::new(200);
+        stop_midway(&s, false, "log1", 40);
+        let mut lines: Vec<String> = journal_text(&s).lines().map(str::to_string).collect();
+        let line = edit(&mut lines);
+        std::fs::write(s.checkpoint(), lines.join("\n") + "\n").unwrap();
+        let out_before = s.output();
+        let (st, e) = s.start_slow(&["-k"], true, "log2", &[]).finish();
+        assert_refused(st, &e, what);
+        let ck = s.checkpoint();
+        assert!(
+            e.contains(ck.to_str().unwrap()) && e.contains(&format!("line {line}:")),
+            "{what}: the message must name the file and line {line}: {e}"
+        );
+        assert_eq!(s.output(), out_before, "{what}: the output was changed");
+        assert_eq!(file_lines(&s.path("log2")), 0, "{what}: a command ran");
+    }
+}

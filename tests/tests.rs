@@ -13,6 +13,7 @@ mod checkpoint_safety;
 mod children;
 mod cli;
 mod cli_hardening;
+mod crash_corrupt;
 mod differential;
 mod faults;
 mod input_faults;

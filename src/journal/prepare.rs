@@ -14,6 +14,7 @@ use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::unistd::{Whence, lseek};
 
 use super::file::{FileId, holder, open_locked, open_nofollow};
+use super::format::complete_len;
 use super::resume::{Loaded, Restore, load, read_cap, stdout_size};
 use super::writer::Journal;
 use super::{Checkpoint, OpenError};
@@ -133,6 +134,9 @@ pub fn prepare(
         stdout_regular.then_some(1),
     )
     .with_resume_hint();
+    if let Some((_, loaded)) = &resume {
+        j = j.after_entries(loaded.checkpoint.batches);
+    }
     if chosen.is_none() {
         j = j.with_alternates();
     }
@@ -206,20 +210,36 @@ fn load_resumed(
 fn continue_resumed(path: &Path, loaded: &Loaded) -> Result<File, OpenError> {
     let file = open_locked(path, false)?;
     match file.metadata() {
-        Ok(m) if FileId::of(&m) == loaded.id => Ok(file),
-        Ok(_) => Err(OpenError::Refused(format!(
-            "{} was replaced while it was read",
-            path.display()
-        ))),
-        Err(e) => Err(OpenError::Io(e)),
+        Ok(m) if FileId::of(&m) == loaded.id && m.len() == loaded.text.len() as u64 => {}
+        Ok(_) => {
+            return Err(OpenError::Refused(format!(
+                "{} was changed while it was read",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(OpenError::Io(e)),
     }
+    let whole = complete_len(&loaded.text);
+    if whole < loaded.text.len() {
+        // A torn last line (a crash or a full disk in the middle of a write) is cut off
+        // before anything is appended: an entry glued onto it would be lost, or unreadable.
+        file.set_len(whole as u64)
+            .and_then(|()| file.sync_data())
+            .map_err(OpenError::Io)?;
+        eprintln!(
+            "frun: resuming {}: its last line was cut short (a crash or a full disk); \
+             dropped it",
+            path.display()
+        );
+    }
+    Ok(file)
 }
 
 /// Resuming into another file: a copy of the journal resumed, created there to be continued.
 fn copy_resumed(path: &Path, loaded: &Loaded) -> Result<File, OpenError> {
     let file = open_locked(path, true)?;
     (&file)
-        .write_all(&loaded.text)
+        .write_all(&loaded.text[..complete_len(&loaded.text)])
         .and_then(|()| file.sync_data())
         .map_err(OpenError::Io)?;
     Ok(file)

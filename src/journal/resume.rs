@@ -21,8 +21,8 @@ pub const READ_CAP: u64 = 1 << 30;
 /// The most a journal can hold besides its `done` entries: its header, and the few lines each
 /// run that continued it added.
 const JOURNAL_SLACK: u64 = 16 << 20;
-/// The longest `done` entry: three 20-digit numbers.
-const LONGEST_ENTRY: u64 = 68;
+/// The longest `done` entry: four 20-digit numbers, three spaces, `done ` and a newline.
+const LONGEST_ENTRY: u64 = 89;
 
 /// The largest journal an input of `input_size` bytes can have: every `done` entry covers at
 /// least one input byte that no other entry covers (a resumed run skips what is done).
@@ -198,7 +198,7 @@ mod tests {
     fn the_read_limit_grows_with_the_input() {
         assert_eq!(read_cap(None), READ_CAP);
         assert_eq!(read_cap(Some(0)), JOURNAL_SLACK);
-        assert_eq!(read_cap(Some(10)), JOURNAL_SLACK + 680);
+        assert_eq!(read_cap(Some(10)), JOURNAL_SLACK + 890);
         assert_eq!(read_cap(Some(u64::MAX)), u64::MAX);
     }
 }

@@ -42,9 +42,16 @@ pub struct Journal {
     cut: AtomicBool,
     /// Entries not yet written.
     pending: Mutex<Vec<u8>>,
+    /// The line a continued journal gets before this run's first entry (empty once it is
+    /// pending, and for a new journal): nothing is added to a journal this run records
+    /// nothing in.
+    run_start: Mutex<Vec<u8>>,
     /// Stdout, synced before entries are written when it is a regular file.
     stdout: Option<RawFd>,
     batches: AtomicU64,
+    /// `done` entries in the file, this run's and those of the runs it continues: the next
+    /// one is numbered one more.
+    numbered: AtomicU64,
     /// Stdout's byte count after the last batch recorded done (u64::MAX: not counted, `-u` or
     /// not a regular file): what a resume keeps of it.
     kept_stdout: AtomicU64,
@@ -85,8 +92,18 @@ impl Journal {
             failures_done: false,
             cut: AtomicBool::new(false),
             pending: Mutex::new(Vec::new()),
+            // A run that continues a journal starts with a `stdout` line: its output count
+            // starts there (a new output file starts again at 0).
+            run_start: Mutex::new(if resume {
+                let mut p = Vec::new();
+                format::run_start(&mut p, stdout_base);
+                p
+            } else {
+                Vec::new()
+            }),
             stdout,
             batches: AtomicU64::new(0),
+            numbered: AtomicU64::new(0),
             kept_stdout: AtomicU64::new(stdout_base.unwrap_or(u64::MAX)),
             lost: Mutex::new(None),
         }
@@ -120,6 +137,13 @@ impl Journal {
     /// Failed batches are recorded as done (see the field).
     pub fn with_failures_done(mut self) -> Journal {
         self.failures_done = true;
+        self
+    }
+
+    /// The journal continued holds `entries` `done` entries already: this run's are numbered
+    /// after them.
+    pub fn after_entries(self, entries: u64) -> Journal {
+        self.numbered.store(entries, Ordering::Relaxed);
         self
     }
 
@@ -180,7 +204,12 @@ impl Journal {
         *self.path.lock().unwrap_or_else(|e| e.into_inner()) = path.clone();
         let resume_as = self.resume_hint.then_some(path.as_path());
         let head = format::head(&self.comment, resume_as, &self.header);
-        (&file).write_all(head.as_bytes()).map_err(OpenError::Io)?;
+        if let Err(e) = (&file).write_all(head.as_bytes()) {
+            // A journal without its whole head is no journal: the file this run just created
+            // goes again, rather than stay behind as one a resume must refuse.
+            let _ = std::fs::remove_file(&path);
+            return Err(OpenError::Io(e));
+        }
         Ok(file)
     }
 
@@ -196,7 +225,10 @@ impl Journal {
 
     /// Adds an entry to those not yet written.
     fn push(&self, entry: impl FnOnce(&mut Vec<u8>)) {
-        entry(&mut self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut start = self.run_start.lock().unwrap_or_else(|e| e.into_inner());
+        pending.append(&mut start);
+        entry(&mut pending);
     }
 
     /// Records the input's identity (once, before the first batch is published).
@@ -214,7 +246,11 @@ impl Journal {
         if let Some(n) = stdout {
             self.kept_stdout.fetch_max(n, Ordering::Relaxed);
         }
-        self.push(|p| format::done(p, start, end, stdout));
+        // Numbered under the buffer's lock: the numbers follow the file's order.
+        self.push(|p| {
+            let n = self.numbered.fetch_add(1, Ordering::Relaxed) + 1;
+            format::done(p, start, end, stdout, n)
+        });
     }
 
     /// Stdout's byte count after the last batch recorded done, when it is counted: the output
@@ -249,11 +285,29 @@ impl Journal {
     /// Makes the buffered entries durable: stdout first, then the entries, then the journal
     /// (created now if it does not exist yet).
     pub fn flush(&self) -> io::Result<()> {
+        // The file's lock first, then the entries: two flushes write their entries in the
+        // order they were made.
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let entries = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if entries.is_empty() {
             return Ok(());
         }
-        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let r = self.write_entries(&mut f, &entries);
+        if r.is_err() {
+            // Not written: the entries go back before those made meanwhile, so a later flush
+            // writes them all, in order (their numbers stay one after another).
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            let later = std::mem::replace(&mut *pending, entries);
+            pending.extend_from_slice(&later);
+        }
+        r
+    }
+
+    /// Writes `entries` to the journal's file `f` (created now if it does not exist yet):
+    /// stdout synced first, the journal after. A write cut short (a full disk) or not synced
+    /// is taken back, so the file ends with a whole line and a later entry is never glued onto
+    /// a torn one.
+    fn write_entries(&self, f: &mut Option<File>, entries: &[u8]) -> io::Result<()> {
         if f.is_none() {
             *f = self.create_or_lose()?;
         }
@@ -267,8 +321,12 @@ impl Journal {
             // Failure (a pipe, a terminal) only means there is nothing to sync.
             let _ = nix::unistd::fdatasync(fd);
         }
-        (&*file).write_all(&entries)?;
-        file.sync_data()
+        let before = file.metadata()?.len();
+        let r = (&*file).write_all(entries).and_then(|()| file.sync_data());
+        if r.is_err() {
+            let _ = file.set_len(before);
+        }
+        r
     }
 
     /// The file of a journal not created yet, created by its first flush; None when it cannot
