@@ -5,18 +5,6 @@
 use crate::common::*;
 use std::process::Output;
 
-/// Runs a bash script with `$FRUN` set and the working directory `dir`.
-fn bash_in(dir: &std::path::Path, script: &str) -> Output {
-    let mut c = assert_cmd::Command::new("bash");
-    c.arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env("FRUN", BIN)
-        .write_stdin(Vec::new())
-        .timeout(LIMIT);
-    c.output().expect("spawn bash")
-}
-
 /// The `rc=N` line a script printed on stderr after running frun.
 fn reported_status(o: &Output) -> i32 {
     let e = err(o);

@@ -550,19 +550,6 @@ fn a_library_name_without_a_slash_is_in_the_working_directory_never_searched() {
     assert_one_line_error(&o, 127, "no such plugin library");
 }
 
-/// Exit `code`, nothing on stdout, one `frun: ` line on stderr containing `what`.
-#[track_caller]
-fn assert_one_line_error(o: &std::process::Output, code: i32, what: &str) {
-    assert_code(o, code);
-    assert_eq!(out(o), "");
-    let e = err(o);
-    assert!(
-        e.starts_with("frun: ") && e.matches('\n').count() == 1,
-        "{e:?}"
-    );
-    assert!(e.contains(what), "{e:?} should say {what:?}");
-}
-
 #[test]
 fn a_missing_library_or_function_or_a_foreign_file_is_said_before_any_work() {
     let dir = tempfile::tempdir().unwrap();

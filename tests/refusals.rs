@@ -5,32 +5,6 @@
 //! nothing on stdout).
 
 use crate::common::*;
-use std::process::Output;
-
-/// Runs `script` in bash in `dir`, with `$FRUN` set.
-fn bash_in(dir: &std::path::Path, script: &str) -> Output {
-    assert_cmd::Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env("FRUN", BIN)
-        .write_stdin(Vec::new())
-        .timeout(LIMIT)
-        .output()
-        .expect("spawn bash")
-}
-
-#[track_caller]
-fn assert_refused(o: &Output, code: i32, what: &str) {
-    assert_code(o, code);
-    assert_eq!(out(o), "", "nothing ran");
-    let e = err(o);
-    assert!(
-        e.starts_with("frun: ") && e.matches('\n').count() == 1,
-        "{e:?}"
-    );
-    assert!(e.contains(what), "{e:?} should say {what:?}");
-}
 
 #[test]
 fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
@@ -43,7 +17,7 @@ fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
         dir.path(),
         r#""$FRUN" parallel rm -f {= 's/\.bak$//' =} ::: x.bak"#,
     );
-    assert_refused(&o, 255, r"{= s/\.bak$// =}");
+    assert_one_line_error(&o, 255, r"{= s/\.bak$// =}");
     assert!(dir.path().join("x").exists() && dir.path().join("x.bak").exists());
     for (line, expression) in [
         // Split over words, one word, glued to text, positional, in the tag, in --results.
@@ -78,12 +52,12 @@ fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
         ),
     ] {
         let o = bash_in(dir.path(), line);
-        assert_refused(&o, 255, expression);
+        assert_one_line_error(&o, 255, expression);
     }
     assert!(!dir.path().join("o").exists(), "--results made nothing");
     // frun's own -i: a usage error (2), not text passed to echo.
     let o = bash_in(dir.path(), r#""$FRUN" -i echo {= s/a/b/ =} ::: a"#);
-    assert_refused(&o, 2, "{= s/a/b/ =}");
+    assert_one_line_error(&o, 2, "{= s/a/b/ =}");
     // What is no expression in GNU Parallel stays text: `{=` without a later `=}`, and `{=}`.
     let o = bash_in(dir.path(), r#""$FRUN" parallel -k echo '{=' {=} ::: a"#);
     assert_code(&o, 0);

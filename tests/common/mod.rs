@@ -541,3 +541,28 @@ pub fn field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {k} in {f:?}"))
         .1
 }
+
+/// Runs a bash script with `$FRUN` set and the working directory `dir`.
+pub fn bash_in(dir: &std::path::Path, script: &str) -> Output {
+    let mut c = assert_cmd::Command::new("bash");
+    c.arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("FRUN", BIN)
+        .write_stdin(Vec::new())
+        .timeout(LIMIT);
+    c.output().expect("spawn bash")
+}
+
+/// Exit `code`, nothing on stdout, one `frun: ` line on stderr containing `what`.
+#[track_caller]
+pub fn assert_one_line_error(o: &Output, code: i32, what: &str) {
+    assert_code(o, code);
+    assert_eq!(out(o), "", "nothing ran");
+    let e = err(o);
+    assert!(
+        e.starts_with("frun: ") && e.matches('\n').count() == 1,
+        "{e:?}"
+    );
+    assert!(e.contains(what), "{e:?} should say {what:?}");
+}
