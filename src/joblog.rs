@@ -101,6 +101,11 @@ impl Joblog {
     /// there. Refused: a directory, a FIFO nobody reads, a location that cannot be written, and
     /// the input file itself (`input`: its device and inode).
     pub fn open(path: &Path, input: Option<(u64, u64)>) -> Result<Joblog, String> {
+        Joblog::open_as(path, input, true)
+    }
+
+    /// [`Joblog::open`], writing the header only when `header`.
+    fn open_as(path: &Path, input: Option<(u64, u64)>, header: bool) -> Result<Joblog, String> {
         if path.as_os_str().as_bytes() == b"-" {
             return Ok(Joblog::Stdout);
         }
@@ -144,17 +149,23 @@ impl Joblog {
             file: Mutex::new(file),
             name: path.display().to_string(),
         };
-        log.write(HEADER)
-            .map_err(|e| refuse(path, &format!("cannot write: {}", log.error(&e))))?;
+        if header {
+            log.write(HEADER)
+                .map_err(|e| refuse(path, &format!("cannot write: {}", log.error(&e))))?;
+        }
         Ok(log)
     }
 
-    /// Opens `path` to go on with it (`frun parallel --resume…`): lines are appended, and the
-    /// header is written only to an empty or new file. Refused as [`Joblog::open`] refuses.
-    pub fn append(path: &Path, input: Option<(u64, u64)>) -> Result<Joblog, String> {
-        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        if path.as_os_str().as_bytes() == b"-" || !regular {
-            return Joblog::open(path, input);
+    /// Opens `path` to go on with it (`frun parallel --resume…`, `--joblog +FILE`): lines are
+    /// appended after its last whole line, and the header (when `header`) is written only to an
+    /// empty or new file. Refused as [`Joblog::open`] refuses.
+    pub fn append(path: &Path, input: Option<(u64, u64)>, header: bool) -> Result<Joblog, String> {
+        let meta = std::fs::metadata(path);
+        let new = meta
+            .as_ref()
+            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+        if path.as_os_str().as_bytes() == b"-" || !(new || meta.is_ok_and(|m| m.is_file())) {
+            return Joblog::open_as(path, input, header);
         }
         match std::fs::metadata(path) {
             Ok(m) if input == Some((m.dev(), m.ino())) => {
@@ -165,6 +176,8 @@ impl Joblog {
         let file = std::fs::OpenOptions::new()
             .append(true)
             .read(true)
+            .create(true)
+            .mode(0o666)
             .open(path)
             .map_err(|e| {
                 refuse(
@@ -178,7 +191,7 @@ impl Joblog {
             file: Mutex::new(file),
             name: path.display().to_string(),
         };
-        if empty {
+        if empty && header {
             log.write(HEADER)
                 .map_err(|e| refuse(path, &format!("cannot write: {}", log.error(&e))))?;
         }

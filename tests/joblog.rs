@@ -563,3 +563,61 @@ fn a_damaged_joblog_line_is_refused_naming_it() {
         assert_eq!(std::fs::read_to_string(&log).unwrap(), damaged, "{flag}");
     }
 }
+
+/// `--joblog +FILE` appends to FILE with no header, as GNU Parallel does (the same lines, but
+/// for times, after two runs); a torn last line in FILE is cut off before frun appends, so
+/// each job's line is whole.
+#[test]
+fn a_plus_joblog_appends_as_gnu_parallel_and_never_onto_a_torn_line() {
+    let (dir, _) = jobs_dir();
+    for (tool, log) in [("gnu", "gnu.log"), ("frun", "frun.log")] {
+        for args in [["a", "b"], ["c", "e3"]] {
+            let plus = format!("+{log}");
+            let mut words = vec!["-j1", "--joblog", plus.as_str(), "./job.sh", ":::"];
+            words.extend_from_slice(&args);
+            let o = if tool == "gnu" {
+                parallel(&words, dir.path(), b"")
+            } else {
+                let mut w = vec!["parallel"];
+                w.extend_from_slice(&words);
+                frun_in(dir.path(), &w, &[], b"")
+            };
+            assert!(o.status.code().is_some(), "{tool}: {o:?}");
+        }
+    }
+    let rows = |name: &str| -> Vec<Vec<String>> {
+        std::fs::read_to_string(dir.path().join(name))
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect()
+    };
+    let (g, f) = (rows("gnu.log"), rows("frun.log"));
+    assert!(g.iter().all(|r| r.len() == 9), "{g:?}");
+    assert_eq!(untimed(&f), untimed(&g), "the lines, but for times");
+    assert!(!dir.path().join("+frun.log").exists());
+
+    // Torn: the next run's line starts a line of its own.
+    let log = dir.path().join("frun.log");
+    let t = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, &t[..t.len() - 20]).unwrap();
+    let o = frun_in(
+        dir.path(),
+        &[
+            "parallel",
+            "-j1",
+            "--joblog",
+            "+frun.log",
+            "./job.sh",
+            ":::",
+            "x",
+        ],
+        &[],
+        b"",
+    );
+    assert_code(&o, 0);
+    let f = rows("frun.log");
+    assert_eq!(f.len(), 4, "{f:?}");
+    assert!(f.iter().all(|r| r.len() == 9), "whole lines: {f:?}");
+    assert_eq!(f[3][8], "./job.sh x");
+}

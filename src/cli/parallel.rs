@@ -603,6 +603,21 @@ fn number(flag: &str, v: &str) -> Result<u64, Invocation> {
     parse_number(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
 }
 
+/// `--joblog FILE`; `+FILE` appends to FILE, as GNU Parallel's.
+fn set_joblog(o: &mut Options, v: &str) -> Result<(), Invocation> {
+    if v.is_empty() {
+        return Err(refuse("--joblog: empty file name"));
+    }
+    match v.strip_prefix('+').filter(|f| !f.is_empty()) {
+        Some(file) => {
+            o.cfg.joblog = Some(PathBuf::from(file));
+            o.cfg.joblog_append = true;
+        }
+        None => o.cfg.joblog = Some(PathBuf::from(v)),
+    }
+    Ok(())
+}
+
 fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invocation> {
     let v = v.unwrap_or_default();
     match name {
@@ -699,12 +714,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
         "tagstring" => o.tag = Some(v.into_bytes()),
-        "joblog" => {
-            if v.is_empty() {
-                return Err(refuse("--joblog: empty file name"));
-            }
-            o.cfg.joblog = Some(PathBuf::from(v));
-        }
+        "joblog" => set_joblog(o, &v)?,
         "timeout" => {
             o.cfg.job_timeout = Some(
                 super::units::parse_job_timeout(&v)

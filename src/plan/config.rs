@@ -161,6 +161,9 @@ pub struct Config {
     pub halt: Option<Halt>,
     /// `--joblog FILE` (`-`: stdout): a GNU Parallel joblog line per finished batch.
     pub joblog: Option<PathBuf>,
+    /// `--joblog +FILE`: lines are appended to FILE (its torn last line cut off first), and no
+    /// header is written, as GNU Parallel does.
+    pub joblog_append: bool,
     /// Leading words of the command line the joblog does not show, for a front end that wraps
     /// a shell line in `sh -c LINE`: when not 0, the word after them (the line) is shown as it
     /// is and the rest shell-quoted. 0 from the command line (every word shell-quoted).
@@ -280,6 +283,7 @@ impl Default for Config {
             retry_failed: false,
             halt: None,
             joblog: None,
+            joblog_append: false,
             joblog_skip_words: 0,
             job_timeout: None,
             delay: None,

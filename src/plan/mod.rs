@@ -496,8 +496,8 @@ fn open_joblog(cfg: &Config, input: &File) -> Result<Option<crate::joblog::Joblo
         .ok()
         .filter(|m| m.is_file())
         .map(|m| (m.dev(), m.ino()));
-    let opened = if cfg.job_resume.is_some() {
-        crate::joblog::Joblog::append(path, input_id)
+    let opened = if cfg.job_resume.is_some() || cfg.joblog_append {
+        crate::joblog::Joblog::append(path, input_id, !cfg.joblog_append)
     } else {
         crate::joblog::Joblog::open(path, input_id)
     };
