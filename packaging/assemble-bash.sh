@@ -2,7 +2,7 @@
 # Assembles frun.bash: the template with @VERSION@, @COMMIT@ and @BLOBS@ (the list of builtins,
 # FLOOR:SHA256:SIZE each) filled in, then one payload section per builtin blob: "#@blob FLOOR
 # SHA256 SIZE", its base64 lines, "#@end"; last a line "#@eof". The list and the last line let
-# `frun.bash --verify` tell a truncated file, also one cut between two sections.
+# `frun.bash --diagnose` tell a truncated file, also one cut between two sections.
 # Usage: assemble-bash.sh TEMPLATE VERSION COMMIT OUT FLOOR=BLOB...
 set -euo pipefail
 (($# >= 5)) || { echo "usage: $0 TEMPLATE VERSION COMMIT OUT FLOOR=BLOB..." >&2; exit 2; }

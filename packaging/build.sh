@@ -20,11 +20,13 @@ shopt -s inherit_errexit
 
 usage() {
   cat <<'EOF'
-usage: packaging/build.sh [--out DIR] [--only-blobs]
+usage: packaging/build.sh [--out DIR] [--only-blobs | --only-static]
 
   --out DIR     where the artifacts go (default: <repo>/dist); earlier artifacts there are replaced
   --only-blobs  only the bash builtins and frun.bash (for the Nix package frun-bash); uses the
                 cargo-zigbuild and zig on PATH when there are any instead of installing them
+  --only-static the static binary alone (the container image's build stage): the same bytes as
+                in a full build, without the tools the other artifacts need
 Environment:
   SOURCE_DATE_EPOCH   timestamp used everywhere (default: time of the last commit, else 1700000000)
   FRUN_GIT_COMMIT     commit embedded in the binary (default: git short hash, else "unknown")
@@ -39,10 +41,12 @@ step() { printf '==> %s\n' "$*" >&2; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 out=$repo/dist
 only_blobs=no
+only_static=no
 while (($#)); do
   case $1 in
     --out) (($# >= 2)) || die "--out needs a directory"; out=$2; shift 2 ;;
     --only-blobs) only_blobs=yes; shift ;;
+    --only-static) only_static=yes; shift ;;
     --out=*) out=${1#--out=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -108,8 +112,10 @@ ensure_target() {
 if [[ $only_blobs == no ]]; then
   ensure_target "$musl"
   cargo_tool cargo-auditable 0.7.7
-  cargo_tool cargo-cyclonedx 0.5.9
-  cargo_tool cargo-sbom 0.10.0
+  if [[ $only_static == no ]]; then
+    cargo_tool cargo-cyclonedx 0.5.9
+    cargo_tool cargo-sbom 0.10.0
+  fi
 fi
 
 # --- metadata -----------------------------------------------------------------------------------
@@ -173,7 +179,9 @@ if [[ $only_blobs == no ]]; then
 fi
 
 # --- bash loadable builtin (one .so per glibc floor) and frun.bash --------------------------------
-if [[ $has_bash == yes ]]; then
+if [[ $only_static == yes ]]; then
+  : # the static binary alone
+elif [[ $has_bash == yes ]]; then
   if [[ $only_blobs == no ]] || ! command -v cargo-zigbuild >/dev/null || ! command -v zig >/dev/null; then
     python_tool 'ziglang==0.15.2'
     cargo_tool cargo-zigbuild 0.24.1
@@ -355,7 +363,7 @@ with open(dst, "w", encoding="utf-8") as f:
 PY
 }
 
-if [[ $only_blobs == no ]]; then
+if [[ $only_blobs == no && $only_static == no ]]; then
   step "writing SBOMs"
   cargo cyclonedx --quiet --format json --spec-version 1.5 --target "$musl" --features hwloc \
     --override-filename frun-sbom-tmp
@@ -388,7 +396,7 @@ if [[ $only_blobs == no ]]; then
 fi
 
 # --- Python module (a wheel for every CPython >= 3.9, glibc >= 2.17) and its SBOMs ---------------
-if [[ $only_blobs == no ]]; then
+if [[ $only_blobs == no && $only_static == no ]]; then
   step "writing the Python module's SBOMs"
   # What the wheel's extension links (frun without hwloc, and pyo3).
   # cargo-cyclonedx writes one SBOM beside each member's Cargo.toml; this run's for python/ is

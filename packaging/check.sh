@@ -404,10 +404,10 @@ if ((${#blobs[@]})); then
   else
     fail "blobs built but no frun.bash"
   fi
-  if out=$(bash "$dist_a/frun.bash" --verify 2>&1); then
-    pass "frun.bash --verify: every embedded checksum matches"
+  if out=$(bash "$dist_a/frun.bash" --diagnose 2>&1); then
+    pass "frun.bash --diagnose: every embedded checksum matches"
   else
-    fail "frun.bash --verify: $out"
+    fail "frun.bash --diagnose: $out"
   fi
   # Older systems: the 2.17 blob (forced) and the one frun.bash picks itself, in a Debian 11
   # root (bash 5.1, glibc 2.31).

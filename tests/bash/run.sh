@@ -47,9 +47,9 @@ check() {
 
 # --- loading ---------------------------------------------------------------------------------
 check "loads as a builtin" builtin "$(in_bash 'type -t frun')"
-check "verify passes" 0 "$(bash "$FRUN_BASH" --verify >/dev/null; echo $?)"
-check "verify names the blob it would load" 1 \
-  "$(bash "$FRUN_BASH" --verify | grep -c '^would load: the builtin for glibc >= ')"
+check "diagnose passes" 0 "$(bash "$FRUN_BASH" --diagnose >/dev/null; echo $?)"
+check "diagnose names the blob it would load" 1 \
+  "$(bash "$FRUN_BASH" --diagnose | grep -c '^would load: the builtin for glibc >= ')"
 check "nothing left in /dev/shm" "" "$(in_bash 'ls -d /dev/shm/frun.* 2>/dev/null')"
 
 # A tampered blob: one base64 character changed in the middle of the payload (to another
@@ -60,14 +60,14 @@ sed -i "${line}{s/^A/B/;t;s/^./A/}" tampered.bash
 out=$(bash --norc -c 'source ./tampered.bash; echo "status=$? type=$(type -t frun)"' 2>&1 </dev/null)
 check "tampered blob is refused" 1 "$(grep -c 'is damaged: sha256 .* expected .*not loading it' <<<"$out")"
 check "tampered blob is not loaded" 1 "$(grep -c 'status=1 type=function' <<<"$out")"
-check "verify reports the mismatch" 1 "$(bash tampered.bash --verify | grep -c MISMATCH)"
-check "verify fails on a mismatch" 1 "$(bash tampered.bash --verify >/dev/null; echo $?)"
+check "diagnose reports the mismatch" 1 "$(bash tampered.bash --diagnose | grep -c MISMATCH)"
+check "diagnose fails on a mismatch" 1 "$(bash tampered.bash --diagnose >/dev/null; echo $?)"
 # A truncated file: the payload ends early.
 head -c "$(( $(stat -c %s "$FRUN_BASH") / 2 ))" "$FRUN_BASH" >truncated.bash
 out=$(bash --norc -c 'source ./truncated.bash; echo "status=$?"' 2>&1 </dev/null)
 check "truncated file is refused" 1 "$(grep -c 'damaged or truncated' <<<"$out")"
 check "truncated file: source fails" 1 "$(grep -c 'status=1' <<<"$out")"
-# --verify on a damaged file: a file of two builtins (the one built here, twice, under two
+# --diagnose on a damaged file: a file of two builtins (the one built here, twice, under two
 # floors), cut at several points or with one byte changed, must fail and name each damaged
 # builtin ("damaged: the builtin for glibc >= FLOOR"); the intact file passes.
 first=$(grep -n '^#@blob ' "$FRUN_BASH" | head -n 1 | cut -d: -f1)
@@ -76,16 +76,16 @@ sed -n "$((first + 1)),$((end - 1))p" "$FRUN_BASH" | base64 -d >blob.so
 host_floor=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
 bash "$repo/packaging/assemble-bash.sh" "$repo/packaging/frun.bash.in" verify-test test two.bash \
   "2.17=blob.so" "$host_floor=blob.so"
-# verify_damaged NAME FILE FLOORS: --verify fails on FILE and names exactly FLOORS as damaged.
+# verify_damaged NAME FILE FLOORS: --diagnose fails on FILE and names exactly FLOORS as damaged.
 verify_damaged() {
   local out st=0
-  out=$(bash "$2" --verify 2>&1) || st=$?
-  check "verify fails: $1" failed "$( ((st != 0)) && echo failed || echo "passed: $out")"
-  check "verify names the damaged builtins: $1" "$3" \
+  out=$(bash "$2" --diagnose 2>&1) || st=$?
+  check "diagnose fails: $1" failed "$( ((st != 0)) && echo failed || echo "passed: $out")"
+  check "diagnose names the damaged builtins: $1" "$3" \
     "$(awk '/^damaged: the builtin for glibc >= / { printf "%s%s", sep, $NF; sep = " " }' <<<"$out")"
 }
-check "verify: the intact two-builtin file passes" "0 2" \
-  "$(out=$(bash two.bash --verify); echo "$? $(grep -c ' ok$' <<<"$out")")"
+check "diagnose: the intact two-builtin file passes" "0 2" \
+  "$(out=$(bash two.bash --diagnose); echo "$? $(grep -c ' ok$' <<<"$out")")"
 mapfile -t blob_lines < <(grep -n -e "^#@blob " -e "^#@end$" two.bash | cut -d: -f1)
 # Cuts two.bash after line $2 into $1.
 cut_after_line() { head -n "$2" two.bash >"$1"; }
@@ -99,13 +99,13 @@ cut_after_line cut-in-first.bash $(((blob_lines[0] + blob_lines[1]) / 2))
 verify_damaged "cut inside the first builtin" cut-in-first.bash "2.17 $host_floor"
 cut_after_line cut-after-last.bash "${blob_lines[3]}"
 verify_damaged "cut after the last builtin (its #@eof gone)" cut-after-last.bash ""
-check "verify: a cut after the last builtin says the file is truncated" 1 \
-  "$(bash cut-after-last.bash --verify | grep -c 'is truncated')"
+check "diagnose: a cut after the last builtin says the file is truncated" 1 \
+  "$(bash cut-after-last.bash --diagnose | grep -c 'is truncated')"
 head -c "$(($(stat -c %s two.bash) - 1))" two.bash >cut-last-byte.bash
 verify_damaged "the last byte cut" cut-last-byte.bash ""
 head -c 3000 two.bash >cut-in-code.bash
-check "verify fails: cut inside the code" failed \
-  "$(bash cut-in-code.bash --verify >/dev/null 2>&1 && echo passed || echo failed)"
+check "diagnose fails: cut inside the code" failed \
+  "$(bash cut-in-code.bash --diagnose >/dev/null 2>&1 && echo passed || echo failed)"
 # flip_byte OUT LINE: two.bash with the first character of LINE changed (to another base64 one).
 flip_byte() {
   awk -v n="$2" 'NR == n { c = substr($0, 1, 1); $0 = (c == "A" ? "B" : "A") substr($0, 2) } { print }' \
@@ -113,12 +113,12 @@ flip_byte() {
 }
 flip_byte flip-first.bash $((blob_lines[0] + 50))
 verify_damaged "a byte changed in the first builtin" flip-first.bash 2.17
-check "verify: the other builtin is still ok" 1 "$(bash flip-first.bash --verify | grep -c ' ok$')"
+check "diagnose: the other builtin is still ok" 1 "$(bash flip-first.bash --diagnose | grep -c ' ok$')"
 flip_byte flip-last.bash $((blob_lines[2] + 50))
 verify_damaged "a byte changed in the builtin it would load" flip-last.bash "$host_floor"
-check "verify: would not load a damaged builtin" \
+check "diagnose: would not load a damaged builtin" \
   "would load: nothing (the builtin for glibc >= $host_floor is damaged)" \
-  "$(bash flip-last.bash --verify | grep '^would load: ')"
+  "$(bash flip-last.bash --diagnose | grep '^would load: ')"
 
 # The fallback refuses a function clearly instead of failing later.
 out=$(bash --norc -c 'source ./tampered.bash 2>/dev/null; f() { :; }; frun f </dev/null; echo "status=$?"' 2>&1)
