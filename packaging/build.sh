@@ -138,16 +138,20 @@ target_dir=$(cd "$target_dir" && pwd -P)
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
 # Later --remap-path-prefix flags win over earlier ones, so the most specific paths go last.
-flags=(
+# They reach every rustc (build scripts and proc macros too) through packaging/rustc-remap.sh,
+# never through RUSTFLAGS, which cargo hashes and does not pass to host crates (see there).
+remaps=(
   "--remap-path-prefix=$cargo_home=/cargo"
   "--remap-path-prefix=$rustup_home=/rustup"
+  "--remap-path-prefix=${TMPDIR:-/tmp}=/tmp"
   "--remap-path-prefix=$repo=/build/frun"
   "--remap-path-prefix=$target_dir=/build/target"
-  -C strip=symbols
 )
-CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; printf '%s' "${flags[*]}")
-export CARGO_ENCODED_RUSTFLAGS CARGO_TARGET_DIR=$target_dir CARGO_INCREMENTAL=0
-unset RUSTFLAGS RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER
+FRUN_REMAP_FLAGS=$(IFS=$'\x1f'; printf '%s' "${remaps[*]}")
+CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; printf '%s' "-C${IFS}strip=symbols")
+RUSTC_WRAPPER=$repo/packaging/rustc-remap.sh
+export FRUN_REMAP_FLAGS CARGO_ENCODED_RUSTFLAGS RUSTC_WRAPPER CARGO_TARGET_DIR=$target_dir CARGO_INCREMENTAL=0
+unset RUSTFLAGS CARGO_BUILD_RUSTC_WRAPPER
 
 # Remove only what an earlier build put there; anything else in the directory is left alone
 # and is not listed in SHA256SUMS.
@@ -172,7 +176,8 @@ if [[ $only_blobs == no ]]; then
   env "PKG_CONFIG_LIBDIR_${musl//-/_}=$hwloc_prefix/lib/pkgconfig" \
     "PKG_CONFIG_PATH_${musl//-/_}=" \
     "PKG_CONFIG_ALLOW_CROSS_${musl//-/_}=1" \
-    cargo auditable build --quiet --profile dist --locked --target "$musl" --bin frun --features hwloc
+    CARGO="$repo/packaging/cargo-for-auditable.sh" FRUN_CARGO="$(command -v cargo)" \
+    cargo-auditable auditable build --quiet --profile dist --locked --target "$musl" --bin frun --features hwloc
   bin=$name-$version-x86_64-linux-musl
   install -m 0755 "$target_dir/$musl/dist/frun" "$out/$bin"
   artifacts+=("$bin")
@@ -188,11 +193,10 @@ elif [[ $has_bash == yes ]]; then
     export PATH="$tools/venv/bin:$PATH"   # cargo-zigbuild finds zig as `python3 -m ziglang`
   fi
   ensure_target x86_64-unknown-linux-gnu
-  host_glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
-  [[ -n $host_glibc ]] || host_glibc=$(ldd --version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9]*\.[0-9][0-9]*$')
-  [[ -n $host_glibc ]] || die "cannot tell this system's glibc version (getconf, ldd)"
-  floors=(2.17 2.28)
-  [[ " ${floors[*]} " == *" $host_glibc "* ]] || floors+=("$host_glibc")
+  # Fixed floors, whatever glibc the build host has (a floor taken from the host made
+  # frun.bash depend on the machine that built it): 2.17 (RHEL/CentOS 7 and every newer
+  # system), 2.28 (RHEL 8, Debian 10) and 2.36 (Debian 12 and newer).
+  floors=(2.17 2.28 2.36)
   for floor in "${floors[@]}"; do
     step "building the bash builtin for glibc >= $floor"
     # One target dir per floor: cargo must never reuse a library linked against another floor.
@@ -388,6 +392,40 @@ if [[ $only_blobs == no && $only_static == no ]]; then
     "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" plugin-host "$out/$host" \
     "$out/$name-$version-plugin-host.cdx.json"
   artifacts+=("$name-$version-plugin-host.cdx.json" "$name-$version-plugin-host.spdx.json")
+  # Each SBOM names the file it describes by name and SHA-256 (packaging/artifact-sbom.py).
+  describe() { python3 "$repo/packaging/artifact-sbom.py" "$@"; }
+  for kind in cdx spdx; do
+    describe "$kind" "$out/$name-$version.$kind.json" "$out/$name-$version.$kind.json" \
+      "$out/$bin" "frun, the static musl binary"
+    describe "$kind" "$out/$name-$version-plugin-host.$kind.json" \
+      "$out/$name-$version-plugin-host.$kind.json" "$out/$host" \
+      "frun-plugin-host, the glibc build of frun that runs -C plugins"
+  done
+  # The bash builtins' own SBOMs: the crate without default features, with bash, for the gnu
+  # target (what each blob links), one document per blob; frun.bash's names the blobs it embeds.
+  cargo cyclonedx --quiet --format json --spec-version 1.5 --target x86_64-unknown-linux-gnu \
+    --no-default-features --features bash --override-filename frun-sbom-tmp
+  mv "$repo/frun-sbom-tmp.json" "$work/bash.cdx.json"
+  normalise_sbom cdx "$work/bash.cdx.json" "$work/bash-crates.cdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" bash "" ""
+  normalise_sbom spdx "$work/spdx.json" "$work/bash-crates.spdx.json" \
+    "$repo" "$name" "$version" "$FRUN_GIT_COMMIT" bash "" "$work/bash-crates.cdx.json"
+  blobs=()
+  for floor in "${floors[@]}"; do
+    blob=$name-$version-bash-glibc$floor
+    blobs+=("$out/$blob.so")
+    for kind in cdx spdx; do
+      describe "$kind" "$work/bash-crates.$kind.json" "$out/$blob.$kind.json" "$out/$blob.so" \
+        "frun as a bash loadable builtin, for glibc >= $floor"
+      artifacts+=("$blob.$kind.json")
+    done
+  done
+  for kind in cdx spdx; do
+    describe "$kind" "$work/bash-crates.$kind.json" "$out/$name-$version-bash.$kind.json" \
+      "$out/frun.bash" "frun.bash: the bash front end, embedding one builtin per glibc floor" \
+      "${blobs[@]}"
+    artifacts+=("$name-$version-bash.$kind.json")
+  done
   # The plain image's own SBOMs: the binary (by hash) and the pinned BusyBox userland.
   python3 "$repo/packaging/image-sbom.py" "$repo/packaging/busybox.pin" "$out/$bin" \
     "$out/$name-$version-image.cdx.json" "$out/$name-$version-image.spdx.json" \
@@ -405,12 +443,14 @@ if [[ $only_blobs == no && $only_static == no ]]; then
   (cd "$repo/python" && cargo cyclonedx --quiet --format json --spec-version 1.5 \
     --target x86_64-unknown-linux-gnu --override-filename frun-sbom-tmp)
   mv "$repo/python/frun-sbom-tmp.json" "$work/py-cdx.json"
-  normalise_sbom cdx "$work/py-cdx.json" "$out/$name-python-$version.cdx.json" \
+  # The wheel carries this document (it cannot name the wheel's own hash); the release's
+  # frun-python-<version>.{cdx,spdx}.json, written after the wheel, name the wheel too.
+  mkdir -p "$work/embedded"
+  normalise_sbom cdx "$work/py-cdx.json" "$work/embedded/$name-python-$version.cdx.json" \
     "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
   cargo sbom --cargo-package "$name-python" --output-format spdx_json_2_3 >"$work/py-spdx.json"
-  normalise_sbom spdx "$work/py-spdx.json" "$out/$name-python-$version.spdx.json" \
+  normalise_sbom spdx "$work/py-spdx.json" "$work/embedded/$name-python-$version.spdx.json" \
     "$repo" "$name-python" "$version" "$FRUN_GIT_COMMIT"
-  artifacts+=("$name-python-$version.cdx.json" "$name-python-$version.spdx.json")
   python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
   step "building the Python wheel"
   # python/ is a member of the root workspace, so Cargo hashes the frun library's path relative
@@ -421,11 +461,17 @@ if [[ $only_blobs == no && $only_static == no ]]; then
   # above instead, in .dist-info/sboms/.
   (cd "$repo/python" && CARGO_TARGET_DIR=$target_dir/python PATH="$tools/venv/bin:$PATH" \
     maturin build --quiet --release --locked --zig --compatibility manylinux2014 \
-    --target x86_64-unknown-linux-gnu --sbom-include "$out/$name-python-$version.cdx.json" \
+    --target x86_64-unknown-linux-gnu --sbom-include "$work/embedded/$name-python-$version.cdx.json" \
     --out "$work/wheel" >&2)
   wheel=$(cd "$work/wheel" && ls -- "$name-$version-"*.whl)
   install -m 0644 "$work/wheel/$wheel" "$out/$wheel"
   artifacts+=("$wheel")
+  for kind in cdx spdx; do
+    python3 "$repo/packaging/artifact-sbom.py" "$kind" "$work/embedded/$name-python-$version.$kind.json" \
+      "$out/$name-python-$version.$kind.json" "$out/$wheel" \
+      "the Python module frun (import frun), a wheel for CPython >= 3.9 on glibc >= 2.17"
+    artifacts+=("$name-python-$version.$kind.json")
+  done
 fi
 
 # --- checksums ----------------------------------------------------------------------------------

@@ -76,11 +76,35 @@ cp -a "$snap" "$copy_a"
 cp -a "$snap" "$copy_b"
 rm -rf "$snap"
 
+# The second build runs in an environment of its own, as on another machine: another HOME,
+# CARGO_HOME, tool cache (FRUN_TOOLS_DIR: the pinned tools' binaries copied there, the Python
+# tools and the static libhwloc made anew) and TMPDIR, besides another checkout path. Only the
+# Rust toolchain (RUSTUP_HOME) is shared: a release names the rustc it was built with.
+# The registry's downloaded crates are copied, to save the network, not its unpacked sources.
+env_b=$work/elsewhere
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+mkdir -p "$env_b/home" "$env_b/cargo-home/registry" "$env_b/tools/cargo" "$env_b/tmp"
+for part in index cache; do
+  [[ -d $cargo_home/registry/$part ]] && cp -a "$cargo_home/registry/$part" "$env_b/cargo-home/registry/"
+done
+[[ -d $tools/cargo/bin ]] && cp -a "$tools/cargo/bin" "$tools/cargo/.crates2.json" "$tools/cargo/.crates.toml" \
+  "$env_b/tools/cargo/" 2>/dev/null || true
+build_b_env=(
+  HOME="$env_b/home" CARGO_HOME="$env_b/cargo-home" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+  FRUN_TOOLS_DIR="$env_b/tools" TMPDIR="$env_b/tmp" XDG_CACHE_HOME="$env_b/home/.cache"
+  PATH="$env_b/tools/cargo/bin:$(dirname "$(command -v cargo)"):$PATH"
+)
+
 timings=()
 for copy in "$copy_a" "$copy_b"; do
   step "building in $copy"
   t0=$SECONDS
-  env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR bash "$copy/packaging/build.sh" --out "$copy/dist"
+  if [[ $copy == "$copy_a" ]]; then
+    env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR bash "$copy/packaging/build.sh" --out "$copy/dist"
+  else
+    env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR "${build_b_env[@]}" \
+      bash "$copy/packaging/build.sh" --out "$copy/dist"
+  fi
   timings+=("$((SECONDS - t0))s")
 done
 dist_a=$copy_a/dist
@@ -108,6 +132,29 @@ if (cd "$dist_a" && sha256sum --check --quiet --strict SHA256SUMS); then
   fi
 else
   fail "sha256sum -c SHA256SUMS"
+fi
+
+# No artifact holds a path of either build: a HOME, a checkout, a tool cache, a TMPDIR.
+# (A wheel is a zip: its members are searched, not its compressed bytes.)
+contents() {
+  if [[ $1 == *.whl ]]; then
+    python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist(): sys.stdout.buffer.write(z.read(n))' "$1"
+  else
+    cat -- "$1"
+  fi
+}
+leaks=()
+for artifact in "$dist_a"/*; do
+  for path in "$HOME/" "$env_b" "$copy_a" "$copy_b" "$tools" "$work"; do
+    if contents "$artifact" | grep -qaF -- "$path"; then leaks+=("${artifact##*/} holds $path"); fi
+  done
+done
+if ((${#leaks[@]} == 0)); then
+  pass "no artifact holds a path of either build environment (HOME, checkout, tools, TMPDIR)"
+else
+  fail "build paths in artifacts: ${leaks[*]}"
 fi
 
 version=$(awk -F'"' '/^version *=/ {print $2; exit}' "$copy_a/Cargo.toml")
@@ -459,6 +506,26 @@ for sbom in "$dist_a/frun-python-$version.cdx.json" "$dist_a/frun-python-$versio
     fail "$(basename "$sbom"): ${valid:-missing or without pyo3}"
   fi
 done
+
+# Every release file has its own SBOMs (CycloneDX and SPDX), each naming it by name and SHA-256
+# (packaging/sbom-map.py, whose list the release workflow attests each file with), and every
+# SBOM in SHA256SUMS is valid against its schema.
+if pairs=$(python3 "$repo/packaging/sbom-map.py" "$dist_a" 2>&1); then
+  pass "an SBOM per release file, naming it by SHA-256: $(python3 -c 'import json, sys
+print(", ".join(p["subject"] for p in json.loads(sys.argv[1])))' "$pairs")"
+else
+  fail "SBOM per release file: $pairs"
+fi
+bad_sboms=()
+while read -r _ sbom; do
+  [[ $sbom == *.json ]] || continue
+  valid_sbom "$dist_a/$sbom" >/dev/null || bad_sboms+=("$sbom")
+done <"$dist_a/SHA256SUMS"
+if ((${#bad_sboms[@]} == 0)); then
+  pass "every SBOM in SHA256SUMS is valid against its schema ($(grep -c '\.json$' "$dist_a/SHA256SUMS"))"
+else
+  fail "invalid SBOMs: ${bad_sboms[*]}"
+fi
 
 printf '\nbuild times: first %s, second %s; whole check %ss\n' "${timings[0]}" "${timings[1]}" \
   "$((SECONDS - started))"
