@@ -3,28 +3,45 @@
 # (Inside a container /dev/shm is usually noexec; frun.bash then unpacks the builtin in a private
 # directory under /tmp instead.)
 #
-# BASE is a Debian bookworm minbase image made without any registry:
-#   debootstrap --variant=minbase bookworm rootfs <debian mirror>
-#   tar -C rootfs -c . | podman import - localhost/debian-minbase:bookworm
-# (packaging/image-test.sh does exactly this). Then, from the repository root:
-#   buildah build --timestamp 0 --build-arg VERSION=0.1.0 --build-arg REVISION=<commit> \
-#     -f Containerfile.bash -t frun-bash:0.1.0 .
-ARG BASE=localhost/debian-minbase:bookworm
-FROM ${BASE}
+# From a checkout, with nothing else to do first:
+#   docker build -f Containerfile.bash -t frun-bash .      (or podman build ...)
+#   docker run --rm frun-bash bash -c 'f() { echo "<$1>"; }; seq 3 | frun -k -l1 f'
+# The first stage builds the static binary and frun.bash exactly as a release is built
+# (packaging/build.sh --only-static and --only-blobs). Build arguments: REVISION (the commit),
+# VERSION, SOURCE (labels), RUST_IMAGE (the build stage's base: Debian bookworm with Rust in
+# /usr/local/cargo, as the official rust images are), BASE (the image's base: Debian bookworm).
+ARG RUST_IMAGE=docker.io/library/rust:1.95.0-bookworm
+ARG BASE=docker.io/library/debian:bookworm-slim
+FROM ${RUST_IMAGE} AS build
+ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo
+ENV PATH=/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      binutils bzip2 ca-certificates curl gcc libc6-dev make musl-tools python3 python3-venv >/dev/null \
+ && rm -rf /var/lib/apt/lists/*
+COPY . /src
+ARG REVISION=unknown
+RUN cd /src \
+ && export FRUN_GIT_COMMIT=${REVISION} \
+ && bash packaging/build.sh --only-static --out /out/static \
+ && bash packaging/build.sh --only-blobs --out /out/blobs \
+ && mkdir -p /out/image \
+ && mv /out/static/frun-*-x86_64-linux-musl /out/image/frun \
+ && mv /out/blobs/frun.bash /out/image/frun.bash
 
+FROM ${BASE}
 ARG VERSION=0.1.0
 ARG REVISION=unknown
-# Set to the published repository.
-ARG SOURCE=https://github.com/OWNER/frun
-
+ARG SOURCE=https://github.com/frun-rs/frun
 LABEL org.opencontainers.image.title="frun-bash" \
       org.opencontainers.image.description="Fast parallel xargs replacement, with its bash front end" \
       org.opencontainers.image.source="${SOURCE}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.version="${VERSION}"
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="MIT"
 
-COPY --chmod=0755 dist/frun-${VERSION}-x86_64-linux-musl /usr/local/bin/frun
-COPY --chmod=0644 dist/frun.bash /usr/local/share/frun/frun.bash
+COPY --from=build --chmod=0755 /out/image/frun /usr/local/bin/frun
+COPY --from=build --chmod=0644 /out/image/frun.bash /usr/local/share/frun/frun.bash
 # frun's personalities under the tools' names (the binary dispatches on the name it was started
 # by), ahead of Debian's /usr/bin/xargs: scripts written for GNU Parallel or xargs run on frun.
 RUN ln -s frun /usr/local/bin/parallel && ln -s frun /usr/local/bin/xargs

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the container images from dist/ with buildah and tests them with podman, without a
+# Builds the container images from a clean copy of the checkout (the Containerfiles compile frun
+# themselves) with buildah and tests them with podman, against dist/, without a
 # registry, a daemon or systemd: vfs storage under a temporary directory (or FRUN_IMAGE_STORE),
 # chroot isolation, runc with cgroupfs (packaging/containers.conf).
 #   Containerfile       FROM scratch + the static binary + the pinned static BusyBox
@@ -55,11 +56,8 @@ done
 # `parallel`, which is not the one).
 /usr/bin/parallel --version 2>/dev/null | grep -q '^GNU parallel' || need_pkgs+=(parallel)
 command -v /usr/bin/xargs >/dev/null || need_pkgs+=(findutils)
-with_bash=no
-if [[ -f $dist/frun.bash ]]; then
-  with_bash=yes
-  command -v debootstrap >/dev/null || need_pkgs+=(debootstrap)
-fi
+with_bash=yes
+command -v debootstrap >/dev/null || need_pkgs+=(debootstrap)
 if ((${#need_pkgs[@]})); then
   step "installing ${need_pkgs[*]}"
   ((EUID == 0)) || die "${need_pkgs[*]} missing; run as root or install them first"
@@ -111,11 +109,19 @@ show_diff() { diff -u --label expected --label got "$1" "$2" | sed -n '3,16s/^/ 
 show_stderr() { [[ ! -s $1 ]] || sed -n '1,5s/^/      stderr: /p' "$1"; }
 
 # build FILE TAG: build one image with buildah from the build context; prints the image id.
+# The build stage's base is the Debian minbase below with this machine's Rust toolchain mounted
+# where the official rust images keep theirs (no registry is reachable here); the stage
+# installs the rest with apt, fetches crates, hwloc and BusyBox by checksum, and builds.
 build() {
   local file=$1 tag=$2
   buildah build --quiet --isolation chroot --timestamp 0 --pull=never --no-cache \
     --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
-    --iidfile "$store/iid" -f "$repo/$file" -t "$tag" "$context" >/dev/null
+    --build-arg "RUST_IMAGE=$base" --build-arg "BASE=$base" \
+    --volume "$rustup_home:/usr/local/rustup:ro" --volume "$rust_bin:/usr/local/cargo/bin:ro" \
+    --iidfile "$store/iid" -f "$context/$file" -t "$tag" -t "${tag%:*}" "$context" >"$store/build.log" 2>&1 || {
+    tail -n 30 "$store/build.log" >&2
+    die "buildah build -f $file failed"
+  }
   cat "$store/iid"
 }
 
@@ -126,7 +132,7 @@ build_twice() {
   local file=$1 tag=$2 id1 id2
   step "building $tag (twice)"
   id1=$(build "$file" "$tag")
-  buildah rmi --force "$tag" >/dev/null
+  buildah rmi --force "$tag" "${tag%:*}" >/dev/null
   id2=$(build "$file" "$tag")
   image_size=$(podman image inspect --format '{{.Size}}' "$tag")
   sizes+=("$file=$image_size")
@@ -264,14 +270,22 @@ echo "xargs exit status $?"
 echo a | xargs sh -c "exit 255"
 echo "xargs exit status $?"'
 
-# The build context holds only what the Containerfiles copy (dist/..., userland/), whatever else
-# the repository holds and wherever --dist points.
+# The build context is a clean checkout: the files git tracks (and untracked ones it does not
+# ignore), nothing built. The Containerfiles need nothing else: `docker build -t frun .` as typed.
 context=$store/context
-mkdir -p "$context/dist"
-cp "$dist/$bin_name" "$context/dist/"
-[[ $with_bash == no ]] || cp "$dist/frun.bash" "$context/dist/"
+mkdir -p "$context"
+if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git -C "$repo" ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do [[ -e $repo/$f || -L $repo/$f ]] && printf '%s\0' "$f"; done |
+    (cd "$repo" && xargs -0 -r cp -a --parents -t "$context")
+else
+  tar -C "$repo" --exclude=./target --exclude=./dist --exclude=./.git -cf - . | tar -C "$context" -xf -
+fi
+rustup_home=$(cd "${RUSTUP_HOME:-$HOME/.rustup}" && pwd -P)
+rust_bin=$(dirname "$(command -v cargo)")
+[[ -x $rust_bin/rustup ]] || die "cargo ($rust_bin) is not rustup's: the build stage mounts rustup's toolchain"
 step "the pinned BusyBox userland (packaging/userland.sh)"
-bash "$repo/packaging/userland.sh" "$context/userland"
+bash "$repo/packaging/userland.sh" "$store/userland"
 # It refuses a busybox that is not the pinned one: a copy of packaging/ whose pin names another
 # SHA-256 for bin/busybox, with the real .deb already in its tool cache (so nothing is fetched).
 mkdir -p "$store/tampered/tools/debs"
@@ -287,6 +301,38 @@ if ((rc == 1)) && grep -q 'does not have the pinned SHA-256' "$store/err" &&
 else
   fail "userland.sh: with a wrong pinned SHA-256 it exited $rc: $(head -c 300 "$store/err")"
 fi
+
+# debian_mirror: the Debian archive this machine's apt already uses (or FRUN_DEBIAN_MIRROR).
+debian_mirror() {
+  if [[ -n ${FRUN_DEBIAN_MIRROR:-} ]]; then
+    printf '%s\n' "$FRUN_DEBIAN_MIRROR"
+    return
+  fi
+  {
+    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n'
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+      awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }'
+  } | sed 's,/*$,,' | grep -E '^[a-z]+://[^[:space:]]+/debian$' | head -n 1
+}
+
+# --- the base: Debian bookworm minbase, made without a registry -----------------------------------
+base_tar=$tools/debian-minbase-bookworm.tar
+if [[ ! -s $base_tar ]]; then
+  mirror=$(debian_mirror) || true
+  [[ -n $mirror ]] || die "no Debian mirror found in apt's sources; set FRUN_DEBIAN_MIRROR"
+  step "debootstrap --variant=minbase bookworm (cached in $base_tar)"
+  rootfs=$store/rootfs
+  if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$store/log" 2>&1; then
+    tail -n 5 "$store/log" >&2
+    die "debootstrap failed"
+  fi
+  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+  tar -C "$rootfs" --sort=name --numeric-owner -cf "$base_tar.tmp" .
+  mv "$base_tar.tmp" "$base_tar"
+  rm -rf "$rootfs"
+fi
+base=localhost/debian-minbase:bookworm
+podman import --quiet "$base_tar" "$base" >/dev/null
 
 # --- the plain image: FROM scratch, frun and BusyBox ----------------------------------------------
 tag=localhost/frun:$version
@@ -304,13 +350,13 @@ if [[ $labels == "$version $revision" ]]; then
 else
   fail "Containerfile: OCI labels are '$labels', expected '$version $revision'"
 fi
-# A user's first try, with the image's own echo; records in any order.
+# A user's first try, as README.md types it (the image named just frun); records in any order.
 rc=0
-seq 3 | podman run -i "${run_opts[@]}" "$tag" echo >"$store/out" 2>"$store/err" || rc=$?
+seq 3 | podman run -i --rm frun echo >"$store/out" 2>"$store/err" || rc=$?
 if ((rc == 0)) && [[ $(tr -s ' ' '\n' <"$store/out" | sort -n) == "$(seq 3)" ]]; then
-  pass "Containerfile: seq 3 | podman run -i IMAGE echo prints 1 2 3"
+  pass "Containerfile: seq 3 | podman run -i --rm frun echo prints 1 2 3"
 else
-  fail "Containerfile: seq 3 | podman run -i IMAGE echo (exit $rc): $(head -c 200 "$store/out") $(head -c 300 "$store/err")"
+  fail "Containerfile: seq 3 | podman run -i --rm frun echo (exit $rc): $(head -c 200 "$store/out") $(head -c 300 "$store/err")"
 fi
 exercise Containerfile "$tag"
 # shellcheck disable=SC2016 # expanded by the shell in the container
@@ -348,37 +394,7 @@ same_as_host "Containerfile: podman run IMAGE parallel ... takes GNU Parallel's 
   "" 'parallel -k echo {} ::: a b c' "$tag" parallel -k echo {} ::: a b c
 
 # --- the bash image -------------------------------------------------------------------------------
-# debian_mirror: the Debian archive this machine's apt already uses (or FRUN_DEBIAN_MIRROR).
-debian_mirror() {
-  if [[ -n ${FRUN_DEBIAN_MIRROR:-} ]]; then
-    printf '%s\n' "$FRUN_DEBIAN_MIRROR"
-    return
-  fi
-  {
-    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n'
-    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-      awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }'
-  } | sed 's,/*$,,' | grep -E '^[a-z]+://[^[:space:]]+/debian$' | head -n 1
-}
-
 if [[ $with_bash == yes ]]; then
-  base_tar=$tools/debian-minbase-bookworm.tar
-  if [[ ! -s $base_tar ]]; then
-    mirror=$(debian_mirror) || true
-    [[ -n $mirror ]] || die "no Debian mirror found in apt's sources; set FRUN_DEBIAN_MIRROR"
-    step "debootstrap --variant=minbase bookworm (cached in $base_tar)"
-    rootfs=$store/rootfs
-    if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$store/log" 2>&1; then
-      tail -n 5 "$store/log" >&2
-      die "debootstrap failed"
-    fi
-    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-    tar -C "$rootfs" --sort=name --numeric-owner -cf "$base_tar.tmp" .
-    mv "$base_tar.tmp" "$base_tar"
-    rm -rf "$rootfs"
-  fi
-  base=localhost/debian-minbase:bookworm
-  podman import --quiet "$base_tar" "$base" >/dev/null
   btag=localhost/frun-bash:$version
   build_twice Containerfile.bash "$btag"
   # `bash -c` reads BASH_ENV, so `frun` there is the builtin frun.bash loads.
@@ -394,6 +410,11 @@ if [[ $with_bash == yes ]]; then
     fail "Containerfile.bash: frun f in bash -c: $(head -c 300 <<<"$got") $(head -c 300 "$store/err")"
   fi
   links Containerfile.bash "$btag" /usr/local/bin/frun
+  # Its build stage built frun and frun.bash as build.sh did for dist/, on other paths, in
+  # another HOME: the same bytes.
+  expect "Containerfile.bash: frun and frun.bash are the bytes of dist/'s" \
+    "$(cd "$dist" && sha256sum "$bin_name" frun.bash | awk '{print $1}')" \
+    "$btag" bash -c 'sha256sum /usr/local/bin/frun /usr/local/share/frun/frun.bash | cut -d" " -f1'
   like_the_real_tools "Containerfile.bash: a GNU Parallel script in bash" bash "$parallel_script" \
     "$btag" bash -c
   like_the_real_tools "Containerfile.bash: an xargs script in bash" bash "$xargs_script" \
