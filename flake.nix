@@ -33,8 +33,8 @@
       # `frun --version` shows 12 hex digits of the commit; a tree with uncommitted changes shows "dirty".
       revision = self.rev or "dirty";
       commit = builtins.substring 0 12 revision;
-      # Set to the published repository.
-      sourceUrl = "https://github.com/OWNER/frun";
+      # The repository, as Cargo.toml's `repository` names it (the one place it is written).
+      sourceUrl = (builtins.fromTOML (builtins.readFile ./Cargo.toml)).package.repository;
 
       perSystem =
         system:

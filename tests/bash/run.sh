@@ -62,6 +62,55 @@ check "tampered blob is refused" 1 "$(grep -c 'is damaged: sha256 .* expected .*
 check "tampered blob is not loaded" 1 "$(grep -c 'status=1 type=function' <<<"$out")"
 check "diagnose reports the mismatch" 1 "$(bash tampered.bash --diagnose | grep -c MISMATCH)"
 check "diagnose fails on a mismatch" 1 "$(bash tampered.bash --diagnose >/dev/null; echo $?)"
+# --- verify before anything runs -------------------------------------------------------------
+# The block README.md and SECURITY.md give for checking frun.bash before sourcing it, run as
+# written against a release directory (frun.bash and its SHA256SUMS). `gh attestation verify`
+# needs the network and a published release, so here `gh` is a function that accepts: what is
+# tested is that the checksum step refuses a tampered file before any byte of it runs.
+verify_block() {
+  awk '/<!-- verify-then-source -->/ { marked = 1; next }
+       marked && /^ *```sh/ { inside = 1; next }
+       inside && /^ *```/ { exit }
+       inside { sub(/^   /, ""); print }' "$1"
+}
+block=$(verify_block "$repo/README.md")
+check "README.md has the verify-then-source block" 1 "$(grep -c '^ *source ./frun.bash$' <<<"$block")"
+check "SECURITY.md's verify-then-source block is README's" "$block" "$(verify_block "$repo/SECURITY.md")"
+# try_release NAME FILE: runs the block in a directory holding FILE as frun.bash and the
+# SHA256SUMS of the real one; prints the block's status, whether the file's code ran, and
+# what `frun` is afterwards.
+mkdir -p release
+(cp "$FRUN_BASH" release/frun.bash && cd release && sha256sum frun.bash >SHA256SUMS)
+try_release() {
+  local dir=$PWD/try-$1
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp release/SHA256SUMS "$dir/"
+  cp "$2" "$dir/frun.bash"
+  (cd "$dir" && bash --norc --noprofile -c 'gh() { return 0; }
+'"$block"'
+st=$?; echo "status=$st ran=$([[ -e ran ]] && echo yes || echo no) frun=$([[ $(type -t frun) == builtin ]] && echo builtin || echo none)"' 2>/dev/null </dev/null)
+}
+check "verify block: the genuine file loads" "status=0 ran=no frun=builtin" \
+  "$(try_release genuine release/frun.bash)"
+{ printf 'touch ran\n'; cat "$FRUN_BASH"; } >prepended.bash
+check "verify block: code prepended is refused, and does not run" "status=1 ran=no frun=none" \
+  "$(try_release prepended prepended.bash)"
+{ cat "$FRUN_BASH"; printf 'touch ran\n'; } >appended.bash
+check "verify block: code appended is refused, and does not run" "status=1 ran=no frun=none" \
+  "$(try_release appended appended.bash)"
+cp "$FRUN_BASH" middle.bash
+half=$(($(stat -c %s middle.bash) / 2))
+printf '%s' "$( (($(od -An -tu1 -j "$half" -N1 middle.bash) == 65)) && echo B || echo A)" |
+  dd of=middle.bash bs=1 seek="$half" conv=notrunc status=none
+check "verify block: one byte changed in the middle is refused" "status=1 ran=no frun=none" \
+  "$(try_release middle middle.bash)"
+head -c "$(($(stat -c %s "$FRUN_BASH") - 100))" "$FRUN_BASH" >cut.bash
+check "verify block: a file cut short is refused" "status=1 ran=no frun=none" \
+  "$(try_release cut cut.bash)"
+check "--verify is gone and says why (status 2)" "2 1" \
+  "$(out=$(bash "$FRUN_BASH" --verify 2>&1); echo "$? $(grep -c 'cannot vouch for itself' <<<"$out")")"
+
 # A truncated file: the payload ends early.
 head -c "$(( $(stat -c %s "$FRUN_BASH") / 2 ))" "$FRUN_BASH" >truncated.bash
 out=$(bash --norc -c 'source ./truncated.bash; echo "status=$?"' 2>&1 </dev/null)
