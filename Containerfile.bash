@@ -21,7 +21,11 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
 ARG REVISION=unknown
-RUN cd /src \
+# The build's tools, crates and target directory live in a cache mount that BuildKit and Buildah
+# keep between builds (shared with Containerfile's build stage).
+RUN --mount=type=cache,id=frun-build,target=/cache \
+    cd /src \
+ && export FRUN_TOOLS_DIR=/cache/tools CARGO_HOME=/cache/cargo FRUN_BUILD_DIR=/cache/target \
  && export FRUN_GIT_COMMIT=${REVISION} \
  && bash packaging/build.sh --only-static --out /out/static \
  && bash packaging/build.sh --only-blobs --out /out/blobs \

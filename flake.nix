@@ -163,6 +163,7 @@
               fileset = lib.fileset.unions [
                 cargoFiles
                 ./python/pyproject.toml
+                ./python/README.md
               ];
             };
             buildAndTestSubdir = "python";

@@ -1,7 +1,5 @@
 //! Wording of frun's one-line messages: operating-system errors, and counts with their nouns.
 
-use std::io;
-
 /// A count and its noun, singular for one: `count(1, "batch", "batches")` is "1 batch".
 pub fn count(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
@@ -12,10 +10,4 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 }
 
 /// The error's text without Rust's "(os error N)" suffix: "No such file or directory".
-pub fn os_message(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
+pub use crate::sys::os_message;

@@ -223,9 +223,7 @@ impl Rings {
             if self.aborted.load(Ordering::Acquire) {
                 return Claim::Done;
             }
-            if let Some(t) = own.ticket()
-                && let Some(b) = self.wait_ticket(own, t)
-            {
+            if let Some(b) = own.ticket().and_then(|t| self.wait_ticket(own, t)) {
                 counters.batches.fetch_add(1, Ordering::Relaxed);
                 return Claim::Batch(b);
             }
@@ -282,8 +280,10 @@ impl Rings {
             if self.rings[home].backlog() > 0 {
                 return None;
             }
-            if self.may_steal(v, threshold)
-                && let Some(got) = self.rings[v].steal()
+            if let Some(got) = self
+                .may_steal(v, threshold)
+                .then(|| self.rings[v].steal())
+                .flatten()
             {
                 return Some(got);
             }

@@ -380,6 +380,30 @@ fn soft_limit(resource: nix::sys::resource::Resource) -> Option<u64> {
     (soft != libc::RLIM_INFINITY).then_some(soft)
 }
 
+/// `/dev/null` opened for reading (commands that must not read frun's input get it as stdin).
+/// Its absence (a chroot or container without /dev) is said in one line naming the file.
+pub fn dev_null() -> std::io::Result<std::fs::File> {
+    std::fs::File::open("/dev/null").map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!(
+                "cannot open /dev/null ({}): commands get it as their stdin; mount /dev in \
+                 this root or container",
+                os_message(&e)
+            ),
+        )
+    })
+}
+
+/// An OS error's text without Rust's " (os error N)" suffix.
+pub fn os_message(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

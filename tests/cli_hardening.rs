@@ -459,7 +459,7 @@ fn readme_maps_xargs_flags_and_the_mapping_holds() {
 
 /// Runs frun with stderr on a pipe whose reader has already gone (every write fails, EPIPE).
 fn with_broken_stderr(args: &[&str], input: &[u8]) -> Output {
-    let (reader, writer) = std::io::pipe().expect("pipe");
+    let (reader, writer) = pipe_files();
     drop(reader);
     let mut child = std::process::Command::new(BIN)
         .args(args)
@@ -494,4 +494,24 @@ fn stderr_with_no_reader_changes_no_status() {
             assert_eq!(out(&o), text(&seq(1, 3)));
         }
     }
+}
+
+/// A root or container without /dev (so without /dev/null, which commands get as stdin) is
+/// said in one line naming /dev/null, not as a bare "No such file or directory". Needs a mount
+/// namespace (root and unshare); skipped where there is none.
+#[test]
+fn a_missing_dev_null_is_named_in_one_line() {
+    let probe = std::process::Command::new("unshare")
+        .args(["-m", "true"])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no mount namespace here (unshare -m)");
+        return;
+    }
+    let frun = env!("CARGO_BIN_EXE_frun");
+    let o = bash(&format!(
+        "unshare -m sh -c 'mount -t tmpfs none /dev && seq 3 | {frun} echo'"
+    ));
+    assert_one_line_error(&o, 1, "cannot open /dev/null");
+    assert!(err(&o).contains("mount /dev"), "{:?}", err(&o));
 }

@@ -96,7 +96,14 @@ if ((status != 0)); then
   fail "README's first command exited $status in a fresh bookworm root"
 fi
 # The same checksums, made serially by xargs in the root.
-in_root 'find /usr/share -type f | head -20000 | xargs -d "\n" sha256sum | tail -3 >/tmp/expected.out'
+# The same files as README's command takes (its `head -N`), checksummed by xargs.
+count=$(grep -o 'head -[0-9]*' <<<"$command" | head -n 1)
+[[ -n $count ]] || die "README.md's first command has no 'head -N'"
+in_root "find /usr/share -type f | $count | xargs -d '\n' sha256sum | tail -3 >/tmp/expected.out"
+# What README promises must be true here: at least N files on a fresh Debian 12.
+have=$(in_root 'find /usr/share -type f | wc -l')
+((have >= ${count#head -})) || fail "README's command takes ${count#head -} files; a fresh root has only $have"
+
 if ! cmp -s "$root/tmp/readme.out" "$root/tmp/expected.out"; then
   diff "$root/tmp/expected.out" "$root/tmp/readme.out" >&2 || true
   fail "its output differs from xargs sha256sum over the same files"

@@ -1914,7 +1914,11 @@ fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
 fn show(b: &[u8]) -> String {
     let s = String::from_utf8_lossy(b);
     if s.len() > 1500 {
-        format!("{}…", &s[..s.floor_char_boundary(1500)])
+        let end = (0..=1500)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        format!("{}…", &s[..end])
     } else {
         s.into_owned()
     }

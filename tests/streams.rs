@@ -309,7 +309,7 @@ fn dry_run_in_stdin_mode_shows_the_command_without_records() {
 /// so all of the input is there at once.
 fn frun_over_ended_pipe(args: &[&str], data: &[u8]) -> std::process::Output {
     assert!(data.len() <= 60_000, "must fit the pipe's buffer");
-    let (reader, mut writer) = std::io::pipe().unwrap();
+    let (reader, mut writer) = pipe_files();
     std::io::Write::write_all(&mut writer, data).unwrap();
     drop(writer);
     let child = spawn_frun(args, reader.into());

@@ -50,7 +50,7 @@ pub fn parse_number(s: &str) -> Result<u64, String> {
             frac.parse().map_err(|_| format!("'{s}' is too large"))?
         };
         let total = (w as u128 * scale as u128 + f as u128) * mult as u128;
-        if !total.is_multiple_of(scale as u128) {
+        if total % (scale as u128) != 0 {
             return Err(format!("'{s}' is not a whole number"));
         }
         return u64::try_from(total / scale as u128).map_err(|_| format!("'{s}' is too large"));

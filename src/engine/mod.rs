@@ -145,9 +145,7 @@ impl Shared {
         let devnull = if children_keep_stdin {
             None
         } else {
-            Some(OwnedFd::from(
-                std::fs::OpenOptions::new().read(true).open("/dev/null")?,
-            ))
+            Some(OwnedFd::from(crate::sys::dev_null()?))
         };
         let clock = timeouts::Clock::new(work.job_timeout, workers.max);
         let gate = work.delay.map(crate::pace::StartGate::new);

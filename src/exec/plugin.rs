@@ -82,8 +82,12 @@ pub fn host_binary() -> Result<PathBuf, ResolveError> {
     if proc_exe.exists() {
         return Ok(proc_exe.to_path_buf());
     }
-    std::env::current_exe()
-        .map_err(|e| ResolveError::NotExecutable(format!("-C: cannot find frun's own binary: {e}")))
+    std::env::current_exe().map_err(|e| {
+        ResolveError::NotExecutable(format!(
+            "-C: cannot find frun's own binary to host the plugin ({}): is /proc mounted?",
+            crate::sys::os_message(&e)
+        ))
+    })
 }
 
 /// Checks, before any work, that the library exists and loads here and that it has the

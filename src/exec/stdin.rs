@@ -34,7 +34,7 @@ const PAUSE_MAX: Duration = Duration::from_millis(2);
 
 impl StdinSlot {
     pub fn new() -> io::Result<StdinSlot> {
-        let idle = OwnedFd::from(std::fs::File::open("/dev/null")?);
+        let idle = OwnedFd::from(crate::sys::dev_null()?);
         let fd = fcntl(&idle, FcntlArg::F_DUPFD_CLOEXEC(3))?;
         // SAFETY: F_DUPFD_CLOEXEC just made `fd`, which nothing else owns.
         let slot = RefCell::new(unsafe { OwnedFd::from_raw_fd(fd) });

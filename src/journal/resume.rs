@@ -164,13 +164,13 @@ impl Restore {
             );
             return Ok(());
         };
-        if size > want
-            && let Err(e) = ftruncate(&stdout, want as libc::off_t)
-        {
-            return Err(format!(
-                "--resume: cannot truncate stdout to {bytes}: {}",
-                crate::errors::os_message(&e.into())
-            ));
+        if size > want {
+            if let Err(e) = ftruncate(&stdout, want as libc::off_t) {
+                return Err(format!(
+                    "--resume: cannot truncate stdout to {bytes}: {}",
+                    crate::errors::os_message(&e.into())
+                ));
+            }
         }
         // Where stdout does not append, the next write goes where the recorded output ends.
         if let Ok(flags) = fcntl(&stdout, FcntlArg::F_GETFL)

@@ -566,3 +566,9 @@ pub fn assert_one_line_error(o: &Output, code: i32, what: &str) {
     );
     assert!(e.contains(what), "{e:?} should say {what:?}");
 }
+
+/// A pipe as two files: (reader, writer), both close-on-exec.
+pub fn pipe_files() -> (std::fs::File, std::fs::File) {
+    let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+    (std::fs::File::from(r), std::fs::File::from(w))
+}
