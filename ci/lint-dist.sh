@@ -81,6 +81,22 @@ flake_metadata() {
   nix_store_user nix "${nix_flags[@]}" flake metadata --offline --no-update-lock-file "$copy"
 }
 
+# The flake's outputs evaluate (offline), given local copies of its inputs: FRUN_NIX_INPUTS is
+# "nixpkgs=DIR crane=DIR rust-overlay=DIR advisory-db=DIR" (nixpkgs cannot be fetched here;
+# CI's nix job evaluates and builds them for real). Evaluates the packages' names and the
+# checks' derivations without building anything.
+flake_eval() {
+  local overrides=() pair copy="$tmp/tree"
+  for pair in ${FRUN_NIX_INPUTS:-}; do
+    overrides+=(--override-input "${pair%%=*}" "path:${pair#*=}")
+  done
+  [[ -d $copy ]] || flake_metadata >/dev/null
+  nix_store_user nix "${nix_flags[@]}" eval --offline --no-write-lock-file "${overrides[@]}" \
+    --apply 'ps: builtins.attrNames ps' "$copy#packages.x86_64-linux" &&
+    nix_store_user nix "${nix_flags[@]}" flake check --offline --no-build --no-write-lock-file \
+      "${overrides[@]}" "$copy"
+}
+
 checks=(
   "flake.nix parses|nix_store_user nix-instantiate --parse flake.nix >/dev/null"
   "no dead Nix code (deadnix)|deadnix --fail ."
@@ -89,6 +105,11 @@ checks=(
   "workflows pass zizmor (offline)|zizmor --offline --quiet .github/workflows"
   "shell scripts and frun.bash pass shellcheck|shellcheck packaging/*.sh packaging/frun.bash.in tests/*.sh tests/bash/*.sh tests/slurm/*.sh tests/forkrun/*.sh benches/*.sh ci/*.sh .ci/run"
 )
+if [[ -n ${FRUN_NIX_INPUTS:-} ]]; then
+  checks+=("the flake's outputs evaluate with the inputs in FRUN_NIX_INPUTS (offline)|flake_eval")
+else
+  echo "lint-dist: not evaluating the flake's outputs: nixpkgs cannot be fetched here (set FRUN_NIX_INPUTS to local copies of its inputs; CI's nix job evaluates and builds them)"
+fi
 failed=()
 for entry in "${checks[@]}"; do
   name=${entry%%|*}

@@ -4,7 +4,9 @@
 Cargo.toml's `repository` is the one place the name is written. flake.nix must read it from
 there; the Containerfiles' SOURCE labels, SECURITY.md and README.md must use the same name in
 every GitHub URL, `--repo`, `github:` flake reference and ghcr.io image they show; and no file git
-tracks may still hold a placeholder (OWNER, <owner>, owner/frun). Exits 1 naming each offence.
+tracks may still hold a placeholder (OWNER, <owner>, owner/frun). Also: every tracked file that
+starts with `#!` is committed executable (the docs run them as ./packaging/build.sh and the
+like). Exits 1 naming each offence.
 """
 import re
 import subprocess
@@ -71,6 +73,13 @@ def main():
     for want in (f"nix run github:{repo}#frun", f"nix profile install github:{repo}#frun"):
         if want not in readme:
             problems.append(f"README.md: does not show `{want}`")
+    staged = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-s", "-z"],
+                            capture_output=True, check=True).stdout.decode()
+    for entry in filter(None, staged.split("\0")):
+        meta, name = entry.split("\t", 1)
+        path = ROOT / name
+        if meta.startswith("100644") and path.is_file() and path.read_bytes()[:2] == b"#!":
+            problems.append(f"{name}: starts with #! but is committed without the executable bit")
     if problems:
         print("repository.py: " + "\n  ".join(problems), file=sys.stderr)
         return 1

@@ -6,7 +6,8 @@
 # front end's tests (tests/bash/), the tests on a
 # local Slurm cluster (tests/slurm/) and the unit, integration, differential and property tests
 # (the engine's also on simulated NUMA nodes).
-# It also runs README's first command in a fresh debootstrapped Debian 12 root.
+# It also runs README's first command in a fresh debootstrapped Debian 12 root, and builds frun
+# with Debian 13's packaged Rust in another.
 # FRUN_SKIP_BENCH_SMOKE=1, FRUN_SKIP_DIST=1 and FRUN_SKIP_FRESH_ROOT=1 leave those parts out (for
 # quick local runs).
 set -euo pipefail
@@ -52,6 +53,8 @@ cargo fmt --check
 # The layering rule (docs/design.md, "Layers"): no import circles, nothing imports upwards,
 # no function over 120 lines.
 python3 ci/layers.py
+# One repository name everywhere (Cargo.toml's), no placeholder, scripts committed executable.
+python3 ci/repository.py
 # --workspace: frun and the Python module (python/, a member of the workspace but not a default
 # one; `cargo fmt` above covers both) in one run, so the dependencies they share are checked once.
 cargo clippy --workspace --all-targets --release -- -D warnings
@@ -64,6 +67,13 @@ if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
     bash tests/fresh-root.sh
   else
     sudo bash tests/fresh-root.sh
+  fi
+  # README's way without the rustup script: Debian 13's own cargo builds frun (rust-version).
+  stage "frun built by Debian 13's packaged Rust in a fresh root"
+  if (($(id -u) == 0)); then
+    bash tests/distro-rust.sh
+  else
+    sudo bash tests/distro-rust.sh
   fi
 fi
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
