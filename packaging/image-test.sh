@@ -393,6 +393,17 @@ same_as_host "Containerfile: xargs as the entrypoint (through PATH) parses quote
 same_as_host "Containerfile: podman run IMAGE parallel ... takes GNU Parallel's command line" \
   "" 'parallel -k echo {} ::: a b c' "$tag" parallel -k echo {} ::: a b c
 
+# The guide's recipe for one's own image: frun copied out of the image into another base.
+printf 'FROM %s\nCOPY --from=%s /frun /usr/local/bin/frun\nRUN ln -s frun /usr/local/bin/parallel && ln -s frun /usr/local/bin/xargs\n' \
+  "$base" "$tag" >"$store/Containerfile.recipe"
+if buildah build --quiet --isolation chroot --pull=never -f "$store/Containerfile.recipe" \
+  -t localhost/frun-recipe "$store" >"$store/build.log" 2>&1; then
+  expect "COPY --from=frun:$version /frun (docs/guide.md's recipe): frun runs in another base" \
+    "$(seq 5)" seq 5 -- localhost/frun-recipe sh -c 'frun -k echo | tr " " "\n"'
+else
+  fail "COPY --from=frun:$version /frun (docs/guide.md's recipe) did not build: $(tail -n 3 "$store/build.log")"
+fi
+
 # --- the bash image -------------------------------------------------------------------------------
 if [[ $with_bash == yes ]]; then
   btag=localhost/frun-bash:$version
