@@ -225,14 +225,14 @@ fn draw_until_ended(bar: &ProgressBar, style: Style, source: Source, ending: &En
             .total
             .or(total_before_scan)
             .map(|t| source.limit.map_or(t, |l| t.min(l)));
-        if total != shown_total
-            && let Some(t) = total
-        {
-            bar.set_length(t);
-            if shown_total.is_none() {
-                bar.set_style(template(style, source.unit, true));
+        if total != shown_total {
+            if let Some(t) = total {
+                bar.set_length(t);
+                if shown_total.is_none() {
+                    bar.set_style(template(style, source.unit, true));
+                }
+                shown_total = total;
             }
-            shown_total = total;
         }
         if style == Style::Summary {
             bar.set_message(now.workers.to_string());

@@ -738,9 +738,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         } else {
             Some(bound)
         };
-        if let Some(end) = end
-            && end > start
-        {
+        if let Some(end) = end.filter(|&end| end > start) {
             if !self.publish(end) {
                 return false;
             }
@@ -848,10 +846,10 @@ impl<'s, 'a> RecordScan<'s, 'a> {
                 if !self.cut() || self.run.events.stopped() {
                     return false;
                 }
-                if let Some((from, tail)) = self.tail
-                    && self.run.totals.records >= from
-                {
-                    (self.init, self.max, self.target, self.tail) = (tail, tail, tail, None);
+                if let Some((from, tail)) = self.tail {
+                    if self.run.totals.records >= from {
+                        (self.init, self.max, self.target, self.tail) = (tail, tail, tail, None);
+                    }
                 }
                 if self.adaptive && sc.ring.backlog() >= 1 && !sc.ring.starving() {
                     self.target = (self.target * 2).min(self.max);

@@ -316,12 +316,13 @@ fn cpu_quota(
             }
             loop {
                 // -1: no quota at this level (and then the period need not be read).
-                if let Some(q) = quota_file.and_then(|b| number(&b)).filter(|&q| q > 0)
-                    && let Some(p) = read(&dir.join("cpu.cfs_period_us"))
+                if let Some(q) = quota_file.and_then(|b| number(&b)).filter(|&q| q > 0) {
+                    if let Some(p) = read(&dir.join("cpu.cfs_period_us"))
                         .and_then(|b| number(&b))
                         .filter(|&p| p > 0)
-                {
-                    limit = Some(limit.map_or(q / p, |l| l.min(q / p)));
+                    {
+                        limit = Some(limit.map_or(q / p, |l| l.min(q / p)));
+                    }
                 }
                 if dir == top || !dir.pop() {
                     break;
@@ -342,10 +343,10 @@ fn cpu_quota(
             let mut words = text
                 .split(|b| b.is_ascii_whitespace())
                 .filter(|w| !w.is_empty());
-            if let (Some(q), Some(p)) =
-                (words.next().and_then(number), words.next().and_then(number))
-                && p > 0
-            {
+            if let (Some(q), Some(p)) = (
+                words.next().and_then(number),
+                words.next().and_then(number).filter(|&p| p > 0),
+            ) {
                 limit = Some(limit.map_or(q / p, |l| l.min(q / p)));
             }
         }

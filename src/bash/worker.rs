@@ -115,10 +115,10 @@ fn start(s: RawFd) -> io::Result<Option<Started>> {
     if hello.flags & HELLO_OWN_GROUP != 0 {
         let _ = setpgid(Pid::from_raw(0), Pid::from_raw(0));
     }
-    if hello.flags & HELLO_STDOUT != 0
-        && let Some(fd) = fds.next()
-    {
-        dup2_stdout(&fd)?;
+    if hello.flags & HELLO_STDOUT != 0 {
+        if let Some(fd) = fds.next() {
+            dup2_stdout(&fd)?;
+        }
     }
     let idle_stdin = if hello.flags & HELLO_STDIN != 0 {
         fds.next()

@@ -330,10 +330,10 @@ fn expand_undo_forms(args: &[OsString]) -> Result<Vec<OsString>, UsageError> {
             let mut value = None;
             let mut previous = None;
             for (pos, c) in s.char_indices() {
-                if c == '='
-                    && let Some(p) = previous
-                {
-                    return Err(takes_no_value(&format!("-{p}"), &args[i - 1]));
+                if c == '=' {
+                    if let Some(p) = previous {
+                        return Err(takes_no_value(&format!("-{p}"), &args[i - 1]));
+                    }
                 }
                 previous = Some(c).filter(|&c| flags::by_short(c).is_some());
                 let Some(f) = flags::by_short(c).filter(|f| f.takes_value()) else {

@@ -874,10 +874,10 @@ fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
     // Beside other sources, an empty `:::` is one empty value (as GNU Parallel reads it).
     if out.len() > 1 {
         for s in &mut out {
-            if let SourceValues::Words(w) = &mut s.values
-                && w.is_empty()
-            {
-                w.push(OsString::new());
+            if let SourceValues::Words(w) = &mut s.values {
+                if w.is_empty() {
+                    w.push(OsString::new());
+                }
             }
         }
     }

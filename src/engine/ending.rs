@@ -139,11 +139,10 @@ impl Checkpointing<'_> {
                 // A run that did nothing leaves nothing to resume.
                 if self.shared.ledger.batches() > 0 {
                     self.keep("the command cannot be started");
-                } else if self.ending.results.is_none()
-                    && let Some(j) = self.journal()
-                    && j.is_new()
-                {
-                    let _ = j.remove();
+                } else if self.ending.results.is_none() {
+                    if let Some(j) = self.journal().filter(|j| j.is_new()) {
+                        let _ = j.remove();
+                    }
                 }
                 why.status()
             }
@@ -246,11 +245,10 @@ impl Checkpointing<'_> {
             .work
             .halt
             .is_some_and(|h| h.count == crate::ledger::HaltCount::Batches(1));
-        if on == HaltOn::Fail
-            && one
-            && let Some(f) = ledger.last_failure()
-        {
-            return ExitCode::Passed(if f.exitval > 0 { f.exitval.min(255) } else { 1 });
+        if on == HaltOn::Fail && one {
+            if let Some(f) = ledger.last_failure() {
+                return ExitCode::Passed(if f.exitval > 0 { f.exitval.min(255) } else { 1 });
+            }
         }
         match (on, failed) {
             // Stopping once enough jobs succeeded is what was asked.

@@ -273,10 +273,10 @@ impl Shared {
         let index = self.workers_started.fetch_add(1, Ordering::AcqRel);
         if index >= self.workers_cap.load(Ordering::Acquire) {
             self.workers_started.fetch_sub(1, Ordering::AcqRel);
-            if index < self.workers_max
-                && let Some(why) = &self.workers_limit
-            {
-                self.note_fewer_workers(why);
+            if index < self.workers_max {
+                if let Some(why) = &self.workers_limit {
+                    self.note_fewer_workers(why);
+                }
             }
             return false;
         }
@@ -440,17 +440,15 @@ impl ScanEvents for Events<'_> {
             }
         }
         // A new journal names its input (one continuing a resumed file has it already).
-        if let Some(j) = &s.journal
-            && j.is_new()
-        {
+        if let Some(j) = s.journal.as_ref().filter(|j| j.is_new()) {
             j.input(&InputId::of(head, size));
         }
         let restore = s.restore.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(r) = restore
-            && let Err(msg) = r.apply()
-        {
-            s.stop.request(StopReason::Refused(msg));
-            return false;
+        if let Some(r) = restore {
+            if let Err(msg) = r.apply() {
+                s.stop.request(StopReason::Refused(msg));
+                return false;
+            }
         }
         true
     }
@@ -950,17 +948,17 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
         None => timeout,
     };
     let sync_journal = |synced: &mut Instant| {
-        if let Some(j) = &shared.journal
-            && synced.elapsed() >= JOURNAL_SYNC
-        {
-            if let Err(e) = j.flush() {
-                shared.stop.request(StopReason::Fatal(format!(
-                    "cannot write the checkpoint {}: {}",
-                    j.path().display(),
-                    crate::errors::os_message(&e)
-                )));
+        if let Some(j) = &shared.journal {
+            if synced.elapsed() >= JOURNAL_SYNC {
+                if let Err(e) = j.flush() {
+                    shared.stop.request(StopReason::Fatal(format!(
+                        "cannot write the checkpoint {}: {}",
+                        j.path().display(),
+                        crate::errors::os_message(&e)
+                    )));
+                }
+                *synced = Instant::now();
             }
-            *synced = Instant::now();
         }
     };
     loop {
@@ -982,10 +980,10 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
         if n == 0 {
             continue;
         }
-        if readable(&fds[0])
-            && let Some(sig) = sys::read_signal(signals)
-        {
-            shared.stop.request(StopReason::Signal(sig));
+        if readable(&fds[0]) {
+            if let Some(sig) = sys::read_signal(signals) {
+                shared.stop.request(StopReason::Signal(sig));
+            }
         }
         if readable(&fds[1]) {
             shared.done.drain();

@@ -90,10 +90,10 @@ impl Enforcer {
                         shared.signal_child(pid, sig);
                         *ending = Some((pid, step + 1, now + wait.as_nanos() as u64));
                     }
-                    if let Some((_, step, due)) = *ending
-                        && step < KILL_STEPS.len()
-                    {
-                        soon(due);
+                    if let Some((_, step, due)) = *ending {
+                        if step < KILL_STEPS.len() {
+                            soon(due);
+                        }
                     }
                     continue;
                 }

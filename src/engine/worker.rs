@@ -738,10 +738,10 @@ impl<'a, S: Site> Worker<'a, S> {
         if !site.pace() {
             return Ok(None);
         }
-        if let Some(j) = &mut self.job
-            && j.start.is_none()
-        {
-            j.start = Some((SystemTime::now(), Instant::now(), self.attempts - 1));
+        if let Some(j) = &mut self.job {
+            if j.start.is_none() {
+                j.start = Some((SystemTime::now(), Instant::now(), self.attempts - 1));
+            }
         }
         if let Some(c) = self.errors {
             c.discard_from(0)?;
@@ -872,11 +872,11 @@ impl<'a, S: Site> Worker<'a, S> {
             site.attempt_ended();
         }
         let receive = settled.kept - self.written;
-        if site.saves_results()
-            && let Err(why) = self.save(batch, &mut settled)?
-        {
-            stop.request(why);
-            return Ok(false);
+        if site.saves_results() {
+            if let Err(why) = self.save(batch, &mut settled)? {
+                stop.request(why);
+                return Ok(false);
+            }
         }
         site.release(batch.seq);
         // Checked before the batch is recorded done: its stdin copy may have come up short.
@@ -911,42 +911,41 @@ impl<'a, S: Site> Worker<'a, S> {
         if let Some(t) = began {
             site.note_busy(t.elapsed());
         }
-        if let Some(j) = self.job
-            && let Some((start, at, _)) = j.start
-        {
-            self.line.clear();
-            crate::joblog::Entry {
-                seq: batch.seq + 1,
-                start,
-                runtime: ended.duration_since(at),
-                send: j.send,
-                receive,
-                exitval: j.shown.exitval,
-                signal: j.shown.signal,
-                command: self.argv.words().skip(j.skip_words.0),
-                raw_first: j.skip_words.1,
-            }
-            .format(&mut self.line);
-            if let Err(why) = site.log_job(&self.line) {
-                stop.request(why);
-                return Ok(false);
+        if let Some(j) = self.job {
+            if let Some((start, at, _)) = j.start {
+                self.line.clear();
+                crate::joblog::Entry {
+                    seq: batch.seq + 1,
+                    start,
+                    runtime: ended.duration_since(at),
+                    send: j.send,
+                    receive,
+                    exitval: j.shown.exitval,
+                    signal: j.shown.signal,
+                    command: self.argv.words().skip(j.skip_words.0),
+                    raw_first: j.skip_words.1,
+                }
+                .format(&mut self.line);
+                if let Err(why) = site.log_job(&self.line) {
+                    stop.request(why);
+                    return Ok(false);
+                }
             }
         }
-        if let Some(h) = self.rules.halt
-            && site.ledger().halt_reached(h, site.total_batches())
-        {
-            let ledger = site.ledger();
-            stop.request(StopReason::Halt {
-                now: h.now,
-                on: h.on,
-                failed: ledger.failed_batches() + ledger.given_up_batches(),
-            });
+        if let Some(h) = self.rules.halt {
+            if site.ledger().halt_reached(h, site.total_batches()) {
+                let ledger = site.ledger();
+                stop.request(StopReason::Halt {
+                    now: h.now,
+                    on: h.on,
+                    failed: ledger.failed_batches() + ledger.given_up_batches(),
+                });
+            }
         }
-        if let Some(c) = self.capture
-            && self.written > 0
-            && c.reset_if_drained()?
-        {
-            self.written = 0;
+        if let Some(c) = self.capture {
+            if self.written > 0 && c.reset_if_drained()? {
+                self.written = 0;
+            }
         }
         Ok(true)
     }

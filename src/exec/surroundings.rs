@@ -102,17 +102,18 @@ impl Surroundings {
                 }
             }
         }
-        if let Some((dir, id)) = &self.cwd
-            && std::fs::metadata(".").ok().map(|m| {
+        if let Some((dir, id)) = &self.cwd {
+            let here = std::fs::metadata(".").ok().map(|m| {
                 use std::os::unix::fs::MetadataExt;
                 Identity {
                     dev: m.dev(),
                     ino: m.ino(),
                 }
-            }) != Some(*id)
-        {
-            moved.cwd = true;
-            nix::unistd::fchdir(dir)?;
+            });
+            if here != Some(*id) {
+                moved.cwd = true;
+                nix::unistd::fchdir(dir)?;
+            }
         }
         Ok(moved)
     }

@@ -204,25 +204,19 @@ impl Checks {
         if e < s {
             return Err("its interval ends before it starts".into());
         }
-        if let Some(n) = n
-            && n != batches
-        {
+        if let Some(n) = n.filter(|&n| n != batches) {
             return Err(format!(
                 "it is done entry {n}, but entry {batches} of the file (an entry is missing or \
                  doubled)"
             ));
         }
         if let Some(out) = out {
-            if let Some(base) = self.run_base
-                && out < base
-            {
+            if let Some(base) = self.run_base.filter(|&base| out < base) {
                 return Err(format!(
                     "its output count {out} is below the {base} the run started at"
                 ));
             }
-            if let Some(last) = self.last_count
-                && out < last
-            {
+            if let Some(last) = self.last_count.filter(|&last| out < last) {
                 return Err(format!(
                     "its output count {out} is below the {last} of the entry before it"
                 ));

@@ -107,10 +107,10 @@ pub fn prepare(
         }
         (None, _) => false,
     };
-    if let Some(to) = explicit
-        && !continued
-    {
-        refuse_existing(to, input_id, stdout_id, cap)?;
+    if let Some(to) = explicit {
+        if !continued {
+            refuse_existing(to, input_id, stdout_id, cap)?;
+        }
     }
 
     let stdout_regular = stdout_size(io::stdout()).is_some();
@@ -303,8 +303,8 @@ fn opened_or_refused(path: &Path, opened: Result<File, OpenError>) -> Result<Fil
 fn stdout_position(fd: impl AsFd) -> Option<u64> {
     let fd = fd.as_fd();
     let size = stdout_size(fd)?;
-    if let Ok(flags) = fcntl(fd, FcntlArg::F_GETFL)
-        && OFlag::from_bits_truncate(flags).contains(OFlag::O_APPEND)
+    if fcntl(fd, FcntlArg::F_GETFL)
+        .is_ok_and(|flags| OFlag::from_bits_truncate(flags).contains(OFlag::O_APPEND))
     {
         return Some(size);
     }

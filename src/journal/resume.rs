@@ -106,17 +106,16 @@ impl Restore {
     /// Refuses at start what cannot work: a regular stdout shorter than the recorded output,
     /// unless it is empty (a new file for the rest, as forkrun's resume writes it).
     pub(super) fn check(from: &Path, cp: &Checkpoint) -> Result<Restore, String> {
-        if let (Some(want), Some(size)) = (cp.stdout, stdout_size(io::stdout()))
-            && size < want
-            && size > 0
-        {
-            return Err(format!(
-                "--resume: stdout holds {}, fewer than the {} of output {} recorded; append \
-                 to the same output file (>>) when resuming",
-                count(size, "byte", "bytes"),
-                count(want, "byte", "bytes"),
-                from.display()
-            ));
+        if let (Some(want), Some(size)) = (cp.stdout, stdout_size(io::stdout())) {
+            if size < want && size > 0 {
+                return Err(format!(
+                    "--resume: stdout holds {}, fewer than the {} of output {} recorded; \
+                     append to the same output file (>>) when resuming",
+                    count(size, "byte", "bytes"),
+                    count(want, "byte", "bytes"),
+                    from.display()
+                ));
+            }
         }
         Ok(Restore {
             from: from.to_path_buf(),
@@ -173,8 +172,8 @@ impl Restore {
             }
         }
         // Where stdout does not append, the next write goes where the recorded output ends.
-        if let Ok(flags) = fcntl(&stdout, FcntlArg::F_GETFL)
-            && !OFlag::from_bits_truncate(flags).contains(OFlag::O_APPEND)
+        if fcntl(&stdout, FcntlArg::F_GETFL)
+            .is_ok_and(|flags| !OFlag::from_bits_truncate(flags).contains(OFlag::O_APPEND))
         {
             let _ = lseek(&stdout, want as libc::off_t, Whence::SeekSet);
         }

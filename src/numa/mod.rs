@@ -278,9 +278,7 @@ impl Layout {
             let chunk = self.chunk_of(at);
             let end = ((chunk + 1) * self.chunk_size).min(to);
             let node = self.node_of_chunk(chunk);
-            if let Some(mem) = self.nodes[node].memory
-                && mem < 1024
-            {
+            if let Some(mem) = self.nodes[node].memory.filter(|&mem| mem < 1024) {
                 let mut mask = [0u64; 16];
                 mask[mem as usize / 64] |= 1 << (mem % 64);
                 // Raw mbind: nix has no memory-policy calls.

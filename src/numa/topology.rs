@@ -152,26 +152,26 @@ pub fn from_hwloc() -> Result<Machine, String> {
                 .collect()
         })
         .collect();
-    if let Ok(matrices) = topology.distances_with_type(None, ObjectType::NUMANode)
-        && let Some(m) = matrices.first()
-    {
-        let index: Vec<Option<usize>> = m
-            .objects()
-            .map(|o| {
-                o.and_then(|o| {
-                    nodes
-                        .iter()
-                        .position(|n| Some(n.os as usize) == o.os_index())
+    if let Ok(matrices) = topology.distances_with_type(None, ObjectType::NUMANode) {
+        if let Some(m) = matrices.first() {
+            let index: Vec<Option<usize>> = m
+                .objects()
+                .map(|o| {
+                    o.and_then(|o| {
+                        nodes
+                            .iter()
+                            .position(|n| Some(n.os as usize) == o.os_index())
+                    })
                 })
-            })
-            .collect();
-        let k = index.len();
-        let values = m.distances();
-        if values.len() == k * k {
-            for (a, ia) in index.iter().enumerate() {
-                for (b, ib) in index.iter().enumerate() {
-                    if let (Some(i), Some(j)) = (ia, ib) {
-                        distance[*i][*j] = values[a * k + b].min(u32::MAX as u64) as u32;
+                .collect();
+            let k = index.len();
+            let values = m.distances();
+            if values.len() == k * k {
+                for (a, ia) in index.iter().enumerate() {
+                    for (b, ib) in index.iter().enumerate() {
+                        if let (Some(i), Some(j)) = (ia, ib) {
+                            distance[*i][*j] = values[a * k + b].min(u32::MAX as u64) as u32;
+                        }
                     }
                 }
             }

@@ -962,13 +962,13 @@ fn checkpoint(
         Some(s) => PathBuf::from(format!("{}.{}", crate::journal::DEFAULT_PATH, s.name())),
         None => PathBuf::from(crate::journal::DEFAULT_PATH),
     };
-    if let Some(p) = cfg.resume.as_deref()
-        && std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    {
-        return Err(PlanError::Missing(format!(
-            "--resume: resume file {} not found",
-            p.display()
-        )));
+    if let Some(p) = cfg.resume.as_deref() {
+        if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(PlanError::Missing(format!(
+                "--resume: resume file {} not found",
+                p.display()
+            )));
+        }
     }
     let mut prepared = crate::journal::prepare(
         &run_identity(cfg),

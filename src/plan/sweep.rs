@@ -34,10 +34,10 @@ pub(super) fn materialize(
     let mut tables = Vec::with_capacity(sweep.sources.len());
     for (s, bytes) in sweep.sources.iter().zip(&contents) {
         let mut vals = values(s, bytes.as_deref(), delimiter);
-        if let Some(eof) = &sweep.eof
-            && let Some(end) = vals.iter().position(|v| *v == eof.as_slice())
-        {
-            vals.truncate(end);
+        if let Some(eof) = &sweep.eof {
+            if let Some(end) = vals.iter().position(|v| *v == eof.as_slice()) {
+                vals.truncate(end);
+            }
         }
         if sweep.skip_empty {
             vals.retain(|v| !v.iter().all(|&b| b == b' ' || b == b'\t'));
