@@ -1,6 +1,6 @@
 //! The `frun` binary: everything lives in the library; this only passes the arguments, and which
 //! standard descriptors were closed when the process started, and exits with the status it gets
-//! back.
+//! back (or, stopped by SIGINT, SIGTERM or SIGHUP, dies of that signal).
 //!
 //! Rust's runtime reopens a closed stdin, stdout or stderr on /dev/null before `main` runs, so
 //! `frun … >&-` would otherwise discard all output and report success. A constructor in
@@ -48,5 +48,14 @@ fn main() {
         stdout: bits & 2 != 0,
     };
     let code = frun::main_with_args(std::env::args_os(), closed);
+    // A run stopped by SIGINT, SIGTERM or SIGHUP has cleaned up (children, checkpoint,
+    // terminal): now it ends by that signal, as a killed process does, so that a shell loop
+    // around frun stops on one Ctrl-C and a parent's waitpid sees WIFSIGNALED. (The bash
+    // builtin returns 128+N instead, as builtins must; preemption signals keep 128+N too.)
+    if let frun::ExitCode::Signal(n @ (libc::SIGINT | libc::SIGTERM | libc::SIGHUP)) = code {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        frun::sys::die_of(n);
+    }
     std::process::exit(i32::from(code));
 }

@@ -113,6 +113,21 @@ pub fn default_disposition(signal: i32) {
     }
 }
 
+/// Ends the process the way `signal` would have: its default action restored, unblocked in
+/// this thread, raised at it. For the binary's last step after a run stopped by that signal,
+/// so that a parent's `waitpid` sees a death by the signal (bash stops a loop only for a child
+/// killed by SIGINT). Returns only when that did not end the process.
+pub fn die_of(signal: i32) {
+    let Ok(sig) = Signal::try_from(signal) else {
+        return;
+    };
+    default_disposition(signal);
+    let mut only = SigSet::empty();
+    only.add(sig);
+    let _ = only.thread_unblock();
+    let _ = nix::sys::signal::raise(sig);
+}
+
 /// Sleeps while `word` holds `expected` (or until woken); spurious returns are the caller's
 /// to re-check. `word` may live in memory shared with other processes.
 pub fn futex_wait(word: &AtomicU32, expected: u32) {

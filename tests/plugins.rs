@@ -667,7 +667,7 @@ fn a_stopped_run_ends_its_plugin_hosts_promptly() {
     assert!(!hosts.is_empty(), "the hosts run the hanging function");
     send_signal(child.id(), "TERM");
     let status = wait_limit(&mut child, std::time::Duration::from_secs(10));
-    assert_eq!(status.code(), Some(143));
+    assert_stopped_by(&status, libc::SIGTERM, "SIGTERM with plugin hosts");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let left: Vec<u32> = pgrep("^frun-plugin-host serve")
         .into_iter()

@@ -172,7 +172,8 @@ pub fn command() -> Command {
              3 some records given up after their retries; 126/127 CMD not executable/not found; \
              2 usage error; 1 frun stopped (--halt, stdout cannot be written, a --resume \
              file not found); \
-             128+N stopped by signal N.\n\
+             128+N stopped by signal N (once it has cleaned up, frun dies of INT, TERM and \
+             HUP itself, which a shell shows as 128+N).\n\
              frun merge DIR writes the output of a --results DIR (see frun merge --help); a \
              command named merge is run with frun -- merge.\n\
              frun parallel … and frun xargs … (or frun started through a link named parallel \

@@ -572,3 +572,20 @@ pub fn pipe_files() -> (std::fs::File, std::fs::File) {
     let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
     (std::fs::File::from(r), std::fs::File::from(w))
 }
+
+/// Asserts how the frun binary ended after a stop by a signal: dead of that signal for SIGINT,
+/// SIGTERM and SIGHUP (it re-raises them once it has cleaned up, so a shell loop around it
+/// stops and a parent's waitpid sees WIFSIGNALED); exit status 128+N for the others (SIGQUIT,
+/// the preemption signals).
+pub fn assert_stopped_by(st: &ExitStatus, signal: i32, context: &str) {
+    use std::os::unix::process::ExitStatusExt;
+    if [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&signal) {
+        assert_eq!(
+            (st.signal(), st.code()),
+            (Some(signal), None),
+            "{context}: {st:?}, expected death by signal {signal}"
+        );
+    } else {
+        assert_eq!(st.code(), Some(128 + signal), "{context}: {st:?}");
+    }
+}
