@@ -116,7 +116,7 @@ build() {
   local file=$1 tag=$2
   buildah build --quiet --isolation chroot --timestamp 0 --pull=never --no-cache \
     --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
-    --build-arg "RUST_IMAGE=$base" --build-arg "BASE=$base" \
+    --build-arg "RUST_IMAGE=$rust_base" --build-arg "BASE=$base" \
     --volume "$rustup_home:/usr/local/rustup:ro" --volume "$rust_bin:/usr/local/cargo/bin:ro" \
     --iidfile "$store/iid" -f "$context/$file" -t "$tag" -t "${tag%:*}" "$context" >"$store/build.log" 2>&1 || {
     tail -n 30 "$store/build.log" >&2
@@ -333,6 +333,21 @@ if [[ ! -s $base_tar ]]; then
 fi
 base=localhost/debian-minbase:bookworm
 podman import --quiet "$base_tar" "$base" >/dev/null
+# The build stages fetch crates, PyPI packages and tarballs over HTTPS. Where this machine
+# reaches them through a proxy with a certificate authority of its own (in
+# /usr/local/share/ca-certificates, and pip told to use the system's bundle in /etc/pip.conf),
+# the build stages' base trusts it too: the machine's network, not the Containerfiles'.
+rust_base=$base
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+  trust=$store/trust
+  mkdir -p "$trust/certs"
+  cp /usr/local/share/ca-certificates/*.crt "$trust/certs/"
+  if [[ -f /etc/pip.conf ]]; then cp /etc/pip.conf "$trust/pip.conf"; else : >"$trust/pip.conf"; fi
+  printf 'FROM %s\nCOPY certs/ /usr/local/share/ca-certificates/\nCOPY pip.conf /etc/pip.conf\n' \
+    "$base" >"$trust/Containerfile"
+  buildah build --quiet --isolation chroot --pull=never -t localhost/frun-build-base "$trust" >/dev/null
+  rust_base=localhost/frun-build-base
+fi
 
 # --- the plain image: FROM scratch, frun and BusyBox ----------------------------------------------
 tag=localhost/frun:$version
