@@ -17,7 +17,7 @@ ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo
 ENV PATH=/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      binutils bzip2 ca-certificates curl gcc libc6-dev make musl-tools python3 python3-venv >/dev/null \
+      binutils bzip2 ca-certificates curl gcc libc6-dev make musl-tools pkg-config python3 python3-venv >/dev/null \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
 ARG REVISION=unknown
