@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the module import graph of src/ and checks the layering rule of docs/design.md.
+"""Prints the module import graph of src/ and checks the layering rule of docs/design.md; also
+that the workspace's other crate (python/src) has no import circle.
 
 Every `crate::a::b` path in a file (in `use` items, braces expanded, and in code) is an import
 of the top-level module `a`; `super::` paths are resolved against the file's own module. The
@@ -190,6 +191,36 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+# Source folders of the workspace's other crates, checked for circles only.
+OTHER_CRATES = [Path("python/src")]
+
+
+def other_crate(src: Path) -> list[str]:
+    """Prints the import graph of another crate's modules; its circles and long functions."""
+    files = sorted(src.rglob("*.rs"))
+    modules = {tuple(module_of(f, src)): f for f in files}
+    graph: dict[str, set[str]] = {}
+    for mod, f in modules.items():
+        me = mod[0] if mod else "<root>"
+        graph.setdefault(me, set())
+        for target in imports_of(f.read_text(), list(mod)):
+            target = tuple(s for s in target if s != "*")
+            other = target[0] if target and (target[:1] in modules) else None
+            if other and other != me:
+                graph[me].add(other)
+    print(f"module import graph of {src}/ (A -> B: A imports B)")
+    for n in sorted(graph):
+        print(f"    {n} -> {', '.join(sorted(graph[n])) or '(nothing)'}")
+    errors = []
+    cycle = find_cycle(graph)
+    if cycle:
+        errors.append(f"import circle in {src}/: " + " -> ".join(cycle))
+    for f in files:
+        for line, name, n in long_functions(f.read_text()):
+            errors.append(f"{f}:{line}: fn {name} is {n} lines (at most {MAX_FN_LINES})")
+    return errors
+
+
 def main() -> int:
     src = Path(sys.argv[1] if len(sys.argv) > 1 else "src")
     files = sorted(src.rglob("*.rs"))
@@ -251,6 +282,12 @@ def main() -> int:
     for f in files:
         for line, name, n in long_functions(f.read_text()):
             errors.append(f"{f}:{line}: fn {name} is {n} lines (at most {MAX_FN_LINES})")
+
+    # The other crates of the workspace (the Python module): no circles between their modules
+    # either, and the same limit on a function's length. They have no layers of their own.
+    for other in OTHER_CRATES:
+        if other.is_dir():
+            errors.extend(other_crate(other))
 
     for e in errors:
         print(f"layers: {e}", file=sys.stderr)

@@ -99,7 +99,7 @@ impl Batch {
         while start < bytes.len() {
             let end =
                 memchr::memchr(self.delimiter, &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            list.append(crate::worker::record_object(
+            list.append(crate::text::record_object(
                 py,
                 &self.opts,
                 &bytes[start..end],

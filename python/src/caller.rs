@@ -22,16 +22,8 @@ use crate::engine::{ASK_REAP, ASK_START, engine_main};
 use crate::feeder::{Feeder, Taken};
 use crate::frames;
 use crate::options::{InputArg, OnError, Options};
+use crate::text::{check_one_record_each, push_record};
 use crate::worker::{Job, worker_main};
-
-/// How `status` (a raw wait status) ended.
-pub(crate) fn child_end(status: libc::c_int) -> ChildEnd {
-    if libc::WIFSIGNALED(status) {
-        ChildEnd::Signaled(libc::WTERMSIG(status))
-    } else {
-        ChildEnd::Exited(libc::WEXITSTATUS(status))
-    }
-}
 
 /// Waits for our own child `pid`; its raw wait status.
 fn wait_pid(pid: libc::pid_t) -> libc::c_int {
@@ -160,50 +152,6 @@ fn warn_threads(py: Python<'_>) -> PyResult<()> {
                 2,
             ),
         )?;
-    }
-    Ok(())
-}
-
-/// Appends one item of a source and the delimiter to `pending`: a `str` as UTF-8 (or in
-/// the run's encoding), `bytes` as they are. Whether it held the delimiter is checked for a
-/// whole chunk at once ([`check_one_record_each`]).
-pub(crate) fn push_record(
-    pending: &mut Vec<u8>,
-    item: &Bound<'_, PyAny>,
-    opts: &Options,
-) -> PyResult<()> {
-    let reencode = opts.encoding.as_ref().filter(|e| !e.is_utf8);
-    // An exact str first: a pointer compare, where the other tests are calls.
-    if let (Ok(s), None) = (item.cast_exact::<PyString>(), reencode) {
-        pending.extend_from_slice(&crate::text::utf8(s)?);
-    } else if let Ok(b) = item.cast::<PyBytes>() {
-        pending.extend_from_slice(b.as_bytes());
-    } else if let Ok(s) = item.cast::<PyString>() {
-        match reencode {
-            Some(e) => {
-                let b = s.call_method1("encode", (e.name.as_str(),))?;
-                pending.extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
-            }
-            None => pending.extend_from_slice(&crate::text::utf8(s)?),
-        }
-    } else {
-        return Err(PyValueError::new_err(format!(
-            "frun: each item of the source must be str or bytes, not {}",
-            item.get_type().name()?
-        )));
-    }
-    pending.push(opts.delimiter);
-    Ok(())
-}
-
-/// `items` items were appended to `chunk`, each with one delimiter after it: more delimiters
-/// than that means an item held one. One count over the chunk instead of a search per item.
-pub(crate) fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
-    if frun::batch::count_records(chunk, delimiter) != items {
-        return Err(PyValueError::new_err(format!(
-            "frun: an item of the source holds the delimiter {:?}: each item must be one record",
-            char::from(delimiter)
-        )));
     }
     Ok(())
 }
@@ -773,7 +721,7 @@ impl Run {
         let Some(pid) = self.engine.take() else {
             return Ok(());
         };
-        let status = child_end(wait_pid(pid));
+        let status = ChildEnd::from_wait_status(wait_pid(pid));
         self.kill_workers();
         self.done = true;
         let messages = self.messages();

@@ -39,7 +39,7 @@ impl Host for CallerHost {
     }
 
     fn reap(&self, pid: libc::pid_t) -> io::Result<ChildEnd> {
-        Ok(crate::caller::child_end(self.ask(ASK_REAP, pid)?.0))
+        Ok(ChildEnd::from_wait_status(self.ask(ASK_REAP, pid)?.0))
     }
 
     fn wants_ranges(&self) -> bool {

@@ -15,8 +15,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::PyIterator;
 
-use crate::caller::{check_one_record_each, push_record};
 use crate::options::Options;
+use crate::text::{check_one_record_each, push_record};
 
 /// Records the thread may hold before it waits for the caller to take them.
 const HELD_BYTES: usize = 4 << 20;

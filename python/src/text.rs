@@ -2,15 +2,19 @@
 //! record: a `str`'s own UTF-8 buffer is read in place where the interpreter offers it, and
 //! bytes become a `str` in one decoding pass.
 //!
+//! Also where a source's items become records and records become the function's arguments.
 //! Only conversions live here; nothing is framed, sent or called.
 
 use std::borrow::Cow;
 use std::ffi::{c_char, c_void};
 use std::sync::OnceLock;
 
+use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::options::Options;
 
 /// `PyUnicode_AsUTF8AndSize`: part of the stable ABI from CPython 3.10 only, so it is looked
 /// up in the running interpreter rather than linked (this module is built for 3.9 and up).
@@ -78,4 +82,61 @@ pub(crate) fn decode<'py>(
             ),
         )
     }
+}
+
+/// One record as the function gets it: `bytes`, or `str` in the run's encoding.
+pub(crate) fn record_object<'py>(
+    py: Python<'py>,
+    opts: &Options,
+    record: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    match &opts.encoding {
+        None => Ok(PyBytes::new(py, record).into_any()),
+        Some(enc) if enc.is_utf8 => decode(py, record, true),
+        Some(enc) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
+    }
+}
+
+/// Appends one item of a source and the delimiter to `pending`: a `str` as UTF-8 (or in
+/// the run's encoding), `bytes` as they are. Whether it held the delimiter is checked for a
+/// whole chunk at once ([`check_one_record_each`]).
+pub(crate) fn push_record(
+    pending: &mut Vec<u8>,
+    item: &Bound<'_, PyAny>,
+    opts: &Options,
+) -> PyResult<()> {
+    let reencode = opts.encoding.as_ref().filter(|e| !e.is_utf8);
+    // An exact str first: a pointer compare, where the other tests are calls.
+    if let (Ok(s), None) = (item.cast_exact::<PyString>(), reencode) {
+        pending.extend_from_slice(&utf8(s)?);
+    } else if let Ok(b) = item.cast::<PyBytes>() {
+        pending.extend_from_slice(b.as_bytes());
+    } else if let Ok(s) = item.cast::<PyString>() {
+        match reencode {
+            Some(e) => {
+                let b = s.call_method1("encode", (e.name.as_str(),))?;
+                pending.extend_from_slice(b.cast::<PyBytes>()?.as_bytes());
+            }
+            None => pending.extend_from_slice(&utf8(s)?),
+        }
+    } else {
+        return Err(PyValueError::new_err(format!(
+            "frun: each item of the source must be str or bytes, not {}",
+            item.get_type().name()?
+        )));
+    }
+    pending.push(opts.delimiter);
+    Ok(())
+}
+
+/// `items` items were appended to `chunk`, each with one delimiter after it: more delimiters
+/// than that means an item held one. One count over the chunk instead of a search per item.
+pub(crate) fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
+    if frun::batch::count_records(chunk, delimiter) != items {
+        return Err(PyValueError::new_err(format!(
+            "frun: an item of the source holds the delimiter {:?}: each item must be one record",
+            char::from(delimiter)
+        )));
+    }
+    Ok(())
 }

@@ -20,6 +20,7 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::frames;
 use crate::options::{OnError, Options};
+use crate::text::record_object;
 
 /// What a worker calls, and how.
 pub(crate) struct Job<'a> {
@@ -360,19 +361,6 @@ fn call<'py>(
         }
     }
     Err(last.unwrap_or_else(|| PyRuntimeError::new_err("no attempt")))
-}
-
-/// One record as the function gets it: `bytes`, or `str` in the run's encoding.
-pub(crate) fn record_object<'py>(
-    py: Python<'py>,
-    opts: &Options,
-    record: &[u8],
-) -> PyResult<Bound<'py, PyAny>> {
-    match &opts.encoding {
-        None => Ok(PyBytes::new(py, record).into_any()),
-        Some(enc) if enc.is_utf8 => crate::text::decode(py, record, true),
-        Some(enc) => PyBytes::new(py, record).call_method1("decode", (enc.name.as_str(),)),
-    }
 }
 
 /// Appends the frame of a `str`, `bytes` or None result; false (nothing appended) for any

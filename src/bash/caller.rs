@@ -17,8 +17,7 @@ use nix::sys::signal::{SigSet, Signal, kill, killpg, raise};
 use nix::unistd::{ForkResult, Pid, fork, getpid, getppid};
 
 use super::{
-    Disposition, Kind, child_end, exit_now, has_handler, set_disposition, set_mask, socket_pair,
-    wait_pid,
+    Disposition, Kind, exit_now, has_handler, set_disposition, set_mask, socket_pair, wait_pid,
 };
 use crate::exec::shell::{self, Host};
 use crate::exec::spawn::ChildEnd;
@@ -124,7 +123,7 @@ pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::
         // Bash's own disposition handles it.
         let _ = raise(sig);
     }
-    Ok(match child_end(status?) {
+    Ok(match ChildEnd::from_wait_status(status?) {
         ChildEnd::Exited(c) => c,
         ChildEnd::Signaled(s) => 128 + s,
     })
@@ -238,7 +237,7 @@ impl Host for ShellHost {
     }
 
     fn reap(&self, pid: libc::pid_t) -> io::Result<ChildEnd> {
-        Ok(child_end(self.ask(ASK_REAP, pid)?.0))
+        Ok(ChildEnd::from_wait_status(self.ask(ASK_REAP, pid)?.0))
     }
 }
 

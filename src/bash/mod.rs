@@ -28,7 +28,6 @@ use std::os::unix::net::UnixStream;
 use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal, sigprocmask};
 use nix::unistd::Pid;
 
-use crate::exec::spawn::ChildEnd;
 use ffi::WordList;
 
 /// What the command is in the calling shell.
@@ -143,7 +142,7 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 ///
 /// Raw `waitpid` because nix's cannot report every end: its `Signal` has no real-time signals,
 /// so a child killed by one would come back as an error (after being reaped) instead of
-/// `ChildEnd::Signaled`.
+/// `ChildEnd::Signaled` ([`crate::exec::spawn::ChildEnd`]).
 fn wait_pid(pid: Pid) -> io::Result<libc::c_int> {
     let mut status = 0;
     loop {
@@ -156,14 +155,6 @@ fn wait_pid(pid: Pid) -> io::Result<libc::c_int> {
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
-    }
-}
-
-fn child_end(status: libc::c_int) -> ChildEnd {
-    if libc::WIFSIGNALED(status) {
-        ChildEnd::Signaled(libc::WTERMSIG(status))
-    } else {
-        ChildEnd::Exited(libc::WEXITSTATUS(status))
     }
 }
 

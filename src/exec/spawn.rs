@@ -28,6 +28,17 @@ pub enum ChildEnd {
     Signaled(i32),
 }
 
+impl ChildEnd {
+    /// How a raw wait status (as `waitpid` writes it) ended.
+    pub fn from_wait_status(status: libc::c_int) -> ChildEnd {
+        if libc::WIFSIGNALED(status) {
+            ChildEnd::Signaled(libc::WTERMSIG(status))
+        } else {
+            ChildEnd::Exited(libc::WEXITSTATUS(status))
+        }
+    }
+}
+
 /// Bytes of stack the child runs on between clone and exec (a handful of system calls).
 const CHILD_STACK: usize = 32 << 10;
 
