@@ -7,10 +7,29 @@
 //! the slot. The ring knows batches only as offsets; it never touches input bytes.
 
 use std::io;
+
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
+#[cfg(not(loom))]
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use crate::batch::Batch;
-use crate::sys::{self, futex_wait, futex_wake_all};
+
+// The model checker (`--cfg loom`, run by tests/run.sh) and the interpreter (miri) run the
+// same protocol on heap memory with the checker's atomics: a shared mapping and futexes are
+// the kernel's, which neither can model. Under the checker a futex is a condition variable with
+// the futex's contract (sleep only while the word still holds the value seen; a wake reaches
+// every sleeper), so a lost wake-up in the protocol shows as a deadlock.
+#[cfg(not(loom))]
+fn signal_hunger(fd: i32) {
+    crate::sys::signal_event_fd(fd);
+}
+#[cfg(loom)]
+fn signal_hunger(_: i32) {}
+#[cfg(loom)]
+use loom::hint::spin_loop;
+#[cfg(not(loom))]
+use std::hint::spin_loop;
 
 #[repr(C, align(64))]
 struct Slot {
@@ -72,32 +91,94 @@ pub enum Poll {
 /// processes inherit the mapping.
 pub struct Ring {
     /// Shared, so that forked workers see the same slots; all state in it is atomics.
+    #[cfg(not(any(loom, miri)))]
     map: crate::sys::AnonMap,
+    /// The same header and slots on the heap, for the model checker and the interpreter.
+    #[cfg(any(loom, miri))]
+    heap: (Box<Header>, Box<[Slot]>),
+    /// The futexes' stand-in under the model checker.
+    #[cfg(loom)]
+    futex: (loom::sync::Mutex<()>, loom::sync::Condvar),
     slots: usize,
 }
 
-const SPIN: u32 = 64;
+/// Spins before a wait (none under the model checker: each spin would be a state to explore).
+const SPIN: u32 = if cfg!(loom) { 0 } else { 64 };
+
+#[cfg(any(loom, miri))]
+impl Header {
+    fn zeroed() -> Header {
+        let padded = || Padded(AtomicU64::new(0));
+        Header {
+            write: padded(),
+            read: padded(),
+            closed: AtomicU32::new(0),
+            published: AtomicU32::new(0),
+            sleeping_workers: AtomicU32::new(0),
+            released: AtomicU32::new(0),
+            producer_sleeping: AtomicU32::new(0),
+            hunger_armed: AtomicU32::new(0),
+            hunger_fd: AtomicI32::new(0),
+            chunks_published: padded(),
+            chunks_started: padded(),
+        }
+    }
+}
+
+#[cfg(any(loom, miri))]
+impl Slot {
+    fn zeroed() -> Slot {
+        Slot {
+            turn: AtomicU64::new(0),
+            start: AtomicU64::new(0),
+            end: AtomicU64::new(0),
+            records: AtomicU64::new(0),
+            seq: AtomicU64::new(0),
+            first: AtomicU64::new(0),
+        }
+    }
+}
 
 impl Ring {
     /// Maps a ring of `slots` slots (rounded up to a power of two) in shared memory.
     pub fn new(slots: usize) -> io::Result<Ring> {
         let slots = slots.max(2).next_power_of_two();
-        let map_len = std::mem::size_of::<Header>() + slots * std::mem::size_of::<Slot>();
         // The mapping is zero-filled: every slot starts empty for lap 0, every counter at 0.
+        #[cfg(not(any(loom, miri)))]
+        let ring = {
+            let map_len = std::mem::size_of::<Header>() + slots * std::mem::size_of::<Slot>();
+            Ring {
+                map: crate::sys::AnonMap::new(map_len, true)?,
+                slots,
+            }
+        };
+        #[cfg(any(loom, miri))]
         let ring = Ring {
-            map: crate::sys::AnonMap::new(map_len, true)?,
+            heap: (
+                Box::new(Header::zeroed()),
+                (0..slots).map(|_| Slot::zeroed()).collect(),
+            ),
+            #[cfg(loom)]
+            futex: (loom::sync::Mutex::new(()), loom::sync::Condvar::new()),
             slots,
         };
         ring.header().hunger_fd.store(-1, Ordering::Relaxed);
         Ok(ring)
     }
 
+    #[cfg(not(any(loom, miri)))]
     fn header(&self) -> &Header {
         // SAFETY: the mapping starts with a zero-initialised Header (all-atomic, valid at zero)
         // and lives as long as `self`; mmap returns page-aligned memory.
         unsafe { &*self.map.as_ptr().cast::<Header>() }
     }
 
+    #[cfg(any(loom, miri))]
+    fn header(&self) -> &Header {
+        &self.heap.0
+    }
+
+    #[cfg(not(any(loom, miri)))]
     fn slot(&self, ticket: u64) -> &Slot {
         let i = (ticket as usize) & (self.slots - 1);
         // SAFETY: slots follow the header inside the mapping; `i < self.slots`; Header's size is a
@@ -110,6 +191,42 @@ impl Ring {
                 .cast::<Slot>()
                 .add(i)
         }
+    }
+
+    #[cfg(any(loom, miri))]
+    fn slot(&self, ticket: u64) -> &Slot {
+        &self.heap.1[(ticket as usize) & (self.slots - 1)]
+    }
+
+    /// Sleeps while `word` holds `seen` (or until woken): a futex wait.
+    #[cfg(not(loom))]
+    fn wait_on(&self, word: &AtomicU32, seen: u32) {
+        crate::sys::futex_wait(word, seen);
+    }
+
+    /// Wakes every sleeper on `word`: a futex wake.
+    #[cfg(not(loom))]
+    fn wake_all(&self, word: &AtomicU32) {
+        crate::sys::futex_wake_all(word);
+    }
+
+    /// The kernel compares the word's latest value (not one a load may still see as older),
+    /// which a read-modify-write gives: a compare-exchange of the value with itself.
+    #[cfg(loom)]
+    fn wait_on(&self, word: &AtomicU32, seen: u32) {
+        let mut held = self.futex.0.lock().unwrap();
+        while word
+            .compare_exchange(seen, seen, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            held = self.futex.1.wait(held).unwrap();
+        }
+    }
+
+    #[cfg(loom)]
+    fn wake_all(&self, _: &AtomicU32) {
+        let _held = self.futex.0.lock().unwrap();
+        self.futex.1.notify_all();
     }
 
     fn lap(&self, ticket: u64) -> u64 {
@@ -138,13 +255,13 @@ impl Ring {
             }
             if spins < SPIN {
                 spins += 1;
-                std::hint::spin_loop();
+                spin_loop();
                 continue;
             }
             h.producer_sleeping.store(1, Ordering::SeqCst);
             let seen = h.released.load(Ordering::SeqCst);
             if slot.turn.load(Ordering::Acquire) != empty && h.closed.load(Ordering::Acquire) != 2 {
-                futex_wait(&h.released, seen);
+                self.wait_on(&h.released, seen);
             }
             h.producer_sleeping.store(0, Ordering::SeqCst);
         }
@@ -166,7 +283,7 @@ impl Ring {
         let h = self.header();
         h.published.fetch_add(1, Ordering::SeqCst);
         if h.sleeping_workers.load(Ordering::SeqCst) > 0 {
-            futex_wake_all(&h.published);
+            self.wake_all(&h.published);
         }
     }
 
@@ -185,7 +302,7 @@ impl Ring {
         h.closed.store(2, Ordering::SeqCst);
         self.wake_workers();
         h.released.fetch_add(1, Ordering::SeqCst);
-        futex_wake_all(&h.released);
+        self.wake_all(&h.released);
     }
 
     /// Reads a full slot this caller owns and frees it for the producer.
@@ -204,7 +321,7 @@ impl Ring {
         slot.turn.store(full + 1, Ordering::Release);
         h.released.fetch_add(1, Ordering::SeqCst);
         if h.producer_sleeping.load(Ordering::SeqCst) != 0 {
-            futex_wake_all(&h.released);
+            self.wake_all(&h.released);
         }
         (batch, first)
     }
@@ -289,7 +406,7 @@ impl Ring {
             }
             if spins < SPIN {
                 spins += 1;
-                std::hint::spin_loop();
+                spin_loop();
                 continue;
             }
             h.sleeping_workers.fetch_add(1, Ordering::SeqCst);
@@ -298,9 +415,9 @@ impl Ring {
                 slot.turn.load(Ordering::Acquire) == full || h.closed.load(Ordering::Acquire) != 0;
             if !ready {
                 if h.hunger_armed.swap(0, Ordering::SeqCst) == 1 {
-                    sys::signal_event_fd(h.hunger_fd.load(Ordering::Relaxed));
+                    signal_hunger(h.hunger_fd.load(Ordering::Relaxed));
                 }
-                futex_wait(&h.published, seen);
+                self.wait_on(&h.published, seen);
             }
             h.sleeping_workers.fetch_sub(1, Ordering::SeqCst);
         }
@@ -332,7 +449,7 @@ impl Ring {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::sync::Mutex;
@@ -341,7 +458,8 @@ mod tests {
     fn every_batch_claimed_exactly_once_across_laps() {
         let ring = Ring::new(8).unwrap();
         let seen = Mutex::new(Vec::new());
-        const N: u64 = 20_000;
+        // Fewer under the interpreter, which runs some thousand times slower.
+        const N: u64 = if cfg!(miri) { 64 } else { 20_000 };
         std::thread::scope(|s| {
             for _ in 0..4 {
                 s.spawn(|| {
@@ -383,6 +501,136 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(50));
             full.abort();
             assert_eq!(p.join().unwrap(), None);
+        });
+    }
+}
+
+/// The ring's protocol under the model checker: every interleaving of the threads below (up to
+/// loom's preemption bound) must give each batch to exactly one taker and end every claim.
+/// Run with `RUSTFLAGS="--cfg loom" cargo test --release --lib ring::model` (tests/run.sh).
+#[cfg(all(test, loom))]
+mod model {
+    use super::*;
+    use loom::sync::Arc;
+
+    fn check(f: impl Fn() + Sync + Send + 'static) {
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(3);
+        // Waits are yields here, and a wait may yield many times before the other side runs.
+        model.max_branches = 100_000;
+        model.check(f);
+    }
+
+    /// Drains `ring` by claims until Done; the seqs taken.
+    fn claim_all(ring: &Ring) -> Vec<u64> {
+        let mut got = Vec::new();
+        while let Claim::Batch(b) = ring.claim() {
+            assert_eq!(
+                (b.start, b.end),
+                (b.seq * 10, b.seq * 10 + 1),
+                "a torn slot"
+            );
+            got.push(b.seq);
+        }
+        got
+    }
+
+    /// A producer publishes three batches into two slots (the third reuses the first slot, on
+    /// the next lap, once the worker freed it) and closes; the worker takes all three in order.
+    #[test]
+    fn a_worker_takes_every_batch_across_a_lap() {
+        check(|| {
+            let ring = Arc::new(Ring::new(2).unwrap());
+            let worker = {
+                let ring = ring.clone();
+                loom::thread::spawn(move || claim_all(&ring))
+            };
+            for seq in 0..3 {
+                assert_eq!(
+                    ring.publish(seq, seq * 10, seq * 10 + 1, 1, false),
+                    Some(seq)
+                );
+            }
+            ring.close();
+            assert_eq!(worker.join().unwrap(), [0, 1, 2]);
+        });
+    }
+
+    /// Two workers race for two published batches while the producer closes the ring: each
+    /// batch goes to exactly one of them, and both claims past the end return Done.
+    #[test]
+    fn two_workers_claim_every_batch_once() {
+        check(|| {
+            let ring = Arc::new(Ring::new(2).unwrap());
+            ring.publish(0, 0, 1, 1, false);
+            ring.publish(1, 10, 11, 1, false);
+            let workers: Vec<_> = (0..2)
+                .map(|_| {
+                    let ring = ring.clone();
+                    loom::thread::spawn(move || claim_all(&ring))
+                })
+                .collect();
+            ring.close();
+            let mut all: Vec<u64> = workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect();
+            all.sort_unstable();
+            assert_eq!(all, [0, 1]);
+        });
+    }
+
+    /// A thief (another node's worker) and a claimer race for the same published batches: the
+    /// compare-and-swap and the fetch_add never hand one batch to both, nor lose one.
+    #[test]
+    fn a_steal_and_a_claim_never_take_the_same_batch() {
+        check(|| {
+            let ring = Arc::new(Ring::new(2).unwrap());
+            ring.publish(0, 0, 1, 1, true);
+            ring.publish(1, 10, 11, 1, false);
+            let thief = {
+                let ring = ring.clone();
+                loom::thread::spawn(move || ring.steal().map(|(b, _)| b.seq))
+            };
+            let claimer = {
+                let ring = ring.clone();
+                loom::thread::spawn(move || match ring.claim() {
+                    Claim::Batch(b) => Some(b.seq),
+                    Claim::Done => None,
+                })
+            };
+            let stolen = thief.join().unwrap();
+            let claimed = claimer
+                .join()
+                .unwrap()
+                .expect("a batch waits for the claimer");
+            ring.close();
+            let mut all: Vec<u64> = stolen.into_iter().chain([claimed]).collect();
+            all.extend(claim_all(&ring));
+            all.sort_unstable();
+            assert_eq!(all, [0, 1]);
+        });
+    }
+
+    /// An abort ends a worker waiting on an empty ring and a producer waiting on a full one.
+    #[test]
+    fn abort_ends_waiting_claims_and_publishes() {
+        check(|| {
+            let ring = Arc::new(Ring::new(2).unwrap());
+            ring.publish(0, 0, 1, 1, false);
+            ring.publish(1, 10, 11, 1, false);
+            let producer = {
+                let ring = ring.clone();
+                loom::thread::spawn(move || ring.publish(2, 20, 21, 1, false))
+            };
+            let aborter = {
+                let ring = ring.clone();
+                loom::thread::spawn(move || ring.abort())
+            };
+            aborter.join().unwrap();
+            // Either it got a slot freed by nobody (impossible: none was) or the abort ended it.
+            assert_eq!(producer.join().unwrap(), None);
+            assert_eq!(ring.claim(), Claim::Done);
         });
     }
 }

@@ -89,6 +89,17 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   bash packaging/image-test.sh --dist "$dist"
   rm -rf "$dist"
 fi
+# The ring's claim/publish protocol under a model checker (loom: every interleaving of a few
+# threads, up to a preemption bound; futexes modelled with their contract, so a lost wake-up is
+# a deadlock) and the ring, ledger and slots modules' unit tests under the interpreter (miri:
+# undefined behaviour, data races), on a pinned nightly. Each in a target dir of its own.
+stage "the ring under loom and miri"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --lib ring::model
+miri_toolchain=nightly-2026-12-01
+if ! rustup component list --toolchain "$miri_toolchain" --installed 2>/dev/null | grep -q '^miri'; then
+  rustup toolchain install "$miri_toolchain" --profile minimal --component miri,rust-src
+fi
+CARGO_TARGET_DIR=target/miri cargo "+$miri_toolchain" miri test --lib -- ring:: ledger:: slots::
 # The Python module (import frun): its pytest suite, in a fresh virtual environment.
 stage "the Python module"
 bash python/tests/run.sh
