@@ -95,7 +95,7 @@ fi
 # undefined behaviour, data races), on a pinned nightly. Each in a target dir of its own.
 stage "the ring under loom and miri"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --lib ring::model
-miri_toolchain=nightly-2026-12-01
+miri_toolchain=nightly-2026-05-20
 if ! rustup component list --toolchain "$miri_toolchain" --installed 2>/dev/null | grep -q '^miri'; then
   rustup toolchain install "$miri_toolchain" --profile minimal --component miri,rust-src
 fi
