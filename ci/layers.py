@@ -13,7 +13,9 @@ brace, comments included).
 Fails (exit 1) when:
   - there is a circle between top-level modules, or between the files of one folder;
   - a module imports one of a higher layer (LAYERS below), e.g. a stage importing `cli`;
-  - a function is longer than MAX_FN_LINES.
+  - a function is longer than MAX_FN_LINES;
+  - a file below the front ends holds more sites of printing, exit or set_var, or of
+    personality names, than its allowance (TALKS_LEFT, PERSONALITY_LEFT: ratchets).
 """
 
 import re
@@ -191,6 +193,57 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+# Below the front ends nothing should print, end the process or set environment variables, and
+# nothing should name a personality (xargs, GNU Parallel, forkrun): the front ends turn the
+# engine's reports into words and statuses (issue 34). Until that work is done these are
+# ratchets: each file may hold at most the sites it held when they were introduced, and a file
+# not listed none. Lower a number when a site goes; never raise one.
+FRONT_END_FILES = {"main.rs", "lib.rs"}
+FRONT_END_FOLDERS = {"cli", "bash"}
+TALKS = re.compile(
+    r"\b(e?println!|e?print!)\s*\(|\bprocess::exit\s*\(|\bset_var\s*\(|\bremove_var\s*\("
+)
+TALKS_LEFT = {
+    "engine/ending.rs": 21, "engine/mod.rs": 7, "ledger.rs": 6, "exec/plugin_host.rs": 5,
+    "journal/resume.rs": 5, "results.rs": 2, "journal/prepare.rs": 2, "xargs_input.rs": 1,
+    "joblog.rs": 1, "plan/sweep.rs": 1, "plan/mod.rs": 2,
+}
+PERSONALITY = re.compile(r"(?i)\b\w*(xargs|parallel|forkrun|gnu)\w*\b")
+PERSONALITY_LEFT = {
+    "plan/mod.rs": 29, "engine/runner/spawn.rs": 11, "journal/writer.rs": 10,
+    "engine/ending.rs": 9, "engine/settings.rs": 9, "plan/config.rs": 9,
+    "exec/plugin_host.rs": 8, "plan/jobs_resume.rs": 8, "engine/worker.rs": 5,
+    "results/gnu.rs": 4, "xargs_input.rs": 2, "journal/prepare.rs": 2, "journal/mod.rs": 2,
+    "results.rs": 1, "sys.rs": 1, "engine/mod.rs": 1, "plan/plugin.rs": 1,
+}
+
+
+def below_front_ends(src: Path) -> list[str]:
+    """The ratchets above: files whose sites outnumber their allowance."""
+    talks, names = {}, {}
+    for f in sorted(src.rglob("*.rs")):
+        rel = f.relative_to(src)
+        if rel.as_posix() in FRONT_END_FILES or rel.parts[0] in FRONT_END_FOLDERS:
+            continue
+        code = re.sub(r"//[^\n]*", "", f.read_text())
+        code = code.split("#[cfg(test)]")[0]  # a file's tests come last
+        talks[rel.as_posix()] = len(TALKS.findall(code))
+        names[rel.as_posix()] = len(PERSONALITY.findall(code))
+    errors = []
+    for what, counts, left in (
+        ("printing, exit or set_var", talks, TALKS_LEFT),
+        ("personality names", names, PERSONALITY_LEFT),
+    ):
+        for name, n in sorted(counts.items()):
+            if n > left.get(name, 0):
+                errors.append(
+                    f"src/{name}: {n} sites of {what} below the front ends, at most "
+                    f"{left.get(name, 0)} (ci/layers.py): report to the front end instead"
+                )
+        print(f"below the front ends: {sum(counts.values())} sites of {what} left")
+    return errors
+
+
 # Source folders of the workspace's other crates, checked for circles only.
 OTHER_CRATES = [Path("python/src")]
 
@@ -282,6 +335,8 @@ def main() -> int:
     for f in files:
         for line, name, n in long_functions(f.read_text()):
             errors.append(f"{f}:{line}: fn {name} is {n} lines (at most {MAX_FN_LINES})")
+
+    errors.extend(below_front_ends(src))
 
     # The other crates of the workspace (the Python module): no circles between their modules
     # either, and the same limit on a function's length. They have no layers of their own.
