@@ -87,8 +87,9 @@ mkdir -p "$env_b/home" "$env_b/cargo-home/registry" "$env_b/tools/cargo" "$env_b
 for part in index cache; do
   [[ -d $cargo_home/registry/$part ]] && cp -a "$cargo_home/registry/$part" "$env_b/cargo-home/registry/"
 done
-[[ -d $tools/cargo/bin ]] && cp -a "$tools/cargo/bin" "$tools/cargo/.crates2.json" "$tools/cargo/.crates.toml" \
-  "$env_b/tools/cargo/" 2>/dev/null || true
+for part in bin .crates2.json .crates.toml; do
+  if [[ -e $tools/cargo/$part ]]; then cp -a "$tools/cargo/$part" "$env_b/tools/cargo/"; fi
+done
 build_b_env=(
   HOME="$env_b/home" CARGO_HOME="$env_b/cargo-home" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
   FRUN_TOOLS_DIR="$env_b/tools" TMPDIR="$env_b/tmp" XDG_CACHE_HOME="$env_b/home/.cache"
