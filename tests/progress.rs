@@ -242,11 +242,17 @@ fn ctrl_c_mid_run_leaves_a_clean_line() {
         })
     });
     pane.tmux(&["send-keys", "-t", "t", "C-c"]);
-    let mut end = pane.wait_for_prompt();
+    let mut end = pane.wait_for("the prompt after the run", |lines| {
+        lines.iter().filter(|l| l.starts_with(PROMPT)).count() >= 2
+            && lines.last().is_some_and(|l| l == PROMPT)
+    });
+    // Killed by SIGINT once it has cleaned up, frun takes the rest of the command line with it
+    // (`; echo rc=$?` does not run), as any program Ctrl-C ends does.
+    assert!(!end.iter().any(|l| l.starts_with("rc=")), "{end:#?}");
     // The stopped run says what stopped it, where its checkpoint is and what of the output to
-    // keep: messages of their own, each on its own line.
+    // keep: messages of their own, each on its own line (the terminal echoes the ^C).
     let notes: Vec<String> = end
-        .drain(1..end.len() - 2)
+        .drain(1..end.len() - 1)
         .filter(|l| {
             ![
                 "frun: Caught SIGINT",
@@ -254,11 +260,19 @@ fn ctrl_c_mid_run_leaves_a_clean_line() {
                 "frun: the done batches' output",
             ]
             .iter()
-            .any(|p| l.starts_with(p))
+            .any(|p| l.trim_start_matches("^C").starts_with(p))
+                && l != "^C"
         })
         .collect();
     assert!(notes.is_empty(), "{notes:#?}");
-    assert_clean_end(&end, "130");
+    assert_eq!(end.len(), 2, "{end:#?}");
+    assert!(end[0].starts_with(PROMPT) && end[0].ends_with("echo rc=$?"));
+    assert_eq!(end[1], PROMPT);
+    // The shell saw a death by SIGINT: 128 + 2.
+    pane.type_line("echo rc=$?");
+    pane.wait_for("the status of the stopped run", |lines| {
+        lines.iter().any(|l| l == "rc=130") && lines.last().is_some_and(|l| l == PROMPT)
+    });
 }
 
 /// Whether two outputs are the same bytes (without printing them whole when not).

@@ -247,7 +247,7 @@ fn a_stopped_run_continues_on_another_number_of_tasks() {
     ];
     // Three tasks, stopped by SIGTERM part way.
     for o in stopped_tasks(3, &args, 800) {
-        assert_eq!(o.status.code(), Some(128 + 15), "{}", err(&o));
+        assert_stopped_by(&o.status, libc::SIGTERM, &err(&o));
         assert!(
             err(&o).contains("run the same command again"),
             "{}",
