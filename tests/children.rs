@@ -255,7 +255,11 @@ fn a_stop_signal_ends_descendants_in_their_own_session() {
         wait_for(&direct, 2);
         send_signal(f.id(), sig);
         let st = f.wait().unwrap();
-        let want = if sig == "INT" { libc::SIGINT } else { libc::SIGTERM };
+        let want = if sig == "INT" {
+            libc::SIGINT
+        } else {
+            libc::SIGTERM
+        };
         assert_stopped_by(&st, want, &format!("SIG{sig}"));
         // frun returns only once they are gone.
         assert_none_left(&[&daemon, &direct], Duration::from_millis(200));
