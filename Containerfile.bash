@@ -21,11 +21,14 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
 ARG REVISION=unknown
+# The Rust release is the base image's own (RUSTUP_TOOLCHAIN, over rust-toolchain.toml's
+# `stable`, which rustup would otherwise fetch anew): with the release's Rust, the same bytes.
 # The build's tools, crates and target directory live in a cache mount that BuildKit and Buildah
 # keep between builds (shared with Containerfile's build stage).
 RUN --mount=type=cache,id=frun-build,target=/cache \
     cd /src \
  && export FRUN_TOOLS_DIR=/cache/tools CARGO_HOME=/cache/cargo FRUN_BUILD_DIR=/cache/target \
+ && export RUSTUP_TOOLCHAIN="$(rustup default | cut -d' ' -f1)" \
  && export FRUN_GIT_COMMIT=${REVISION} \
  && bash packaging/build.sh --only-static --out /out/static \
  && bash packaging/build.sh --only-blobs --out /out/blobs \
