@@ -7,7 +7,9 @@
 # build is never taken for a complete one. FRUN_DEBIAN_MIRROR overrides the mirror. The caller
 # defines die and step, holds a lock on ROOT, and runs as root.
 #
-# Also: `mounted` lists what the caller mounted (append each mount point); an EXIT trap
+# Also: mount_proc ROOT (mounted once, recorded in `mounted`); host_network ROOT (this machine's
+# resolver, and the certificate authorities it trusts, into ROOT; needs ca-certificates there).
+# `mounted` lists what the caller mounted (append each mount point); an EXIT trap
 # unmounts them in reverse order.
 mounted=()
 # shellcheck disable=SC2317 # called from the EXIT trap
@@ -38,4 +40,21 @@ debian_root() {
   [[ -z $setup ]] || "$setup" "$partial"
   date -u +%FT%TZ >"$partial/$marker"
   mv -- "$partial" "$root"
+}
+
+mount_proc() {
+  mountpoint -q "$1/proc" && return
+  mount -t proc -o nosuid,nodev,noexec proc "$1/proc"
+  mounted+=("$1/proc")
+}
+
+# The host's network setup, as a machine on this network would have it: its resolver and the CA
+# certificates it trusts (a proxy's), so that crates.io is reached from the root as from here.
+host_network() {
+  cp -L /etc/resolv.conf "$1/etc/resolv.conf"
+  if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+    mkdir -p "$1/usr/local/share/ca-certificates"
+    cp -- /usr/local/share/ca-certificates/*.crt "$1/usr/local/share/ca-certificates/"
+    chroot "$1" /bin/sh -c 'update-ca-certificates >/dev/null 2>&1'
+  fi
 }

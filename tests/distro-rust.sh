@@ -22,11 +22,6 @@ root=$(cd "$(dirname "$root")" && pwd -P)/$(basename "$root")
 exec {lock}>"$root.lock"
 flock "$lock"
 
-mount_proc() {
-  mountpoint -q "$1/proc" && return
-  mount -t proc -o nosuid,nodev,noexec proc "$1/proc"
-  mounted+=("$1/proc")
-}
 in_root() {
   env -i HOME=/root LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     chroot "$root" /bin/bash -c "$1"
@@ -44,14 +39,8 @@ distro_rust() {
 source "$repo/tests/debian-root.sh"
 debian_root trixie "$root" "$marker" distro_rust
 
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 mount_proc "$root"
-# A local certificate authority (a proxy's) that this machine trusts, the root trusts too.
-if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
-  mkdir -p "$root/usr/local/share/ca-certificates"
-  cp -- /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  in_root 'update-ca-certificates >/dev/null 2>&1'
-fi
+host_network "$root"
 rm -rf -- "$root/root/frun" "$root/root/.cargo"
 mkdir -p "$root/root/frun"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -c --ignore-failed-read 2>/dev/null) |

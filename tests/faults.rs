@@ -345,6 +345,15 @@ fn sigterm_while_idle_on_input() {
     assert_stopped_by(&st, libc::SIGTERM, "SIGTERM");
 }
 
+/// Sends SIGINT to the process group led by `leader`, as Ctrl-C in a terminal does.
+fn interrupt_group(leader: u32) {
+    let st = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{leader}")])
+        .status()
+        .unwrap();
+    assert!(st.success(), "kill -INT -{leader}");
+}
+
 /// One Ctrl-C stops a shell loop around frun: bash (waiting for a foreground child) goes on
 /// after a child that exited 130, but stops itself when the child died of SIGINT, which frun now
 /// does once it has cleaned up. The loop's process group gets the SIGINT, as from a terminal.
@@ -366,11 +375,7 @@ fn one_ctrl_c_stops_a_bash_loop_around_frun() {
     let stdout = drain(child.stdout.take().unwrap());
     let stderr = drain(child.stderr.take().unwrap());
     wait_for_procs(&format!("sleep {m}"), 1);
-    let st = std::process::Command::new("kill")
-        .args(["-INT", "--", &format!("-{}", child.id())])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    interrupt_group(child.id());
     let st = wait_limit(&mut child, Duration::from_secs(15));
     let left = pgrep(&format!("sleep {m}"));
     kill_pids(&left);
@@ -400,11 +405,7 @@ fn ctrl_c_to_the_process_group_ends_frun_by_sigint() {
     stdin.flush().unwrap();
     let stderr = drain(child.stderr.take().unwrap());
     wait_for_procs(&format!("sleep {m}"), 1);
-    let st = std::process::Command::new("kill")
-        .args(["-INT", "--", &format!("-{}", child.id())])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    interrupt_group(child.id());
     let st = wait_limit(&mut child, Duration::from_secs(15));
     let left = pgrep(&format!("sleep {m}"));
     kill_pids(&left);

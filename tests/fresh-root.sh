@@ -33,11 +33,6 @@ command=$(awk '/^```/ { if (inside) exit; inside = 1; next } inside { print; exi
 exec {lock}>"$root.lock"
 flock "$lock"
 
-mount_proc() {
-  mountpoint -q "$1/proc" && return
-  mount -t proc -o nosuid,nodev,noexec proc "$1/proc"
-  mounted+=("$1/proc")
-}
 in_root() {
   env -i HOME=/root LANG=C.UTF-8 PATH=/opt/rust/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     chroot "$root" /bin/bash -c "$1"
@@ -58,15 +53,8 @@ rust_prerequisites() {
 source "$repo/tests/debian-root.sh"
 debian_root bookworm "$root" "$marker" rust_prerequisites
 
-# The host's network setup, as a machine on this network would have it: its resolver and the CA
-# certificates added locally (a proxy's, where there is one).
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 mount_proc "$root"
-if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
-  mkdir -p "$root/usr/local/share/ca-certificates"
-  cp -- /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  in_root 'update-ca-certificates >/dev/null 2>&1'
-fi
+host_network "$root"
 # This machine's toolchain, read-only, as /opt/rust (cargo and rustc without rustup).
 sysroot=$(rustc --print sysroot)
 mkdir -p "$root/opt/rust"
