@@ -58,7 +58,7 @@
 
           cargoFiles = lib.fileset.unions [
             (craneLib.fileset.commonCargoSources ./.)
-            (lib.fileset.maybeMissing ./proptest-regressions)
+            (lib.fileset.maybeMissing ./engine/proptest-regressions)
             (lib.fileset.fileFilter (f: f.hasExt "proptest-regressions") ./tests)
           ];
           src = lib.fileset.toSource {

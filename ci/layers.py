@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
-"""Prints the module import graph of src/ and checks the layering rule of docs/design.md; also
-that the workspace's other crate (python/src) has no import circle.
+"""Prints the module import graphs of the workspace's crates and checks the layering rule of
+docs/design.md.
+
+The engine (engine/src) is layered: a module may import its own layer's modules (without
+circles) and lower layers', never a higher one. The front ends (src) are one crate above it:
+the entry points (the binary, the bash builtin) dispatch to the personalities (native,
+parallel, xargs), and each personality imports the engine and the shared front-end
+modules, never another personality. The Python module (python/src) is checked for circles.
 
 Every `crate::a::b` path in a file (in `use` items, braces expanded, and in code) is an import
 of the top-level module `a`; `super::` paths are resolved against the file's own module. The
 graph printed is between top-level modules (a folder and its files are one module); inside
 each folder the graph between its files is checked too.
 
-Also lists every function longer than MAX_FN_LINES lines (from its `fn` line to its closing
-brace, comments included).
-
 Fails (exit 1) when:
   - there is a circle between top-level modules, or between the files of one folder;
-  - a module imports one of a higher layer (LAYERS below), e.g. a stage importing `cli`;
+  - a module imports one of a higher layer (the LAYERS tables below), e.g. a stage importing
+    `run`, or a personality importing another;
+  - the engine's manifest depends on the front ends' crate;
+  - a source folder holds more than MAX_ENTRIES entries (files and folders; its mod.rs, lib.rs
+    or main.rs aside);
   - a function is longer than MAX_FN_LINES;
-  - a file below the front ends holds more sites of printing, exit or set_var, or of
-    personality names, than its allowance (TALKS_LEFT, PERSONALITY_LEFT: ratchets).
+  - an engine file holds more sites of printing, exit or set_var, or of personality names,
+    than its allowance (TALKS_LEFT, PERSONALITY_LEFT: ratchets).
 """
 
 import re
@@ -23,21 +30,21 @@ import sys
 from pathlib import Path
 
 # Highest layer first. A module may import its own layer's modules (without circles) and those
-# of lower layers, never a higher one. The front ends are the crate root and main.rs too.
-LAYERS = [
-    ("front ends", {"<root>", "<main>", "cli", "bash", "python"}),
-    ("plan", {"plan"}),
-    ("engine", {"engine"}),
-    (
-        "stages",
-        {"spool", "scan", "batch", "ring", "rings", "output", "ledger", "journal", "results",
-         "shard", "numa", "exec", "stats", "stop", "joblog", "pace", "progress",
-         "xargs_input", "bounds", "linebuf", "slots"},
-    ),
-    ("base", {"sys", "exit", "errors"}),
+# of lower layers, never a higher one; in a layer marked "apart" no module imports another.
+ENGINE_LAYERS = [
+    ("the library's root", {"<root>"}, False),
+    ("plan", {"plan"}, False),
+    ("run", {"run"}, False),
+    ("stages", {"input", "dispatch", "exec", "output", "journal"}, False),
+    ("system", {"sys"}, False),
+]
+FRONT_LAYERS = [
+    ("entry points", {"<main>", "<root>", "bash"}, False),
+    ("personalities", {"native", "parallel", "xargs"}, True),
+    ("shared", {"invocation", "units"}, False),
 ]
 
-
+MAX_ENTRIES = 8
 MAX_FN_LINES = 120
 
 
@@ -198,23 +205,23 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 # engine's reports into words and statuses (issue 34). Until that work is done these are
 # ratchets: each file may hold at most the sites it held when they were introduced, and a file
 # not listed none. Lower a number when a site goes; never raise one.
-FRONT_END_FILES = {"main.rs", "lib.rs"}
-FRONT_END_FOLDERS = {"cli", "bash"}
 TALKS = re.compile(
     r"\b(e?println!|e?print!)\s*\(|\bprocess::exit\s*\(|\bset_var\s*\(|\bremove_var\s*\("
 )
 TALKS_LEFT = {
-    "engine/ending.rs": 21, "engine/mod.rs": 7, "ledger.rs": 6, "exec/plugin_host.rs": 5,
-    "journal/resume.rs": 5, "results.rs": 2, "journal/prepare.rs": 2, "xargs_input.rs": 1,
-    "joblog.rs": 1, "plan/sweep.rs": 1, "plan/mod.rs": 2,
+    "run/ending.rs": 21, "run/mod.rs": 7, "dispatch/ledger.rs": 6, "exec/plugin/host.rs": 5,
+    "journal/resume.rs": 5, "output/results/mod.rs": 2, "journal/prepare.rs": 2,
+    "input/xargs_input.rs": 1, "output/joblog.rs": 1, "plan/sweep.rs": 1, "plan/mod.rs": 2,
+    "lib.rs": 3,
 }
 PERSONALITY = re.compile(r"(?i)\b\w*(xargs|parallel|forkrun|gnu)\w*\b")
 PERSONALITY_LEFT = {
-    "plan/mod.rs": 29, "engine/runner/spawn.rs": 11, "journal/writer.rs": 10,
-    "engine/ending.rs": 9, "engine/settings.rs": 9, "plan/config.rs": 9,
-    "exec/plugin_host.rs": 8, "plan/jobs_resume.rs": 8, "engine/worker.rs": 5,
-    "results/gnu.rs": 4, "xargs_input.rs": 2, "journal/prepare.rs": 2, "journal/mod.rs": 2,
-    "results.rs": 1, "sys.rs": 1, "engine/mod.rs": 1, "plan/plugin.rs": 1,
+    "plan/mod.rs": 29, "run/runner/spawn.rs": 11, "journal/writer.rs": 10,
+    "run/ending.rs": 9, "run/settings.rs": 9, "plan/config.rs": 9,
+    "exec/plugin/host.rs": 8, "plan/jobs_resume.rs": 8, "run/worker.rs": 5,
+    "output/results/gnu.rs": 4, "input/xargs_input.rs": 2, "journal/prepare.rs": 2,
+    "journal/mod.rs": 2, "output/results/mod.rs": 1, "sys/mod.rs": 1, "run/mod.rs": 1,
+    "plan/plugin.rs": 1, "lib.rs": 6, "input/mod.rs": 1,
 }
 
 
@@ -223,8 +230,6 @@ def below_front_ends(src: Path) -> list[str]:
     talks, names = {}, {}
     for f in sorted(src.rglob("*.rs")):
         rel = f.relative_to(src)
-        if rel.as_posix() in FRONT_END_FILES or rel.parts[0] in FRONT_END_FOLDERS:
-            continue
         code = re.sub(r"//[^\n]*", "", f.read_text())
         code = code.split("#[cfg(test)]")[0]  # a file's tests come last
         talks[rel.as_posix()] = len(TALKS.findall(code))
@@ -237,7 +242,7 @@ def below_front_ends(src: Path) -> list[str]:
         for name, n in sorted(counts.items()):
             if n > left.get(name, 0):
                 errors.append(
-                    f"src/{name}: {n} sites of {what} below the front ends, at most "
+                    f"{src}/{name}: {n} sites of {what} below the front ends, at most "
                     f"{left.get(name, 0)} (ci/layers.py): report to the front end instead"
                 )
         print(f"below the front ends: {sum(counts.values())} sites of {what} left")
@@ -274,11 +279,25 @@ def other_crate(src: Path) -> list[str]:
     return errors
 
 
-def main() -> int:
-    src = Path(sys.argv[1] if len(sys.argv) > 1 else "src")
+def crowded_folders(src: Path) -> list[str]:
+    """Folders with more than MAX_ENTRIES entries (files and folders; mod.rs, lib.rs and main.rs,
+    the folder or crate itself, aside)."""
+    errors = []
+    for d in [src, *sorted(p for p in src.rglob("*") if p.is_dir())]:
+        entries = [
+            e for e in d.iterdir()
+            if e.name not in ("mod.rs", "lib.rs", "main.rs") and (e.is_dir() or e.suffix == ".rs")
+        ]
+        if len(entries) > MAX_ENTRIES:
+            errors.append(f"{d}/ holds {len(entries)} entries (at most {MAX_ENTRIES}): group them")
+    return errors
+
+
+def layered_crate(src: Path, layers: list) -> list[str]:
+    """Prints one crate's graph between top-level modules; its layering errors and circles."""
     files = sorted(src.rglob("*.rs"))
     modules = {tuple(module_of(f, src)): f for f in files}
-    layer_of = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
+    layer_of = {name: i for i, (_, names, _) in enumerate(layers) for name in names}
 
     def top(mod: tuple[str, ...]) -> str:
         return mod[0] if mod else "<root>"
@@ -306,8 +325,8 @@ def main() -> int:
                 g = folder_graphs.setdefault(me, {})
                 g.setdefault("::".join(mod), set()).add("::".join(target))
 
-    print("module import graph of src/ (top-level modules; A -> B: A imports B)")
-    for i, (layer, names) in enumerate(LAYERS):
+    print(f"module import graph of {src}/ (top-level modules; A -> B: A imports B)")
+    for i, (layer, names, apart) in enumerate(layers):
         present = sorted(n for n in names if n in top_graph)
         print(f"  [{layer}]")
         for n in present:
@@ -315,39 +334,49 @@ def main() -> int:
             print(f"    {n} -> {', '.join(deps) if deps else '(nothing)'}")
             for d in deps:
                 if d not in layer_of:
-                    errors.append(f"{n} imports {d}, which has no layer in ci/layers.py")
+                    errors.append(f"{src}: {n} imports {d}, which has no layer in ci/layers.py")
                 elif layer_of[d] < i:
                     errors.append(
-                        f"{n} ({layer}) imports {d} ({LAYERS[layer_of[d]][0]}): a higher layer"
+                        f"{src}: {n} ({layer}) imports {d} ({layers[layer_of[d]][0]}): a higher layer"
                     )
+                elif layer_of[d] == i and apart:
+                    errors.append(f"{src}: {n} imports {d}: the {layer} stand apart")
     for n in sorted(top_graph):
         if n not in layer_of:
-            errors.append(f"module {n} has no layer in ci/layers.py")
+            errors.append(f"{src}: module {n} has no layer in ci/layers.py")
 
     cycle = find_cycle(top_graph)
     if cycle:
-        errors.append("import circle: " + " -> ".join(cycle))
+        errors.append(f"import circle in {src}/: " + " -> ".join(cycle))
     for folder, g in sorted(folder_graphs.items()):
         cycle = find_cycle(g)
         if cycle:
-            errors.append(f"import circle inside {folder}/: " + " -> ".join(cycle))
-
+            errors.append(f"import circle inside {src}/{folder}/: " + " -> ".join(cycle))
     for f in files:
         for line, name, n in long_functions(f.read_text()):
             errors.append(f"{f}:{line}: fn {name} is {n} lines (at most {MAX_FN_LINES})")
+    return errors
 
-    errors.extend(below_front_ends(src))
 
+def main() -> int:
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    engine, front = root / "engine/src", root / "src"
+    errors = layered_crate(engine, ENGINE_LAYERS)
+    errors.extend(layered_crate(front, FRONT_LAYERS))
+    manifest = (root / "engine/Cargo.toml").read_text()
+    if re.search(r"(?m)^frun\s*=", manifest):
+        errors.append("engine/Cargo.toml depends on the front ends' crate (frun)")
+    # Below the front ends: everything in the engine's crate.
+    errors.extend(below_front_ends(engine))
+    for src in (engine, front, *(root / o for o in OTHER_CRATES)):
+        errors.extend(crowded_folders(src))
     # The other crates of the workspace (the Python module): no circles between their modules
     # either, and the same limit on a function's length. They have no layers of their own.
     for other in OTHER_CRATES:
-        if other.is_dir():
-            errors.extend(other_crate(other))
-
+        if (root / other).is_dir():
+            errors.extend(other_crate(root / other))
     for e in errors:
         print(f"layers: {e}", file=sys.stderr)
-    if not errors:
-        print("layers: no circles; no module imports a higher layer")
     return 1 if errors else 0
 
 

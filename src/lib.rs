@@ -1,10 +1,12 @@
-//! frun runs a command over every record of its input, in parallel.
+//! frun's front ends: the command lines users type, each turned into one engine
+//! [`Config`](frun_engine::plan::config::Config) and its run's outcome turned back into words
+//! and an exit status.
 //!
-//! The pipeline, one module per stage: [`spool`] (input bytes) → [`scan`] (records, batches) →
-//! [`ring`] (slots claimed lock-free) → [`worker`] (runs [`exec`] backends) → [`output`]
-//! (captured stdout, emitted whole or in order), with the [`ledger`] keeping outcomes.
-//! [`cli`] turns flags into a `Config`, [`plan`] derives the run from it, [`engine`] wires the
-//! stages and supervises the run.
+//! [`native`] is frun's own flags, [`parallel`] GNU Parallel's command line (`frun parallel`),
+//! [`xargs`] GNU xargs' (`frun xargs`); all three produce an [`Invocation`], and share the value
+//! parsers of [`units`]. The bash builtin (feature `bash`) parses its arguments with the same
+//! parsers; the Python module is a crate of its own (python/). The engine (`frun_engine`)
+//! knows none of them.
 
 /// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
 /// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
@@ -19,37 +21,18 @@ macro_rules! eprintln {
 
 #[cfg(feature = "bash")]
 mod bash;
-pub mod batch;
-pub mod bounds;
-pub mod cli;
-pub mod engine;
-pub mod errors;
-pub mod exec;
-pub mod exit;
-pub mod joblog;
-pub mod journal;
-pub mod ledger;
-pub mod linebuf;
-pub mod numa;
-pub mod output;
-pub mod pace;
-pub mod plan;
-pub mod progress;
-pub mod results;
-pub mod ring;
-pub mod rings;
-pub mod scan;
-pub mod shard;
-pub mod slots;
-pub mod spool;
-pub mod stats;
-pub mod stop;
-pub mod sys;
-pub mod xargs_input;
+pub mod invocation;
+pub mod native;
+pub mod parallel;
+pub mod units;
+pub mod xargs;
 
 use std::io::Write;
 
-pub use exit::ExitCode;
+use frun_engine::run_config_then_exit;
+pub use frun_engine::{ExitCode, run_config, run_config_reporting};
+use frun_engine::{exec, output::results, sys::errors};
+pub use invocation::{Invocation, UsageError};
 
 /// Which standard descriptors were closed when the process started, before the Rust runtime
 /// reopened them on /dev/null (the binary finds out; see `src/main.rs`).
@@ -74,14 +57,14 @@ pub fn main_with_args(
         .peek()
         .is_some_and(|a| a.as_encoded_bytes() == exec::plugin::HOST_NAME.as_bytes())
     {
-        return ExitCode::Passed(exec::plugin_host::main(args.collect()));
+        return ExitCode::Passed(exec::plugin::host::main(args.collect()));
     }
     if closed.stdout {
         eprintln!("frun: standard output is closed: the output would be lost (use >/dev/null)");
         return ExitCode::Error;
     }
     match parse_args(args) {
-        Ok(cfg) if closed.stdin && cfg.input == cli::InputSpec::Stdin => {
+        Ok(cfg) if closed.stdin && cfg.input == frun_engine::plan::config::InputSpec::Stdin => {
             eprintln!(
                 "frun: standard input is closed: no records to read (use -a FILE, or </dev/null \
                  for no input)"
@@ -103,11 +86,11 @@ pub fn main_with_args(
 /// here and comes back as the exit status.
 pub fn parse_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
-) -> Result<cli::Config, ExitCode> {
-    match cli::parse(args) {
-        Ok(cli::Invocation::Run(cfg)) => Ok(*cfg),
-        Ok(cli::Invocation::Merge(dir)) => Err(results::merge(&dir)),
-        Ok(cli::Invocation::Print(text)) => {
+) -> Result<frun_engine::plan::config::Config, ExitCode> {
+    match parse(args) {
+        Ok(Invocation::Run(cfg)) => Ok(*cfg),
+        Ok(Invocation::Merge(dir)) => Err(results::merge(&dir)),
+        Ok(Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
             Err(match out.write_all(&text).and_then(|()| out.flush()) {
                 Ok(()) => ExitCode::Success,
@@ -118,86 +101,40 @@ pub fn parse_args(
                 }
             })
         }
-        Ok(cli::Invocation::Refuse { message, status }) => {
+        Ok(Invocation::Refuse { message, status }) => {
             eprintln!("frun: {message}");
             Err(status)
         }
-        Err(cli::UsageError(msg)) => {
+        Err(UsageError(msg)) => {
             eprintln!("frun: {msg} (see frun --help)");
             Err(ExitCode::Usage)
         }
     }
 }
 
-/// Plans and runs a parsed invocation; returns the exit status. `shell` is where worker shells
-/// come from when the command is a bash function (the bash front end).
-pub fn run_config(
-    cfg: &cli::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-) -> ExitCode {
-    run_config_reporting(cfg, shell).0
-}
-
-/// [`run_config`] for a process that exits as soon as it returns: the run's state is left to
-/// the exit instead of being freed (see `engine::Settings::exits_after`).
-pub fn run_config_then_exit(
-    cfg: &cli::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-) -> ExitCode {
-    run_planned(cfg, shell, true).0
-}
-
-/// [`run_config`], also saying what the run did (None when it did not start: a usage error or
-/// a command that cannot run), for a front end whose exit status counts jobs.
-pub fn run_config_reporting(
-    cfg: &cli::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-) -> (ExitCode, Option<engine::RunReport>) {
-    run_planned(cfg, shell, false)
-}
-
-fn run_planned(
-    cfg: &cli::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-    exits_after: bool,
-) -> (ExitCode, Option<engine::RunReport>) {
-    // SAFETY: no other thread exists: the binary plans before starting any, and the bash front
-    // end plans in its forked, single-threaded engine process.
-    let settings = match unsafe { plan::plan(cfg) } {
-        Ok(p) => p,
-        Err(plan::PlanError::Usage(msg)) => {
-            eprintln!("frun: {msg}");
-            // GNU Parallel ends with 255 on every error that is not a job's; xargs with 1.
-            match cfg.dialect {
-                plan::config::Dialect::Parallel => return (ExitCode::Passed(255), None),
-                plan::config::Dialect::Xargs => return (ExitCode::Passed(1), None),
-                plan::config::Dialect::Frun => return (ExitCode::Usage, None),
-            }
+/// Parses a whole command line (including `argv[0]`) with the personality it names: `parallel`
+/// or `xargs` as the program's name (a link) or as its first word, else frun's own flags.
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invocation, UsageError> {
+    let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    // Started as `parallel` or `xargs` (a link), or `frun parallel …` / `frun xargs …`.
+    let called = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .unwrap_or_default();
+    if parallel::is_name(called) {
+        args.drain(..1);
+        return Ok(parallel::parse(args));
+    }
+    if xargs::is_name(called) {
+        return Ok(xargs::parse(&args[1..]));
+    }
+    match args.get(1) {
+        Some(w) if parallel::is_name(w) => {
+            args.drain(..2);
+            return Ok(parallel::parse(args));
         }
-        Err(plan::PlanError::Missing(msg)) => {
-            eprintln!("frun: {msg}");
-            let code = match cfg.dialect {
-                plan::config::Dialect::Parallel => ExitCode::Passed(255),
-                plan::config::Dialect::Xargs => ExitCode::Passed(1),
-                plan::config::Dialect::Frun => ExitCode::Error,
-            };
-            return (code, None);
-        }
-        Err(plan::PlanError::Command(e)) => {
-            eprintln!("frun: {}", e.message());
-            return (e.status(), None);
-        }
-    };
-    // Block the stop signals in every thread (the supervisor reads them from a signalfd);
-    // children get the original mask back.
-    let settings = engine::Settings {
-        exits_after,
-        ..settings
-    };
-    let original = *sys::block_signals(&engine::stop_signals(settings.preempt)).as_ref();
-    // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
-    // their status.
-    sys::default_disposition(libc::SIGCHLD);
-    let (code, report) = engine::run_reporting(settings, original, shell);
-    (code, Some(report))
+        Some(w) if xargs::is_name(w) => return Ok(xargs::parse(&args[2..])),
+        _ => {}
+    }
+    native::parse(args)
 }

@@ -55,7 +55,7 @@ fn main() {
     if let frun::ExitCode::Signal(n @ (libc::SIGINT | libc::SIGTERM | libc::SIGHUP)) = code {
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        frun::sys::die_of(n);
+        frun_engine::sys::die_of(n);
     }
     std::process::exit(i32::from(code));
 }

@@ -94,12 +94,12 @@ fi
 # a deadlock) and the ring, ledger and slots modules' unit tests under the interpreter (miri:
 # undefined behaviour, data races), on a pinned nightly. Each in a target dir of its own.
 stage "the ring under loom and miri"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --lib ring::model
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p frun-engine --release --lib dispatch::ring::model
 miri_toolchain=nightly-2026-05-20
 if ! rustup component list --toolchain "$miri_toolchain" --installed 2>/dev/null | grep -q '^miri'; then
   rustup toolchain install "$miri_toolchain" --profile minimal --component miri,rust-src
 fi
-CARGO_TARGET_DIR=target/miri cargo "+$miri_toolchain" miri test --lib -- ring:: ledger:: slots::
+CARGO_TARGET_DIR=target/miri cargo "+$miri_toolchain" miri test -p frun-engine --lib -- dispatch::ring:: dispatch::ledger:: dispatch::slots::
 # The Python module (import frun): its pytest suite, in a fresh virtual environment.
 stage "the Python module"
 bash python/tests/run.sh

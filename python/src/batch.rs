@@ -4,7 +4,7 @@
 //!
 //! It runs nothing and sends nothing: the worker does.
 
-use frun::exec::shell::Range;
+use frun_engine::exec::shell::Range;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;

@@ -11,8 +11,8 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use frun::exec::shell;
-use frun::exec::spawn::ChildEnd;
+use frun_engine::exec::shell;
+use frun_engine::exec::spawn::ChildEnd;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;

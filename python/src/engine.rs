@@ -9,8 +9,8 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
-use frun::exec::shell::{self, Host};
-use frun::exec::spawn::ChildEnd;
+use frun_engine::exec::shell::{self, Host};
+use frun_engine::exec::spawn::ChildEnd;
 use nix::sys::signal::{SigHandler, Signal, signal};
 
 /// Requests from the engine to the caller: 8 bytes, `[kind, pid]`.
@@ -49,7 +49,7 @@ impl Host for CallerHost {
 
 /// The engine process's body: the interpreter's signal handlers are put back to the defaults
 /// (the engine reads its stop signals from a signalfd), then the run goes.
-pub(crate) fn engine_main(cfg: &frun::plan::config::Config, ctl: Option<OwnedFd>) -> ! {
+pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<OwnedFd>) -> ! {
     for sig in Signal::iterator() {
         if sig != Signal::SIGKILL && sig != Signal::SIGSTOP {
             // SAFETY: SIG_DFL runs no code of ours.

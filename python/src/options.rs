@@ -132,14 +132,14 @@ pub(crate) fn config(
     input: &InputArg,
     command: Option<Vec<OsString>>,
     stdin: bool,
-) -> PyResult<frun::plan::config::Config> {
+) -> PyResult<frun_engine::plan::config::Config> {
     let mut args: Vec<OsString> = vec!["frun".into()];
     // A function's workers all start at once (one per usable CPU by default): growing from
     // one while every worker is busy lags behind a streamed source (measured: a list of 200k
     // records ran 1.7x slower that way). Commands keep the binary's default.
     let workers = match (opts.workers, command.is_none()) {
         (Some(w), _) => Some(w),
-        (None, true) => Some(frun::sys::usable_cpus()),
+        (None, true) => Some(frun_engine::sys::usable_cpus()),
         (None, false) => None,
     };
     if let Some(w) = workers {

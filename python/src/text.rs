@@ -132,7 +132,7 @@ pub(crate) fn push_record(
 /// `items` items were appended to `chunk`, each with one delimiter after it: more delimiters
 /// than that means an item held one. One count over the chunk instead of a search per item.
 pub(crate) fn check_one_record_each(chunk: &[u8], items: u64, delimiter: u8) -> PyResult<()> {
-    if frun::batch::count_records(chunk, delimiter) != items {
+    if frun_engine::dispatch::batch::count_records(chunk, delimiter) != items {
         return Err(PyValueError::new_err(format!(
             "frun: an item of the source holds the delimiter {:?}: each item must be one record",
             char::from(delimiter)

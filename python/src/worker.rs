@@ -10,7 +10,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
-use frun::exec::shell::{
+use frun_engine::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, RANGE_LEN, REQUEST_RANGE, Range,
 };
 use pyo3::exceptions::PyRuntimeError;

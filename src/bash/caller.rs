@@ -19,9 +19,9 @@ use nix::unistd::{ForkResult, Pid, fork, getpid, getppid};
 use super::{
     Disposition, Kind, exit_now, has_handler, set_disposition, set_mask, socket_pair, wait_pid,
 };
-use crate::exec::shell::{self, Host};
-use crate::exec::spawn::ChildEnd;
-use crate::sys::read_signal;
+use frun_engine::exec::shell::{self, Host};
+use frun_engine::exec::spawn::ChildEnd;
+use frun_engine::sys::read_signal;
 
 /// Requests from the engine to the user's shell: 8 bytes, `[kind, pid]`.
 const ASK_START: i32 = 1;
@@ -31,8 +31,8 @@ const ASK_REAP: i32 = 2;
 /// signalfd and passes them to the engine, so `kill` of a shell running `frun` stops frun the
 /// way it stops the binary (and the shell gets the signal itself once frun has ended).
 fn forwarded_signals() -> (bool, Vec<i32>) {
-    let preempt = crate::plan::preempt().unwrap_or(false);
-    (preempt, crate::engine::stop_signals(preempt))
+    let preempt = frun_engine::plan::preempt().unwrap_or(false);
+    (preempt, frun_engine::run::stop_signals(preempt))
 }
 
 /// `n` as a nix signal. The signal numbers here (the stop signals, and what their signalfd
@@ -45,7 +45,7 @@ fn nix_signal(n: i32) -> Option<Signal> {
 fn block_signals(forwarded: &[i32]) -> SigSet {
     let mut signals = vec![libc::SIGCHLD];
     signals.extend_from_slice(forwarded);
-    crate::sys::block_signals(&signals)
+    frun_engine::sys::block_signals(&signals)
 }
 
 /// The stop signals the signalfd holds, read until it has none.
@@ -54,12 +54,12 @@ fn pending(signals: &OwnedFd) -> impl Iterator<Item = Signal> {
 }
 
 /// Forks the engine and serves it until it ends; returns frun's exit status.
-pub(super) fn run(cfg: &crate::plan::config::Config, kind: Option<Kind>) -> io::Result<i32> {
+pub(super) fn run(cfg: &frun_engine::plan::config::Config, kind: Option<Kind>) -> io::Result<i32> {
     let (mine, theirs) = socket_pair()?;
     let shell_pid = getpid();
     let (preempt, forwarded) = forwarded_signals();
     let old_mask = block_signals(&forwarded);
-    let signals = match crate::engine::stop_signalfd(preempt) {
+    let signals = match frun_engine::run::stop_signalfd(preempt) {
         Ok(fd) => fd,
         Err(e) => {
             set_mask(&old_mask);
@@ -254,7 +254,7 @@ fn engine_signals() {
         }
     }
     // An interactive shell ignores these; the engine reads them from a signalfd.
-    for sig in crate::engine::STOP_SIGNALS
+    for sig in frun_engine::run::STOP_SIGNALS
         .into_iter()
         .filter_map(nix_signal)
     {
@@ -265,7 +265,7 @@ fn engine_signals() {
 }
 
 /// The engine process: runs the invocation and exits with its status.
-fn engine_main(cfg: &crate::plan::config::Config, ctl: OwnedFd, old_mask: &SigSet) -> ! {
+fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: OwnedFd, old_mask: &SigSet) -> ! {
     engine_signals();
     set_mask(old_mask);
     let host: Option<Arc<dyn Host>> = if cfg.shell_command {

@@ -104,7 +104,7 @@ fn invoke(args: Vec<OsString>) -> libc::c_int {
     match caller::run(&cfg, kind) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("frun: {}", crate::errors::os_message(&e));
+            eprintln!("frun: {}", frun_engine::sys::errors::os_message(&e));
             1
         }
     }
@@ -142,7 +142,7 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 ///
 /// Raw `waitpid` because nix's cannot report every end: its `Signal` has no real-time signals,
 /// so a child killed by one would come back as an error (after being reaped) instead of
-/// `ChildEnd::Signaled` ([`crate::exec::spawn::ChildEnd`]).
+/// `ChildEnd::Signaled` ([`frun_engine::exec::spawn::ChildEnd`]).
 fn wait_pid(pid: Pid) -> io::Result<libc::c_int> {
     let mut status = 0;
     loop {

@@ -16,12 +16,12 @@ use nix::unistd::{Pid, close, dup2_stdin, dup2_stdout, setpgid};
 
 use super::ffi::{self, WordList};
 use super::{Disposition, Kind, exit_now, set_disposition, set_mask};
-use crate::exec::plugin::{Message as _, Request};
-use crate::exec::plugin_host::{self, Plugin};
-use crate::exec::shell::{
+use frun_engine::exec::plugin::host::{self, Plugin};
+use frun_engine::exec::plugin::{Message as _, Request};
+use frun_engine::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, REQUEST_PLUGIN, REQUEST_STDIN,
 };
-use crate::exec::surroundings::Surroundings;
+use frun_engine::exec::surroundings::Surroundings;
 
 /// The status a worker shell ends with after a call moved its fd 1 (the attempt counts as an
 /// exit in the function).
@@ -301,7 +301,7 @@ fn call_alias(body: &[u8], count: usize, text: &mut Vec<u8>) -> (bool, i32) {
             text.extend_from_slice(w);
         } else {
             text.push(b' ');
-            crate::exec::argv::shell_quote(w, text);
+            frun_engine::exec::command::argv::shell_quote(w, text);
         }
     }
     text.push(0);
@@ -323,7 +323,7 @@ fn split_line(name: &[u8], literal: usize) -> Vec<u8> {
     if plain {
         line.extend_from_slice(name);
     } else {
-        crate::exec::argv::shell_quote(name, &mut line);
+        frun_engine::exec::command::argv::shell_quote(name, &mut line);
     }
     if literal > 1 {
         line.extend_from_slice(format!(" \"${{@:2:{}}}\"", literal - 1).as_bytes());

@@ -1,0 +1,1223 @@
+//! GNU Parallel-style command lines: a line with replacement strings (`{}`, `{.}`, `{/}`,
+//! `{//}`, `{/.}`, `{#}`, `{%}`, `{N}` and their column forms), filled in with a job's records.
+//!
+//! A line with shell syntax runs as `SHELL -c LINE`, each value shell-quoted in; a line without
+//! any is split into words and exec'd directly, each value one argument (the same command,
+//! without starting a shell). It only builds argument vectors: nothing here spawns, and a warm
+//! [`Argv`] is refilled without allocating.
+
+use crate::exec::command::words::Argv;
+use std::path::PathBuf;
+
+/// A GNU Parallel-style command: a line with replacement strings (`{}`, `{.}`, `{1}`, …), run
+/// once per job (one record, or several with `-X` / `-m`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobSpec {
+    /// The command's words as given (joined with spaces into the line); none: each record is
+    /// a command line itself.
+    pub words: Vec<Vec<u8>>,
+    /// `-q`: the words are shell-quoted (their replacement strings still work).
+    pub quote: bool,
+    /// The words are argument words as they are (frun's own `-i` and sweeps): never joined
+    /// into a line, never run through a shell.
+    pub literal: bool,
+    /// The shell that runs lines with shell syntax in them (`SHELL -c LINE`).
+    pub shell: PathBuf,
+    /// How a record splits into the columns `{1}`, `{2}`, … name.
+    pub columns: Columns,
+    pub spread: Spread,
+    /// The replacement strings' spellings (`-I`, `--er`, …).
+    pub names: ReplacementNames,
+    /// Blanks removed from each value (`--trim`).
+    pub trim: Trim,
+    /// Column names, for `{name}` (`--header`); filled in by the plan when it reads them.
+    pub header: Vec<Vec<u8>>,
+    /// `-N0`: the records only count jobs; none of them is put on the line.
+    pub bare: bool,
+    /// `-X`/`-m` over one input source: `{N}` is the job's N-th value (`{-N}` from the end),
+    /// as GNU Parallel numbers them, not a column of each value.
+    pub numbered: bool,
+}
+
+/// The values a word is filled with: `rs` for `{}` (one, or all with `-m`), and the job's
+/// values in order for `{N}` when they are numbered ([`JobSpec::numbered`]; else empty).
+#[derive(Clone, Copy)]
+struct Values<'a> {
+    rs: &'a [&'a [u8]],
+    job: &'a [&'a [u8]],
+}
+
+/// How a record splits into columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Columns {
+    /// The record is the one column.
+    Whole,
+    /// A sweep's tuple (written by the plan).
+    Tuple,
+    /// A sweep's tuple whose values the plan split with `--colsep REGEX` into columns.
+    SplitTuple(String),
+    /// `--colsep REGEX`.
+    Separator(String),
+}
+
+/// How the records of one job fill the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// One record per job (or `-N`/`-n` records as `{1}`…`{N}`).
+    One,
+    /// `-X`: a word holding a replacement string is repeated for each record.
+    Context,
+    /// `-m`: a replacement string becomes all the records, separated by spaces.
+    Words,
+}
+
+/// `--trim`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Trim {
+    pub left: bool,
+    pub right: bool,
+}
+
+/// The spellings of the replacement strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplacementNames {
+    pub whole: Vec<u8>,
+    pub no_ext: Vec<u8>,
+    pub basename: Vec<u8>,
+    pub dirname: Vec<u8>,
+    pub basename_no_ext: Vec<u8>,
+    pub seq: Vec<u8>,
+    pub slot: Vec<u8>,
+}
+
+impl Default for ReplacementNames {
+    fn default() -> ReplacementNames {
+        ReplacementNames {
+            whole: b"{}".to_vec(),
+            no_ext: b"{.}".to_vec(),
+            basename: b"{/}".to_vec(),
+            dirname: b"{//}".to_vec(),
+            basename_no_ext: b"{/.}".to_vec(),
+            seq: b"{#}".to_vec(),
+            slot: b"{%}".to_vec(),
+        }
+    }
+}
+
+/// Which column a replacement string names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    /// `{}`: the record, or all its columns separated by spaces.
+    All,
+    /// `{N}` (1-based) or `{-N}` (from the end).
+    Index(i64),
+}
+
+/// What a replacement string does to its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Plain,
+    /// `{.}`: without its extension.
+    NoExt,
+    /// `{/}`: without its directories.
+    Base,
+    /// `{//}`: its directory.
+    Dir,
+    /// `{/.}`: without directories or extension.
+    BaseNoExt,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Part {
+    Lit(Vec<u8>),
+    Value(Column, Form),
+    /// `{#}`: the job's number, from 1.
+    Seq,
+    /// `{%}`: the job slot, from 1.
+    Slot,
+}
+
+/// A template word: parts with no blank between them.
+type Word = Vec<Part>;
+
+/// A compiled line.
+#[derive(Clone, Debug)]
+pub struct JobLine {
+    words: Vec<Word>,
+    /// The blanks before each word, as written (a shell line keeps them: they may be quoted).
+    seps: Vec<Vec<u8>>,
+    /// The line starts with a replacement string: its value is a command, put in unquoted.
+    raw_first: bool,
+    /// `--dry-run`: the job prints its line instead of running it.
+    print: bool,
+    /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
+    shell: Option<Vec<u8>>,
+    /// `eval LINE` instead of `SHELL -c LINE`.
+    eval: bool,
+    /// The record is the command line itself (no command was given).
+    verbatim: bool,
+    columns: ColumnSplit,
+    spread: Spread,
+    /// [`JobSpec::numbered`] (only with `-X`/`-m`).
+    numbered: bool,
+    trim: Trim,
+}
+
+#[derive(Clone, Debug)]
+enum ColumnSplit {
+    Whole,
+    Tuple,
+    Regex(regex::bytes::Regex),
+}
+
+/// Bytes that need no quoting for a POSIX shell.
+fn plain(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-_.+/".contains(&b)
+}
+
+/// Appends `v` quoted for a POSIX shell, spelled as GNU Parallel spells it (so `--dry-run`
+/// shows the same text): as is when every byte is plain, else in single quotes, a single quote
+/// itself as `'"'"'`, without an empty `''` at either end.
+pub fn quote(v: &[u8], out: &mut Vec<u8>) {
+    if v.is_empty() {
+        out.extend_from_slice(b"''");
+        return;
+    }
+    if v.iter().all(|&b| plain(b)) {
+        out.extend_from_slice(v);
+        return;
+    }
+    let starts_quote = v[0] == b'\'';
+    if !starts_quote {
+        out.push(b'\'');
+    }
+    for (i, &b) in v.iter().enumerate() {
+        if b != b'\'' {
+            out.push(b);
+            continue;
+        }
+        // Close the quotes (unless none are open), a quoted quote, reopen (unless at the end).
+        if i > 0 {
+            out.push(b'\'');
+        }
+        out.extend_from_slice(b"\"'\"");
+        if i + 1 < v.len() {
+            out.push(b'\'');
+        }
+    }
+    if v[v.len() - 1] != b'\'' {
+        out.push(b'\'');
+    }
+}
+
+/// Bytes that keep a line free of shell syntax (besides letters and digits).
+const NO_SHELL: &[u8] = b" -_./=:,+@%^";
+
+/// Words a shell treats as syntax even when nothing else in the line is.
+const KEYWORDS: &[&[u8]] = &[
+    b"if",
+    b"then",
+    b"else",
+    b"elif",
+    b"fi",
+    b"case",
+    b"esac",
+    b"for",
+    b"select",
+    b"while",
+    b"until",
+    b"do",
+    b"done",
+    b"function",
+    b"time",
+    b"in",
+    b"!",
+    b"[[",
+    b"]]",
+    b"coproc",
+];
+
+/// Commands only a shell has (or whose own versions behave differently from the shell's).
+const BUILTINS: &[&[u8]] = &[
+    b"cd",
+    b"exit",
+    b"export",
+    b"read",
+    b"set",
+    b"source",
+    b".",
+    b"eval",
+    b"exec",
+    b"ulimit",
+    b"umask",
+    b"wait",
+    b"alias",
+    b"type",
+    b"command",
+    b"hash",
+    b"shift",
+    b"trap",
+    b"unset",
+    b"local",
+    b"return",
+    b"break",
+    b"continue",
+    b"times",
+    b"readonly",
+    b"getopts",
+    b"jobs",
+    b"fg",
+    b"bg",
+    b"declare",
+    b"typeset",
+    b"let",
+    b"shopt",
+    b"builtin",
+    b"enable",
+    b"mapfile",
+    b"readarray",
+    b"disown",
+    b"suspend",
+    b"logout",
+    b"history",
+    b"fc",
+    b"pushd",
+    b"popd",
+    b"dirs",
+    b"caller",
+    b"compgen",
+    b"complete",
+    b":",
+];
+
+/// `text` split into columns at `--colsep`'s matches as Perl's `split /RE/, TEXT, -1` (GNU
+/// Parallel's) splits it: a match of no width at the very start makes no empty first column
+/// (so an empty separator splits between characters: `ab` is `a`, `b` and an empty last
+/// column), and empty columns at the end are kept.
+pub fn split_columns<'r, 't>(
+    re: &'r regex::bytes::Regex,
+    text: &'t [u8],
+) -> impl Iterator<Item = &'t [u8]> + use<'r, 't> {
+    let mut last = 0;
+    let mut matches = re
+        .find_iter(text)
+        .filter(|m| !(m.start() == 0 && m.end() == 0));
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        match matches.next() {
+            Some(m) => {
+                let field = &text[last..m.start()];
+                last = m.end();
+                Some(field)
+            }
+            None => {
+                done = true;
+                Some(&text[last..])
+            }
+        }
+    })
+}
+
+/// `--colsep`'s regular expression. It matches bytes, as GNU Parallel's Perl does on input it
+/// has not decoded: `.` is one byte, `\w` and `(?i)` are ASCII only, `\xC3` is that byte and a
+/// literal `é` its two UTF-8 bytes. (Unicode classes would also cost every run's start-up: their
+/// tables are about 180 KiB of pointers the loader relocates.)
+pub fn column_separator(re: &str) -> Result<regex::bytes::Regex, String> {
+    regex::bytes::RegexBuilder::new(re)
+        .unicode(false)
+        .build()
+        .map_err(|e| format!("--colsep '{re}' is not a regular expression: {e}"))
+}
+
+/// The first GNU Parallel perl expression (`{=` … `=}`, `{=N` … `=}` included) in `line`,
+/// found as GNU Parallel finds it in its command words joined by spaces: a `{=`, then text
+/// in which neither `{=` nor `=}` starts, then `=}` — in one word, glued to other text, or
+/// across words (`{=}` and a `{=` with no `=}` after it are text). frun evaluates no perl,
+/// so a line holding one is refused, never run with the expression as text.
+pub fn perl_expression(line: &[u8]) -> Option<&[u8]> {
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&line[from..], b"{=") {
+        let open = from + at;
+        let inner = &line[open + 2..];
+        let close = memchr::memmem::find(inner, b"=}");
+        let reopen = memchr::memmem::find(inner, b"{=");
+        if let Some(c) = close.filter(|&c| reopen.is_none_or(|o| o > c)) {
+            return Some(&line[open..open + 2 + c + 2]);
+        }
+        from = open + 1;
+    }
+    None
+}
+
+/// What a line with a perl expression is refused with.
+pub fn perl_refusal(expression: &[u8]) -> String {
+    format!(
+        "{}: perl expressions ({{= … =}}) are not supported: frun runs no perl, and never runs \
+         a line it did not understand; use the shell in the command ($(…)) or the other \
+         replacement strings",
+        String::from_utf8_lossy(expression)
+    )
+}
+
+impl JobLine {
+    /// Compiles `spec`'s line for records ending in `delimiter`. `direct`: whether the
+    /// command named by the first word can be exec'd (found on PATH); without it, or with
+    /// shell syntax in the line, the line runs through the shell.
+    pub fn new(spec: &JobSpec, direct: impl Fn(&[u8]) -> bool) -> Result<JobLine, String> {
+        let columns = match &spec.columns {
+            Columns::Whole => ColumnSplit::Whole,
+            Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
+            Columns::Separator(re) => ColumnSplit::Regex(column_separator(re)?),
+        };
+        if let Some(e) = perl_expression(&spec.words.join(&b' ')) {
+            return Err(perl_refusal(e));
+        }
+        if spec.literal {
+            return Ok(JobLine::literal(spec, columns));
+        }
+        let mut line = Vec::new();
+        for (i, w) in spec.words.iter().enumerate() {
+            if i > 0 {
+                line.push(b' ');
+            }
+            if spec.quote {
+                quote_around_replacements(w, &spec.names, &spec.header, &mut line);
+            } else {
+                line.extend_from_slice(w);
+            }
+        }
+        let (mut words, mut seps, seps_plain) = parse_line(&line, &spec.names, &spec.header, true);
+        // Any replacement string ({#} too) means the values go only where it says.
+        let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
+        let verbatim = spec.words.is_empty();
+        if !has_value && !verbatim && !spec.bare {
+            words.push(vec![Part::Value(Column::All, Form::Plain)]);
+            seps.push(b" ".to_vec());
+        }
+        let raw_first = matches!(words.first().and_then(|w| w.first()), Some(Part::Value(..)));
+        let shell_free = seps_plain
+            && words.iter().all(|w| {
+                w.iter().all(|p| match p {
+                    Part::Lit(l) => l
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || NO_SHELL.contains(&b)),
+                    _ => true,
+                })
+            })
+            && !words.iter().any(
+                |w| matches!(w.as_slice(), [Part::Lit(l)] if KEYWORDS.contains(&l.as_slice())),
+            );
+        let first_plain = match words.first().map(Vec::as_slice) {
+            Some([Part::Lit(l)]) => {
+                !l.contains(&b'=') && !BUILTINS.contains(&l.as_slice()) && direct(l)
+            }
+            _ => false,
+        };
+        // -m with two values in one word needs the shell's word splitting.
+        let splits_cleanly = spec.spread != Spread::Words
+            || words
+                .iter()
+                .all(|w| w.iter().filter(|p| matches!(p, Part::Value(..))).count() <= 1);
+        let shell = (verbatim || !(shell_free && first_plain && splits_cleanly))
+            .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
+        Ok(JobLine {
+            words,
+            seps,
+            raw_first,
+            print: false,
+            shell,
+            eval: false,
+            verbatim,
+            columns,
+            spread: spec.spread,
+            numbered: spec.numbered && spec.spread != Spread::One,
+            trim: spec.trim,
+        })
+    }
+
+    /// frun's own words: each one argument, placeholders replaced; the records are appended
+    /// when no word holds one.
+    fn literal(spec: &JobSpec, columns: ColumnSplit) -> JobLine {
+        let mut words: Vec<Word> = spec
+            .words
+            .iter()
+            .map(|w| {
+                let (mut parsed, _, _) = parse_line(w, &spec.names, &spec.header, false);
+                parsed.pop().unwrap_or_else(|| vec![Part::Lit(Vec::new())])
+            })
+            .collect();
+        if !words[1..]
+            .iter()
+            .flatten()
+            .any(|p| !matches!(p, Part::Lit(_)))
+        {
+            words.push(vec![Part::Value(Column::All, Form::Plain)]);
+        }
+        let seps = vec![b" ".to_vec(); words.len()];
+        JobLine {
+            words,
+            seps,
+            raw_first: false,
+            print: false,
+            shell: None,
+            eval: false,
+            verbatim: false,
+            columns,
+            spread: spec.spread,
+            numbered: spec.numbered && spec.spread != Spread::One,
+            trim: spec.trim,
+        }
+    }
+
+    /// Runs lines with shell syntax as `eval LINE` (a bash worker shell's builtin, so its
+    /// functions are there) instead of `SHELL -c LINE`.
+    pub fn eval_in_worker(mut self) -> JobLine {
+        if self.shell.is_some() {
+            self.eval = true;
+        }
+        self
+    }
+
+    /// Words before the line itself: `SHELL -c` (2), `eval` (1), none without a shell.
+    pub fn shell_words(&self) -> usize {
+        match (&self.shell, self.eval) {
+            (None, _) => 0,
+            (Some(_), true) => 1,
+            (Some(_), false) => 2,
+        }
+    }
+
+    /// `--dry-run`: each job prints its line (as the shell would get it) instead of running it.
+    #[must_use]
+    pub fn printing(mut self) -> JobLine {
+        self.print = true;
+        self
+    }
+
+    /// The program exec'd: the shell, or None for the line's first word.
+    pub fn shell(&self) -> Option<&[u8]> {
+        if self.print {
+            return Some(b"/bin/sh");
+        }
+        self.shell.as_deref()
+    }
+
+    /// The first word of a line that runs without a shell.
+    pub fn program(&self) -> Option<&[u8]> {
+        match self.words.first().map(Vec::as_slice) {
+            Some([Part::Lit(l)]) if self.shell.is_none() => Some(l),
+            _ => None,
+        }
+    }
+
+    /// How many values one record puts on the line (for argument-space accounting), the bytes
+    /// of the line without them, and the bytes that come again with each record besides its
+    /// values: the other parts of the words that hold a value (`-X` repeats such a word per
+    /// value; `{#}` and `{%}` count as 20 digits).
+    pub fn cost(&self) -> (u64, u64, u64) {
+        let values = self
+            .words
+            .iter()
+            .flatten()
+            .filter(|p| matches!(p, Part::Value(..)))
+            .count() as u64;
+        let part_len = |p: &Part| match p {
+            Part::Lit(l) => l.len() as u64 + 1,
+            _ => 21,
+        };
+        let lits: u64 = self.words.iter().flatten().map(part_len).sum();
+        let repeated: u64 = self
+            .words
+            .iter()
+            .filter(|w| w.iter().any(|p| matches!(p, Part::Value(..))))
+            .flatten()
+            .filter(|p| !matches!(p, Part::Value(..)))
+            .map(part_len)
+            .sum();
+        (values.max(u64::from(self.verbatim)), lits, repeated)
+    }
+
+    /// Fills `argv` with the job of the records in `batch` (each ending in `delimiter`, the
+    /// last maybe not): job number `seq` (from 1), run in slot `slot` (from 1).
+    pub fn build(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, argv: &mut Argv) {
+        argv.clear();
+        argv.records.clear();
+        let mut start = 0;
+        for i in memchr::memchr_iter(delimiter, batch) {
+            argv.records.push((start, i));
+            start = i + 1;
+        }
+        if start < batch.len() {
+            argv.records.push((start, batch.len()));
+        }
+        let mut line = std::mem::take(&mut argv.scratch);
+        line.clear();
+        if self.print {
+            argv.push_word(b"/bin/sh");
+            argv.push_word(b"-c");
+            argv.push_word(b"printf '%s\\n' \"$1\"");
+            argv.push_word(b"sh");
+            {
+                let mut sink = ShellSink { out: &mut line };
+                self.fill(batch, seq, slot, &argv.records, &mut sink);
+            }
+            argv.push_word(&line);
+            argv.scratch = line;
+            argv.finish();
+            return;
+        }
+        match &self.shell {
+            Some(sh) => {
+                if self.eval {
+                    argv.push_word(b"eval");
+                } else {
+                    argv.push_word(sh);
+                    argv.push_word(b"-c");
+                }
+                {
+                    let mut sink = ShellSink { out: &mut line };
+                    self.fill(batch, seq, slot, &argv.records, &mut sink);
+                }
+                argv.push_word(&line);
+            }
+            None => {
+                let mut sink = WordSink {
+                    argv,
+                    content: false,
+                };
+                let records = std::mem::take(&mut sink.argv.records);
+                self.fill(batch, seq, slot, &records, &mut sink);
+                sink.end_word();
+                argv.records = records;
+            }
+        }
+        argv.scratch = line;
+        argv.finish();
+    }
+
+    /// A tag (`--tagstring STR`, `--tag` is `{}`): `spec`'s words, one word, its replacement
+    /// strings filled in with the values as they are.
+    pub fn tag(spec: &JobSpec) -> Result<JobLine, String> {
+        let mut line = JobLine::new(
+            &JobSpec {
+                literal: true,
+                ..spec.clone()
+            },
+            |_| true,
+        )?;
+        // Nothing is appended to a tag (frun's own words would get the records appended).
+        line.words.truncate(spec.words.len());
+        line.spread = Spread::One;
+        line.numbered = false;
+        Ok(line)
+    }
+
+    /// Writes the tag of the job of `batch`'s records into `out` (cleared first).
+    pub fn render(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, out: &mut Vec<u8>) {
+        out.clear();
+        let mut records = Vec::new();
+        let mut start = 0;
+        for i in memchr::memchr_iter(delimiter, batch) {
+            records.push((start, i));
+            start = i + 1;
+        }
+        if start < batch.len() {
+            records.push((start, batch.len()));
+        }
+        let mut sink = PlainSink { out };
+        self.fill(batch, seq, slot, &records, &mut sink);
+    }
+
+    /// Whether the line holds a replacement string (a name for `--results` that holds one is
+    /// a template, else a directory).
+    pub fn has_replacement(&self) -> bool {
+        self.words
+            .iter()
+            .flatten()
+            .any(|p| !matches!(p, Part::Lit(_)))
+    }
+
+    /// Calls `each` with every value of the job of `batch`'s records (each ending in
+    /// `delimiter`), record by record and column by column, numbered from 0 within its record,
+    /// trimmed as the line trims them (`--results` names its directories after them).
+    pub fn each_value(&self, batch: &[u8], delimiter: u8, mut each: impl FnMut(usize, &[u8])) {
+        let mut records = batch.split(|&b| b == delimiter).peekable();
+        while let Some(r) = records.next() {
+            // The last record's delimiter ends it: no empty record after it.
+            if r.is_empty() && records.peek().is_none() && !batch.is_empty() {
+                break;
+            }
+            self.each_column(r, Column::All, |k, v| each(k, trim(v, self.trim)));
+        }
+    }
+
+    fn fill(
+        &self,
+        batch: &[u8],
+        seq: u64,
+        slot: u64,
+        records: &[(usize, usize)],
+        sink: &mut dyn Sink,
+    ) {
+        if self.verbatim {
+            for (i, &(s, e)) in records.iter().enumerate() {
+                if i > 0 {
+                    sink.lit(b"\n");
+                }
+                // A tuple's values are the line's words, separated by spaces.
+                self.each_column(&batch[s..e], Column::All, |k, v| {
+                    if k > 0 {
+                        sink.lit(b" ");
+                    }
+                    sink.lit(trim(v, self.trim));
+                });
+            }
+            return;
+        }
+        let record = |r: usize| -> &[u8] { records.get(r).map_or(&[][..], |&(s, e)| &batch[s..e]) };
+        for (wi, w) in self.words.iter().enumerate() {
+            if wi > 0 {
+                sink.sep(&self.seps[wi]);
+            }
+            let raw = wi == 0 && self.raw_first;
+            // A numbered `{N}` is one value of the job, not repeated.
+            let repeated = |p: &Part| match p {
+                Part::Value(Column::Index(_), _) => !self.numbered,
+                Part::Value(..) => true,
+                _ => false,
+            };
+            let repeats = self.spread == Spread::Context && w.iter().any(repeated);
+            if repeats {
+                let job: Vec<&[u8]> = if self.numbered {
+                    (0..records.len()).map(record).collect()
+                } else {
+                    Vec::new()
+                };
+                for r in 0..records.len() {
+                    if r > 0 {
+                        sink.brk();
+                    }
+                    let rs = [record(r)];
+                    let values = Values { rs: &rs, job: &job };
+                    self.fill_word(w, values, seq, slot, raw, sink);
+                }
+            } else if self.spread == Spread::One && records.len() > 1 {
+                // -N: {1}..{N} are the job's records (each record one column).
+                let all: Vec<&[u8]> = (0..records.len()).map(record).collect();
+                self.fill_word_columns(w, &all, seq, slot, raw, sink);
+            } else {
+                let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
+                let job = if self.numbered { &rs[..] } else { &[][..] };
+                self.fill_word(w, Values { rs: &rs, job }, seq, slot, raw, sink);
+            }
+        }
+    }
+
+    /// One word for the records `values.rs` (one, or all of them with `-m`).
+    fn fill_word(
+        &self,
+        w: &Word,
+        values: Values<'_>,
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        for p in w {
+            match p {
+                Part::Lit(l) => sink.lit(l),
+                Part::Seq => sink.lit(itoa(seq).as_bytes()),
+                Part::Slot => sink.lit(itoa(slot).as_bytes()),
+                Part::Value(Column::Index(n), form) if self.numbered => {
+                    if let Some(&v) = pick(values.job.len(), *n).map(|i| &values.job[i]) {
+                        self.each_column(v, Column::All, |k, v| {
+                            if k > 0 {
+                                sink.brk();
+                            }
+                            let v = transform(trim(v, self.trim), *form);
+                            if raw { sink.lit(&v) } else { sink.value(&v) }
+                        });
+                    }
+                }
+                Part::Value(col, form) => {
+                    for (i, r) in values.rs.iter().enumerate() {
+                        if i > 0 {
+                            sink.brk();
+                        }
+                        self.each_column(r, *col, |k, v| {
+                            if k > 0 {
+                                sink.brk();
+                            }
+                            let v = transform(trim(v, self.trim), *form);
+                            if raw { sink.lit(&v) } else { sink.value(&v) }
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// One word where `{N}` is the N-th record (`-N`).
+    fn fill_word_columns(
+        &self,
+        w: &Word,
+        rs: &[&[u8]],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        let record = |sink: &mut dyn Sink, r: &[u8], form: Form| {
+            self.each_column(r, Column::All, |k, v| {
+                if k > 0 {
+                    sink.brk();
+                }
+                let v = transform(trim(v, self.trim), form);
+                if raw { sink.lit(&v) } else { sink.value(&v) }
+            });
+        };
+        for p in w {
+            match p {
+                Part::Lit(l) => sink.lit(l),
+                Part::Seq => sink.lit(itoa(seq).as_bytes()),
+                Part::Slot => sink.lit(itoa(slot).as_bytes()),
+                Part::Value(Column::All, form) => {
+                    for (i, r) in rs.iter().enumerate() {
+                        if i > 0 {
+                            sink.brk();
+                        }
+                        record(sink, r, *form);
+                    }
+                }
+                Part::Value(Column::Index(n), form) => {
+                    if let Some(i) = pick(rs.len(), *n) {
+                        record(sink, rs[i], *form);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `each` with the columns of `record` that `col` names (numbered from 0).
+    fn each_column(&self, record: &[u8], col: Column, mut each: impl FnMut(usize, &[u8])) {
+        match (&self.columns, col) {
+            (ColumnSplit::Whole, Column::All) => each(0, record),
+            (ColumnSplit::Whole, Column::Index(n)) => {
+                if pick(1, n).is_some() {
+                    each(0, record);
+                }
+            }
+            (ColumnSplit::Tuple, Column::All) => {
+                for (k, c) in tuple_columns(record).enumerate() {
+                    each(k, c);
+                }
+            }
+            (ColumnSplit::Tuple, Column::Index(n)) => {
+                if let Some(i) = pick(tuple_columns(record).count(), n) {
+                    each(0, tuple_columns(record).nth(i).unwrap_or_default());
+                }
+            }
+            (ColumnSplit::Regex(re), _) => {
+                let cols: Vec<&[u8]> = split_columns(re, record).collect();
+                select(&cols, col, each);
+            }
+        }
+    }
+}
+
+fn select(cols: &[&[u8]], col: Column, mut each: impl FnMut(usize, &[u8])) {
+    match col {
+        Column::All => {
+            for (k, c) in cols.iter().enumerate() {
+                each(k, c);
+            }
+        }
+        Column::Index(n) => {
+            if let Some(i) = pick(cols.len(), n) {
+                each(0, cols[i]);
+            }
+        }
+    }
+}
+
+/// The 0-based index of column `n` (1-based, or negative from the end) of `len`.
+fn pick(len: usize, n: i64) -> Option<usize> {
+    let i = if n > 0 { n - 1 } else { len as i64 + n };
+    (0..len as i64).contains(&i).then_some(i as usize)
+}
+
+/// The values of a sweep's tuple (`LEN:BYTES` each).
+fn tuple_columns(r: &[u8]) -> TupleColumns<'_> {
+    TupleColumns(r)
+}
+
+/// The values of a tuple record, in order, read as they are needed (no list is built).
+struct TupleColumns<'a>(&'a [u8]);
+
+impl<'a> Iterator for TupleColumns<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let r = self.0;
+        let colon = memchr::memchr(b':', r)?;
+        let len = std::str::from_utf8(&r[..colon])
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())?;
+        let end = (colon + 1 + len).min(r.len());
+        self.0 = &r[end..];
+        Some(&r[colon + 1..end])
+    }
+}
+
+fn trim(v: &[u8], t: Trim) -> &[u8] {
+    let mut v = v;
+    if t.left {
+        while let [b' ' | b'\t', rest @ ..] = v {
+            v = rest;
+        }
+    }
+    if t.right {
+        while let [rest @ .., b' ' | b'\t'] = v {
+            v = rest;
+        }
+    }
+    v
+}
+
+fn itoa(n: u64) -> String {
+    n.to_string()
+}
+
+/// `{.}`, `{/}`, `{//}`, `{/.}` of `v`.
+fn transform(v: &[u8], form: Form) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    let no_ext = |v: &[u8]| -> usize {
+        // The last `.` after the last `/` ends the name, unless another `.` follows it.
+        let tail = v.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+        match v[tail..].iter().rposition(|&b| b == b'.') {
+            Some(d) => tail + d,
+            None => v.len(),
+        }
+    };
+    let base = |v: &[u8]| -> usize { v.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1) };
+    match form {
+        Form::Plain => Cow::Borrowed(v),
+        Form::NoExt => Cow::Borrowed(&v[..no_ext(v)]),
+        Form::Base => Cow::Borrowed(&v[base(v)..]),
+        Form::BaseNoExt => {
+            let b = &v[base(v)..];
+            Cow::Borrowed(&b[..no_ext(b)])
+        }
+        Form::Dir => Cow::Owned(dirname(v)),
+    }
+}
+
+/// POSIX `dirname`.
+fn dirname(v: &[u8]) -> Vec<u8> {
+    let mut end = v.len();
+    while end > 1 && v[end - 1] == b'/' {
+        end -= 1;
+    }
+    let v = &v[..end];
+    match v.iter().rposition(|&b| b == b'/') {
+        None => b".".to_vec(),
+        Some(i) => {
+            let mut e = i;
+            while e > 0 && v[e - 1] == b'/' {
+                e -= 1;
+            }
+            if e == 0 {
+                b"/".to_vec()
+            } else {
+                v[..e].to_vec()
+            }
+        }
+    }
+}
+
+/// Where a line's pieces go: into one shell line, or into separate words.
+trait Sink {
+    fn lit(&mut self, b: &[u8]);
+    fn value(&mut self, v: &[u8]);
+    /// Between words.
+    fn brk(&mut self);
+    /// Between the line's own words: the blanks written there.
+    fn sep(&mut self, blanks: &[u8]);
+}
+
+struct ShellSink<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl Sink for ShellSink<'_> {
+    fn lit(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+    fn value(&mut self, v: &[u8]) {
+        quote(v, self.out);
+    }
+    fn brk(&mut self) {
+        self.out.push(b' ');
+    }
+    fn sep(&mut self, blanks: &[u8]) {
+        self.out.extend_from_slice(blanks);
+    }
+}
+
+/// Values as they are (a tag: `--tag`, `--tagstring`).
+struct PlainSink<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl Sink for PlainSink<'_> {
+    fn lit(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+    fn value(&mut self, v: &[u8]) {
+        self.out.extend_from_slice(v);
+    }
+    fn brk(&mut self) {
+        self.out.push(b' ');
+    }
+    fn sep(&mut self, blanks: &[u8]) {
+        self.out.extend_from_slice(blanks);
+    }
+}
+
+struct WordSink<'a> {
+    argv: &'a mut Argv,
+    /// The word being built holds something (an empty value counts: it is an argument).
+    content: bool,
+}
+
+impl WordSink<'_> {
+    fn end_word(&mut self) {
+        if self.content {
+            self.argv.end_word();
+        }
+        self.content = false;
+    }
+}
+
+impl Sink for WordSink<'_> {
+    fn lit(&mut self, b: &[u8]) {
+        // An empty literal is an empty argument word (frun's own words may be empty).
+        self.argv.push_bytes(b);
+        self.content = true;
+    }
+    fn value(&mut self, v: &[u8]) {
+        self.argv.push_bytes(v);
+        self.content = true;
+    }
+    fn brk(&mut self) {
+        self.end_word();
+    }
+    fn sep(&mut self, _: &[u8]) {
+        self.end_word();
+    }
+}
+
+/// The replacement string at the start of `s`, and its length.
+fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Option<(Part, usize)> {
+    let fixed = [
+        (&names.whole, Part::Value(Column::All, Form::Plain)),
+        (&names.no_ext, Part::Value(Column::All, Form::NoExt)),
+        (&names.basename, Part::Value(Column::All, Form::Base)),
+        (&names.dirname, Part::Value(Column::All, Form::Dir)),
+        (
+            &names.basename_no_ext,
+            Part::Value(Column::All, Form::BaseNoExt),
+        ),
+        (&names.seq, Part::Seq),
+        (&names.slot, Part::Slot),
+    ];
+    let mut best: Option<(Part, usize)> = None;
+    for (name, part) in fixed {
+        if !name.is_empty() && s.starts_with(name) && best.as_ref().is_none_or(|b| name.len() > b.1)
+        {
+            best = Some((part, name.len()));
+        }
+    }
+    if best.is_some() {
+        return best;
+    }
+    // {N}, {-N}, {N.}, {N/}, {N//}, {N/.}, and {name…} for a header's column names.
+    let rest = s.strip_prefix(b"{")?;
+    let close = memchr::memchr(b'}', rest)?;
+    let inner = &rest[..close];
+    let forms: [(&[u8], Form); 5] = [
+        (b"/.", Form::BaseNoExt),
+        (b"//", Form::Dir),
+        (b"/", Form::Base),
+        (b".", Form::NoExt),
+        (b"", Form::Plain),
+    ];
+    for (suffix, form) in forms {
+        let Some(key) = inner.strip_suffix(suffix) else {
+            continue;
+        };
+        let numeric = key.strip_prefix(b"-").unwrap_or(key);
+        if !numeric.is_empty() && numeric.iter().all(u8::is_ascii_digit) {
+            let n: i64 = std::str::from_utf8(key).ok()?.parse().ok()?;
+            if n == 0 {
+                return None;
+            }
+            return Some((Part::Value(Column::Index(n), form), close + 2));
+        }
+        if let Some(i) = header.iter().position(|h| h.as_slice() == key) {
+            return Some((Part::Value(Column::Index(i as i64 + 1), form), close + 2));
+        }
+    }
+    None
+}
+
+/// Splits a line into words at blanks (with `split`; else it is one word), each word into its
+/// parts, and keeps the blanks before each word. Also says whether every blank run is plain
+/// spaces (tabs and newlines are shell syntax).
+fn parse_line(
+    line: &[u8],
+    names: &ReplacementNames,
+    header: &[Vec<u8>],
+    split: bool,
+) -> (Vec<Word>, Vec<Vec<u8>>, bool) {
+    let mut words = Vec::new();
+    let mut seps = Vec::new();
+    let mut sep = Vec::new();
+    let mut word: Word = Vec::new();
+    let mut lit = Vec::new();
+    let mut plain_seps = true;
+    let mut i = 0;
+    while i < line.len() {
+        let b = line[i];
+        if split && (b == b' ' || b == b'\t' || b == b'\n') {
+            plain_seps &= b == b' ';
+            if !lit.is_empty() {
+                word.push(Part::Lit(std::mem::take(&mut lit)));
+            }
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+                seps.push(std::mem::take(&mut sep));
+            }
+            sep.push(b);
+            i += 1;
+            continue;
+        }
+        if let Some((part, len)) = replacement_at(&line[i..], names, header) {
+            if !lit.is_empty() {
+                word.push(Part::Lit(std::mem::take(&mut lit)));
+            }
+            word.push(part);
+            i += len;
+            continue;
+        }
+        lit.push(b);
+        i += 1;
+    }
+    if !lit.is_empty() {
+        word.push(Part::Lit(lit));
+    }
+    if !word.is_empty() {
+        words.push(word);
+        seps.push(sep);
+    }
+    (words, seps, plain_seps)
+}
+
+/// `-q`: quotes a word's text between its replacement strings.
+fn quote_around_replacements(
+    w: &[u8],
+    names: &ReplacementNames,
+    header: &[Vec<u8>],
+    out: &mut Vec<u8>,
+) {
+    let mut lit = Vec::new();
+    let mut i = 0;
+    let mut any = false;
+    while i < w.len() {
+        if let Some((_, len)) = replacement_at(&w[i..], names, header) {
+            if !lit.is_empty() {
+                quote(&lit, out);
+                lit.clear();
+            }
+            out.extend_from_slice(&w[i..i + len]);
+            i += len;
+            any = true;
+            continue;
+        }
+        lit.push(w[i]);
+        i += 1;
+    }
+    if !lit.is_empty() || !any {
+        quote(&lit, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perl_expressions_are_found_as_gnu_parallel_finds_them() {
+        let found = |l: &str| {
+            perl_expression(l.as_bytes()).map(|e| String::from_utf8_lossy(e).into_owned())
+        };
+        assert_eq!(found("echo {= s/a/b/ =}"), Some("{= s/a/b/ =}".into()));
+        assert_eq!(found("l{=s/a/b/=}x"), Some("{=s/a/b/=}".into()));
+        assert_eq!(found("{=1 $_ =} {}"), Some("{=1 $_ =}".into()));
+        assert_eq!(found("{==}"), Some("{==}".into()));
+        // The innermost pair: {={==} holds the expression {==}.
+        assert_eq!(found("{={==}"), Some("{==}".into()));
+        for text in ["{=}", "echo {= a", "=} {=", "{= {=}", "{ = =}"] {
+            assert_eq!(found(text), None, "{text}");
+        }
+    }
+
+    fn q(v: &str) -> String {
+        let mut o = Vec::new();
+        quote(v.as_bytes(), &mut o);
+        String::from_utf8(o).unwrap()
+    }
+
+    #[test]
+    fn quoting_matches_a_posix_shell_reading_it_back() {
+        assert_eq!(q("a.tar.gz"), "a.tar.gz");
+        assert_eq!(q(""), "''");
+        assert_eq!(q("a b"), "'a b'");
+        assert_eq!(q("a'b"), "'a'\"'\"'b'");
+        assert_eq!(q("'x"), "\"'\"'x'");
+        assert_eq!(q("x'"), "'x'\"'\"");
+        for v in ["a b", "a'b", "'", "''", "$x `y` \\z", "é\n\t", "*?[a]"] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", q(v)))
+                .output()
+                .unwrap();
+            assert_eq!(out.stdout, v.as_bytes(), "{v}");
+        }
+    }
+
+    #[test]
+    fn transforms_follow_the_path_rules() {
+        let t = |v: &str, f| String::from_utf8(transform(v.as_bytes(), f).into_owned()).unwrap();
+        assert_eq!(t("a.tar.gz", Form::NoExt), "a.tar");
+        assert_eq!(t("dir.x/file", Form::NoExt), "dir.x/file");
+        assert_eq!(t(".bashrc", Form::NoExt), "");
+        assert_eq!(t("x.", Form::NoExt), "x");
+        assert_eq!(t("a/b/", Form::Base), "");
+        assert_eq!(t("/a/b.c", Form::BaseNoExt), "b");
+        for (v, d) in [
+            ("a/b/", "a"),
+            ("a", "."),
+            ("/", "/"),
+            ("//", "/"),
+            ("a//b", "a"),
+            ("", "."),
+            ("/a/b.c", "/a"),
+        ] {
+            assert_eq!(t(v, Form::Dir), d, "{v}");
+        }
+    }
+}

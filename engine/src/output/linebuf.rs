@@ -1,0 +1,307 @@
+//! `--line-buffer`: the output of a running batch is passed on a whole line at a time as it
+//! arrives, so lines of different batches may interleave but a line is never split. With `-k`
+//! only the oldest batch not yet out is passed on live; the others' lines wait in their
+//! worker's capture file and come out in order, as GNU Parallel's `-k --line-buffer` does.
+//!
+//! One relay per worker: its children write to a pipe, and the relay's own thread ([`pump`])
+//! reads it and hands whole lines to the emitter. At a batch's end it forwards the rest (a last
+//! line without its newline too). It only moves bytes: it never decides whether a batch
+//! succeeded, and the default grouped mode never comes here.
+//!
+//! [`pump`]: LineRelay::pump
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::unistd::{pipe2, read};
+
+use crate::output::emit::{Capture, EmitError, Output};
+use crate::sys::Event;
+
+/// Bytes read from the pipe at a time.
+const READ_BYTES: usize = 64 << 10;
+
+/// How often kept lines (`-k`) look whether their batch may go out now, in milliseconds.
+const KEPT_LOOK_MS: u8 = 20;
+
+/// What the worker tells its relay's thread, and the answer.
+#[derive(Default)]
+struct Control {
+    /// The batch whose command runs now.
+    seq: Option<u64>,
+    /// Its command ended: forward the rest, then say so (`done`).
+    ending: bool,
+    done: bool,
+    /// Why forwarding failed (the worker stops the run).
+    failed: Option<EmitError>,
+    /// `--tag`: what each line of the batch starts with (before a tab); empty for none.
+    tag: Vec<u8>,
+}
+
+/// A worker's line relay: the pipe its children write to, and the thread's controls.
+pub struct LineRelay {
+    /// The read end (non-blocking), the relay thread's.
+    read: OwnedFd,
+    /// The write end: children's stdout.
+    write: OwnedFd,
+    wake: Event,
+    control: Mutex<Control>,
+    answered: Condvar,
+    quit: AtomicBool,
+    /// The worker's capture file: where `-k` keeps the lines of a batch that must wait.
+    capture: OnceLock<Arc<Capture>>,
+}
+
+impl LineRelay {
+    pub fn new() -> io::Result<LineRelay> {
+        let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+        fcntl(&read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+        Ok(LineRelay {
+            read,
+            write,
+            wake: Event::new()?,
+            control: Mutex::new(Control::default()),
+            answered: Condvar::new(),
+            quit: AtomicBool::new(false),
+            capture: OnceLock::new(),
+        })
+    }
+
+    /// The descriptor children get as their stdout.
+    pub fn child_fd(&self) -> RawFd {
+        self.write.as_raw_fd()
+    }
+
+    /// Where lines of a batch that must wait (`-k`) are kept: the worker's capture file.
+    pub fn keep_in(&self, capture: &Arc<Capture>) {
+        let _ = self.capture.set(Arc::clone(capture));
+    }
+
+    /// The lines of the batches to come start with `tag` and a tab (`--tag`; empty: none).
+    pub fn tag_lines_with(&self, tag: &[u8]) {
+        let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        c.tag.clear();
+        c.tag.extend_from_slice(tag);
+    }
+
+    /// Batch `seq`'s command is about to start.
+    pub fn begin(&self, seq: u64) {
+        let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        c.seq = Some(seq);
+    }
+
+    /// The batch's command ended: waits until everything it wrote is forwarded (or kept).
+    pub fn end(&self) -> Result<(), EmitError> {
+        let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        c.ending = true;
+        self.wake.signal();
+        while !c.done {
+            c = self.answered.wait(c).unwrap_or_else(|e| e.into_inner());
+        }
+        c.done = false;
+        c.seq = None;
+        match c.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends [`pump`](LineRelay::pump) (once the worker has no more batches).
+    pub fn quit(&self) {
+        self.quit.store(true, Ordering::Release);
+        self.wake.signal();
+    }
+
+    /// The relay's thread: reads the pipe and forwards whole lines until [`quit`].
+    ///
+    /// [`quit`]: LineRelay::quit
+    pub fn pump(&self, output: &Output) {
+        let mut pump = Pump {
+            relay: self,
+            output,
+            pending: Vec::with_capacity(READ_BYTES),
+            unbroken: 0,
+            live: false,
+            kept_from: None,
+            error: None,
+            tagged: Vec::new(),
+        };
+        while !self.quit.load(Ordering::Acquire) {
+            // Lines kept for -k go out once their batch is the oldest: looked at now and then.
+            let (readable, woken) = self.wait(pump.kept_from.is_some() && !pump.live);
+            if !readable && !woken && pump.kept_from.is_some() {
+                pump.flush_kept();
+            }
+            if readable {
+                pump.read_some();
+                pump.forward_lines(false);
+            }
+            if woken {
+                self.wake.drain();
+                pump.answer_end();
+            }
+        }
+    }
+
+    /// Waits until the pipe has bytes or the worker signalled (for at most a moment when
+    /// `briefly`).
+    fn wait(&self, briefly: bool) -> (bool, bool) {
+        let mut fds = [
+            PollFd::new(self.read.as_fd(), PollFlags::POLLIN),
+            PollFd::new(self.wake.as_fd(), PollFlags::POLLIN),
+        ];
+        let timeout = if briefly {
+            PollTimeout::from(KEPT_LOOK_MS)
+        } else {
+            PollTimeout::NONE
+        };
+        match poll(&mut fds, timeout) {
+            Ok(_) => {
+                let ready = |p: &PollFd<'_>| p.revents().is_some_and(|r| !r.is_empty());
+                (ready(&fds[0]), ready(&fds[1]))
+            }
+            Err(_) => (false, false),
+        }
+    }
+}
+
+/// The relay thread's state between reads.
+struct Pump<'a> {
+    relay: &'a LineRelay,
+    output: &'a Output,
+    /// Bytes read that do not end a line yet.
+    pending: Vec<u8>,
+    /// How much of `pending`, from its start, is known to hold no newline: a line longer than
+    /// a read is searched once, not again with every read (that was quadratic in its length).
+    unbroken: usize,
+    /// The current batch's lines go straight out (the emitter said so once).
+    live: bool,
+    /// Where the current batch's kept lines start in the capture file (`-k`).
+    kept_from: Option<u64>,
+    /// The first failure to forward (reported at the batch's end).
+    error: Option<EmitError>,
+    /// `--tag`: the lines being forwarded with their tags (reused).
+    tagged: Vec<u8>,
+}
+
+impl Pump<'_> {
+    /// Reads what the pipe holds now (up to [`READ_BYTES`]); true when it read anything.
+    fn read_some(&mut self) -> bool {
+        let len = self.pending.len();
+        self.pending.resize(len + READ_BYTES, 0);
+        let got = loop {
+            match read(&self.relay.read, &mut self.pending[len..]) {
+                Ok(n) => break n,
+                Err(Errno::EINTR) => continue,
+                Err(_) => break 0,
+            }
+        };
+        self.pending.truncate(len + got);
+        got > 0
+    }
+
+    /// Forwards the whole lines read so far (everything, with `all`).
+    fn forward_lines(&mut self, all: bool) {
+        let Some(seq) = self.relay.control.lock().map_or(None, |c| c.seq) else {
+            // Bytes between batches (a background process of an earlier command) go with
+            // the next batch.
+            return;
+        };
+        let cut = if all {
+            self.pending.len()
+        } else {
+            let from = self.unbroken.min(self.pending.len());
+            match memchr::memrchr(b'\n', &self.pending[from..]) {
+                Some(i) => from + i + 1,
+                None => {
+                    self.unbroken = self.pending.len();
+                    return;
+                }
+            }
+        };
+        if cut == 0 {
+            return;
+        }
+        if let Err(e) = self.forward(seq, cut) {
+            self.error.get_or_insert(e);
+        }
+        self.pending.drain(..cut);
+        // What is left follows the last newline: it holds none.
+        self.unbroken = self.pending.len();
+    }
+
+    /// Hands `pending[..cut]` of batch `seq` to the emitter, or keeps it for later (`-k`),
+    /// each line after its tag with `--tag`.
+    fn forward(&mut self, seq: u64, cut: usize) -> Result<(), EmitError> {
+        if self.error.is_some() {
+            return Ok(());
+        }
+        let lines = {
+            let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+            if c.tag.is_empty() || cut == 0 {
+                &self.pending[..cut]
+            } else {
+                self.tagged.clear();
+                for line in self.pending[..cut].split_inclusive(|&b| b == b'\n') {
+                    self.tagged.extend_from_slice(&c.tag);
+                    self.tagged.push(b'\t');
+                    self.tagged.extend_from_slice(line);
+                }
+                &self.tagged[..]
+            }
+        };
+        let capture = self.relay.capture.get();
+        if !self.live {
+            let kept = match (capture, self.kept_from) {
+                (Some(c), None) => {
+                    let from = c.size().map_err(EmitError::Io)?;
+                    self.kept_from = Some(from);
+                    Some((c.as_ref(), from))
+                }
+                (Some(c), Some(from)) => Some((c.as_ref(), from)),
+                (None, _) => None,
+            };
+            self.live = self.output.pass_lines(seq, lines, kept)?;
+            if let (false, Some(c)) = (self.live, capture) {
+                c.append(lines).map_err(EmitError::Io)?;
+            }
+            return Ok(());
+        }
+        self.output.pass_lines(seq, lines, None).map(|_| ())
+    }
+
+    /// Passes on the lines kept for `-k` if the batch is the oldest now (then it goes live).
+    fn flush_kept(&mut self) {
+        let Some(seq) = self.relay.control.lock().map_or(None, |c| c.seq) else {
+            return;
+        };
+        if let Err(e) = self.forward(seq, 0) {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    /// The worker said the command ended: forwards the rest, then answers.
+    fn answer_end(&mut self) {
+        let ending = self.relay.control.lock().is_ok_and(|c| c.ending && !c.done);
+        if !ending {
+            return;
+        }
+        // The command is gone: what it wrote is all in the pipe now.
+        while self.read_some() {}
+        self.forward_lines(true);
+        self.pending.clear();
+        self.unbroken = 0;
+        self.live = false;
+        self.kept_from = None;
+        let mut c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+        c.ending = false;
+        c.done = true;
+        c.failed = self.error.take();
+        self.relay.answered.notify_all();
+    }
+}

@@ -1,0 +1,11 @@
+//! The output stage: what a run writes besides its commands' own output — each batch's captured
+//! output emitted whole or in order ([`emit`], [`linebuf`]), the results directory
+//! ([`results`]), the joblog ([`joblog`]), the progress line ([`progress`]) and the summary
+//! ([`stats`]). It decides nothing about which batch runs.
+
+pub mod emit;
+pub mod joblog;
+pub mod linebuf;
+pub mod progress;
+pub mod results;
+pub mod stats;

@@ -1,0 +1,337 @@
+//! What the user asked for, as every front end states it: the `Config` the plan starts from.
+//!
+//! Plain data, validated by whoever builds it (the command line, the bash builtin, later the
+//! personalities and the Python module); nothing here opens a file or knows a flag's spelling.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::dispatch::ledger::Halt;
+use crate::dispatch::pace::JobTimeout;
+pub use crate::exec::command::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
+use crate::input::shard::Shard;
+use crate::output::emit::OrderMode;
+pub use crate::output::progress::{Spec as ProgressSpec, Style as ProgressStyle};
+use crate::sys::numa::NodeSpec;
+
+/// One end of a range as the user wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Empty, `0` or `auto`: the flag's default.
+    Default,
+    /// `-1`: the flag's hard maximum.
+    HardMax,
+    Value(u64),
+}
+
+/// `INIT:MAX`, or a single value `N` meaning `N:N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub init: Bound,
+    pub max: Bound,
+}
+
+/// How records are grouped into batches, as asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchSpec {
+    /// `-l INIT:MAX` (a single `N` is `N:N`).
+    Lines(Range),
+    /// `-L N`.
+    Exact(u64),
+    /// `-b N`: raw N-byte chunks.
+    Bytes(u64),
+    /// `--block N`: about N bytes, cut at record boundaries.
+    Block(u64),
+    /// `--block -N` of GNU Parallel's `--pipepart`: the input file cut into about N chunks
+    /// per worker (at record boundaries); the input must be a regular file.
+    BlocksPerWorker(u64),
+    /// As many records per batch as spread them evenly over the workers, within ARG_MAX
+    /// (GNU Parallel's `-X` and `-m`); the input is read whole first.
+    Even,
+    /// N records per batch, and the last batches' records (the last N or fewer) spread
+    /// evenly over the workers (GNU Parallel's `-X -n N` and `-m -n N`); the input is read
+    /// whole first.
+    FillThenSpread(u64),
+}
+
+/// Default chunk size of `-b` given without a number.
+pub const DEFAULT_BYTES: u64 = 1 << 20;
+
+/// Where records come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputSpec {
+    Stdin,
+    File(PathBuf),
+    /// Input sources combined into one record per tuple (`:::`, `::::`, `--link`): the plan
+    /// reads them all and writes the tuples to an in-memory file.
+    Sweep(Sweep),
+}
+
+/// The input sources of a sweep, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sweep {
+    pub sources: Vec<Source>,
+    /// `--link`: the i-th values of every source go together; otherwise every combination,
+    /// the last source varying fastest.
+    pub link: bool,
+    /// Linked sources of different lengths: shorter ones start again from their first value
+    /// (GNU Parallel), or all stop at the shortest, with a warning (frun's own flags).
+    pub wrap: bool,
+    /// The first value of every source names its column (`--header :`), for `{name}`.
+    pub header: bool,
+    /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).
+    pub delimiter: u8,
+    /// `-E STR`: a source ends at its first value equal to STR.
+    pub eof: Option<Vec<u8>>,
+    /// `-r`: values that are empty or only blanks are left out.
+    pub skip_empty: bool,
+    /// `--shuf`: the tuples run in a random order.
+    pub shuffle: bool,
+}
+
+impl Sweep {
+    /// A sweep of `sources` (linked or not, shorter ones starting again), values ending in
+    /// newlines, with every other setting off.
+    pub fn of(sources: Vec<Source>, link: bool) -> Sweep {
+        Sweep {
+            sources,
+            link,
+            wrap: true,
+            header: false,
+            delimiter: b'\n',
+            eof: None,
+            skip_empty: false,
+            shuffle: false,
+        }
+    }
+}
+
+/// One input source of a sweep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    pub values: SourceValues,
+    /// `:::+` / `::::+`: linked to the source before it instead of combined with it.
+    pub linked: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceValues {
+    /// `::: a b c`.
+    Words(Vec<OsString>),
+    /// `:::: FILE` (`-` = standard input): one value per record.
+    File(PathBuf),
+}
+
+/// Whose command line the run was given: how failures are counted into the exit status, what
+/// is retried by default, what messages start with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// frun's own (forkrun's) flags.
+    #[default]
+    Frun,
+    /// `frun xargs`: GNU findutils xargs.
+    Xargs,
+    /// `frun parallel`: GNU Parallel.
+    Parallel,
+}
+
+/// Everything the user asked for, validated.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub workers: Range,
+    pub batch: BatchSpec,
+    pub order: OrderMode,
+    pub insert: bool,
+    pub insert_id: bool,
+    /// Batches go to the command's stdin (`-s`, implied by `-b`/`--block` unless `+s`).
+    pub stdin: bool,
+    pub limit: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub delimiter: u8,
+    pub input: InputSpec,
+    pub unsafe_words: bool,
+    pub external: bool,
+    pub dry_run: bool,
+    pub stats: bool,
+    /// `--nodes`: NUMA placement.
+    pub nodes: NodeSpec,
+    /// A non-zero exit retries the batch (`-E`).
+    pub retry_failed: bool,
+    pub halt: Option<Halt>,
+    /// `--joblog FILE` (`-`: stdout): a GNU Parallel joblog line per finished batch.
+    pub joblog: Option<PathBuf>,
+    /// `--joblog +FILE`: lines are appended to FILE (its torn last line cut off first), and no
+    /// header is written, as GNU Parallel does.
+    pub joblog_append: bool,
+    /// Leading words of the command line the joblog does not show, for a front end that wraps
+    /// a shell line in `sh -c LINE`: when not 0, the word after them (the line) is shown as it
+    /// is and the rest shell-quoted. 0 from the command line (every word shell-quoted).
+    pub joblog_skip_words: usize,
+    /// `--job-timeout`: a batch running longer is killed (and counts as failed, not retried).
+    pub job_timeout: Option<JobTimeout>,
+    /// `--delay`: at least this long between two batch starts.
+    pub delay: Option<Duration>,
+    pub checkpoint_file: Option<PathBuf>,
+    /// No checkpoint journal unless `checkpoint_file` or `resume` asks for one (a library front
+    /// end, which must not leave files in the caller's directory).
+    pub no_default_journal: bool,
+    /// Stdout is a pipe to the program that started the run and collects its output (a library
+    /// front end): a resume has no earlier output there to cut back, so it says nothing of it.
+    pub output_to_caller: bool,
+    pub resume: Option<PathBuf>,
+    /// `--shard`: this task's share of the input.
+    pub shard: ShardSpec,
+    /// `--results DIR`: where this task's output and journal go.
+    pub results: Option<PathBuf>,
+    /// The command and its fixed arguments; never empty (default `echo`).
+    pub command: Vec<OsString>,
+    /// The command is a function, builtin or alias of the calling bash, run in worker shells.
+    /// No flag sets this: the bash front end does, after looking the name up.
+    pub shell_command: bool,
+    /// `--link`: a sweep's sources go together value by value (no effect without a sweep).
+    pub link: bool,
+    /// Whose command line this was.
+    pub dialect: Dialect,
+    /// The command is a GNU Parallel-style line with replacement strings (then `command` holds
+    /// its words, for messages and the checkpoint's identity).
+    pub job: Option<JobSpec>,
+    /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
+    pub retries: Option<u64>,
+    /// `--progress`, `--bar`, `--eta`: live progress on stderr.
+    pub progress: Option<ProgressSpec>,
+    /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
+    pub trace: bool,
+    /// `--tag` / `--tagstring STR`: the tag each output line of a job starts with (its
+    /// replacement strings filled in, before a tab).
+    pub tag: Option<JobSpec>,
+    /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
+    /// command and its initial arguments).
+    pub xargs: Option<XargsSpec>,
+    /// `--recend STR` / `--recstart STR` (GNU Parallel's `--pipe`): `--block` chunks end at
+    /// these string boundaries instead of at the delimiter byte.
+    pub record_bounds: Option<crate::input::bounds::RecordBounds>,
+    /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
+    /// with `-u`; with `-k`, only the oldest batch's lines pass live).
+    pub line_buffer: bool,
+    /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
+    /// (GNU Parallel's layout) instead of printed.
+    pub gnu_results: Option<Vec<u8>>,
+    /// `frun parallel --resume`, `--resume-failed`, `--retry-failed`: which jobs of an earlier
+    /// run (its `--joblog`, or its `--results`) are run again.
+    pub job_resume: Option<JobResume>,
+    /// `-C SO:FN`: each batch is a call of function FN of the C library SO (then `command` is
+    /// the `SO:FN` word as given and the fixed words after it).
+    pub plugin: Option<PluginSpec>,
+}
+
+/// `-C SO:FN`, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginSpec {
+    /// The library's path, taken literally (relative to the working directory; never searched).
+    pub library: PathBuf,
+    pub function: OsString,
+}
+
+/// How a GNU Parallel-style run takes up an earlier one's jobs (by their numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobResume {
+    /// `--resume`: jobs the joblog (or the results) shows are not run again.
+    Resume,
+    /// `--resume-failed`: jobs the joblog shows succeeded are not run again.
+    ResumeFailed,
+    /// `--retry-failed`: the joblog's jobs that never succeeded run again, as it recorded
+    /// them; the command line's command and input are not used.
+    RetryFailed,
+}
+
+/// What `frun xargs` asked for beyond the common settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XargsSpec {
+    /// How the input becomes argument lists.
+    pub rules: crate::input::xargs_input::Rules,
+    /// `-I STR`: STR in the initial arguments is replaced by the line.
+    pub replace: Option<Vec<u8>>,
+    pub trace: bool,
+    pub prompt: bool,
+    pub slot_var: Option<OsString>,
+}
+
+impl Default for Config {
+    /// The config of a command line with no flags (the command still to be set).
+    fn default() -> Config {
+        let default_range = Range {
+            init: Bound::Default,
+            max: Bound::Default,
+        };
+        Config {
+            workers: default_range,
+            batch: BatchSpec::Lines(default_range),
+            order: OrderMode::Buffered,
+            insert: false,
+            insert_id: false,
+            stdin: false,
+            limit: None,
+            timeout: None,
+            delimiter: b'\n',
+            input: InputSpec::Stdin,
+            unsafe_words: false,
+            external: false,
+            dry_run: false,
+            stats: false,
+            nodes: NodeSpec::Auto,
+            retry_failed: false,
+            halt: None,
+            joblog: None,
+            joblog_append: false,
+            joblog_skip_words: 0,
+            job_timeout: None,
+            delay: None,
+            checkpoint_file: None,
+            no_default_journal: false,
+            output_to_caller: false,
+            resume: None,
+            shard: ShardSpec::Auto,
+            results: None,
+            command: Vec::new(),
+            shell_command: false,
+            link: false,
+            dialect: Dialect::Frun,
+            job: None,
+            retries: None,
+            progress: None,
+            trace: false,
+            tag: None,
+            xargs: None,
+            gnu_results: None,
+            job_resume: None,
+            record_bounds: None,
+            line_buffer: false,
+            plugin: None,
+        }
+    }
+}
+
+impl Config {
+    /// How many leading command words stay literal with `-U`: with `-i`, the words before the
+    /// first one holding `{}`; else every command word (only the records are split).
+    pub fn literal_words(&self) -> usize {
+        if self.insert {
+            1 + self.command[1..]
+                .iter()
+                .take_while(|w| !w.as_encoded_bytes().windows(2).any(|p| p == b"{}"))
+                .count()
+        } else {
+            self.command.len()
+        }
+    }
+}
+
+/// `--shard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShardSpec {
+    /// Slurm's task inside an `srun` step, else none.
+    Auto,
+    None,
+    Given(Shard),
+}

@@ -1,0 +1,987 @@
+//! The run plan: everything derived from a [`Config`] once, before any work — worker counts,
+//! batch sizing, the resolved command and its argument-space budget, the input file, the
+//! journal — handed to the engine as each stage's own settings ([`Settings`]).
+//!
+//! Errors here are the user's (exit 2) or a missing command (126/127). Nothing is spawned and no
+//! thread is started.
+
+pub mod config;
+mod jobs_resume;
+mod plugin;
+mod sweep;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::PathBuf;
+
+use crate::dispatch::batch::ArgSpace;
+use crate::dispatch::ledger::RetryPolicy;
+use crate::exec::command::argv::{ArgvTemplate, MAX_ARG_STRLEN};
+use crate::exec::resolve::{ResolveError, resolve};
+use crate::exec::spawn::environment_bytes;
+use crate::input::scan::{HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing};
+use crate::input::shard::{Shard, ShardMap};
+use crate::journal::Prepared;
+use crate::output::emit::OrderMode;
+use crate::output::results::Destination;
+use crate::run::{Backend, Input, Settings, Work, Workers};
+use crate::sys::numa::Layout;
+use config::{BatchSpec, Bound, Config, InputSpec, Range, ShardSpec};
+
+/// Why a plan could not be made.
+pub enum PlanError {
+    /// A usage error (exit 2).
+    Usage(String),
+    /// The command cannot be run (126/127).
+    Command(ResolveError),
+    /// A file the run needs is not there, e.g. the `--resume` file (exit 1, as forkrun).
+    Missing(String),
+}
+
+fn usage(msg: impl Into<String>) -> PlanError {
+    PlanError::Usage(msg.into())
+}
+
+fn resolve_range(
+    r: Range,
+    default_init: u64,
+    default_max: u64,
+    hard_max: u64,
+    what: &str,
+) -> Result<(u64, u64), PlanError> {
+    let pick = |b: Bound, default: u64| match b {
+        Bound::Default => default,
+        Bound::HardMax => hard_max,
+        Bound::Value(v) => v,
+    };
+    let init = pick(r.init, default_init);
+    let max = pick(r.max, default_max).max(if r.max == Bound::Default { init } else { 0 });
+    if init > max {
+        return Err(PlanError::Usage(format!(
+            "{what}: the initial value {init} is larger than the maximum {max}"
+        )));
+    }
+    Ok((init, max))
+}
+
+/// What a checkpoint must match to be resumed: the command and every option that shapes what a
+/// batch's command does or what the output looks like (not worker counts or batch sizes:
+/// resuming works at record granularity).
+fn run_identity(cfg: &Config) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut id = Vec::new();
+    for w in &cfg.command {
+        id.extend_from_slice(w.as_bytes());
+        id.push(0);
+    }
+    let chunks = match cfg.batch {
+        BatchSpec::Bytes(n) => format!("bytes {n}"),
+        BatchSpec::Block(n) => format!("block {n}"),
+        BatchSpec::BlocksPerWorker(n) => format!("blocks per worker {n}"),
+        _ => "records".into(),
+    };
+    id.extend_from_slice(
+        format!(
+            "|{chunks}|delim {}|stdin {}|insert {}|id {}|unsafe {}|order {:?}",
+            cfg.delimiter, cfg.stdin, cfg.insert, cfg.insert_id, cfg.unsafe_words, cfg.order
+        )
+        .as_bytes(),
+    );
+    crate::journal::digest(&id)
+}
+
+/// The command, shell-quoted, for people reading a checkpoint.
+fn shown_command(cfg: &Config) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    for (i, w) in cfg.command.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        crate::exec::command::argv::shell_quote(w.as_bytes(), &mut out);
+    }
+    // One line, whatever the words hold.
+    String::from_utf8_lossy(&out).replace('\n', "\\n")
+}
+
+/// What is retried: frun's own flags retry crashes (and with `-E` any failure) up to the
+/// environment's limit; xargs and GNU Parallel retry nothing, unless `--retries N` asks for N
+/// attempts of any failure.
+fn retry_policy(cfg: &Config) -> Result<RetryPolicy, PlanError> {
+    Ok(match (cfg.dialect, cfg.retries) {
+        (config::Dialect::Frun, None) => RetryPolicy {
+            limit: retry_limit()?,
+            nonzero: cfg.retry_failed,
+            crashes: true,
+        },
+        (config::Dialect::Frun, Some(n)) => RetryPolicy {
+            limit: Some(n),
+            nonzero: cfg.retry_failed,
+            crashes: true,
+        },
+        (_, None | Some(0)) => RetryPolicy {
+            limit: Some(0),
+            nonzero: false,
+            crashes: false,
+        },
+        (_, Some(n)) => RetryPolicy {
+            limit: Some(n),
+            nonzero: true,
+            crashes: true,
+        },
+    })
+}
+
+/// `FRUN_RETRY_LIMIT` (or `FORKRUN_RETRY_LIMIT`): retries per batch; None = forever.
+fn retry_limit() -> Result<Option<u64>, PlanError> {
+    for name in ["FRUN_RETRY_LIMIT", "FORKRUN_RETRY_LIMIT"] {
+        let Some(v) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = v.to_string_lossy();
+        return match text.trim().parse::<i64>() {
+            Ok(n) if n < 0 => Ok(None),
+            Ok(n) => Ok(Some(n as u64)),
+            Err(_) => Err(PlanError::Usage(format!(
+                "{name}='{text}' is not a whole number (retries per batch; negative = forever)"
+            ))),
+        };
+    }
+    Ok(Some(3))
+}
+
+/// `FRUN_PREEMPT` (or `FORKRUN_PREEMPT_MODE`): auto (on under Slurm), 1/true/on, 0/false/off.
+pub fn preempt() -> Result<bool, PlanError> {
+    for name in ["FRUN_PREEMPT", "FORKRUN_PREEMPT_MODE"] {
+        let Some(v) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = v.to_string_lossy().trim().to_ascii_lowercase();
+        return match text.as_str() {
+            "" | "auto" => Ok(std::env::var_os("SLURM_JOB_ID").is_some()),
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(PlanError::Usage(format!(
+                "{name}='{text}' is not auto, 1, 0, true or false"
+            ))),
+        };
+    }
+    Ok(std::env::var_os("SLURM_JOB_ID").is_some())
+}
+
+/// The script that word-splits and glob-expands everything after the literal words (`-U`):
+/// `$1` is how many leading words stay literal.
+const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
+
+/// Plans the run `cfg` asks for.
+///
+/// # Safety
+/// No other thread may read or write the environment while this runs: a task of a split run
+/// sets `FRUN_SHARD=none` for its commands (the engine starts its threads after the plan; the
+/// bash front end plans in its forked, single-threaded engine process).
+pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
+    // `frun parallel --retry-failed`: the joblog's command lines are the run's jobs.
+    let retry = jobs_resume::retry_config(cfg)?;
+    // SAFETY: this function's contract, passed on.
+    unsafe { plan_run(retry.as_ref().unwrap_or(cfg)) }
+}
+
+/// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.
+///
+/// # Safety
+/// As for [`plan`].
+unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
+    let cpus = crate::sys::usable_cpus();
+    let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
+    check_combinations(cfg)?;
+    let mut input = open_input(cfg)?;
+    let sizing = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
+    let input_size = input
+        .file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file() && m.len() > 0)
+        .map(|m| m.len());
+    // A file of known size has at most one record per byte: more workers would never get
+    // work (each is a thread, its stack and its descriptors).
+    let wm = input_size.map_or(wm, |n| wm.min(n.max(1)));
+    // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
+    let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
+    let wi = wi.min(wm);
+    let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
+    let shard = shard(cfg, &input.file)?;
+    let split = shard.filter(|s| s.count > 1);
+    if split.is_some() {
+        // The commands of a task are not tasks themselves: a frun they run (seeing the same
+        // Slurm variables) must do all of its own input.
+        // SAFETY: this function's contract: nothing else touches the environment now.
+        unsafe { std::env::set_var("FRUN_SHARD", "none") };
+    }
+    // -b cuts records anyway: its chunks are raw bytes, like its batches.
+    let shard_map = split.map(|s| {
+        let m = ShardMap::new(s, input_size);
+        if matches!(cfg.batch, BatchSpec::Bytes(_)) {
+            m.raw()
+        } else {
+            m
+        }
+    });
+    let command = command(cfg, &input.header)?;
+    let joblog = open_joblog(cfg, &input.file)?;
+    let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
+    let (file, feeder) = xargs_feed(cfg, input.file)?;
+    let input = Input {
+        file,
+        name: input.name,
+        children_keep_stdin: input.children_keep_stdin,
+        feeder,
+    };
+    // Last, once everything else is known to be valid: the journal is a file frun creates.
+    let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
+    let mut template = command.template;
+    // {ID} never repeats across the tasks of a run, nor across runs on one results directory.
+    let task = shard.map_or_else(|| "0-of-1".to_string(), |s| s.name());
+    if let Some(r) = &results {
+        template = template.with_id_prefix(format!("{task}.{}.", r.run));
+    } else if split.is_some() {
+        template = template.with_id_prefix(format!("{task}."));
+    }
+    let head_first = match &checkpoint.resume {
+        // Resuming, the input is checked (and stdout restored) before anything else; a task of
+        // a sharded run records its input first too (skipping other tasks' chunks may free the
+        // head).
+        Some(cp) => Some(
+            cp.input
+                .as_ref()
+                .map_or(crate::journal::HEAD_BYTES as u64, |i| i.head_len),
+        ),
+        None => shard_map.map(|_| crate::journal::HEAD_BYTES as u64),
+    };
+    let scan = crate::input::scan::Settings {
+        delimiter: cfg.delimiter,
+        sizing,
+        limit: cfg.limit,
+        timeout: cfg.timeout,
+        arg_space: Some(command.arg_space),
+        // A plugin host splits records itself, with no ARG_MAX: batches are bytes as for -s.
+        byte_guided: cfg.stdin || cfg.plugin.is_some(),
+        count_records: !((cfg.stdin || cfg.plugin.is_some())
+            && !cfg.dry_run
+            && !cfg.stats
+            && cfg.progress.is_none()
+            && cfg.limit.is_none()
+            && sizing
+                == Sizing::Adaptive {
+                    init: 1,
+                    max: HARD_MAX_STDIN_RECORDS,
+                }),
+        shard: shard_map,
+        head_first,
+        // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
+        nul: nul_in_argument(cfg, sizing),
+        bounds: cfg.record_bounds,
+    };
+    Ok(Settings {
+        input,
+        scan,
+        work: resumed.apply(work(cfg, template, command.literal, sizing, command.extra)?),
+        workers: Workers {
+            init: if layout.is_single() {
+                wi as usize
+            } else {
+                layout.first_workers(wi as usize)
+            },
+            max: wm as usize,
+            layout: std::sync::Arc::new(layout),
+            usable_cpus: cpus,
+        },
+        order: cfg.order,
+        checkpoint,
+        results,
+        stats: cfg.stats,
+        preempt: preempt()?,
+        statuses: match cfg.dialect {
+            config::Dialect::Frun => crate::run::Statuses::Frun,
+            config::Dialect::Xargs => crate::run::Statuses::Xargs,
+            config::Dialect::Parallel => crate::run::Statuses::Parallel,
+        },
+        joblog,
+        progress: cfg.progress,
+        exits_after: false,
+    })
+}
+
+/// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
+/// into a pipe the run reads: one packed record per command.
+fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Feeder>), PlanError> {
+    let Some(x) = &cfg.xargs else {
+        return Ok((source, None));
+    };
+    let rules = &x.rules;
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| usage(format!("cannot make a pipe: {e}")))?;
+    // A larger pipe lets the feeder run ahead of the reader (fewer wake-ups); the default
+    // size works too.
+    let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+    let rules = rules.clone();
+    let writer = File::from(write);
+    let feed: crate::run::Feeder =
+        Box::new(move || crate::input::xargs_input::translate(source, writer, &rules));
+    Ok((File::from(read), Some(feed)))
+}
+
+/// Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them (xargs'
+/// packed records end with one): frun's own flags warn and cut, as xargs does; a GNU
+/// Parallel-style line refuses the value (255), as SECURITY.md promises for its values.
+fn nul_in_argument(cfg: &Config, sizing: Sizing) -> crate::input::scan::NulInArgument {
+    use crate::input::scan::NulInArgument;
+    let arguments = !cfg.stdin
+        && cfg.xargs.is_none()
+        && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)));
+    match (arguments, cfg.dialect) {
+        (false, _) => NulInArgument::Pass,
+        (true, config::Dialect::Parallel) => NulInArgument::Refuse(255),
+        (true, _) => NulInArgument::Warn,
+    }
+}
+
+/// What workers do the xargs way (nothing for other command lines).
+/// `shell_words`: the words a job line puts before its line (`frun parallel -t` shows the line).
+fn xargs_work(cfg: &Config, shell_words: usize) -> crate::run::XargsWork {
+    match &cfg.xargs {
+        Some(x) => crate::run::XargsWork {
+            trace: x.trace,
+            prompt: x.prompt,
+            slot_var: x.slot_var.clone(),
+            abort: true,
+            gnu_trace: None,
+            cannot_run: None,
+        },
+        None if cfg.trace => crate::run::XargsWork {
+            trace: true,
+            gnu_trace: Some(shell_words),
+            ..crate::run::XargsWork::default()
+        },
+        None => crate::run::XargsWork::default(),
+    }
+}
+
+/// The bytes of arguments and environment an `execve` takes: `getconf ARG_MAX` (a quarter of
+/// the stack limit), but never more than Linux allows whatever the stack limit (three quarters
+/// of its 8 MiB default stack, 6 MiB), so a large `ulimit -s` cannot make batches the kernel
+/// refuses.
+fn arg_max() -> u64 {
+    const KERNEL_MAX: u64 = 6 << 20;
+    nix::unistd::sysconf(nix::unistd::SysconfVar::ARG_MAX)
+        .ok()
+        .flatten()
+        .filter(|&n| n > 0)
+        .map_or(128 << 10, |n| n as u64)
+        .min(KERNEL_MAX)
+}
+
+/// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
+/// each); input from a pipe is read whole into memory first.
+fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
+    let records = count_input(input, delimiter)?;
+    let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
+    Ok(Sizing::Adaptive {
+        init: per,
+        max: per,
+    })
+}
+
+/// `-X -n N`: jobs of N records, then the last N or fewer spread evenly over the workers
+/// (as GNU Parallel cuts them: `-j2 -n4` over 7 values gives 4, 2, 1).
+fn fill_then_spread(
+    input: &mut Opened,
+    delimiter: u8,
+    workers: u64,
+    n: u64,
+) -> Result<Sizing, PlanError> {
+    let n = n.clamp(1, HARD_MAX_RECORDS);
+    let records = count_input(input, delimiter)?;
+    let from = records.saturating_sub(1) / n * n;
+    let tail = (records - from).div_ceil(workers.max(1)).max(1);
+    Ok(if from == 0 {
+        Sizing::Adaptive {
+            init: tail,
+            max: tail,
+        }
+    } else {
+        Sizing::Tail {
+            size: n,
+            from,
+            tail,
+        }
+    })
+}
+
+/// Counts the input's records, leaving it to be read again from its start (a pipe's bytes
+/// are kept in a memfd, which becomes the input).
+fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, PlanError> {
+    use std::io::{Read, Seek, Write};
+    let name = input.name.clone();
+    let read_err = |e: std::io::Error| {
+        usage(format!(
+            "cannot read {name}: {}",
+            crate::sys::errors::os_message(&e)
+        ))
+    };
+    let mut bytes = Vec::new();
+    (&input.file).read_to_end(&mut bytes).map_err(read_err)?;
+    if input.file.metadata().is_ok_and(|m| m.is_file()) {
+        input.file.rewind().map_err(read_err)?;
+    } else {
+        // A pipe cannot be read again: the engine reads the copy.
+        let fd =
+            nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+                .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
+        let mut copy = File::from(fd);
+        copy.write_all(&bytes)
+            .and_then(|()| copy.rewind())
+            .map_err(read_err)?;
+        input.file = copy;
+    }
+    Ok(crate::dispatch::batch::count_records(&bytes, delimiter))
+}
+
+/// The batch sizes that depend on the input (`-X`/`-m`, `--pipepart --block -N`), else
+/// `sizing` as it is.
+fn input_sizing(
+    cfg: &Config,
+    sizing: Sizing,
+    input: &mut Opened,
+    workers: u64,
+) -> Result<Sizing, PlanError> {
+    match cfg.batch {
+        BatchSpec::Even => even(input, cfg.delimiter, workers),
+        BatchSpec::FillThenSpread(n) => fill_then_spread(input, cfg.delimiter, workers, n),
+        BatchSpec::BlocksPerWorker(n) => blocks_per_worker(input, n, workers),
+        _ => Ok(sizing),
+    }
+}
+
+/// `--pipepart --block -N`: chunks of the input file's size over `per` chunks for each of
+/// `workers` workers (at least one byte each).
+fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, PlanError> {
+    let meta = input.file.metadata().ok().filter(|m| m.is_file());
+    let Some(meta) = meta else {
+        return Err(usage(format!(
+            "{} is not a regular file: --pipepart reads a file in place",
+            input.name
+        )));
+    };
+    let chunks = per.saturating_mul(workers).max(1);
+    Ok(Sizing::Block(meta.len().div_ceil(chunks).max(1)))
+}
+
+/// Leading words of the command line the joblog does not show: -U runs the command as
+/// `bash -c SCRIPT frun N COMMAND…`, and the log shows COMMAND….
+fn joblog_skip_words(cfg: &Config) -> usize {
+    cfg.joblog_skip_words + if cfg.unsafe_words { 5 } else { 0 }
+}
+
+/// Opens `--joblog` (not with `-N`: nothing runs, so nothing is logged, as GNU Parallel does).
+fn open_joblog(
+    cfg: &Config,
+    input: &File,
+) -> Result<Option<crate::output::joblog::Joblog>, PlanError> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(path) = cfg.joblog.as_deref().filter(|_| !cfg.dry_run) else {
+        return Ok(None);
+    };
+    let input_id = input
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| (m.dev(), m.ino()));
+    let opened = if cfg.job_resume.is_some() || cfg.joblog_append {
+        crate::output::joblog::Joblog::append(path, input_id, !cfg.joblog_append)
+    } else {
+        crate::output::joblog::Joblog::open(path, input_id)
+    };
+    opened.map(Some).map_err(PlanError::Usage)
+}
+
+/// How every worker runs a batch.
+fn work(
+    cfg: &Config,
+    template: ArgvTemplate,
+    literal: usize,
+    sizing: Sizing,
+    extra: WorkExtra,
+) -> Result<Work, PlanError> {
+    let shell_words = template.job_shell_words();
+    Ok(Work {
+        backend: match (
+            cfg.dry_run && cfg.job.as_ref().is_none_or(|j| j.literal),
+            cfg.stdin,
+        ) {
+            (true, _) => Backend::DryRun {
+                split_from: cfg.unsafe_words.then_some(literal),
+            },
+            (false, true) => Backend::Stdin,
+            (false, false) => Backend::Argv,
+        },
+        template,
+        records_on_stdin: cfg.stdin,
+        retry: retry_policy(cfg)?,
+        halt: cfg.halt,
+        // A batch of the size asked for (`-l N`) is the unit, as in forkrun: a record that
+        // keeps failing takes its batch down. Where frun chose the size, it splits.
+        splittable: matches!(sizing, Sizing::Adaptive { init, max } if init != max)
+            && cfg.dialect == config::Dialect::Frun,
+        job_timeout: cfg.job_timeout,
+        delay: cfg.delay,
+        joblog_skip_words: joblog_skip_words(cfg) + shell_words,
+        joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
+        xargs: crate::run::XargsWork {
+            cannot_run: extra.cannot_run,
+            ..xargs_work(cfg, shell_words)
+        },
+        gnu_results: None,
+        skip_jobs: Vec::new(),
+        skip_saved: false,
+        tag: extra.tag,
+        line_buffer: cfg.line_buffer,
+        plugin: extra.plugin,
+    })
+}
+
+/// Flags that cannot go together (found out before anything is opened).
+fn check_combinations(cfg: &Config) -> Result<(), PlanError> {
+    let chunked = matches!(
+        cfg.batch,
+        BatchSpec::Bytes(_) | BatchSpec::Block(_) | BatchSpec::BlocksPerWorker(_)
+    );
+    if chunked && cfg.limit.is_some() {
+        return Err(usage(
+            "-n counts records; it cannot be combined with -b or --block",
+        ));
+    }
+    if cfg.line_buffer && cfg.shell_command {
+        return Err(usage(
+            "--line-buffer cannot be combined with a shell function yet",
+        ));
+    }
+    if cfg.stdin && cfg.insert {
+        return Err(usage(
+            "-i puts records into arguments; it cannot be combined with -s, -b or --block",
+        ));
+    }
+    Ok(())
+}
+
+/// The hard maximum batch of a bash function, in records.
+const SHELL_MAX_RECORDS: u64 = 65_536;
+
+/// Batch sizes from `-l`, `-L`, `-b`, `--block`.
+fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
+    // Without ARG_MAX in the way, stdin mode grows batches further (bytes bound them too).
+    let hard_max = if cfg.stdin || cfg.plugin.is_some() {
+        HARD_MAX_STDIN_RECORDS
+    } else if cfg.shell_command {
+        // A bash function's batch costs no exec: past this size, larger batches only balance
+        // worse at the end of the input.
+        SHELL_MAX_RECORDS
+    } else {
+        HARD_MAX_RECORDS
+    };
+    Ok(match cfg.batch {
+        BatchSpec::Bytes(n) => {
+            if !cfg.stdin && n > MAX_ARG_STRLEN - 1 {
+                return Err(usage(format!(
+                    "-b {n} with +s passes each chunk as one argument: at most {} bytes",
+                    MAX_ARG_STRLEN - 1
+                )));
+            }
+            Sizing::Bytes(n)
+        }
+        BatchSpec::Block(n) => Sizing::Block(n),
+        // Settled once the input file's size is known (`blocks_per_worker`).
+        BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
+        BatchSpec::Exact(n) => Sizing::Exact(n),
+        // Settled once the input's records are counted (`even`).
+        BatchSpec::Even => Sizing::Adaptive { init: 1, max: 1 },
+        BatchSpec::FillThenSpread(n) => Sizing::Adaptive { init: n, max: n },
+        BatchSpec::Lines(r) => {
+            let (init, max) = resolve_range(r, 1, hard_max, hard_max, "--lines")?;
+            Sizing::Adaptive { init, max }
+        }
+    })
+}
+
+/// The input, opened, and a sweep's column names.
+struct Opened {
+    file: File,
+    name: String,
+    children_keep_stdin: bool,
+    header: Vec<Vec<u8>>,
+    /// How many records the input holds, when known before reading it (a sweep's tuples).
+    records: Option<u64>,
+}
+
+/// Opens the input: a descriptor of its own for stdin (close-on-exec), or the `-a` file.
+fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
+    let (file, children_keep_stdin) = match &cfg.input {
+        InputSpec::Stdin => {
+            let stdin = std::io::stdin();
+            let dup = std::os::fd::AsFd::as_fd(&stdin)
+                .try_clone_to_owned()
+                .map_err(|_| usage("cannot read standard input"))?;
+            (File::from(dup), false)
+        }
+        InputSpec::File(p) => match File::open(p) {
+            Ok(f) => (f, cfg.dialect != config::Dialect::Parallel),
+            Err(e) => {
+                return Err(usage(format!(
+                    "cannot open {}: {}",
+                    p.display(),
+                    crate::sys::errors::os_message(&e)
+                )));
+            }
+        },
+        InputSpec::Sweep(s) => {
+            let colsep = match cfg.job.as_ref().map(|j| &j.columns) {
+                Some(crate::exec::command::job::Columns::SplitTuple(re)) => Some(re.as_str()),
+                _ => None,
+            };
+            let (f, header, tuples) =
+                sweep::materialize(s, s.delimiter, colsep).map_err(PlanError::Usage)?;
+            let reads_stdin = s.sources.iter().any(
+                |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
+            );
+            return Ok(Opened {
+                file: f,
+                name: "the input sources".to_string(),
+                // GNU Parallel's jobs never read its standard input.
+                children_keep_stdin: !reads_stdin && cfg.dialect != config::Dialect::Parallel,
+                header,
+                records: Some(tuples),
+            });
+        }
+    };
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(usage("the input is a directory"));
+    }
+    Ok(Opened {
+        file,
+        name: match &cfg.input {
+            InputSpec::Stdin => "standard input".to_string(),
+            InputSpec::File(p) => p.display().to_string(),
+            InputSpec::Sweep(_) => unreachable!("returned above"),
+        },
+        children_keep_stdin,
+        header: Vec::new(),
+        records: None,
+    })
+}
+
+/// This task's share of the input (`--shard`, or Slurm's task), checked against what a task
+/// of a split run cannot do; and `--results`' own conflicts.
+fn shard(cfg: &Config, input: &File) -> Result<Option<Shard>, PlanError> {
+    let shard = match cfg.shard {
+        ShardSpec::Given(s) => Some(s),
+        ShardSpec::None => None,
+        ShardSpec::Auto => {
+            Shard::from_slurm(|k| std::env::var(k).ok()).map_err(PlanError::Usage)?
+        }
+    };
+    if let Some(s) = shard.filter(|s| s.count > 1) {
+        if cfg.limit.is_some() {
+            return Err(usage(
+                "-n counts the records of the whole input, which no task sees alone; it \
+                 cannot be combined with --shard (--shard none: every task does all of its \
+                 input)",
+            ));
+        }
+        use std::os::unix::fs::FileTypeExt;
+        if matches!(cfg.input, InputSpec::Stdin)
+            && input
+                .metadata()
+                .is_ok_and(|m| m.file_type().is_char_device())
+        {
+            return Err(usage(format!(
+                "task {}/{} gets no input: its stdin is /dev/null or a terminal; give every \
+                 task the whole input: -a FILE on shared storage, < FILE, or srun \
+                 --input=all",
+                s.index, s.count
+            )));
+        }
+    }
+    if cfg.results.is_some() {
+        let clash = if cfg.order == OrderMode::Unbuffered {
+            Some("-u (its output is not recorded)")
+        } else if cfg.dry_run {
+            Some("-N")
+        } else if cfg.resume.is_some() || cfg.checkpoint_file.is_some() {
+            Some("--resume or --checkpoint-file (the journals are kept in DIR)")
+        } else {
+            None
+        };
+        if let Some(c) = clash {
+            return Err(usage(format!("--results cannot be combined with {c}")));
+        }
+    }
+    Ok(shard)
+}
+
+/// The resolved command: its argv template and the argument space a batch may fill.
+struct Command {
+    template: ArgvTemplate,
+    arg_space: ArgSpace,
+    /// How many leading words stay literal with `-U`.
+    literal: usize,
+    extra: WorkExtra,
+}
+
+/// What the command's resolution tells the workers besides the argv template.
+struct WorkExtra {
+    /// `--tag` / `--tagstring`, compiled (with the header's column names).
+    tag: Option<crate::exec::command::job::JobLine>,
+    /// `frun xargs`: the command was not found, which is only an error once a command would
+    /// run (GNU xargs looks for it then: `-r` on empty input runs nothing and succeeds).
+    cannot_run: Option<crate::exec::resolve::ResolveError>,
+    /// `-C SO:FN`: what the plugin hosts are started with.
+    plugin: Option<crate::exec::plugin::PluginWork>,
+}
+
+/// A GNU Parallel-style line: exec'd directly when it has no shell syntax and its program is
+/// found, else through the shell.
+fn job_command(
+    cfg: &Config,
+    spec: &crate::exec::command::job::JobSpec,
+    header: &[Vec<u8>],
+    path_env: Option<&std::ffi::OsStr>,
+) -> Result<Command, PlanError> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut spec = spec.clone();
+    if !header.is_empty() {
+        spec.header = header.to_vec();
+    }
+    // A bash function exported under the command's name is what the shell would run.
+    let exported = |w: &[u8]| {
+        let mut name = b"BASH_FUNC_".to_vec();
+        name.extend_from_slice(w);
+        name.extend_from_slice(b"%%");
+        std::env::var_os(std::ffi::OsStr::from_bytes(&name)).is_some()
+    };
+    let found = |w: &[u8]| {
+        (!exported(w))
+            .then(|| resolve(std::ffi::OsStr::from_bytes(w), path_env).ok())
+            .flatten()
+    };
+    // A bash function (the bash front end) runs in the worker shells, found or not; in a worker
+    // shell a GNU Parallel-style line is always `eval`ed, so the user's functions work
+    // anywhere in it. frun's own words (-i, sweeps) are exec'd directly, or reported missing.
+    let in_worker = cfg.shell_command && !cfg.dry_run;
+    let mut line =
+        crate::exec::command::job::JobLine::new(&spec, |w| !in_worker && found(w).is_some())
+            .map_err(PlanError::Usage)?;
+    if in_worker {
+        line = line.eval_in_worker();
+    } else if cfg.dry_run && !spec.literal {
+        line = line.printing();
+    }
+    let p = |w: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(w));
+    let path = match (line.shell(), line.program()) {
+        (None, Some(w)) if in_worker || cfg.dry_run => p(w),
+        (None, Some(w)) => {
+            resolve(std::ffi::OsStr::from_bytes(w), path_env).map_err(PlanError::Command)?
+        }
+        (Some(_), _) if in_worker => PathBuf::from("eval"),
+        (Some(sh), _) => {
+            resolve(std::ffi::OsStr::from_bytes(sh), path_env).map_err(PlanError::Command)?
+        }
+        (None, None) => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
+    };
+    let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
+    let arg_max = arg_max();
+    let arg_space = template.arg_space(arg_max, environment_bytes());
+    Ok(Command {
+        template,
+        arg_space,
+        literal: 0,
+        extra: WorkExtra {
+            tag: tag_line(cfg, header)?,
+            cannot_run: None,
+            plugin: None,
+        },
+    })
+}
+
+/// Resolves the command (once, so "not found" is said once) and sizes the argument space.
+fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
+    let dry_run = cfg.dry_run;
+    let path_env = std::env::var_os("PATH");
+    if let Some(spec) = &cfg.plugin {
+        return plugin::command(cfg, spec, header);
+    }
+    if let Some(spec) = &cfg.job {
+        return job_command(cfg, spec, header, path_env.as_deref());
+    }
+    let in_shell = cfg.shell_command && !dry_run;
+    // With -U, the words from the first one holding {} (-i), else the records, are split (in
+    // a worker shell the bash front end does it).
+    let literal = cfg.literal_words();
+    let mut cannot_run = None;
+    let (path, words): (PathBuf, Vec<OsString>) = if dry_run || in_shell {
+        (PathBuf::from(&cfg.command[0]), cfg.command.clone())
+    } else {
+        let path = match resolve(&cfg.command[0], path_env.as_deref()) {
+            Ok(p) => p,
+            // xargs looks for its command only when it is about to run it.
+            Err(e) if cfg.xargs.is_some() => {
+                cannot_run = Some(e);
+                PathBuf::from(&cfg.command[0])
+            }
+            Err(e) => return Err(PlanError::Command(e)),
+        };
+        if cfg.unsafe_words {
+            let bash = resolve("bash".as_ref(), path_env.as_deref()).map_err(PlanError::Command)?;
+            let mut words: Vec<OsString> = vec![
+                "bash".into(),
+                "-c".into(),
+                UNSAFE_SCRIPT.into(),
+                "frun".into(),
+                literal.to_string().into(),
+                path.clone().into_os_string(),
+            ];
+            words.extend(cfg.command[1..].iter().cloned());
+            (bash, words)
+        } else {
+            (path, cfg.command.clone())
+        }
+    };
+    let mut template = match &cfg.xargs {
+        Some(x) => ArgvTemplate::packed(&path, &words, x.replace.as_deref()),
+        None => ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter),
+    };
+    if matches!(cfg.batch, BatchSpec::Bytes(_)) && !cfg.stdin {
+        template = template.whole_batch();
+    }
+    let arg_max = arg_max();
+    let space = template.arg_space(arg_max, environment_bytes());
+    if !in_shell && space.budget < space.per_record + space.per_byte {
+        return Err(usage(
+            "the command and environment leave no room for arguments (ARG_MAX)",
+        ));
+    }
+    // In stdin mode the same budget bounds a batch's bytes instead of its arguments; a shell
+    // function's arguments never pass through exec, so ARG_MAX does not apply to them either
+    // (a record of any length is one argument).
+    let arg_space = if cfg.stdin || in_shell {
+        ArgSpace {
+            per_byte: 1,
+            per_record: 1,
+            budget: HARD_MAX_STDIN_BYTES,
+            max_record_len: u64::MAX,
+        }
+    } else {
+        space
+    };
+    Ok(Command {
+        template,
+        arg_space,
+        literal,
+        extra: WorkExtra {
+            tag: tag_line(cfg, header)?,
+            cannot_run,
+            plugin: None,
+        },
+    })
+}
+
+/// `--tag` / `--tagstring`: read the job's values the way its line does, `{name}` included.
+fn tag_line(
+    cfg: &Config,
+    header: &[Vec<u8>],
+) -> Result<Option<crate::exec::command::job::JobLine>, PlanError> {
+    let Some(spec) = &cfg.tag else {
+        return Ok(None);
+    };
+    let mut spec = spec.clone();
+    if !header.is_empty() {
+        spec.header = header.to_vec();
+    }
+    crate::exec::command::job::JobLine::tag(&spec)
+        .map(Some)
+        .map_err(PlanError::Usage)
+}
+
+/// The journal this run keeps (and the one it resumes), or this task's results files.
+fn checkpoint(
+    cfg: &Config,
+    shard: Option<Shard>,
+    split: Option<Shard>,
+    shard_map: Option<ShardMap>,
+    input: &File,
+) -> Result<(Prepared, Option<Destination>), PlanError> {
+    if let Some(dir) = &cfg.results {
+        let files = crate::output::results::prepare(
+            dir,
+            shard.unwrap_or(Shard { index: 0, count: 1 }),
+            shard_map.map_or(0, |m| m.chunk),
+            &run_identity(cfg),
+            &shown_command(cfg),
+            cfg.order,
+        )
+        .map_err(PlanError::Usage)?;
+        if let Some(cp) = &files.resume {
+            eprintln!(
+                "frun: {}: continuing the run in {} ({} done before)",
+                files.dest.task,
+                dir.display(),
+                crate::sys::errors::count(cp.batches, "batch", "batches")
+            );
+        }
+        let prepared = Prepared {
+            journal: Some(files.journal),
+            resume: files.resume,
+            stdout_base: 0,
+            restore: None,
+            missing: None,
+        };
+        return Ok((prepared, Some(files.dest)));
+    }
+    // xargs and GNU Parallel leave no files behind: a personality keeps a checkpoint only
+    // when asked (--checkpoint-file, --resume).
+    let personality = cfg.dialect != config::Dialect::Frun || cfg.no_default_journal;
+    if cfg.dry_run || (personality && cfg.checkpoint_file.is_none() && cfg.resume.is_none()) {
+        let none = Prepared {
+            journal: None,
+            resume: None,
+            stdout_base: 0,
+            restore: None,
+            missing: None,
+        };
+        return Ok((none, None));
+    }
+    // Tasks sharing a directory keep a checkpoint each.
+    let default_path = match split {
+        Some(s) => PathBuf::from(format!("{}.{}", crate::journal::DEFAULT_PATH, s.name())),
+        None => PathBuf::from(crate::journal::DEFAULT_PATH),
+    };
+    if let Some(p) = cfg.resume.as_deref() {
+        if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(PlanError::Missing(format!(
+                "--resume: resume file {} not found",
+                p.display()
+            )));
+        }
+    }
+    let mut prepared = crate::journal::prepare(
+        &run_identity(cfg),
+        &shown_command(cfg),
+        cfg.checkpoint_file.as_deref(),
+        cfg.resume.as_deref(),
+        &default_path,
+        input,
+    )
+    .map_err(PlanError::Usage)?;
+    if cfg.output_to_caller {
+        prepared.restore = prepared.restore.map(crate::journal::Restore::to_caller);
+    }
+    Ok((prepared, None))
+}

@@ -1,0 +1,339 @@
+//! A sweep's input: reads every source (`::: words`, `:::: FILE`), combines them into tuples
+//! (every combination, or linked) and writes one record per tuple to an in-memory file the
+//! engine reads like any input file.
+//!
+//! A tuple is one record ending in NUL: each value as `LEN:BYTES` (LEN in decimal), so values
+//! may hold any byte but NUL, which no argument can hold anyway. [`crate::exec::command::job`] reads them
+//! back. Nothing here runs anything.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+
+use super::config::{Source, SourceValues, Sweep};
+
+/// The tuples of `sweep`, written to a new in-memory file (read from its start), the column
+/// names when the sweep has a header, and how many tuples there are. `delimiter` ends the
+/// records of `::::` files; `colsep` (`--colsep REGEX`) splits every value into columns, each a
+/// value of the tuple.
+///
+/// Values are never copied: they are slices of the command line's words or of the files' bytes
+/// (read once each), so a sweep of a hundred thousand values costs a few allocations, not one
+/// per value.
+pub(super) fn materialize(
+    sweep: &Sweep,
+    delimiter: u8,
+    colsep: Option<&str>,
+) -> Result<(File, Vec<Vec<u8>>, u64), String> {
+    let colsep = colsep
+        .map(crate::exec::command::job::column_separator)
+        .transpose()?;
+    let contents = sweep
+        .sources
+        .iter()
+        .map(|s| file_bytes(s, delimiter))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut tables = Vec::with_capacity(sweep.sources.len());
+    for (s, bytes) in sweep.sources.iter().zip(&contents) {
+        let mut vals = values(s, bytes.as_deref(), delimiter);
+        if let Some(eof) = &sweep.eof {
+            if let Some(end) = vals.iter().position(|v| *v == eof.as_slice()) {
+                vals.truncate(end);
+            }
+        }
+        if sweep.skip_empty {
+            vals.retain(|v| !v.iter().all(|&b| b == b' ' || b == b'\t'));
+        }
+        tables.push(Table::new(vals, colsep.as_ref()));
+    }
+    let mut header = Vec::new();
+    if sweep.header {
+        for t in &mut tables {
+            if t.len() == 0 {
+                return Err("--header: an input source is empty (no column name)".into());
+            }
+            header.extend(t.row(0).iter().map(|c| c.to_vec()));
+            t.first += 1;
+        }
+    }
+    if sweep.link && !sweep.wrap {
+        let lens: Vec<usize> = tables.iter().map(Table::len).collect();
+        let shortest = lens.iter().copied().min().unwrap_or(0);
+        if lens.iter().any(|&l| l != shortest) {
+            let shown: Vec<String> = lens.iter().map(usize::to_string).collect();
+            eprintln!(
+                "frun: --link: the sources hold {} values; truncating combinations to the shortest \
+                 length ({shortest})",
+                shown.join(", ")
+            );
+        }
+    }
+    let groups = groups(&sweep.sources, &tables, sweep.link, sweep.wrap);
+    let fd = nix::sys::memfd::memfd_create(c"frun-sweep", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
+        .map_err(|e| format!("cannot create the sweep's tuples in memory: {e}"))?;
+    let file = File::from(fd);
+    let mut out = BufWriter::with_capacity(1 << 16, &file);
+    let written = if sweep.shuffle {
+        let mut all = Vec::new();
+        write_product(&groups, &tables, &mut all).and_then(|()| out.write_all(&shuffled(&all)))
+    } else {
+        write_product(&groups, &tables, &mut out)
+    };
+    written
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the sweep's tuples: {e}"))?;
+    drop(out);
+    std::io::Seek::rewind(&mut &file)
+        .map_err(|e| format!("cannot read the sweep's tuples: {e}"))?;
+    let tuples = groups
+        .iter()
+        .map(|g| g.len as u64)
+        .fold(1u64, u64::saturating_mul);
+    Ok((file, header, tuples))
+}
+
+/// The bytes of a `::::` source, read whole (None for `::: words`).
+fn file_bytes(source: &Source, delimiter: u8) -> Result<Option<Vec<u8>>, String> {
+    let SourceValues::File(p) = &source.values else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    let name = p.display().to_string();
+    let read = if p.as_os_str() == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes)
+    } else {
+        let f = File::open(p)
+            .map_err(|e| format!("cannot open {name}: {}", crate::sys::errors::os_message(&e)))?;
+        if f.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(format!("{name} is a directory"));
+        }
+        (&f).read_to_end(&mut bytes)
+    };
+    read.map_err(|e| format!("cannot read {name}: {}", crate::sys::errors::os_message(&e)))?;
+    if delimiter != 0 && memchr::memchr(0, &bytes).is_some() {
+        return Err(format!(
+            "{name} holds a NUL byte, which no argument can hold (use -0 for NUL-separated values)"
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// One source's values: its words, or its file's records (`bytes`).
+fn values<'a>(source: &'a Source, bytes: Option<&'a [u8]>, delimiter: u8) -> Vec<&'a [u8]> {
+    match (&source.values, bytes) {
+        (SourceValues::Words(w), _) => w.iter().map(|v| v.as_bytes()).collect(),
+        (SourceValues::File(_), Some(bytes)) => {
+            let mut v: Vec<&[u8]> = bytes.split(|&b| b == delimiter).collect();
+            // The last record's delimiter ends it; it does not start an empty one.
+            if bytes.is_empty() || bytes.last() == Some(&delimiter) {
+                v.pop();
+            }
+            v
+        }
+        (SourceValues::File(_), None) => Vec::new(),
+    }
+}
+
+/// One source's values, each as its columns (one without `--colsep`), all in one list.
+struct Table<'a> {
+    columns: Vec<&'a [u8]>,
+    /// Where each value's columns start in `columns`, and one more entry: the end.
+    starts: Vec<usize>,
+    /// The first value that is not the header.
+    first: usize,
+}
+
+impl<'a> Table<'a> {
+    fn new(values: Vec<&'a [u8]>, colsep: Option<&regex::bytes::Regex>) -> Table<'a> {
+        let mut starts = Vec::with_capacity(values.len() + 1);
+        let columns = match colsep {
+            None => {
+                starts.extend(0..=values.len());
+                values
+            }
+            Some(re) => {
+                let mut columns = Vec::with_capacity(values.len());
+                for v in &values {
+                    starts.push(columns.len());
+                    columns.extend(crate::exec::command::job::split_columns(re, v));
+                }
+                starts.push(columns.len());
+                columns
+            }
+        };
+        Table {
+            columns,
+            starts,
+            first: 0,
+        }
+    }
+
+    /// How many values (rows) it holds, the header aside.
+    fn len(&self) -> usize {
+        self.starts.len() - 1 - self.first
+    }
+
+    /// The columns of value `i` (the header aside).
+    fn row(&self, i: usize) -> &[&'a [u8]] {
+        let i = i + self.first;
+        &self.columns[self.starts[i]..self.starts[i + 1]]
+    }
+}
+
+/// Sources linked together: they give one row per tuple, together.
+struct Group {
+    /// The indexes of its sources' tables.
+    sources: Vec<usize>,
+    /// Its rows: a linked source shorter than this starts again from its first value.
+    len: usize,
+}
+
+/// Sources linked together form one group; the combinations are taken over groups.
+fn groups(specs: &[Source], tables: &[Table<'_>], link_all: bool, wrap: bool) -> Vec<Group> {
+    let mut groups: Vec<(Vec<usize>, bool)> = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if link_all || spec.linked => g.0.push(i),
+            _ => groups.push((vec![i], link_all && wrap)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(sources, wrap)| {
+            // --link wraps shorter sources around; `:::+` stops at the shortest.
+            let lens = sources.iter().map(|&s| tables[s].len());
+            let len = if wrap { lens.max() } else { lens.min() };
+            Group {
+                sources,
+                len: len.unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
+/// The NUL-ended records of `tuples` in a random order (`--shuf`): a Fisher-Yates shuffle
+/// seeded from the clock and the process id (not for anything secret).
+fn shuffled(tuples: &[u8]) -> Vec<u8> {
+    let mut records: Vec<&[u8]> = tuples.split_inclusive(|&b| b == 0).collect();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut x = nanos ^ (u64::from(std::process::id()) << 32) | 1;
+    for i in (1..records.len()).rev() {
+        // xorshift64
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        records.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    records.concat()
+}
+
+/// Writes one value as `LEN:BYTES`.
+fn write_value(v: &[u8], out: &mut impl Write) -> std::io::Result<()> {
+    let mut digits = [0u8; 21];
+    let mut at = digits.len() - 1;
+    digits[at] = b':';
+    let mut n = v.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.write_all(&digits[at..])?;
+    out.write_all(v)
+}
+
+/// Every combination of one row per group, the last group varying fastest.
+fn write_product(
+    groups: &[Group],
+    tables: &[Table<'_>],
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    if groups.iter().any(|g| g.len == 0) {
+        return Ok(());
+    }
+    let mut index = vec![0usize; groups.len()];
+    loop {
+        for (g, &i) in groups.iter().zip(&index) {
+            for &s in &g.sources {
+                let t = &tables[s];
+                if t.len() == 0 {
+                    // A wrapped source with no values gives an empty one.
+                    write_value(b"", out)?;
+                } else {
+                    for c in t.row(i % t.len()) {
+                        write_value(c, out)?;
+                    }
+                }
+            }
+        }
+        out.write_all(&[0])?;
+        // The next combination: like counting, the last digit first.
+        let mut k = groups.len();
+        loop {
+            if k == 0 {
+                return Ok(());
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < groups[k].len {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::config::SourceValues;
+    use std::ffi::OsString;
+
+    fn src(v: &[&str], linked: bool) -> Source {
+        Source {
+            values: SourceValues::Words(v.iter().map(OsString::from).collect()),
+            linked,
+        }
+    }
+
+    fn tuples(sweep: &Sweep) -> Vec<String> {
+        let (mut f, _, _) = materialize(sweep, b'\n', None).unwrap();
+        let mut s = Vec::new();
+        f.read_to_end(&mut s).unwrap();
+        s.split(|&b| b == 0)
+            .filter(|r| !r.is_empty())
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn product_varies_the_last_source_fastest() {
+        let s = Sweep::of(
+            vec![src(&["a", "b"], false), src(&["1", "22"], false)],
+            false,
+        );
+        assert_eq!(tuples(&s), ["1:a1:1", "1:a2:22", "1:b1:1", "1:b2:22"]);
+    }
+
+    #[test]
+    fn link_wraps_and_linked_sources_stop_at_the_shortest() {
+        let s = Sweep::of(vec![src(&["a", "b", "c"], false), src(&["1"], false)], true);
+        assert_eq!(tuples(&s), ["1:a1:1", "1:b1:1", "1:c1:1"]);
+        let s = Sweep::of(
+            vec![src(&["a", "b", "c"], false), src(&["1", "2"], true)],
+            false,
+        );
+        assert_eq!(tuples(&s), ["1:a1:1", "1:b1:2"]);
+    }
+
+    #[test]
+    fn an_empty_source_gives_no_tuples() {
+        let s = Sweep::of(vec![src(&["a"], false), src(&[], false)], false);
+        assert!(tuples(&s).is_empty());
+    }
+}

@@ -1,0 +1,265 @@
+//! The spawn runner: each attempt starts the command as a child process (records as its
+//! arguments, or the part's bytes on its stdin) and waits for it.
+//!
+//! It starts and waits for one child at a time; what the ending means is the worker's business.
+
+use std::io;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::{Attempt, Child, Ending, Runner};
+use crate::dispatch::ledger::Outcome;
+use crate::exec::command::argv::{Argv, SH};
+use crate::exec::resolve::start_failure;
+use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
+use crate::output::emit::Capture;
+use crate::run::stop::StopReason;
+
+/// How many times a start that failed for want of processes (EAGAIN) waits and tries again
+/// (about 10 seconds in all) before it counts as a failed attempt.
+const PROCESS_WAITS: u64 = 100;
+
+/// Runs each attempt as a spawned child.
+pub(crate) struct SpawnRunner<'a> {
+    child: Child<'a>,
+    spawner: Spawner,
+    /// `/bin/sh SCRIPT ARGS…`, for a script without `#!`.
+    sh_argv: Vec<*const libc::c_char>,
+    /// `frun xargs -p`: the terminal the answers come from (opened at the first question).
+    tty: Option<std::io::BufReader<std::fs::File>>,
+    /// The command line as `-t` / `-p` show it.
+    shown: Vec<u8>,
+}
+
+/// One question on the terminal at a time, whatever the workers.
+static PROMPT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// frun's environment with `name` set to `slot` (`--process-slot-var`).
+fn slot_environment(name: &std::ffi::OsStr, slot: usize) -> Vec<std::ffi::CString> {
+    let mut vars: Vec<std::ffi::CString> = std::env::vars_os()
+        .filter(|(k, _)| k != name)
+        .filter_map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            std::ffi::CString::new(kv).ok()
+        })
+        .collect();
+    let mut own = name.as_bytes().to_vec();
+    own.extend_from_slice(format!("={slot}").as_bytes());
+    vars.extend(std::ffi::CString::new(own).ok());
+    vars
+}
+
+impl<'a> SpawnRunner<'a> {
+    /// Children write to `capture` (None: stdout), their stderr to `errors` (None: frun's),
+    /// and read the batch pipe (with `-s`) or the run's stdin for children.
+    pub(super) fn new(
+        child: Child<'a>,
+        capture: Option<&Arc<Capture>>,
+        errors: Option<&Arc<Capture>>,
+    ) -> io::Result<SpawnRunner<'a>> {
+        let shared = child.shared;
+        let spawner = Spawner::new(
+            child
+                .relay
+                .map(|r| r.child_fd())
+                .or(capture.map(|c| c.fd())),
+            child
+                .stdin
+                .as_ref()
+                .map(|s| s.fd())
+                .or(shared.child_stdin()),
+            &shared.sigmask,
+            shared.children_own_group,
+        )?;
+        // `frun parallel --results`: stderr is kept with the job's other results.
+        let spawner = match errors {
+            Some(c) => spawner.with_stderr(c.fd()),
+            None => spawner,
+        };
+        let spawner = match &shared.work.xargs.slot_var {
+            Some(name) => spawner.with_environment(slot_environment(name, child.slot)),
+            None => spawner,
+        };
+        Ok(SpawnRunner {
+            child,
+            spawner,
+            sh_argv: Vec::new(),
+            tty: None,
+            shown: Vec::new(),
+        })
+    }
+
+    /// `frun xargs -t` / `-p`: shows the command line on stderr; with `-p` asks on /dev/tty
+    /// whether to run it. Ok(false): not to run it.
+    fn announce(&mut self, argv: &Argv) -> Result<bool, StopReason> {
+        use std::io::{BufRead, Write};
+        let xargs = &self.child.shared.work.xargs;
+        self.shown.clear();
+        match xargs.gnu_trace {
+            // A shell line as it is; a direct command's words quoted as GNU Parallel does.
+            Some(skip) => {
+                for (i, w) in argv.words().skip(skip).enumerate() {
+                    if i > 0 {
+                        self.shown.push(b' ');
+                    }
+                    if skip > 0 {
+                        self.shown.extend_from_slice(w);
+                    } else {
+                        crate::exec::command::job::quote(w, &mut self.shown);
+                    }
+                }
+            }
+            None => {
+                for (i, w) in argv.words().enumerate() {
+                    if i > 0 {
+                        self.shown.push(b' ');
+                    }
+                    crate::exec::command::argv::trace_quote(w, &mut self.shown);
+                }
+            }
+        }
+        if !xargs.prompt {
+            self.shown.push(b'\n');
+            let _ = std::io::stderr().lock().write_all(&self.shown);
+            return Ok(true);
+        }
+        self.shown.extend_from_slice(b" ?...");
+        let _one = PROMPT.lock().unwrap_or_else(|e| e.into_inner());
+        if self.tty.is_none() {
+            let tty = std::fs::File::open("/dev/tty").map_err(|e| StopReason::Abort {
+                message: format!(
+                    "failed to open /dev/tty for reading: {}",
+                    crate::sys::errors::os_message(&e)
+                ),
+                status: 1,
+            })?;
+            self.tty = Some(std::io::BufReader::new(tty));
+        }
+        let _ = std::io::stderr().lock().write_all(&self.shown);
+        let mut answer = String::new();
+        let read = self.tty.as_mut().map(|t| t.read_line(&mut answer));
+        Ok(matches!(read, Some(Ok(n)) if n > 0) && answer.starts_with(['y', 'Y']))
+    }
+
+    /// Starts the command; out of processes (the user's process limit), there are fewer workers
+    /// and this start waits for one of theirs to end instead of spending a retry.
+    fn start_patiently(&mut self, argv: &Argv) -> io::Result<libc::pid_t> {
+        let shared = self.child.shared;
+        let mut spawned = self.start(argv);
+        let mut waits = 0u64;
+        while spawned
+            .as_ref()
+            .is_err_and(|e| e.raw_os_error() == Some(libc::EAGAIN))
+            && waits < PROCESS_WAITS
+            && !shared.stop.is_stopped()
+        {
+            shared.too_many_processes();
+            waits += 1;
+            std::thread::sleep(std::time::Duration::from_millis(10 * waits.min(10)));
+            spawned = self.start(argv);
+        }
+        spawned
+    }
+
+    /// Starts the part's command. A file the kernel cannot execute (ENOEXEC: a script without
+    /// `#!`) runs as `/bin/sh FILE ARGS…`, as `execvp` and xargs do; once one did, every later
+    /// start goes to the shell directly.
+    fn start(&mut self, argv: &Argv) -> io::Result<libc::pid_t> {
+        let shared = self.child.shared;
+        let path = shared.work.template.path();
+        if !shared.script_via_sh.load(Ordering::Relaxed) {
+            match self.spawner.spawn(path, argv.pointers()) {
+                Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
+                    shared.script_via_sh.store(true, Ordering::Relaxed)
+                }
+                started => return started,
+            }
+        }
+        let sh_argv = &mut self.sh_argv;
+        sh_argv.clear();
+        sh_argv.push(SH.as_ptr());
+        sh_argv.push(path.as_ptr());
+        sh_argv.extend_from_slice(&argv.pointers()[1..]);
+        self.spawner.spawn(SH, sh_argv).map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENOENT) {
+                // No shell to run it with: the file stays what the kernel said it is.
+                io::Error::from_raw_os_error(libc::ENOEXEC)
+            } else {
+                e
+            }
+        })
+    }
+
+    /// A start failed: what no retry can fix ends the run at once, said once.
+    fn not_started(&self, e: io::Error) -> Ending {
+        let t = &self.child.shared.work.template;
+        let shown = String::from_utf8_lossy(t.argv0());
+        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(t.path().to_bytes()));
+        match start_failure(&shown, path, &e) {
+            Some(why) => Ending::Stop(StopReason::CannotRun(why)),
+            None => Ending::Ran(Outcome::SpawnFailed(e)),
+        }
+    }
+}
+
+impl Runner for SpawnRunner<'_> {
+    fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
+        let xargs = &self.child.shared.work.xargs;
+        if xargs.trace || xargs.prompt {
+            match self.announce(attempt.argv) {
+                Ok(true) => {}
+                // Declined: nothing runs, and that is no failure.
+                Ok(false) => return Ok(Ending::Ran(Outcome::Ok)),
+                Err(why) => return Ok(Ending::Stop(why)),
+            }
+        }
+        if let Some(why) = &xargs.cannot_run {
+            return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
+        }
+        let feed = self.child.open_feed()?;
+        let relay = self.child.relay;
+        if let Some(r) = relay {
+            r.begin(attempt.part.seq);
+        }
+        let spawned = self.start_patiently(attempt.argv);
+        self.child.release_slot()?;
+        let pid = match spawned {
+            Ok(pid) => pid,
+            Err(e) => {
+                if let Some(r) = relay {
+                    let _ = r.end();
+                }
+                return Ok(self.not_started(e));
+            }
+        };
+        self.child.set_running(pid);
+        self.child.feed_running(pid, feed, &attempt.part)?;
+        let end = wait_exit(pid);
+        // Everything the command wrote is passed on (or kept for -k) before it counts as done.
+        if let Some(Err(e)) = relay.map(|r| r.end()) {
+            self.child.set_running(0);
+            wait_reap(pid);
+            return Ok(Ending::Stop(super::super::worker::emit_stop(
+                e,
+                self.child.shared.output.target(),
+            )));
+        }
+        // The child is a zombie until reaped: its pid cannot be reused while the supervisor may
+        // still signal it through the slot.
+        self.child.set_running(0);
+        wait_reap(pid);
+        let ran = match end? {
+            ChildEnd::Exited(0) => Outcome::Ok,
+            ChildEnd::Exited(c) => Outcome::Exited(c),
+            ChildEnd::Signaled(s) => Outcome::Signaled(s),
+        };
+        Ok(Ending::Ran(self.child.timed(pid, ran)))
+    }
+
+    fn feeds_stdin(&self) -> bool {
+        self.child.stdin.is_some()
+    }
+}

@@ -1,0 +1,151 @@
+//! What the engine is given for one run: each stage's own settings, resolved once by the plan,
+//! and the files the plan opened (input, journal, results).
+//!
+//! Plain data: building it is the plan's job, running it the engine's; nothing here decides.
+
+use std::fs::File;
+use std::sync::Arc;
+
+use crate::dispatch::ledger::{Halt, RetryPolicy};
+use crate::exec::command::argv::ArgvTemplate;
+use crate::journal::Prepared;
+use crate::output::results::Destination;
+use crate::sys::numa::Layout;
+
+/// One run, as the plan resolved it.
+pub struct Settings {
+    pub input: Input,
+    /// Records and batches: handed to the scanner whole.
+    pub scan: crate::input::scan::Settings,
+    /// How each batch runs.
+    pub work: Work,
+    pub workers: Workers,
+    /// How output reaches stdout (the emitter's one setting).
+    pub order: crate::output::emit::OrderMode,
+    /// The checkpoint journal this run keeps, the one it resumes, and what resuming does to
+    /// stdout.
+    pub checkpoint: Prepared,
+    /// `--results`: this task's output file, instead of stdout.
+    pub results: Option<Destination>,
+    /// `--stats`: a summary line at the end (and workers time their batches).
+    pub stats: bool,
+    /// USR1, USR2, XCPU and XFSZ stop the run too (`FRUN_PREEMPT`).
+    pub preempt: bool,
+    /// Live progress on stderr.
+    pub progress: Option<crate::output::progress::Spec>,
+    /// `--joblog`, opened (its header written to a file).
+    pub joblog: Option<crate::output::joblog::Joblog>,
+    /// How failed commands turn into the exit status.
+    pub statuses: Statuses,
+    /// The process exits as soon as the run returns (the binary, the bash front end's engine
+    /// process): the run's mappings and descriptors are then left to the exit, which frees them
+    /// at once. Unmapping them one by one makes the kernel flush the TLB of every CPU a worker
+    /// ran on; on a virtual machine that was a tenth of a one-line run. False for a front end
+    /// that goes on (Python).
+    pub exits_after: bool,
+}
+
+/// How a completed run's failures become its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statuses {
+    /// 123 when a command failed, 3 when records were given up (with a summary on stderr).
+    Frun,
+    /// As GNU xargs: 123 when a command failed (no summary).
+    Xargs,
+    /// As GNU Parallel: the number of failed jobs, 101 for more than 100 (no summary).
+    Parallel,
+}
+
+/// The input, opened.
+pub struct Input {
+    pub file: File,
+    /// The input as messages name it: its path, or "standard input".
+    pub name: String,
+    /// Children keep frun's stdin (input came from `-a FILE`); otherwise they get /dev/null.
+    pub children_keep_stdin: bool,
+    /// Writes what `file` reads (the other end of a pipe), on a thread of its own from the
+    /// run's start (`frun xargs`' input rules); its error ends a completed run with status 1.
+    pub feeder: Option<Feeder>,
+}
+
+/// A pass that produces the run's input as the run reads it.
+pub type Feeder = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
+/// xargs' own ways with commands (`frun xargs`); all off for frun's own flags.
+#[derive(Clone, Debug, Default)]
+pub struct XargsWork {
+    /// `-t`: each command line goes to stderr before it runs.
+    pub trace: bool,
+    /// `-p`: each command line is asked about on /dev/tty; only `y` runs it.
+    pub prompt: bool,
+    /// `--process-slot-var NAME`: each child gets NAME set to its worker's slot (0, 1, …).
+    pub slot_var: Option<std::ffi::OsString>,
+    /// A command exiting 255 or killed by a signal stops the run at once (124 / 125).
+    pub abort: bool,
+    /// `frun parallel -t`: the line is shown as GNU Parallel shows it: the words after this
+    /// many (`SHELL -c`) as they are, or each word quoted its way.
+    pub gnu_trace: Option<usize>,
+    /// The command was not found when the run was planned: the first command that would run
+    /// ends the run with this instead (after `-t` shows it), as xargs only then looks for it.
+    pub cannot_run: Option<crate::exec::resolve::ResolveError>,
+}
+
+/// How a batch is run.
+pub enum Backend {
+    /// Spawn the command with the records as arguments.
+    Argv,
+    /// Spawn the command with the batch's bytes on its stdin (`-s`, `-b`, `--block`).
+    Stdin,
+    /// Print the command line instead of running it (`-N`).
+    DryRun {
+        /// With `-U`: the words from this one on are shown word-split and glob-expanded, as
+        /// they would run.
+        split_from: Option<usize>,
+    },
+}
+
+/// What every worker does with a batch.
+pub struct Work {
+    pub backend: Backend,
+    pub template: ArgvTemplate,
+    /// Batches go to stdin, not into arguments (also for `--dry-run`).
+    pub records_on_stdin: bool,
+    pub retry: RetryPolicy,
+    pub halt: Option<Halt>,
+    /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
+    pub splittable: bool,
+    /// `--job-timeout`.
+    pub job_timeout: Option<crate::dispatch::pace::JobTimeout>,
+    /// `--delay`: the least time between two starts.
+    pub delay: Option<std::time::Duration>,
+    /// Leading words of the command line a joblog line does not show.
+    pub joblog_skip_words: usize,
+    /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
+    pub joblog_raw_first: bool,
+    pub xargs: XargsWork,
+    /// `frun parallel --results NAME`: each job's stdout and stderr are saved there instead of
+    /// printed.
+    pub gnu_results: Option<crate::output::results::gnu::GnuResults>,
+    /// Jobs an earlier run did (`frun parallel --resume…`): their numbers from 1, sorted; they
+    /// are not run again.
+    pub skip_jobs: Vec<u64>,
+    /// `--resume` with `--results`: a job whose results are there is not run again.
+    pub skip_saved: bool,
+    /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
+    pub tag: Option<crate::exec::command::job::JobLine>,
+    /// `--line-buffer`: commands' output is passed on line by line while they run.
+    pub line_buffer: bool,
+    /// `-C SO:FN`: batches are calls of a C function in plugin hosts instead of commands.
+    pub plugin: Option<crate::exec::plugin::PluginWork>,
+}
+
+/// How many workers, and where they run.
+pub struct Workers {
+    /// Workers started before the run grows by need (`-j INIT:MAX`'s INIT).
+    pub init: usize,
+    pub max: usize,
+    /// NUMA placement: nodes, their workers and CPUs, and the chunk-to-node map.
+    pub layout: Arc<Layout>,
+    /// CPUs this process may use (for `--stats`).
+    pub usable_cpus: usize,
+}

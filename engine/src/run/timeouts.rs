@@ -1,0 +1,128 @@
+//! `--job-timeout` for the run: when each worker's running command started (the runners note
+//! it beside the pid slot), and the supervisor's side, which finds commands over their time and
+//! ends them step by step (TERM, TERM, TERM, KILL) from its own poll loop: no thread or timer
+//! per batch.
+//!
+//! It only signals commands and marks them timed out; the runner reports the outcome and the
+//! worker judges it.
+
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::dispatch::pace::{JobTimeout, KILL_STEPS, RuntimeMedian};
+
+/// When each worker's command started, and which were killed for their time.
+pub struct Clock {
+    pub limit: Option<JobTimeout>,
+    /// Runtimes of the batches that succeeded (for `N%`).
+    pub median: RuntimeMedian,
+    epoch: Instant,
+    /// Per worker: ns since `epoch` (+1) when its running command started; 0 = none.
+    since: Box<[AtomicU64]>,
+    /// Per worker: the pid the supervisor killed for its time (0: none).
+    timed_out: Box<[AtomicI32]>,
+}
+
+impl Clock {
+    pub fn new(limit: Option<JobTimeout>, workers: usize) -> Clock {
+        let slots = if limit.is_some() { workers } else { 0 };
+        Clock {
+            limit,
+            median: RuntimeMedian::default(),
+            epoch: Instant::now(),
+            since: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            timed_out: (0..slots).map(|_| AtomicI32::new(0)).collect(),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64 + 1
+    }
+
+    /// Worker `index`'s command starts now (before its pid is put in the slot).
+    pub fn started(&self, index: usize) {
+        if let Some(s) = self.since.get(index) {
+            s.store(self.now(), Ordering::SeqCst);
+        }
+    }
+
+    /// Whether worker `index`'s command `pid`, which has ended, was killed for its time (the
+    /// mark is taken).
+    pub fn take_timed_out(&self, index: usize, pid: libc::pid_t) -> bool {
+        self.timed_out.get(index).is_some_and(|t| {
+            t.compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
+}
+
+/// The supervisor's record of the commands it is ending: per worker, the pid, the next step
+/// and when it is due.
+pub(super) struct Enforcer {
+    ending: Vec<Option<(libc::pid_t, usize, u64)>>,
+}
+
+impl Enforcer {
+    pub(super) fn new(workers: usize) -> Enforcer {
+        Enforcer {
+            ending: vec![None; workers],
+        }
+    }
+
+    /// Signals what is due: commands past their time get their first TERM, commands being
+    /// ended their next step. Returns how soon it must be called again (None: no limit yet and
+    /// nothing being ended).
+    pub(super) fn tick(&mut self, shared: &super::Shared) -> Option<Duration> {
+        let clock = &shared.clock;
+        let limit = clock
+            .limit
+            .and_then(|l| l.limit(&clock.median))
+            .map(|d| d.as_nanos() as u64);
+        let now = clock.now();
+        let mut next: Option<u64> = None;
+        let mut soon = |at: u64| next = Some(next.map_or(at, |n| n.min(at)));
+        for (i, ending) in self.ending.iter_mut().enumerate() {
+            let pid = shared.children[i].load(Ordering::SeqCst);
+            match *ending {
+                Some((p, step, due)) if p == pid => {
+                    if now >= due && step < KILL_STEPS.len() {
+                        let (sig, wait) = KILL_STEPS[step];
+                        shared.signal_child(pid, sig);
+                        *ending = Some((pid, step + 1, now + wait.as_nanos() as u64));
+                    }
+                    if let Some((_, step, due)) = *ending {
+                        if step < KILL_STEPS.len() {
+                            soon(due);
+                        }
+                    }
+                    continue;
+                }
+                _ => *ending = None,
+            }
+            let (Some(limit), true) = (limit, pid > 0) else {
+                continue;
+            };
+            let since = clock.since[i].load(Ordering::SeqCst);
+            // The slot changed meanwhile: this start time may be another command's.
+            if since == 0 || shared.children[i].load(Ordering::SeqCst) != pid {
+                continue;
+            }
+            if now.saturating_sub(since) >= limit {
+                clock.timed_out[i].store(pid, Ordering::SeqCst);
+                let (sig, wait) = KILL_STEPS[0];
+                // The slot only holds pids of unreaped children (see `runner::Child`).
+                shared.signal_child(pid, sig);
+                let due = now + wait.as_nanos() as u64;
+                *ending = Some((pid, 1, due));
+                soon(due);
+            } else {
+                soon(since + limit);
+            }
+        }
+        // A `N%` limit not known yet is looked at again soon.
+        if limit.is_none() && clock.limit.is_some() {
+            soon(now + 100_000_000);
+        }
+        next.map(|at| Duration::from_nanos(at.saturating_sub(now)))
+    }
+}

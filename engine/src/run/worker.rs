@@ -1,0 +1,1023 @@
+//! A worker: claims batches, runs each through its runner, hands the output to the emitter and
+//! the outcome to the ledger — until the ring is done or the run stops. A failed attempt is run
+//! again, split in two or given up here, as the retry policy says.
+//!
+//! A worker never reads input and never decides batch sizes; it only touches its own batch's
+//! bytes, its own capture file and its runner. How an attempt runs (a child, a worker shell, a
+//! printed line) is the runner's business; the worker loop is the same for all of them.
+
+use std::cell::Cell;
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::Backend;
+use crate::dispatch::batch::{Batch, count_records};
+use crate::dispatch::ledger::{FailureShown, Halt, Ledger, Outcome, RetryPolicy, Verdict};
+use crate::dispatch::ring::Claim;
+use crate::exec::command::argv::{Argv, BatchId};
+use crate::exec::stdin::StdinSlot;
+use crate::output::emit::{Capture, DoneSet, EmitError, Finished, Piece};
+use crate::output::linebuf::LineRelay;
+use crate::run::Shared;
+use crate::run::runner::{self, Attempt, Ending, Runner};
+use crate::run::stop::{Stop, StopReason};
+
+/// Runs worker `index` until there is no more work. Errors stop the whole run.
+pub(super) fn run(shared: &Shared, index: usize) {
+    if let Err(e) = work(shared, index) {
+        shared
+            .stop
+            .request(StopReason::Fatal(format!("worker {index}: {e}")));
+    }
+}
+
+/// What a worker holds for all its batches: its capture files (stdout; stderr with
+/// `frun parallel --results`) and its runner.
+type Setup<'a> = (
+    Option<Arc<Capture>>,
+    Option<Arc<Capture>>,
+    Box<dyn Runner + 'a>,
+);
+
+fn setup<'a>(
+    shared: &'a Shared,
+    index: usize,
+    node: usize,
+    relay: Option<&'a LineRelay>,
+) -> io::Result<Setup<'a>> {
+    let capture = if shared.output.captures() {
+        Some(Capture::new()?)
+    } else {
+        None
+    };
+    if let (Some(r), Some(c)) = (relay, &capture) {
+        r.keep_in(c);
+    }
+    let stdin_slot = match shared.work.backend {
+        Backend::Stdin => Some(StdinSlot::new()?),
+        _ => None,
+    };
+    let errors = if shared.work.gnu_results.is_some() {
+        Some(Capture::new()?)
+    } else {
+        None
+    };
+    let runner = runner::choose(
+        shared,
+        index,
+        node,
+        capture.as_ref(),
+        errors.as_ref(),
+        stdin_slot,
+        relay,
+    )?;
+    Ok((capture, errors, runner))
+}
+
+/// `--line-buffer`: the worker's line relay runs on a thread of its own beside it.
+fn work(shared: &Shared, index: usize) -> io::Result<()> {
+    let relayed = shared.work.line_buffer
+        && shared.output.captures()
+        && !matches!(shared.work.backend, Backend::DryRun { .. });
+    if !relayed {
+        return work_with(shared, index, None);
+    }
+    let relay = LineRelay::new()?;
+    std::thread::scope(|s| {
+        let pump = std::thread::Builder::new()
+            .name(format!("frun-lines-{index}"))
+            .stack_size(128 << 10)
+            .spawn_scoped(s, || relay.pump(&shared.output))?;
+        let worked = work_with(shared, index, Some(&relay));
+        relay.quit();
+        let _ = pump.join();
+        worked
+    })
+}
+
+fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Result<()> {
+    // With NUMA placement, this worker belongs to one node: it runs there and takes that
+    // node's batches first.
+    let layout = shared.rings.layout();
+    let node = layout.node_of_worker(index);
+    // A worker that cannot get its descriptors (the open-file limit) leaves the work to the
+    // others; only the first one's failure ends the run.
+    let (capture, errors, mut runner) = match setup(shared, index, node, relay) {
+        Ok(s) => s,
+        Err(e) if index > 0 => {
+            shared.worker_failed(
+                index,
+                &format!(
+                    "cannot set up a worker: {}",
+                    crate::sys::errors::os_message(&e)
+                ),
+            );
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    if !layout.is_single() {
+        layout.pin_thread(node);
+    }
+    let site = Post {
+        shared,
+        index,
+        node,
+        slot: Cell::new(0),
+        holding: Cell::new(false),
+    };
+    let mut worker = Worker::new(&site, runner.as_mut(), capture.as_ref());
+    worker.errors = errors.as_ref();
+    worker.relay = relay;
+    worker.serve()
+}
+
+/// How a worker judges attempts and when it stops the run: the run's settings, copied once.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rules {
+    pub retry: RetryPolicy,
+    pub halt: Option<Halt>,
+    /// A failed part of several records may be split (not with `-L`, `-b`, `--block`).
+    pub splittable: bool,
+    pub delimiter: u8,
+    /// xargs' way: a command that exited 255 or was killed stops the run once its output is
+    /// out (124 / 125).
+    pub abort: bool,
+}
+
+/// What a worker's loop needs from the run around it: batches to claim, their input bytes and
+/// command lines, the stop, the ledger and the emitter. The engine's is [`Post`]; tests script
+/// one.
+pub(super) trait Site {
+    /// The next batch for this worker, or None when there is no more work for it.
+    /// `finished`: this worker finished a batch before.
+    fn claim(&self, finished: bool) -> Option<Batch>;
+    /// The input bytes `[start, end)`.
+    fn bytes(&self, start: u64, end: u64) -> &[u8];
+    /// Fills `argv` with the command line for the part whose input is `bytes`; `attempt`
+    /// numbers this worker's attempts.
+    fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv);
+    /// The attempt whose command line [`Site::command`] built last has ended (or will not
+    /// run): what it held while it ran (a job slot) is free.
+    fn attempt_ended(&self) {}
+    /// Whether the part ending at `end` was read whole (the input did not shrink under it).
+    fn intact(&self, end: u64) -> bool;
+    /// Whether the input shrank while it was read.
+    fn shrank(&self) -> bool;
+    /// Stops the run because the input shrank.
+    fn input_shrank(&self);
+    /// Batch `seq`'s input bytes are no longer needed.
+    fn release(&self, seq: u64);
+    /// Hands batch `seq`'s output and the input it completed to the emitter.
+    fn complete(&self, finished: Finished) -> Result<(), EmitError>;
+    /// What the output goes to, for messages.
+    fn output_target(&self) -> &str {
+        "standard output"
+    }
+    /// Whether nobody reads stdout any more.
+    fn reader_gone(&self) -> bool;
+    /// Whether batches are timed (for [`Site::note_busy`]).
+    fn timed(&self) -> bool;
+    /// This worker spent `busy` on one batch.
+    fn note_busy(&self, busy: Duration);
+    fn stop(&self) -> &Stop;
+    fn ledger(&self) -> &Ledger;
+    fn rules(&self) -> Rules;
+    /// Waits for this start's turn (`--delay`); false when the run stopped meanwhile.
+    fn pace(&self) -> bool {
+        true
+    }
+    /// Whether successful attempts' runtimes are wanted ([`Site::note_runtime`]).
+    fn measures_runtimes(&self) -> bool {
+        false
+    }
+    /// An attempt succeeded after running `took` (for `--job-timeout N%`).
+    fn note_runtime(&self, _took: Duration) {}
+    /// Whether finished batches are logged (`--joblog`): the leading words of the command line
+    /// the log does not show, and whether the next one is shown as it is.
+    fn joblog(&self) -> Option<(usize, bool)> {
+        None
+    }
+    /// Writes a finished batch's joblog line; the error is why the run must stop.
+    fn log_job(&self, _line: &[u8]) -> Result<(), StopReason> {
+        Ok(())
+    }
+    /// How many batches the whole input has, once it was read to its end.
+    fn total_batches(&self) -> Option<u64> {
+        None
+    }
+    /// The command as messages name it.
+    fn command_name(&self) -> String {
+        "the command".into()
+    }
+    /// `--tag`: writes the tag of batch `seq`'s records (`bytes`) into `out`; false when output
+    /// is not tagged.
+    fn tag_of(&self, _bytes: &[u8], _seq: u64, _out: &mut Vec<u8>) -> bool {
+        false
+    }
+    /// Whether batch `seq` (its records `bytes`) was done by an earlier run and is not run
+    /// again (`frun parallel --resume…`).
+    fn skips(&self, _bytes: &[u8], _seq: u64) -> bool {
+        false
+    }
+    /// Whether each batch's output is saved as its results (`frun parallel --results`)
+    /// instead of printed.
+    fn saves_results(&self) -> bool {
+        false
+    }
+    /// Saves batch `seq`'s results; the error is why the run must stop.
+    fn save_results(
+        &self,
+        _bytes: &[u8],
+        _seq: u64,
+        _stdout: &[u8],
+        _stderr: &[u8],
+    ) -> Result<(), StopReason> {
+        Ok(())
+    }
+}
+
+/// The engine's side of worker `index`, on NUMA node `node`.
+struct Post<'a> {
+    shared: &'a Shared,
+    index: usize,
+    node: usize,
+    /// The job slot (`{%}`) of its current or last job line (0: none), for its tag.
+    slot: Cell<u64>,
+    /// Whether `slot` is held: from the job's start to its end, not until the next job, so
+    /// that a job starting on another worker meanwhile may take it.
+    holding: Cell<bool>,
+}
+
+impl Post<'_> {
+    /// The job slot for an attempt at job `seq`: the one held so far is given back first
+    /// (this worker's previous job has ended).
+    fn retake_slot(&self, seq: u64) -> u64 {
+        self.give_slot();
+        let slot = self.shared.slots.take(seq);
+        self.slot.set(slot);
+        self.holding.set(true);
+        slot
+    }
+
+    fn give_slot(&self) {
+        if self.holding.replace(false) {
+            self.shared.slots.give(self.slot.get());
+        }
+    }
+}
+
+impl Drop for Post<'_> {
+    fn drop(&mut self) {
+        self.give_slot();
+    }
+}
+
+impl Site for Post<'_> {
+    fn claim(&self, finished: bool) -> Option<Batch> {
+        let s = self.shared;
+        // The system allows fewer workers than run (processes could not be started): the last
+        // ones leave, between batches.
+        if s.over_cap(self.index) {
+            s.rings.leave(self.node, finished);
+            return None;
+        }
+        match s.rings.claim(self.node, finished) {
+            Claim::Batch(batch) => Some(batch),
+            Claim::Done => None,
+        }
+    }
+
+    fn bytes(&self, start: u64, end: u64) -> &[u8] {
+        self.shared.spool.bytes(start, end)
+    }
+
+    fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv) {
+        let s = self.shared;
+        // A plugin host reads the records from the spool itself (a worker shell does not).
+        let arg_bytes = if s.work.records_on_stdin || (s.work.plugin.is_some() && s.shell.is_none())
+        {
+            &[][..]
+        } else {
+            bytes
+        };
+        let slot = if s.work.template.is_job() {
+            self.retake_slot(seq)
+        } else {
+            self.index as u64 + 1
+        };
+        let id = BatchId {
+            node: self.node as u32,
+            worker: self.index as u32,
+            batch: attempt,
+            seq,
+            slot,
+        };
+        s.work.template.build(arg_bytes, id, argv);
+    }
+
+    fn attempt_ended(&self) {
+        self.give_slot();
+    }
+
+    fn intact(&self, end: u64) -> bool {
+        // Argv mode checks the file's size; stdin mode's copy from the file checks it itself.
+        let s = self.shared;
+        if s.work.records_on_stdin {
+            !s.spool.shrank()
+        } else {
+            s.spool.intact(end)
+        }
+    }
+
+    fn shrank(&self) -> bool {
+        self.shared.spool.shrank()
+    }
+
+    fn input_shrank(&self) {
+        self.shared.input_shrank();
+    }
+
+    fn release(&self, seq: u64) {
+        self.shared.input_release.release(seq);
+    }
+
+    fn complete(&self, finished: Finished) -> Result<(), EmitError> {
+        self.shared.output.complete(finished)
+    }
+
+    fn output_target(&self) -> &str {
+        self.shared.output.target()
+    }
+
+    fn reader_gone(&self) -> bool {
+        crate::output::emit::reader_gone(1)
+    }
+
+    fn timed(&self) -> bool {
+        self.shared.stats && !self.shared.rings.layout().is_single()
+    }
+
+    fn note_busy(&self, busy: Duration) {
+        let ns = busy.as_nanos().min(u64::MAX as u128) as u64;
+        self.shared.rings.note_busy(self.node, ns);
+    }
+
+    fn stop(&self) -> &Stop {
+        &self.shared.stop
+    }
+
+    fn ledger(&self) -> &Ledger {
+        &self.shared.ledger
+    }
+
+    fn pace(&self) -> bool {
+        let s = self.shared;
+        match &s.gate {
+            // SAFETY: the stop eventfd lives as long as the run's shared state.
+            Some(g) => g.wait(unsafe { std::os::fd::BorrowedFd::borrow_raw(s.stop.fd()) }),
+            None => true,
+        }
+    }
+
+    fn measures_runtimes(&self) -> bool {
+        matches!(
+            self.shared.clock.limit,
+            Some(crate::dispatch::pace::JobTimeout::Percent(_))
+        )
+    }
+
+    fn note_runtime(&self, took: Duration) {
+        self.shared.clock.median.record(took);
+    }
+
+    fn joblog(&self) -> Option<(usize, bool)> {
+        let s = self.shared;
+        let w = &s.work;
+        s.joblog
+            .as_ref()
+            .map(|_| (w.joblog_skip_words, w.joblog_raw_first))
+    }
+
+    fn log_job(&self, line: &[u8]) -> Result<(), StopReason> {
+        use crate::output::joblog::Joblog;
+        let s = self.shared;
+        match &s.joblog {
+            Some(Joblog::Stdout) => s.output.write_aside(1, line).map_err(|e| match e {
+                EmitError::Closed => StopReason::ReaderGone,
+                EmitError::Io(e) => StopReason::Fatal(format!(
+                    "cannot write the joblog to standard output: {}",
+                    crate::sys::errors::os_message(&e)
+                )),
+            }),
+            Some(log) => log
+                .write(line)
+                .map_err(|e| StopReason::Fatal(log.error(&e))),
+            None => Ok(()),
+        }
+    }
+
+    fn total_batches(&self) -> Option<u64> {
+        super::total_batches(self.shared)
+    }
+
+    fn rules(&self) -> Rules {
+        let s = self.shared;
+        Rules {
+            retry: s.work.retry,
+            halt: s.work.halt,
+            splittable: s.work.splittable,
+            delimiter: s.delimiter,
+            abort: s.work.xargs.abort,
+        }
+    }
+
+    fn command_name(&self) -> String {
+        String::from_utf8_lossy(self.shared.work.template.argv0()).into_owned()
+    }
+
+    fn skips(&self, bytes: &[u8], seq: u64) -> bool {
+        let w = &self.shared.work;
+        let skipped = w.skip_jobs.binary_search(&(seq + 1)).is_ok()
+            || match &w.gnu_results {
+                Some(r) if w.skip_saved => r.saved(bytes, seq + 1),
+                _ => false,
+            };
+        if skipped {
+            self.shared.slots.forgo(seq);
+        }
+        skipped
+    }
+
+    fn saves_results(&self) -> bool {
+        self.shared.work.gnu_results.is_some()
+    }
+
+    fn save_results(
+        &self,
+        bytes: &[u8],
+        seq: u64,
+        stdout: &[u8],
+        stderr: &[u8],
+    ) -> Result<(), StopReason> {
+        match &self.shared.work.gnu_results {
+            Some(r) => r
+                .save(bytes, seq + 1, stdout, stderr)
+                .map_err(StopReason::Fatal),
+            None => Ok(()),
+        }
+    }
+
+    fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
+        let s = self.shared;
+        match &s.work.tag {
+            Some(tag) => {
+                tag.render(
+                    bytes,
+                    s.work.template.delimiter(),
+                    seq + 1,
+                    match self.slot.get() {
+                        0 => self.index as u64 + 1,
+                        held => held,
+                    },
+                    out,
+                );
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// One worker's loop, and what it keeps across batches: buffers reused so that a batch
+/// allocates nothing, and where its capture file stands.
+struct Worker<'a, S: Site> {
+    site: &'a S,
+    runner: &'a mut dyn Runner,
+    capture: Option<&'a Arc<Capture>>,
+    /// Commands' stderr, kept for their results (`frun parallel --results`).
+    errors: Option<&'a Arc<Capture>>,
+    rules: Rules,
+    /// Arguments are copies: a part's input bytes are not needed once they are built, unless
+    /// they are fed to the command's stdin or the part may have to run again.
+    release_early: bool,
+    argv: Argv,
+    /// Parts of the current batch still to run, with the retries each had (a failed batch of
+    /// several records is split in two, so one bad record cannot take the others down), and
+    /// the parts that are done.
+    parts: Vec<(u64, u64, u64)>,
+    done: Vec<(u64, u64)>,
+    /// The capture up to here went to the emitter.
+    written: u64,
+    /// This worker's attempts so far (they number its command lines).
+    attempts: u64,
+    /// `--joblog`: what the current batch's line will say (None: no joblog).
+    job: Option<JobNote>,
+    /// Successful attempts are timed (`--job-timeout N%`).
+    measure: bool,
+    /// The joblog line being written (reused).
+    line: Vec<u8>,
+    /// `--line-buffer`: the relay that passes on this worker's output, tagging its lines with
+    /// `tag` (`--tag`; reused, empty for none).
+    relay: Option<&'a LineRelay>,
+    tag: Vec<u8>,
+}
+
+/// What a batch's joblog line says, gathered over its attempts.
+#[derive(Clone, Copy)]
+struct JobNote {
+    /// Leading words of the command line the log does not show, and whether the next is shown
+    /// as it is.
+    skip_words: (usize, bool),
+    /// When its first attempt started, and that attempt's number.
+    start: Option<(SystemTime, Instant, u64)>,
+    /// The last failure of one of its parts (zero when they all succeeded).
+    shown: FailureShown,
+    /// Bytes fed to its commands' stdin.
+    send: u64,
+    /// A failure split it: its line shows the whole batch's command, rebuilt.
+    split: bool,
+}
+
+impl JobNote {
+    fn new(skip_words: (usize, bool)) -> JobNote {
+        JobNote {
+            skip_words,
+            start: None,
+            shown: FailureShown {
+                exitval: 0,
+                signal: 0,
+            },
+            send: 0,
+            split: false,
+        }
+    }
+}
+
+/// Where a batch stands once each of its parts is done or given up.
+struct Settled {
+    /// The capture holds the batch's kept output from `written` to here.
+    kept: u64,
+    /// A command of the batch exited non-zero and that stands (it is not retried).
+    failed: bool,
+    /// Its end stops the run once the batch's output is out (`Rules::abort`).
+    abort: Option<StopReason>,
+}
+
+impl<'a, S: Site> Worker<'a, S> {
+    fn new(
+        site: &'a S,
+        runner: &'a mut dyn Runner,
+        capture: Option<&'a Arc<Capture>>,
+    ) -> Worker<'a, S> {
+        let rules = site.rules();
+        // A batch that may be run again keeps its input until its outcome is final.
+        let release_early = !runner.reads_input() && !rules.retry.may_retry();
+        Worker {
+            site,
+            runner,
+            capture,
+            errors: None,
+            rules,
+            release_early,
+            argv: Argv::default(),
+            parts: Vec::new(),
+            done: Vec::new(),
+            written: 0,
+            attempts: 0,
+            job: site.joblog().map(JobNote::new),
+            measure: site.measures_runtimes(),
+            line: Vec::new(),
+            relay: None,
+            tag: Vec::new(),
+        }
+    }
+
+    /// Claims and runs batches until there are no more or the run stops.
+    fn serve(mut self) -> io::Result<()> {
+        let timed = self.site.timed();
+        let mut finished = false;
+        while let Some(batch) = self.site.claim(finished) {
+            finished = true;
+            if self.site.stop().is_stopped() {
+                break;
+            }
+            if self
+                .site
+                .skips(self.site.bytes(batch.start, batch.end), batch.seq)
+            {
+                if !self.skip(&batch) {
+                    break;
+                }
+                continue;
+            }
+            let began = timed.then(Instant::now);
+            // None: the run stops, and the batch stays undone (a resume runs it).
+            let Some(settled) = self.run_parts(&batch)? else {
+                break;
+            };
+            if !self.finish(&batch, settled, began)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands a batch an earlier run did to the emitter as done, without running it; false when
+    /// the worker must stop.
+    fn skip(&mut self, batch: &Batch) -> bool {
+        let site = self.site;
+        site.release(batch.seq);
+        let finished = Finished {
+            seq: batch.seq,
+            piece: None,
+            done: DoneSet::of(&[(batch.start, batch.end)]),
+            failed: false,
+        };
+        match site.complete(finished) {
+            Ok(()) => true,
+            Err(e) => {
+                site.stop().request(emit_stop(e, site.output_target()));
+                false
+            }
+        }
+    }
+
+    /// Saves the settled batch's stdout (the capture from `written` on) and stderr as its
+    /// results and drops them from the captures: nothing of it is printed.
+    fn save(&mut self, batch: &Batch, settled: &mut Settled) -> io::Result<Result<(), StopReason>> {
+        let stdout = match self.capture {
+            Some(c) => {
+                let mut out = c.read_from(self.written)?;
+                out.truncate((settled.kept - self.written) as usize);
+                c.discard_from(self.written)?;
+                out
+            }
+            None => Vec::new(),
+        };
+        settled.kept = self.written;
+        let stderr = match self.errors {
+            Some(c) => {
+                let err = c.read_from(0)?;
+                c.discard_from(0)?;
+                err
+            }
+            None => Vec::new(),
+        };
+        let bytes = self.site.bytes(batch.start, batch.end);
+        Ok(self.site.save_results(bytes, batch.seq, &stdout, &stderr))
+    }
+
+    /// Runs the batch's parts until each is done or given up; None when the run stops first.
+    fn run_parts(&mut self, batch: &Batch) -> io::Result<Option<Settled>> {
+        self.parts.clear();
+        self.done.clear();
+        self.parts.push((batch.start, batch.end, 0));
+        if let Some(j) = &mut self.job {
+            *j = JobNote::new(j.skip_words);
+        }
+        let mut settled = Settled {
+            kept: self.written,
+            failed: false,
+            abort: None,
+        };
+        while let Some((start, end, retried)) = self.parts.pop() {
+            let bytes = self.site.bytes(start, end);
+            // A part of a split batch holds only its own records (an uncounted batch, 0, stays
+            // uncounted).
+            let whole = (start, end) == (batch.start, batch.end);
+            let part = Batch {
+                start,
+                end,
+                records: if whole || batch.records == 0 {
+                    batch.records
+                } else {
+                    count_records(bytes, self.rules.delimiter)
+                },
+                ..*batch
+            };
+            let Some(outcome) = self.attempt(part, retried, bytes)? else {
+                return Ok(None);
+            };
+            self.settle(part, retried, bytes, outcome, &mut settled)?;
+        }
+        Ok(Some(settled))
+    }
+
+    /// Runs one attempt at `part` (after `retried` retries); None when the run stops instead
+    /// (the part stays undone).
+    fn attempt(&mut self, part: Batch, retried: u64, bytes: &[u8]) -> io::Result<Option<Outcome>> {
+        let ended = self.attempt_once(part, retried, bytes);
+        self.site.attempt_ended();
+        ended
+    }
+
+    fn attempt_once(
+        &mut self,
+        part: Batch,
+        retried: u64,
+        bytes: &[u8],
+    ) -> io::Result<Option<Outcome>> {
+        let site = self.site;
+        site.command(bytes, part.seq, self.attempts, &mut self.argv);
+        self.attempts += 1;
+        if let Some(r) = self.relay {
+            self.tag.clear();
+            if !site.tag_of(bytes, part.seq, &mut self.tag) {
+                self.tag.clear();
+            }
+            r.tag_lines_with(&self.tag);
+        }
+        // Nothing runs on bytes read past the end of an input file that shrank.
+        if !site.intact(part.end) {
+            site.input_shrank();
+            return Ok(None);
+        }
+        if self.release_early {
+            site.release(part.seq);
+        }
+        // `--delay`: a run that stops meanwhile leaves the part undone.
+        if !site.pace() {
+            return Ok(None);
+        }
+        if let Some(j) = &mut self.job {
+            if j.start.is_none() {
+                j.start = Some((SystemTime::now(), Instant::now(), self.attempts - 1));
+            }
+        }
+        if let Some(c) = self.errors {
+            c.discard_from(0)?;
+        }
+        let began = self.measure.then(Instant::now);
+        let attempt = Attempt {
+            part,
+            argv: &self.argv,
+            retried,
+        };
+        let outcome = match self.runner.run(&attempt)? {
+            Ending::Ran(outcome) => outcome,
+            Ending::Stop(why) => {
+                site.stop().request(why);
+                return Ok(None);
+            }
+        };
+        // A run that is stopping discards the part (it stays undone for a resume), unless it
+        // drains (`--halt soon`): then running batches count.
+        let stop = site.stop();
+        if stop.is_stopped() && !stop.drains() {
+            return Ok(None);
+        }
+        if matches!(outcome, Outcome::Signaled(libc::SIGPIPE)) && site.reader_gone() {
+            stop.request(StopReason::ReaderGone);
+            return Ok(None);
+        }
+        if let (Some(t), Outcome::Ok) = (began, &outcome) {
+            site.note_runtime(t.elapsed());
+        }
+        Ok(Some(outcome))
+    }
+
+    /// Judges an attempt at `part` (after `retried` retries): it stands, or the part is split,
+    /// queued again or given up, and a failed attempt's partial output is dropped. A worker
+    /// shell killed on every attempt is given up like a command (forkrun stopped the run).
+    fn settle(
+        &mut self,
+        part: Batch,
+        retried: u64,
+        bytes: &[u8],
+        outcome: Outcome,
+        settled: &mut Settled,
+    ) -> io::Result<()> {
+        let (site, rules) = (self.site, self.rules);
+        let verdict = rules.retry.judge(&outcome, retried);
+        if verdict == Verdict::Final {
+            if let Some(c) = self.capture {
+                // With a line relay, lines are tagged as they pass.
+                let mut tag = Vec::new();
+                if self.relay.is_none() && site.tag_of(bytes, part.seq, &mut tag) {
+                    tag_lines(c, settled.kept, &tag)?;
+                }
+                settled.kept = c.size()?;
+            }
+            self.done.push((part.start, part.end));
+            settled.failed |= !matches!(outcome, Outcome::Ok);
+            if let Some(j) = &mut self.job {
+                if !matches!(outcome, Outcome::Ok) {
+                    j.shown = outcome.shown();
+                }
+                if self.runner.feeds_stdin() {
+                    j.send += part.end - part.start;
+                }
+            }
+            if rules.abort && settled.abort.is_none() {
+                settled.abort = abort_reason(&outcome, || site.command_name());
+            }
+            site.ledger().record(&part, &outcome);
+            return Ok(());
+        }
+        // A failed attempt's partial output never appears.
+        if let Some(c) = self.capture {
+            c.discard_from(settled.kept)?;
+        }
+        let split = if rules.splittable {
+            split_point(bytes, rules.delimiter)
+        } else {
+            None
+        };
+        let (start, end) = (part.start, part.end);
+        if let Some(j) = &mut self.job {
+            j.split |= split.is_some();
+        }
+        if let Some(mid) = split {
+            // Left half first (it is popped first), so output keeps input order.
+            self.parts.push((start + mid, end, 0));
+            self.parts.push((start, start + mid, 0));
+            site.ledger().retried();
+        } else if verdict == Verdict::Retry && !site.stop().is_stopped() {
+            self.parts.push((start, end, retried + 1));
+            site.ledger().retried();
+        } else {
+            let records = if part.records == 0 {
+                0
+            } else {
+                count_records(bytes, rules.delimiter)
+            };
+            if let Some(j) = &mut self.job {
+                j.shown = outcome.shown();
+            }
+            site.ledger()
+                .given_up(&Batch { records, ..part }, &outcome, retried + 1);
+        }
+        Ok(())
+    }
+
+    /// Hands a settled batch to the emitter, then stops the run if `--halt` is reached; false
+    /// when the worker must stop.
+    fn finish(
+        &mut self,
+        batch: &Batch,
+        mut settled: Settled,
+        began: Option<Instant>,
+    ) -> io::Result<bool> {
+        let site = self.site;
+        let stop = site.stop();
+        let ended = Instant::now();
+        // A split batch's line shows its whole command, built again while its input is here.
+        if let Some(JobNote {
+            split: true,
+            start: Some((_, _, first)),
+            ..
+        }) = self.job
+        {
+            let bytes = site.bytes(batch.start, batch.end);
+            site.command(bytes, batch.seq, first, &mut self.argv);
+            site.attempt_ended();
+        }
+        let receive = settled.kept - self.written;
+        if site.saves_results() {
+            if let Err(why) = self.save(batch, &mut settled)? {
+                stop.request(why);
+                return Ok(false);
+            }
+        }
+        site.release(batch.seq);
+        // Checked before the batch is recorded done: its stdin copy may have come up short.
+        if site.shrank() {
+            site.input_shrank();
+            return Ok(false);
+        }
+        let piece = self.capture.and_then(|c| {
+            let p = Piece {
+                capture: Arc::clone(c),
+                off: self.written,
+                len: settled.kept - self.written,
+            };
+            self.written = settled.kept;
+            (p.len > 0).then_some(p)
+        });
+        let finished = Finished {
+            seq: batch.seq,
+            piece,
+            done: DoneSet::of(&self.done),
+            failed: settled.failed,
+        };
+        let abort = settled.abort;
+        if let Err(e) = site.complete(finished) {
+            stop.request(emit_stop(e, site.output_target()));
+            return Ok(false);
+        }
+        if let Some(why) = abort {
+            stop.request(why);
+            return Ok(false);
+        }
+        if let Some(t) = began {
+            site.note_busy(t.elapsed());
+        }
+        if let Some(j) = self.job {
+            if let Some((start, at, _)) = j.start {
+                self.line.clear();
+                crate::output::joblog::Entry {
+                    seq: batch.seq + 1,
+                    start,
+                    runtime: ended.duration_since(at),
+                    send: j.send,
+                    receive,
+                    exitval: j.shown.exitval,
+                    signal: j.shown.signal,
+                    command: self.argv.words().skip(j.skip_words.0),
+                    raw_first: j.skip_words.1,
+                }
+                .format(&mut self.line);
+                if let Err(why) = site.log_job(&self.line) {
+                    stop.request(why);
+                    return Ok(false);
+                }
+            }
+        }
+        if let Some(h) = self.rules.halt {
+            if site.ledger().halt_reached(h, site.total_batches()) {
+                let ledger = site.ledger();
+                stop.request(StopReason::Halt {
+                    now: h.now,
+                    on: h.on,
+                    failed: ledger.failed_batches() + ledger.given_up_batches(),
+                });
+            }
+        }
+        if let Some(c) = self.capture {
+            if self.written > 0 && c.reset_if_drained()? {
+                self.written = 0;
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Why the run stops when the output (`target`: what it writes to) could not take a batch.
+pub(super) fn emit_stop(e: EmitError, target: &str) -> StopReason {
+    match e {
+        EmitError::Closed => StopReason::ReaderGone,
+        EmitError::Io(e) => StopReason::Fatal(format!(
+            "cannot write to {target}: {}",
+            crate::sys::errors::os_message(&e)
+        )),
+    }
+}
+
+/// xargs' immediate stops: a command that exited 255 (124) or was killed by a signal (125).
+fn abort_reason(outcome: &Outcome, name: impl Fn() -> String) -> Option<StopReason> {
+    match outcome {
+        Outcome::Exited(255) => Some(StopReason::Abort {
+            message: format!("{}: exited with status 255; aborting", name()),
+            status: 124,
+        }),
+        Outcome::Signaled(s) => Some(StopReason::Abort {
+            message: format!("{}: terminated by signal {s}", name()),
+            status: 125,
+        }),
+        _ => None,
+    }
+}
+
+/// Where to split a failed part of several records in two: the record boundary nearest its
+/// middle (an offset within `bytes`), or None for a single record.
+fn split_point(bytes: &[u8], delimiter: u8) -> Option<u64> {
+    // The last byte ends the last record; a boundary must have a record after it.
+    let body = bytes.get(..bytes.len().checked_sub(1)?)?;
+    let mid = body.len() / 2;
+    let after = memchr::memchr(delimiter, &body[mid..]).map(|i| mid + i + 1);
+    let before = memchr::memrchr(delimiter, &body[..mid]).map(|i| i + 1);
+    let at = match (before, after) {
+        (Some(b), Some(a)) => {
+            if mid - b < a - mid {
+                b
+            } else {
+                a
+            }
+        }
+        (b, a) => a.or(b)?,
+    };
+    Some(at as u64)
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
+/// without its newline too).
+fn tag_lines(capture: &Capture, off: u64, tag: &[u8]) -> io::Result<()> {
+    let out = capture.read_from(off)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    let lines = out.split_inclusive(|&b| b == b'\n');
+    let mut tagged = Vec::with_capacity(out.len() + (tag.len() + 1) * 8);
+    for line in lines {
+        tagged.extend_from_slice(tag);
+        tagged.push(b'\t');
+        tagged.extend_from_slice(line);
+    }
+    capture.discard_from(off)?;
+    capture.append(&tagged)
+}

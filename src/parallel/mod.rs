@@ -1,0 +1,1224 @@
+//! `frun parallel …`: GNU Parallel's command line (as Debian's 20221122 reads it) turned into a
+//! [`Config`] for frun's engine.
+//!
+//! Options come before the command (the first word that is not an option ends them, as GNU
+//! Parallel's option parser does); input sources (`:::`, `::::`, `:::+`, `::::+`) follow the
+//! command. A flag frun does not understand is never passed on or ignored: it is an error
+//! (status 255, as GNU Parallel's), and what frun deliberately does not do is refused with the
+//! frun way where there is one. This module reads no file and starts nothing.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use crate::invocation::Invocation;
+use crate::units::{parse_delimiter, parse_number};
+use frun_engine::exec::command::job::{
+    Columns, JobSpec, ReplacementNames, Spread, Trim, perl_expression, perl_refusal,
+};
+use frun_engine::input::bounds::{MAX_PATTERN, RecordBounds};
+use frun_engine::output::emit::OrderMode;
+use frun_engine::plan::config::{
+    BatchSpec, Bound, Config, Dialect, InputSpec, JobResume, Range, Source, SourceValues, Sweep,
+};
+use frun_engine::sys::exit::ExitCode;
+
+/// A refusal: one line, GNU Parallel's status for errors.
+fn refuse(msg: impl Into<String>) -> Invocation {
+    Invocation::Refuse {
+        message: msg.into(),
+        status: ExitCode::Passed(255),
+    }
+}
+
+/// Flags frun deliberately does not have, and what to use instead.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "--sshlogin",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "-S",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "--sshloginfile",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "--slf",
+        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
+    ),
+    (
+        "--transferfile",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    (
+        "--transfer",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    (
+        "--return",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    (
+        "--cleanup",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    ("--trc", "frun runs on this machine: nothing is transferred"),
+    (
+        "--basefile",
+        "frun runs on this machine: nothing is transferred",
+    ),
+    ("--bf", "frun runs on this machine: nothing is transferred"),
+    ("--onall", "frun runs on this machine"),
+    ("--nonall", "frun runs on this machine"),
+    ("--controlmaster", "frun runs on this machine"),
+    (
+        "--tmux",
+        "frun does not start terminal multiplexers; use --progress or --bar",
+    ),
+    (
+        "--tmuxpane",
+        "frun does not start terminal multiplexers; use --progress or --bar",
+    ),
+    (
+        "--sql",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--sqlmaster",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--sqlandworker",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--sqlworker",
+        "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
+    ),
+    (
+        "--semaphore",
+        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
+    ),
+    (
+        "--sem",
+        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
+    ),
+    ("--fg", "frun is not a counting semaphore (sem)"),
+    ("--bg", "frun is not a counting semaphore (sem)"),
+    ("--semaphorename", "frun is not a counting semaphore (sem)"),
+    ("--id", "frun is not a counting semaphore (sem)"),
+    (
+        "--semaphoretimeout",
+        "frun is not a counting semaphore (sem)",
+    ),
+    ("--st", "frun is not a counting semaphore (sem)"),
+    ("--load", "frun does not throttle on load; use -j"),
+    ("--memfree", "frun does not throttle on free memory; use -j"),
+    (
+        "--memsuspend",
+        "frun does not throttle on free memory; use -j",
+    ),
+    ("--noswap", "frun does not throttle on swapping; use -j"),
+    ("--limit", "frun does not run a limit script; use -j"),
+    (
+        "--nice",
+        "run frun itself under nice (nice -n N frun parallel …)",
+    ),
+    ("--template", "frun does not fill template files"),
+    ("--tmpl", "frun does not fill template files"),
+    ("--embed", "frun does not embed itself in scripts"),
+    ("--filter", "frun does not evaluate perl filters"),
+    ("--plus", "frun has no perl replacement strings"),
+    ("--rpl", "frun has no perl replacement strings"),
+    ("--parens", "frun has no perl replacement strings"),
+    (
+        "--cat",
+        "frun does not pass jobs' input through temporary files",
+    ),
+    (
+        "--fifo",
+        "frun does not pass jobs' input through named pipes",
+    ),
+    ("--number-of-cpus", "use nproc"),
+    ("--number-of-cores", "use nproc"),
+    ("--number-of-sockets", "use lscpu"),
+    ("--number-of-threads", "use nproc"),
+    (
+        "--record-env",
+        "frun passes the whole environment to every command",
+    ),
+    (
+        "--env",
+        "frun passes the whole environment to every command; --env only matters for remote jobs",
+    ),
+    ("--workdir", "frun runs commands in the current directory"),
+    ("--wd", "frun runs commands in the current directory"),
+    ("--ssh", "frun runs on this machine"),
+    (
+        "--files",
+        "frun's own --results DIR keeps each task's output for frun merge",
+    ),
+    (
+        "--shebang",
+        "run the script's lines through frun parallel -a SCRIPT instead",
+    ),
+    (
+        "--shebang-wrap",
+        "run the script through frun parallel instead",
+    ),
+    ("--xargs", "use frun xargs"),
+    ("--max-line-length-allowed", "getconf ARG_MAX"),
+    ("--tollef", "frun follows GNU Parallel's own options"),
+    ("--gnu", "frun follows GNU Parallel's own options"),
+    ("--ctag", "frun does not colour output"),
+    ("--color", "frun does not colour output"),
+    ("--colour", "frun does not colour output"),
+    ("--color-failed", "frun does not colour output"),
+    ("--cf", "frun does not colour output"),
+    ("--ctagstring", "frun does not colour output"),
+    ("--interactive", "frun does not prompt for each job"),
+    ("-p", "frun does not prompt for each job"),
+    ("--ungroup-stderr", "stderr passes straight through"),
+    ("--termseq", "frun ends jobs with TERM then KILL"),
+    ("--compress", "frun keeps output in memory, uncompressed"),
+    (
+        "--compress-program",
+        "frun keeps output in memory, uncompressed",
+    ),
+    (
+        "--decompress-program",
+        "frun keeps output in memory, uncompressed",
+    ),
+    ("--tmpdir", "frun keeps output in memory; set FRUN_TMPDIR"),
+    ("--tempdir", "frun keeps output in memory; set FRUN_TMPDIR"),
+    (
+        "--roundrobin",
+        "use frun -s CMD (batches of records on stdin)",
+    ),
+    (
+        "--round-robin",
+        "use frun -s CMD (batches of records on stdin)",
+    ),
+    ("--keep-order-on-interrupt", "use -k"),
+    ("--max-chars", "frun fills commands up to ARG_MAX itself"),
+    ("-s", "frun fills commands up to ARG_MAX itself"),
+    ("--show-limits", "use frun xargs --show-limits"),
+    (
+        "--arg-sep",
+        "use ::: (frun does not rename input-source markers)",
+    ),
+    (
+        "--arg-file-sep",
+        "use :::: (frun does not rename input-source markers)",
+    ),
+    ("--shellquote", "use printf %q"),
+    ("--quote", "use -q"),
+    ("--ssh-delay", "frun runs on this machine"),
+    ("--sshdelay", "frun runs on this machine"),
+    ("--xapply", "use --link"),
+    ("--regexp", "use --recstart and --recend with plain strings"),
+    (
+        "--remove-rec-sep",
+        "strip the separators in the command (e.g. sed)",
+    ),
+    ("--rrs", "strip the separators in the command (e.g. sed)"),
+    ("--header-", "use --header :"),
+];
+
+/// What the options said, before the config is built.
+struct Options {
+    cfg: Config,
+    /// `--tag` (`{}`) / `--tagstring STR`.
+    tag: Option<Vec<u8>>,
+    names: ReplacementNames,
+    spread: Spread,
+    per_job: Option<u64>,
+    /// `-N`: {1}..{N} are the job's records.
+    positional: bool,
+    quote: bool,
+    /// `--trim`; without it, columns of `--colsep` are trimmed on both sides (as GNU's are).
+    trim: Option<Trim>,
+    /// `-N0`: one record per job, put nowhere.
+    bare: bool,
+    colsep: Option<String>,
+    header: bool,
+    /// `-a FILE`, in order.
+    arg_files: Vec<PathBuf>,
+    link: bool,
+    eof: Option<Vec<u8>>,
+    skip_empty: bool,
+    shuffle: bool,
+    pipe: bool,
+    block: Option<u64>,
+    /// `--pipepart`: the one input file is cut in place.
+    pipepart: bool,
+    /// `--block -N` (with `--pipepart`): N blocks per job slot.
+    blocks_per_slot: Option<u64>,
+    recend: Option<Vec<u8>>,
+    recstart: Option<Vec<u8>>,
+    delimiter_given: bool,
+    /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
+    group: bool,
+}
+
+/// Parses the words after `parallel`.
+/// Takes the words after the tool's name; the values of `:::` sources are moved, not copied.
+pub fn parse(args: Vec<OsString>) -> Invocation {
+    match parse_inner(args) {
+        Ok(i) => i,
+        Err(i) => i,
+    }
+}
+
+fn parse_inner(mut args: Vec<OsString>) -> Result<Invocation, Invocation> {
+    let mut o = Options {
+        cfg: Config {
+            dialect: Dialect::Parallel,
+            ..Config::default()
+        },
+        tag: None,
+        names: ReplacementNames::default(),
+        spread: Spread::One,
+        per_job: None,
+        positional: false,
+        quote: false,
+        trim: None,
+        bare: false,
+        colsep: None,
+        header: false,
+        arg_files: Vec::new(),
+        link: false,
+        eof: None,
+        skip_empty: false,
+        shuffle: false,
+        pipe: false,
+        block: None,
+        pipepart: false,
+        blocks_per_slot: None,
+        recend: None,
+        recstart: None,
+        delimiter_given: false,
+        group: false,
+    };
+    // GNU Parallel uses every core by default.
+    o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_bytes();
+        if a == b"--" {
+            i += 1;
+            break;
+        }
+        if is_source_marker(a) || !a.starts_with(b"-") || a == b"-" {
+            break;
+        }
+        i += option(&mut o, &args, i)?;
+    }
+    args.drain(..i);
+    let split = args
+        .iter()
+        .position(|w| is_source_marker(w.as_bytes()))
+        .unwrap_or(args.len());
+    let sources = sources(args.split_off(split))?;
+    build(o, &args, sources)
+}
+
+fn fixed(n: u64) -> Range {
+    Range {
+        init: Bound::Value(n),
+        max: Bound::Value(n),
+    }
+}
+
+fn is_source_marker(a: &[u8]) -> bool {
+    matches!(a, b":::" | b"::::" | b":::+" | b"::::+")
+}
+
+/// Reads the option at `args[i]`; returns how many words it took.
+fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocation> {
+    let a = args[i].to_string_lossy().into_owned();
+    if let Some(long) = a.strip_prefix("--") {
+        let (name, inline) = match long.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (long.to_string(), None),
+        };
+        return long_option(o, &name, inline, args.get(i + 1));
+    }
+    // Short options, bundled: -kj4, -j 4, -0k.
+    let shorts: Vec<char> = a[1..].chars().collect();
+    let mut k = 0;
+    while k < shorts.len() {
+        let c = shorts[k];
+        let takes = "jPNnIaEdCSsLlie".contains(c);
+        if !takes {
+            short_switch(o, c)?;
+            k += 1;
+            continue;
+        }
+        let attached: String = shorts[k + 1..].iter().collect();
+        // -i and -e take an optional value, attached only.
+        if c == 'i' || c == 'e' {
+            let v = (!attached.is_empty()).then_some(attached);
+            short_value(o, c, v)?;
+            return Ok(1);
+        }
+        if !attached.is_empty() {
+            short_value(o, c, Some(attached))?;
+            return Ok(1);
+        }
+        let Some(v) = args.get(i + 1) else {
+            return Err(refuse(format!("option -{c} requires an argument")));
+        };
+        short_value(o, c, Some(v.to_string_lossy().into_owned()))?;
+        return Ok(2);
+    }
+    Ok(1)
+}
+
+fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
+    match c {
+        'k' => o.cfg.order = OrderMode::Ordered,
+        'u' => o.cfg.order = OrderMode::Unbuffered,
+        'g' => {
+            o.cfg.order = OrderMode::Buffered;
+            o.group = true;
+        }
+        'X' => o.spread = Spread::Context,
+        'm' => o.spread = Spread::Words,
+        'q' => o.quote = true,
+        '0' => {
+            o.cfg.delimiter = 0;
+            o.delimiter_given = true;
+        }
+        'r' => o.skip_empty = true,
+        't' | 'v' => o.cfg.trace = true,
+        'x' => {}
+        'h' => return Ok(()),
+        'V' => {}
+        _ => {
+            return Err(refuse(format!(
+                "unknown option: -{c} (see frun parallel --help)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invocation> {
+    let name = match c {
+        'j' | 'P' => "jobs",
+        'N' => "max-replace-args",
+        'n' => "max-args",
+        'I' => "replace",
+        'i' => "replace-i",
+        'a' => "arg-file",
+        'E' => "eof",
+        'e' => "eof-e",
+        'd' => "delimiter",
+        'C' => "colsep",
+        'S' => "sshlogin",
+        's' => "max-chars",
+        'L' | 'l' => "max-lines",
+        _ => unreachable!("listed in option()"),
+    };
+    if c == 'S' {
+        return Err(refused("-S"));
+    }
+    if c == 's' {
+        return Err(refused("-s"));
+    }
+    set_value(o, name, v)
+}
+
+fn refused(flag: &str) -> Invocation {
+    let why = REFUSED
+        .iter()
+        .find(|(f, _)| *f == flag)
+        .map_or("", |(_, w)| w);
+    refuse(format!("{flag} is not supported by frun parallel: {why}"))
+}
+
+/// Options that take no value.
+const SWITCHES: &[&str] = &[
+    "tag",
+    "verbose",
+    "bar",
+    "progress",
+    "eta",
+    "keep-order",
+    "group",
+    "ungroup",
+    "quote",
+    "null",
+    "no-run-if-empty",
+    "link",
+    "shuf",
+    "dry-run",
+    "dryrun",
+    "pipe",
+    "spreadstdin",
+    "pipepart",
+    "pipe-part",
+    "line-buffer",
+    "linebuffer",
+    "lb",
+    "will-cite",
+    "citation",
+    "bibtex",
+    "no-notice",
+    "silent",
+    "version",
+    "help",
+    "trim-default",
+    "xargs-compat",
+    "exit",
+    "no-keep-order",
+    "resume",
+    "resume-failed",
+    "retry-failed",
+];
+
+fn long_option(
+    o: &mut Options,
+    name: &str,
+    inline: Option<String>,
+    next: Option<&OsString>,
+) -> Result<usize, Invocation> {
+    let flag = format!("--{name}");
+    if REFUSED.iter().any(|(f, _)| *f == flag) {
+        return Err(refused(&flag));
+    }
+    if SWITCHES.contains(&name) {
+        if inline.is_some() {
+            return Err(refuse(format!("{flag} takes no value")));
+        }
+        long_switch(o, name)?;
+        return Ok(1);
+    }
+    let canonical = match name {
+        "jobs" | "max-procs" | "j" => "jobs",
+        "max-replace-args" => "max-replace-args",
+        "max-args" => "max-args",
+        "replace" => "replace",
+        "extensionreplace" | "er" => "er",
+        "basenamereplace" | "bnr" => "bnr",
+        "dirnamereplace" | "dnr" => "dnr",
+        "basenameextensionreplace" | "bner" => "bner",
+        "seqreplace" => "seqreplace",
+        "slotreplace" => "slotreplace",
+        "arg-file" => "arg-file",
+        "eof" => "eof",
+        "delimiter" => "delimiter",
+        "colsep" => "colsep",
+        "header" => "header",
+        "trim" => "trim",
+        "block" | "block-size" => "block",
+        "recend" => "recend",
+        "recstart" => "recstart",
+        "retries" => "retries",
+        "joblog" => "joblog",
+        "tagstring" => "tagstring",
+        "timeout" => "timeout",
+        "halt" | "halt-on-error" => "halt",
+        "delay" => "delay",
+        "shell" => "shell",
+        "results" | "res" => "results",
+        _ => {
+            return Err(refuse(format!(
+                "unknown option: {flag} (frun parallel runs only lines it understands)"
+            )));
+        }
+    };
+    if let Some(v) = inline {
+        set_value(o, canonical, Some(v))?;
+        return Ok(1);
+    }
+    let Some(v) = next else {
+        return Err(refuse(format!("option {flag} requires an argument")));
+    };
+    set_value(o, canonical, Some(v.to_string_lossy().into_owned()))?;
+    Ok(2)
+}
+
+fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
+    match name {
+        "keep-order" => o.cfg.order = OrderMode::Ordered,
+        "no-keep-order" => o.cfg.order = OrderMode::Buffered,
+        "group" => {
+            o.cfg.order = OrderMode::Buffered;
+            o.group = true;
+        }
+        "ungroup" => o.cfg.order = OrderMode::Unbuffered,
+        "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
+        "quote" => o.quote = true,
+        "null" => {
+            o.cfg.delimiter = 0;
+            o.delimiter_given = true;
+        }
+        "no-run-if-empty" => o.skip_empty = true,
+        "link" => o.link = true,
+        "shuf" => o.shuffle = true,
+        "dry-run" | "dryrun" => o.cfg.dry_run = true,
+        "verbose" => o.cfg.trace = true,
+        "tag" => o.tag = Some(b"{}".to_vec()),
+        "bar" | "progress" | "eta" => {
+            use frun_engine::plan::config::{ProgressSpec, ProgressStyle};
+            o.cfg.progress = Some(ProgressSpec {
+                style: match name {
+                    "bar" => ProgressStyle::Bar,
+                    "eta" => ProgressStyle::Eta,
+                    _ => ProgressStyle::Summary,
+                },
+                forced: false,
+            });
+        }
+        "pipe" | "spreadstdin" => o.pipe = true,
+        "resume" => o.cfg.job_resume = Some(JobResume::Resume),
+        "resume-failed" => o.cfg.job_resume = Some(JobResume::ResumeFailed),
+        "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
+        "pipepart" | "pipe-part" => {
+            o.pipe = true;
+            o.pipepart = true;
+        }
+        "version" => {
+            return Err(Invocation::Print(
+                format!(
+                    "frun parallel {} (GNU Parallel's command line, on frun's engine)\n",
+                    env!("CARGO_PKG_VERSION")
+                )
+                .into_bytes(),
+            ));
+        }
+        "help" => return Err(Invocation::Print(HELP.as_bytes().to_vec())),
+        // Accepted silently: frun never asks for citations.
+        _ => {}
+    }
+    Ok(())
+}
+
+fn number(flag: &str, v: &str) -> Result<u64, Invocation> {
+    parse_number(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
+}
+
+/// `--joblog FILE`; `+FILE` appends to FILE, as GNU Parallel's.
+fn set_joblog(o: &mut Options, v: &str) -> Result<(), Invocation> {
+    if v.is_empty() {
+        return Err(refuse("--joblog: empty file name"));
+    }
+    match v.strip_prefix('+').filter(|f| !f.is_empty()) {
+        Some(file) => {
+            o.cfg.joblog = Some(PathBuf::from(file));
+            o.cfg.joblog_append = true;
+        }
+        None => o.cfg.joblog = Some(PathBuf::from(v)),
+    }
+    Ok(())
+}
+
+fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invocation> {
+    let v = v.unwrap_or_default();
+    match name {
+        "jobs" => o.cfg.workers = fixed(jobs(&v)?),
+        "max-replace-args" | "max-args" => {
+            let n = number(&format!("--{name}"), &v)?;
+            // -N0: each record is a job of its own that gets no value.
+            o.bare = n == 0 && name == "max-replace-args";
+            if n == 0 && !o.bare {
+                return Err(refuse(format!("--{name} must be at least 1")));
+            }
+            o.per_job = Some(n.max(1));
+            o.positional = name == "max-replace-args";
+        }
+        "max-lines" => {
+            return Err(refuse(
+                "-L/-l (lines per job) is not supported by frun parallel; use -N",
+            ));
+        }
+        "replace" => o.names.whole = v.into_bytes(),
+        "replace-i" => {
+            o.names.whole = if v.is_empty() {
+                b"{}".to_vec()
+            } else {
+                v.into_bytes()
+            }
+        }
+        "er" => o.names.no_ext = v.into_bytes(),
+        "bnr" => o.names.basename = v.into_bytes(),
+        "dnr" => o.names.dirname = v.into_bytes(),
+        "bner" => o.names.basename_no_ext = v.into_bytes(),
+        "seqreplace" => o.names.seq = v.into_bytes(),
+        "slotreplace" => o.names.slot = v.into_bytes(),
+        "arg-file" => {
+            if v.is_empty() {
+                return Err(refuse("-a: empty file name"));
+            }
+            o.arg_files.push(PathBuf::from(v));
+        }
+        "eof" | "eof-e" => o.eof = Some(v.into_bytes()),
+        "delimiter" => {
+            o.cfg.delimiter =
+                parse_delimiter(&v).map_err(|e| refuse(format!("--delimiter: {e}")))?;
+            o.delimiter_given = true;
+        }
+        "colsep" => o.colsep = Some(v),
+        "header" => {
+            if v != ":" && v != "1" && !v.is_empty() {
+                return Err(refuse(format!(
+                    "--header '{v}': only --header : (the first value names the column) is supported"
+                )));
+            }
+            o.header = true;
+        }
+        "trim" => {
+            o.trim = Some(match v.as_str() {
+                "n" => Trim::default(),
+                "l" => Trim {
+                    left: true,
+                    right: false,
+                },
+                "r" => Trim {
+                    left: false,
+                    right: true,
+                },
+                "lr" | "rl" => Trim {
+                    left: true,
+                    right: true,
+                },
+                _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
+            });
+        }
+        "block" => match v.strip_prefix('-') {
+            Some(per) => {
+                let n = number("--block", per)?;
+                if n == 0 {
+                    return Err(refuse("--block -N: N must be at least 1"));
+                }
+                o.blocks_per_slot = Some(n);
+                o.block = None;
+            }
+            None => {
+                o.block = Some(number("--block", &v)?);
+                o.blocks_per_slot = None;
+            }
+        },
+        "recend" => o.recend = Some(unescape(&v)),
+        "recstart" => o.recstart = Some(unescape(&v)),
+        "retries" => {
+            let n = number("--retries", &v)?;
+            o.cfg.retries = Some(n.saturating_sub(1));
+        }
+        "shell" => {
+            return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
+        }
+        "tagstring" => o.tag = Some(v.into_bytes()),
+        "joblog" => set_joblog(o, &v)?,
+        "timeout" => {
+            o.cfg.job_timeout = Some(
+                crate::units::parse_job_timeout(&v)
+                    .map_err(|e| refuse(format!("--timeout '{v}': {e}")))?,
+            );
+        }
+        "delay" => {
+            o.cfg.delay = Some(
+                crate::units::parse_duration(&v)
+                    .map_err(|e| refuse(format!("--delay '{v}': {e}")))?,
+            );
+        }
+        "halt" => o.cfg.halt = halt(&v)?,
+        "results" => o.cfg.gnu_results = Some(results_name(&v)?),
+        _ => unreachable!("canonical names only"),
+    }
+    Ok(())
+}
+
+/// `--results NAME`: a directory tree, or a file name with replacement strings; GNU Parallel's
+/// CSV, TSV and JSON files are refused.
+fn results_name(v: &str) -> Result<Vec<u8>, Invocation> {
+    if v.is_empty() {
+        return Err(refuse("--results: empty name"));
+    }
+    for ext in [".csv", ".tsv", ".json"] {
+        if v.ends_with(ext) {
+            return Err(refuse(format!(
+                "--results {v}: {ext} files are not supported by frun parallel; give a \
+                 directory (--results DIR) or use --joblog FILE"
+            )));
+        }
+    }
+    Ok(v.as_bytes().to_vec())
+}
+
+/// A `--recend`/`--recstart` string with its backslash escapes (`\n`, `\t`, `\r`, `\0`,
+/// `\\`, `\xHH`, …) turned into bytes, as GNU Parallel reads them; a backslash before any
+/// other character stands for that character.
+fn unescape(v: &str) -> Vec<u8> {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 == b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = b[i + 1];
+        i += 2;
+        out.push(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'0' => 0,
+            b'a' => 7,
+            b'e' => 27,
+            b'f' => 12,
+            b'x' => {
+                let hex = b[i..].iter().take(2).take_while(|h| h.is_ascii_hexdigit());
+                let digits: Vec<u8> = hex.copied().collect();
+                i += digits.len();
+                u8::from_str_radix(std::str::from_utf8(&digits).unwrap_or("0"), 16).unwrap_or(0)
+            }
+            other => other,
+        });
+    }
+    out
+}
+
+/// `--halt`: GNU Parallel's forms, its old numbers (0, 1, 2, -1, -2, 1-99%) too; a
+/// percentage counts against all the jobs, as GNU Parallel's does.
+fn halt(v: &str) -> Result<Option<frun_engine::dispatch::ledger::Halt>, Invocation> {
+    use frun_engine::dispatch::ledger::{Halt, HaltCount, HaltOn};
+    let old = |now, on| {
+        Ok(Some(Halt {
+            now,
+            on,
+            count: HaltCount::Batches(1),
+        }))
+    };
+    match v {
+        "0" | "never" => return Ok(None),
+        "1" => return old(false, HaltOn::Fail),
+        "2" => return old(true, HaltOn::Fail),
+        "-1" => return old(false, HaltOn::Success),
+        "-2" => return old(true, HaltOn::Success),
+        _ => {}
+    }
+    let spec = if v.ends_with('%') && !v.contains('=') {
+        format!("soon,fail={v}")
+    } else {
+        v.to_string()
+    };
+    let h = crate::units::parse_halt(&spec).map_err(|e| refuse(format!("--halt '{v}': {e}")))?;
+    Ok(h.map(|mut h| {
+        if let HaltCount::Percent(p) = h.count {
+            h.count = HaltCount::PercentOfAll(p);
+        }
+        h
+    }))
+}
+
+/// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run).
+fn jobs(v: &str) -> Result<u64, Invocation> {
+    let cpus = frun_engine::sys::usable_cpus() as u64;
+    let bad = || refuse(format!("-j '{v}': expected N, N%, +N, -N or 0"));
+    let n = if let Some(p) = v.strip_suffix('%') {
+        let p: f64 = p.parse().map_err(|_| bad())?;
+        ((cpus as f64) * p / 100.0).floor().max(1.0) as u64
+    } else if let Some(plus) = v.strip_prefix('+') {
+        cpus + plus.parse::<u64>().map_err(|_| bad())?
+    } else if let Some(minus) = v.strip_prefix('-') {
+        cpus.saturating_sub(minus.parse::<u64>().map_err(|_| bad())?)
+            .max(1)
+    } else {
+        match v.parse::<u64>().map_err(|_| bad())? {
+            // As many as can run at once: frun's ceiling on workers.
+            0 => 256,
+            n => n,
+        }
+    };
+    Ok(n)
+}
+
+/// The input sources after the command.
+fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
+    let mut out: Vec<Source> = Vec::new();
+    let mut words = words.into_iter().peekable();
+    while let Some(marker) = words.next() {
+        let marker = marker.as_bytes();
+        let files = marker.starts_with(b"::::");
+        let linked = marker.ends_with(b"+");
+        let mut values = Vec::new();
+        while let Some(w) = words.next_if(|w| !is_source_marker(w.as_bytes())) {
+            values.push(w);
+        }
+        if files {
+            if values.is_empty() {
+                return Err(refuse("::::: needs at least one file"));
+            }
+            for f in values {
+                out.push(Source {
+                    values: SourceValues::File(PathBuf::from(f)),
+                    // `::::+ F G`: every file of the group is linked.
+                    linked,
+                });
+            }
+        } else {
+            out.push(Source {
+                values: SourceValues::Words(values),
+                linked,
+            });
+        }
+    }
+    // Beside other sources, an empty `:::` is one empty value (as GNU Parallel reads it).
+    if out.len() > 1 {
+        for s in &mut out {
+            if let SourceValues::Words(w) = &mut s.values {
+                if w.is_empty() {
+                    w.push(OsString::new());
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The shell that runs command lines: `PARALLEL_SHELL`, else the shell frun was started from,
+/// else `SHELL`, else /bin/sh.
+fn shell() -> PathBuf {
+    if let Some(s) = std::env::var_os("PARALLEL_SHELL").filter(|s| !s.is_empty()) {
+        return PathBuf::from(s);
+    }
+    let parent = std::fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id()));
+    if let Ok(p) = parent {
+        let name = p
+            .file_name()
+            .map(|n| n.as_bytes().to_vec())
+            .unwrap_or_default();
+        let shells: [&[u8]; 8] = [
+            b"bash", b"sh", b"dash", b"zsh", b"ksh", b"mksh", b"ash", b"busybox",
+        ];
+        if shells.contains(&name.as_slice()) && name != b"busybox" {
+            return p;
+        }
+    }
+    match std::env::var_os("SHELL").filter(|s| !s.is_empty()) {
+        Some(s) => PathBuf::from(s),
+        None => PathBuf::from("/bin/sh"),
+    }
+}
+
+/// `--line-buffer` goes with neither `--ungroup` nor `--group` (as GNU Parallel says).
+fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
+    if o.cfg.line_buffer && o.cfg.order == OrderMode::Unbuffered {
+        return Err(refuse("--ungroup cannot be combined with --line-buffer"));
+    }
+    if o.cfg.line_buffer && o.group {
+        return Err(refuse("--group cannot be combined with --line-buffer"));
+    }
+    if o.cfg.line_buffer && o.cfg.gnu_results.is_some() {
+        return Err(refuse(
+            "--line-buffer cannot be combined with --results in frun parallel (a job's output \
+             goes to its files, not to stdout)",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a perl expression (`{= … =}`) in the command or the templates. GNU Parallel joins
+/// the command's words into one line before it looks for replacement strings; so does this
+/// check (the tag and results templates are lines of their own).
+fn refuse_perl(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
+    let line = command
+        .iter()
+        .map(|w| w.as_bytes())
+        .collect::<Vec<_>>()
+        .join(&b' ');
+    for text in [
+        Some(line.as_slice()),
+        o.tag.as_deref(),
+        o.cfg.gnu_results.as_deref(),
+    ] {
+        if let Some(e) = text.and_then(perl_expression) {
+            return Err(refuse(perl_refusal(e)));
+        }
+    }
+    Ok(())
+}
+
+fn build(
+    mut o: Options,
+    command: &[OsString],
+    mut sources: Vec<Source>,
+) -> Result<Invocation, Invocation> {
+    refuse_perl(&o, command)?;
+    results_and_resume(&mut o)?;
+    check_line_buffer(&o)?;
+    for f in o.arg_files.drain(..).rev() {
+        sources.insert(
+            0,
+            Source {
+                values: SourceValues::File(f),
+                linked: false,
+            },
+        );
+    }
+    if o.pipe {
+        return pipe(o, command, sources);
+    }
+    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header; // {N} with -X/-m
+    // One source that is a file (or stdin), without --header, is read as it is: streamed,
+    // one record per value. Anything else becomes tuples (the plan writes them).
+    let single = match sources.as_slice() {
+        [] => Some(PathBuf::from("-")),
+        [
+            Source {
+                values: SourceValues::File(p),
+                ..
+            },
+        ] => Some(p.clone()),
+        _ => None,
+    }
+    // -E, -r and --shuf look at every value first: the sources are read whole.
+    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle);
+    // With several sources (or a header), the plan splits each value into its columns.
+    let columns = match (&o.colsep, &single) {
+        (Some(c), Some(_)) => Columns::Separator(c.clone()),
+        (Some(c), None) => Columns::SplitTuple(c.clone()),
+        (None, Some(_)) => Columns::Whole,
+        (None, None) => Columns::Tuple,
+    };
+    let both = Trim {
+        left: true,
+        right: true,
+    };
+    let trim = o.trim.unwrap_or(if o.colsep.is_some() {
+        both
+    } else {
+        Trim::default()
+    });
+    o.cfg.input = match single {
+        Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
+        Some(p) => InputSpec::File(p),
+        None => {
+            if sources.is_empty() {
+                sources.push(Source {
+                    values: SourceValues::File(PathBuf::from("-")),
+                    linked: false,
+                });
+            }
+            let sweep = Sweep {
+                sources,
+                link: o.link,
+                wrap: true,
+                header: o.header,
+                delimiter: o.cfg.delimiter,
+                eof: o.eof.clone(),
+                skip_empty: o.skip_empty,
+                shuffle: o.shuffle,
+            };
+            // Tuples end in NUL (their values hold LEN:BYTES).
+            o.cfg.delimiter = 0;
+            InputSpec::Sweep(sweep)
+        }
+    };
+    o.cfg.batch = match (o.spread, o.per_job) {
+        (Spread::One, n) => BatchSpec::Exact(n.unwrap_or(1)),
+        (_, Some(n)) => BatchSpec::FillThenSpread(n),
+        (_, None) => BatchSpec::Even,
+    };
+    let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
+    o.cfg.command = if command.is_empty() {
+        vec![OsString::from("sh")]
+    } else {
+        command.to_vec()
+    };
+    o.cfg.job = Some(JobSpec {
+        words,
+        quote: o.quote,
+        literal: false,
+        shell: shell(),
+        columns,
+        spread: if o.positional { Spread::One } else { o.spread },
+        names: o.names,
+        trim,
+        header: Vec::new(),
+        bare: o.bare,
+        numbered,
+    });
+    // The tag's replacement strings read the job's values the way the line does.
+    o.cfg.tag = match (o.tag.take(), &o.cfg.job) {
+        (Some(t), Some(job)) => Some(JobSpec {
+            words: vec![t],
+            quote: false,
+            ..job.clone()
+        }),
+        _ => None,
+    };
+    Ok(Invocation::Run(Box::new(o.cfg)))
+}
+
+/// `--results` and the `--resume` family, checked as GNU Parallel checks them. With
+/// `--results`, nothing is printed: the tag and `-u` have nothing to do.
+fn results_and_resume(o: &mut Options) -> Result<(), Invocation> {
+    let needs_log = matches!(
+        o.cfg.job_resume,
+        Some(JobResume::Resume | JobResume::ResumeFailed)
+    );
+    if needs_log && o.cfg.joblog.is_none() && o.cfg.gnu_results.is_none() {
+        return Err(refuse(
+            "--resume and --resume-failed require --joblog or --results",
+        ));
+    }
+    if o.cfg.gnu_results.is_some() {
+        if o.pipe {
+            return Err(refuse(
+                "--results cannot be combined with --pipe in frun parallel (a job's input is \
+                 a block, not values to name its files)",
+            ));
+        }
+        if o.cfg.dry_run {
+            return Err(refuse(
+                "--results cannot be combined with --dry-run in frun parallel",
+            ));
+        }
+        o.tag = None;
+        if o.cfg.order == OrderMode::Unbuffered {
+            o.cfg.order = OrderMode::Buffered;
+        }
+    }
+    Ok(())
+}
+
+/// `--pipe`: blocks of records on each job's stdin (frun's `--block`).
+fn pipe(
+    mut o: Options,
+    command: &[OsString],
+    sources: Vec<Source>,
+) -> Result<Invocation, Invocation> {
+    match sources.as_slice() {
+        [] => {}
+        [
+            Source {
+                values: SourceValues::File(p),
+                ..
+            },
+        ] => {
+            o.cfg.input = if p.as_os_str() == "-" {
+                InputSpec::Stdin
+            } else {
+                InputSpec::File(p.clone())
+            }
+        }
+        _ if o.pipepart => return Err(refuse("--pipepart reads one file (-a FILE or :::: FILE)")),
+        _ => return Err(refuse("--pipe reads one input (stdin or one -a FILE)")),
+    }
+    o.cfg.batch = pipe_batches(&mut o)?;
+    o.cfg.stdin = true;
+    if command.is_empty() {
+        return Err(refuse("--pipe needs a command"));
+    }
+    let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
+    o.cfg.command = command.to_vec();
+    o.cfg.job = Some(JobSpec {
+        words,
+        quote: o.quote,
+        literal: false,
+        shell: shell(),
+        columns: Columns::Whole,
+        spread: Spread::One,
+        names: o.names,
+        trim: o.trim.unwrap_or_default(),
+        header: Vec::new(),
+        bare: false,
+        numbered: false,
+    });
+    Ok(Invocation::Run(Box::new(o.cfg)))
+}
+
+/// How `--pipe`/`--pipepart` cut the input into jobs: `-N` records, or blocks of about
+/// `--block` bytes ending at a record boundary (the `--recend` byte, or the `--recend` and
+/// `--recstart` strings), or raw blocks when both strings are empty.
+fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
+    if o.pipepart && matches!(o.cfg.input, InputSpec::Stdin) {
+        return Err(refuse("--pipepart needs a file: -a FILE or :::: FILE"));
+    }
+    if o.pipepart && o.per_job.is_some() {
+        return Err(refuse(
+            "--pipepart is incompatible with --max-replace-args, --max-lines, and -L",
+        ));
+    }
+    if o.blocks_per_slot.is_some() && !o.pipepart {
+        return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
+    }
+    // Without --recstart, records end with the delimiter (a newline unless -0/-d); with it,
+    // the end string defaults to nothing.
+    let start = o.recstart.take().unwrap_or_default();
+    let end = o.recend.take().unwrap_or_else(|| {
+        if start.is_empty() {
+            vec![o.cfg.delimiter]
+        } else {
+            Vec::new()
+        }
+    });
+    let one_byte = start.is_empty() && end.len() == 1;
+    if one_byte {
+        o.cfg.delimiter = end[0];
+    } else if !start.is_empty() || !end.is_empty() {
+        if o.per_job.is_some() {
+            return Err(refuse(
+                "-N counts records ended by one byte: with --recstart or a longer --recend, use --block",
+            ));
+        }
+        o.cfg.record_bounds = Some(RecordBounds::new(&end, &start).ok_or_else(|| {
+            refuse(format!(
+                "--recend and --recstart: at most {MAX_PATTERN} bytes together"
+            ))
+        })?);
+    }
+    // GNU Parallel's --pipepart cuts a file into 10 blocks per job slot unless told.
+    let block = match (o.block, o.blocks_per_slot) {
+        (Some(0) | None, None) if o.pipepart => return Ok(BatchSpec::BlocksPerWorker(10)),
+        (_, Some(per)) => return Ok(BatchSpec::BlocksPerWorker(per)),
+        (b, None) => b.filter(|&b| b > 0).unwrap_or(1 << 20),
+    };
+    Ok(match o.per_job {
+        // -N: that many records per job.
+        Some(n) => BatchSpec::Exact(n),
+        // Neither string: raw blocks.
+        None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
+        None => BatchSpec::Block(block),
+    })
+}
+
+/// Whether `w` is `parallel` (how the personality is named on the command line or as a link).
+pub fn is_name(w: &OsStr) -> bool {
+    w == "parallel"
+}
+
+const HELP: &str = "\
+Run GNU Parallel command lines on frun's engine
+
+Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
+
+Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
+--group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
+--colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+(-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR, --recstart STR,
+--retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
+DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
+--halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
+--progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
+with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/}
+{//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
+{name//} {name/.} (in --tagstring too). A line without shell syntax is run directly; a line
+with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
+values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
+number of failed jobs (101 for more than 100), 255 for an error on the command line.
+
+What frun parallel does not do is refused with one line (status 255), naming frun's way
+where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
+--results NAME.csv/.tsv/.json. --will-cite and
+--citation are accepted and do nothing.
+";
