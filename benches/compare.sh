@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Two builds of frun side by side on three of run.sh's workloads — `frun true`, `frun -s wc -l`
-# and frun.bash's `frun f` — to show that a change kept their speed. Each checkout's release
+# Two builds of frun side by side on four of run.sh's workloads — start-up (`frun echo` on one
+# line), `frun true`, `frun -s wc -l` and frun.bash's `frun f` — to show that a change kept their speed. Each checkout's release
 # binary and frun.bash are built from that checkout; both run the same inputs, and their runs
 # alternate: each round is one hyperfine call with both commands, in the opposite order to the
 # round before, so drift on the machine hits both alike. See benches/README.md.
@@ -83,6 +83,7 @@ fi
 cd "$work"
 log "generating inputs in $work"
 seq "$LINES" >lines.txt
+echo 1 >one.txt
 
 init_results "$(date +%F)-refactor-compare"
 
@@ -139,6 +140,7 @@ compare() {
 # The same commands and sizes as run.sh's true-frun, pipe-frun and bash-frun rows.
 run_benchmarks() {
     busy_check "before the benchmarks"
+    compare startup-frun "start-up, 1-line input" "$FAST_RUNS" "@B@/frun echo < one.txt"
     compare true-frun "/bin/true, default flags" "$RUNS" "@B@/frun true < lines.txt"
     compare pipe-frun "stdin mode: wc -l" "$FAST_RUNS" "@B@/frun -s wc -l < lines.txt"
     local fdef='f() { for x; do :; done; }'

@@ -29,9 +29,9 @@ pub mod xargs;
 
 use std::io::Write;
 
-use frun_engine::run_config_then_exit;
-pub use frun_engine::{ExitCode, run_config, run_config_reporting};
-use frun_engine::{exec, output::results, sys::errors};
+pub use frun_engine::ExitCode;
+use frun_engine::plan::config::{Config, Dialect};
+use frun_engine::{Io, RunError, exec, output::results, sys::errors};
 pub use invocation::{Invocation, UsageError};
 
 /// Which standard descriptors were closed when the process started, before the Rust runtime
@@ -51,6 +51,7 @@ pub fn main_with_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
     closed: ClosedAtStart,
 ) -> ExitCode {
+    install_notices("frun");
     let mut args = args.into_iter().peekable();
     // Started by a worker as its plugin host (`-C`), not as frun.
     if args
@@ -72,7 +73,7 @@ pub fn main_with_args(
             ExitCode::Usage
         }
         Ok(cfg) => {
-            let code = run_config_then_exit(&cfg, None);
+            let code = run_config(&cfg, None, true);
             // The process exits next: freeing a sweep's hundred thousand words one by one
             // would only cost time.
             std::mem::forget(cfg);
@@ -89,7 +90,17 @@ pub fn parse_args(
 ) -> Result<frun_engine::plan::config::Config, ExitCode> {
     match parse(args) {
         Ok(Invocation::Run(cfg)) => Ok(*cfg),
-        Ok(Invocation::Merge(dir)) => Err(results::merge(&dir)),
+        Ok(Invocation::Merge(dir)) => Err(match results::merge(&dir) {
+            Ok(()) => ExitCode::Success,
+            Err(e @ results::MergeError::Incomplete(_)) => {
+                eprintln!("frun merge: {e}");
+                ExitCode::Error
+            }
+            Err(e @ results::MergeError::Unusable(_)) => {
+                eprintln!("frun merge: {e}");
+                ExitCode::Usage
+            }
+        }),
         Ok(Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
             Err(match out.write_all(&text).and_then(|()| out.flush()) {
@@ -137,4 +148,50 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invoc
         _ => {}
     }
     native::parse(args)
+}
+
+/// Sends the engine's messages to stderr, each after `name: ` (a report as it is). A message
+/// that cannot be written (stderr closed, its reader gone) is dropped; the run goes on.
+pub fn install_notices(name: &'static str) {
+    use frun_engine::sys::notice::{Notice, NoticeKind, install};
+    install(std::sync::Arc::new(move |n: &Notice<'_>| match n.kind {
+        NoticeKind::Report => eprintln!("{}", n.text),
+        NoticeKind::Problem | NoticeKind::Info => eprintln!("{name}: {}", n.text),
+    }));
+}
+
+/// Runs `cfg` (its messages go to the sink [`install_notices`] set) and gives the exit status
+/// of the personality that parsed it: the run's own, or for a run that could not start, the
+/// personality's status for that (GNU Parallel's 255, xargs' 1, frun's 2, 1, 126 or 127).
+/// `shell` is where worker shells come from when the command is a bash function;
+/// `exits_after`: the process exits as soon as this returns.
+pub fn run_config(
+    cfg: &Config,
+    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+    exits_after: bool,
+) -> ExitCode {
+    let mut io = Io::quiet();
+    if let Some(host) = shell {
+        io = io.with_shell(host);
+    }
+    if exits_after {
+        io = io.exiting();
+    }
+    match frun_engine::run(cfg, io) {
+        Ok(report) => report.status,
+        Err(e) => {
+            eprintln!("frun: {e}");
+            refusal_status(cfg.dialect, &e)
+        }
+    }
+}
+
+/// The exit status of a run that could not start, as the personality that asked for it gives
+/// one.
+fn refusal_status(dialect: Dialect, e: &RunError) -> ExitCode {
+    match dialect {
+        Dialect::Frun => e.status(),
+        Dialect::Parallel => parallel::refusal_status(e),
+        Dialect::Xargs => xargs::refusal_status(e),
+    }
 }

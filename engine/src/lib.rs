@@ -10,15 +10,18 @@
 //! they share. The front ends (frun's flags, `frun parallel`, `frun xargs`, the bash builtin, the
 //! Python module) build the `Config`; nothing here parses a command line.
 
-/// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
-/// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
-/// turn any message into a panic and exit status 101. A message that cannot be written is
-/// dropped; the run and its status go on unchanged.
-macro_rules! eprintln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
+/// A message of the engine (a problem, by default; `info:` or `report:` first for the other
+/// kinds), handed to the front end's sink ([`sys::notice`]): the engine prints nothing itself.
+macro_rules! say {
+    (info: $($arg:tt)*) => {
+        $crate::sys::notice::say($crate::sys::notice::NoticeKind::Info, format_args!($($arg)*))
+    };
+    (report: $($arg:tt)*) => {
+        $crate::sys::notice::say($crate::sys::notice::NoticeKind::Report, format_args!($($arg)*))
+    };
+    ($($arg:tt)*) => {
+        $crate::sys::notice::say($crate::sys::notice::NoticeKind::Problem, format_args!($($arg)*))
+    };
 }
 
 pub mod dispatch;
@@ -30,77 +33,112 @@ pub mod plan;
 pub mod run;
 pub mod sys;
 
+use std::sync::Arc;
+
+pub use plan::builder::ConfigBuilder;
+pub use plan::config::Config;
+pub use plan::error::{ConfigError, RunError};
+pub use run::{Ended, RunReport};
 pub use sys::exit::ExitCode;
+pub use sys::notice::{Notice, NoticeKind, Notices};
 
-/// Plans and runs a parsed invocation; returns the exit status. `shell` is where worker shells
-/// come from when the command is a bash function (the bash front end).
-pub fn run_config(
-    cfg: &plan::config::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-) -> ExitCode {
-    run_config_reporting(cfg, shell).0
-}
-
-/// [`run_config`] for a process that exits as soon as it returns: the run's state is left to
-/// the exit instead of being freed (see `run::Settings::exits_after`).
-pub fn run_config_then_exit(
-    cfg: &plan::config::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-) -> ExitCode {
-    run_planned(cfg, shell, true).0
-}
-
-/// [`run_config`], also saying what the run did (None when it did not start: a usage error or
-/// a command that cannot run), for a front end whose exit status counts jobs.
-pub fn run_config_reporting(
-    cfg: &plan::config::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
-) -> (ExitCode, Option<run::RunReport>) {
-    run_planned(cfg, shell, false)
-}
-
-fn run_planned(
-    cfg: &plan::config::Config,
-    shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
+/// What a run is given besides its [`Config`]: where its messages go, where worker shells come
+/// from (a front end whose commands are functions of its own), whether the process exits after
+/// it.
+#[derive(Default)]
+pub struct Io {
+    notices: Option<Arc<dyn Notices>>,
+    shell: Option<Arc<dyn exec::shell::Host>>,
     exits_after: bool,
-) -> (ExitCode, Option<run::RunReport>) {
-    // SAFETY: no other thread exists: the binary plans before starting any, and the bash front
-    // end plans in its forked, single-threaded engine process.
-    let settings = match unsafe { plan::plan(cfg) } {
-        Ok(p) => p,
-        Err(plan::PlanError::Usage(msg)) => {
-            eprintln!("frun: {msg}");
-            // GNU Parallel ends with 255 on every error that is not a job's; xargs with 1.
-            match cfg.dialect {
-                plan::config::Dialect::Parallel => return (ExitCode::Passed(255), None),
-                plan::config::Dialect::Xargs => return (ExitCode::Passed(1), None),
-                plan::config::Dialect::Frun => return (ExitCode::Usage, None),
-            }
+}
+
+impl Io {
+    /// The run's messages (a retry given up, a checkpoint kept, `--stats`) go to `notices`.
+    pub fn new(notices: Arc<dyn Notices>) -> Io {
+        Io {
+            notices: Some(notices),
+            ..Io::default()
         }
-        Err(plan::PlanError::Missing(msg)) => {
-            eprintln!("frun: {msg}");
-            let code = match cfg.dialect {
-                plan::config::Dialect::Parallel => ExitCode::Passed(255),
-                plan::config::Dialect::Xargs => ExitCode::Passed(1),
-                plan::config::Dialect::Frun => ExitCode::Error,
-            };
-            return (code, None);
-        }
-        Err(plan::PlanError::Command(e)) => {
-            eprintln!("frun: {}", e.message());
-            return (e.status(), None);
-        }
+    }
+
+    /// A run whose messages are dropped: its report and its error say how it went.
+    pub fn quiet() -> Io {
+        Io::default()
+    }
+
+    /// Batches run in worker shells from `host` (the command is a function of the caller's
+    /// shell: [`ConfigBuilder::shell_command`]).
+    pub fn with_shell(mut self, host: Arc<dyn exec::shell::Host>) -> Io {
+        self.shell = Some(host);
+        self
+    }
+
+    /// The process exits as soon as the run returns: the run's mappings and descriptors are
+    /// left to the exit instead of being freed one by one (faster; see `run::Settings`).
+    pub fn exiting(mut self) -> Io {
+        self.exits_after = true;
+        self
+    }
+}
+
+/// Runs `config`: plans it (checks it, opens its input, finds its command), runs every batch,
+/// and says what happened. `Err` when the run could not start (nothing ran); a run that
+/// started returns its [`RunReport`], whose `status` counts failed commands, a halt or a stop
+/// by a signal.
+///
+/// The run blocks SIGINT, SIGTERM, SIGHUP (and with `FRUN_PREEMPT`, USR1, USR2, XCPU, XFSZ) in
+/// every thread while it lasts and reads them itself: one of them stops the run, which then
+/// reports [`Ended::Signal`].
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+///
+/// use frun_engine::{ConfigBuilder, Ended, ExitCode, Io, Notice};
+///
+/// let input = std::env::temp_dir().join(format!("frun-doc-{}", std::process::id()));
+/// std::fs::write(&input, "a\nb\nc\n").unwrap();
+/// let config = ConfigBuilder::new(["true"])
+///     .input_file(&input)
+///     .workers(2)
+///     .for_library()
+///     .build()
+///     .unwrap();
+/// let said = Arc::new(Mutex::new(Vec::new()));
+/// let sink = said.clone();
+/// let io = Io::new(Arc::new(move |n: &Notice<'_>| sink.lock().unwrap().push(n.text.to_string())));
+/// let report = frun_engine::run(&config, io).unwrap();
+/// assert_eq!(report.status, ExitCode::Success);
+/// assert_eq!(report.ended, Ended::Done);
+/// assert_eq!(report.failed, 0);
+/// assert!(report.succeeded >= 1);
+/// assert!(said.lock().unwrap().is_empty());
+///
+/// let missing = ConfigBuilder::new(["no-such-command-frun-doc"]).build().unwrap();
+/// let e = frun_engine::run(&missing, Io::quiet()).unwrap_err();
+/// assert_eq!(e.status(), ExitCode::NotFound);
+/// std::fs::remove_file(&input).unwrap();
+/// ```
+pub fn run(config: &Config, io: Io) -> Result<RunReport, RunError> {
+    if let Some(n) = io.notices {
+        sys::notice::install(n);
+    }
+    let settings = plan::plan(config)?;
+    let settings = run::Settings {
+        exits_after: io.exits_after,
+        ..settings
     };
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
-    let settings = run::Settings {
-        exits_after,
-        ..settings
-    };
-    let original = *sys::block_signals(&run::stop_signals(settings.preempt)).as_ref();
+    let exits_after = settings.exits_after;
+    let original = sys::block_signals(&run::stop_signals(settings.preempt));
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.
     sys::default_disposition(libc::SIGCHLD);
-    let (code, report) = run::run_reporting(settings, original, shell);
-    (code, Some(report))
+    let report = run::run_reporting(settings, *original.as_ref(), io.shell);
+    if !exits_after {
+        // The caller goes on: its signals are its own again (one that came after the run
+        // stopped reading them is delivered now).
+        let _ = original.thread_set_mask();
+    }
+    Ok(report)
 }

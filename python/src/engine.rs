@@ -65,7 +65,29 @@ pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<O
     );
     let host: Option<Arc<dyn Host>> =
         ctl.map(|c| Arc::new(CallerHost { ctl: Mutex::new(c) }) as Arc<dyn Host>);
-    let code = i32::from(frun::run_config(cfg, host));
+    // The engine's messages go to this process's stderr, which is the caller's.
+    let notices = |n: &frun_engine::Notice<'_>| {
+        use std::io::Write as _;
+        let mut err = std::io::stderr().lock();
+        let _ = match n.kind {
+            frun_engine::NoticeKind::Report => writeln!(err, "{}", n.text),
+            _ => writeln!(err, "frun: {}", n.text),
+        };
+    };
+    let mut io = frun_engine::Io::new(Arc::new(notices));
+    if let Some(host) = host {
+        io = io.with_shell(host);
+    }
+    let code = i32::from(match frun_engine::run(cfg, io) {
+        Ok(report) => report.status,
+        Err(e) => {
+            notices(&frun_engine::Notice {
+                kind: frun_engine::NoticeKind::Problem,
+                text: &e.to_string(),
+            });
+            e.status()
+        }
+    });
     // SAFETY: _exit only ends the process.
     unsafe { libc::_exit(code) }
 }

@@ -11,6 +11,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+use frun_engine::ConfigBuilder;
+
 /// What to do when the function raises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OnError {
@@ -124,64 +126,49 @@ pub(crate) enum InputArg {
     Stdin,
 }
 
-/// The engine `Config` for a run: the flags a `frun` command line would have, parsed by its
-/// own parser, then the library's settings. `command` is the command and its arguments
-/// (`frun.run`), or None for a Python function.
+/// The engine `Config` for a run, built by the engine's `ConfigBuilder` from the keywords (a
+/// setting it refuses is a ValueError naming the keyword). `command` is the command and its
+/// arguments (`frun.run`), or None for a Python function.
 pub(crate) fn config(
     opts: &Options,
     input: &InputArg,
     command: Option<Vec<OsString>>,
     stdin: bool,
-) -> PyResult<frun_engine::plan::config::Config> {
-    let mut args: Vec<OsString> = vec!["frun".into()];
+) -> PyResult<frun_engine::Config> {
+    let function = command.is_none();
+    let words = match command {
+        Some(words) if !words.is_empty() => words,
+        Some(_) => return Err(PyValueError::new_err("frun: run() needs a command")),
+        None => vec!["python-function".into()],
+    };
+    let mut b = ConfigBuilder::new(words)
+        .keep_order(opts.ordered)
+        .stdin(stdin || function)
+        .delimiter(opts.delimiter)
+        .retries(opts.retries)
+        .shell_command(function)
+        .for_library();
     // A function's workers all start at once (one per usable CPU by default): growing from
     // one while every worker is busy lags behind a streamed source (measured: a list of 200k
     // records ran 1.7x slower that way). Commands keep the binary's default.
-    let workers = match (opts.workers, command.is_none()) {
-        (Some(w), _) => Some(w),
-        (None, true) => Some(frun_engine::sys::usable_cpus()),
-        (None, false) => None,
-    };
-    if let Some(w) = workers {
-        args.extend(["-j".into(), w.to_string().into()]);
-    }
-    if opts.ordered {
-        args.push("-k".into());
-    }
-    let function = command.is_none();
-    if stdin || function {
-        args.push("-s".into());
-    }
-    match opts.delimiter {
-        b'\n' => {}
-        0 => args.push("-z".into()),
-        d => args.extend(["-d".into(), format!("\\x{d:02x}").into()]),
+    match (opts.workers, function) {
+        (Some(w), _) => b = b.workers(w),
+        (None, true) => b = b.workers(frun_engine::sys::usable_cpus()),
+        (None, false) => {}
     }
     if let InputArg::Path(p) = input {
-        args.extend(["-a".into(), p.clone().into_os_string()]);
+        b = b.input_file(p);
     }
-    args.push("--".into());
-    match command {
-        Some(words) if !words.is_empty() => args.extend(words),
-        Some(_) => return Err(PyValueError::new_err("frun: run() needs a command")),
-        None => args.push("python-function".into()),
-    }
-    let mut cfg = frun::parse_args(args).map_err(|code| {
-        PyValueError::new_err(format!(
-            "frun: these options cannot run (status {})",
-            i32::from(code)
-        ))
-    })?;
-    cfg.shell_command = function;
-    cfg.no_default_journal = true;
-    cfg.output_to_caller = true;
-    cfg.retries = Some(opts.retries);
     if let Some(p) = &opts.checkpoint {
-        if std::fs::symlink_metadata(p).is_ok() {
-            cfg.resume = Some(p.clone());
-        } else {
-            cfg.checkpoint_file = Some(p.clone());
-        }
+        b = b.checkpoint(p);
     }
-    Ok(cfg)
+    b.build().map_err(|e| {
+        let keyword = match e.option() {
+            "input_file" => "the input",
+            "command" => "the command",
+            "records_per_batch" => "batch",
+            k => k,
+        };
+        PyValueError::new_err(format!("frun: {keyword}: {}", e.message()))
+    })
 }

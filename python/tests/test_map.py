@@ -199,6 +199,30 @@ def test_bad_arguments_are_refused_with_one_line():
         frun.map(str.upper, io.StringIO("text\n"))
 
 
+def test_a_bad_keyword_is_a_value_error_naming_it():
+    # Each keyword maps to a setting of the engine's ConfigBuilder; the error names the keyword.
+    for kw, name in [
+        ({"workers": 0}, "workers"),
+        ({"retries": -1}, "retries"),
+        ({"on_error": "ignore"}, "on_error"),
+        ({"delimiter": b"ab"}, "delimiter"),
+        ({"checkpoint": ""}, "checkpoint"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            frun.map(str.upper, ["a"], **kw)
+        assert name in str(e.value), (kw, str(e.value))
+        assert "\n" not in str(e.value)
+    with pytest.raises(ValueError) as e:
+        frun.run([""], ["a"])
+    assert "command" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        frun.run(["echo"], ["a"], workers=0)
+    assert "workers" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        frun.run(["echo"], ["a"], checkpoint="")
+    assert "checkpoint" in str(e.value)
+
+
 def test_a_missing_path_raises():
     with pytest.raises(frun.TaskError) as e:
         frun.map(str.upper, "/nonexistent/input")

@@ -276,5 +276,6 @@ fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: OwnedFd, old_mask: 
         drop(ctl);
         None
     };
-    exit_now(i32::from(crate::run_config_then_exit(cfg, host)))
+    crate::install_notices("frun");
+    exit_now(i32::from(crate::run_config(cfg, host, true)))
 }

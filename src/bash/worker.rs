@@ -16,7 +16,7 @@ use nix::unistd::{Pid, close, dup2_stdin, dup2_stdout, setpgid};
 
 use super::ffi::{self, WordList};
 use super::{Disposition, Kind, exit_now, set_disposition, set_mask};
-use frun_engine::exec::plugin::host::{self, Plugin};
+use frun_engine::exec::plugin::host::{self as plugin_host, Plugin};
 use frun_engine::exec::plugin::{Message as _, Request};
 use frun_engine::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, REQUEST_PLUGIN, REQUEST_STDIN,

@@ -1222,3 +1222,12 @@ where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --sema
 --results NAME.csv/.tsv/.json. --will-cite and
 --citation are accepted and do nothing.
 ";
+
+/// GNU Parallel's exit status for a run that could not start: 255 for every error that is not
+/// a job's (a command that cannot run keeps 126/127).
+pub fn refusal_status(e: &frun_engine::RunError) -> ExitCode {
+    match e {
+        frun_engine::RunError::Command(r) => r.status(),
+        _ => ExitCode::Passed(255),
+    }
+}

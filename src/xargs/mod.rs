@@ -468,6 +468,15 @@ was not found, 1 any other error. Unlike xargs, the output of commands run at on
 never interleaved: each command's output comes out whole.
 ";
 
+/// GNU xargs' exit status for a run that could not start: 1 (a command that cannot run keeps
+/// 126/127).
+pub fn refusal_status(e: &frun_engine::RunError) -> ExitCode {
+    match e {
+        frun_engine::RunError::Command(r) => r.status(),
+        _ => ExitCode::Passed(1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

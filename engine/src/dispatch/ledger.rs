@@ -217,7 +217,7 @@ impl Ledger {
             Outcome::TimedOut(_) => {
                 self.timed_out.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed after its --job-timeout", place());
-                eprintln!("frun: {text}");
+                say!("{text}");
                 self.note_first(batch.start, text);
             }
             Outcome::Exited(code) => {
@@ -227,13 +227,13 @@ impl Ledger {
             Outcome::ShellExited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: {}", place(), shell_exit_text(*code));
-                eprintln!("frun: {text}");
+                say!("{text}");
                 self.note_first(batch.start, text);
             }
             Outcome::Signaled(sig) => {
                 self.signaled.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed by {}", place(), signal_text(*sig));
-                eprintln!("frun: {text}");
+                say!("{text}");
                 self.note_first(batch.start, text);
             }
             Outcome::SpawnFailed(e) => {
@@ -243,7 +243,7 @@ impl Ledger {
                     place(),
                     crate::sys::errors::os_message(e)
                 );
-                eprintln!("frun: {text}");
+                say!("{text}");
                 self.note_first(batch.start, text);
             }
         }
@@ -278,7 +278,7 @@ impl Ledger {
             batch.seq,
             whereabouts(batch)
         );
-        eprintln!("frun: {text}");
+        say!("{text}");
         self.note_first(batch.start, text);
     }
 
@@ -327,7 +327,7 @@ impl Ledger {
             "record at input offset {offset} is {len} bytes, longer than the {max}-byte \
              argument limit; skipped (pass long records on stdin instead)"
         );
-        eprintln!("frun: {text}");
+        say!("{text}");
         self.note_first(offset, text);
     }
 

@@ -260,6 +260,52 @@ pub fn wait_reap(pid: libc::pid_t) {
     while let Err(Errno::EINTR) = waitpid(Pid::from_raw(pid), None) {}
 }
 
+/// frun's environment (or `base`, when children get one of their own) with `name` set to
+/// `value`: what a child is given when it must see a variable frun itself does not have.
+pub fn environment_with(
+    base: Option<&[std::ffi::CString]>,
+    name: &std::ffi::OsStr,
+    value: &std::ffi::OsStr,
+) -> Vec<std::ffi::CString> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut own = name.as_bytes().to_vec();
+    own.push(b'=');
+    let is_other = |kv: &[u8]| !kv.starts_with(&own);
+    let mut vars: Vec<std::ffi::CString> = match base {
+        Some(base) => base
+            .iter()
+            .filter(|kv| is_other(kv.as_bytes()))
+            .cloned()
+            .collect(),
+        None => std::env::vars_os()
+            .filter_map(|(k, v)| {
+                let mut kv = k.into_vec();
+                kv.push(b'=');
+                kv.extend_from_slice(v.as_bytes());
+                std::ffi::CString::new(kv).ok()
+            })
+            .filter(|kv| is_other(kv.as_bytes()))
+            .collect(),
+    };
+    own.extend_from_slice(value.as_bytes());
+    vars.extend(std::ffi::CString::new(own).ok());
+    vars
+}
+
+/// The size of an environment as the kernel counts it against ARG_MAX (strings + pointers):
+/// `vars`, or frun's own.
+pub fn environment_bytes_of(vars: Option<&[std::ffi::CString]>) -> u64 {
+    match vars {
+        Some(vars) => {
+            8 + vars
+                .iter()
+                .map(|v| v.as_bytes().len() as u64 + 1 + 8)
+                .sum::<u64>()
+        }
+        None => environment_bytes(),
+    }
+}
+
 /// The size of the environment as the kernel counts it against ARG_MAX (strings + pointers).
 pub fn environment_bytes() -> u64 {
     let mut total = 8u64;

@@ -225,8 +225,8 @@ impl Quoted {
 
     fn nul(&mut self) {
         if !self.warned_nul {
-            eprintln!(
-                "frun: WARNING: a NUL character occurred in the input.  It cannot be passed \
+            say!(
+                "WARNING: a NUL character occurred in the input.  It cannot be passed \
                  through in the argument list.  Did you mean to use the --null option?"
             );
             self.warned_nul = true;

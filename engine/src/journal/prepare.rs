@@ -226,8 +226,8 @@ fn continue_resumed(path: &Path, loaded: &Loaded) -> Result<File, OpenError> {
         file.set_len(whole as u64)
             .and_then(|()| file.sync_data())
             .map_err(OpenError::Io)?;
-        eprintln!(
-            "frun: resuming {}: its last line was cut short (a crash or a full disk); \
+        say!(
+            "resuming {}: its last line was cut short (a crash or a full disk); \
              dropped it",
             path.display()
         );
@@ -265,8 +265,8 @@ fn at_default_place(
                 OpenError::Refused(why) => why,
                 OpenError::Busy => format!("{} is in use by another frun", path.display()),
             };
-            eprintln!(
-                "frun: warning: {why}; this run cannot be resumed (choose a place with \
+            say!(
+                "warning: {why}; this run cannot be resumed (choose a place with \
                  --checkpoint-file)"
             );
             (None, Some(why))

@@ -140,14 +140,12 @@ impl Restore {
         let from = self.from.display();
         let done = count(self.batches, "batch", "batches");
         if self.to_caller {
-            eprintln!(
-                "frun: resuming {from}: {done} already done; their results are not produced again"
-            );
+            say!("resuming {from}: {done} already done; their results are not produced again");
             return Ok(());
         }
         let Some(want) = self.want else {
-            eprintln!(
-                "frun: resuming {from}: {done} already done; their output went straight to \
+            say!(
+                "resuming {from}: {done} already done; their output went straight to \
                  stdout (-u), so it cannot be matched up"
             );
             return Ok(());
@@ -157,8 +155,8 @@ impl Restore {
         // An empty stdout is a new file for the rest of the output: the earlier output stays
         // where it is, and this run's goes after it when the two are concatenated.
         let Some(size) = stdout_size(&stdout).filter(|&n| n > 0 || want == 0) else {
-            eprintln!(
-                "frun: resuming {from}: {done} already done; keep only the first {bytes} of the \
+            say!(
+                "resuming {from}: {done} already done; keep only the first {bytes} of the \
                  earlier output (truncate -s {want} FILE)"
             );
             return Ok(());
@@ -178,12 +176,12 @@ impl Restore {
             let _ = lseek(&stdout, want as libc::off_t, Whence::SeekSet);
         }
         if size > want {
-            eprintln!(
-                "frun: resuming {from}: {done} already done; truncated stdout from {size} to the \
+            say!(
+                "resuming {from}: {done} already done; truncated stdout from {size} to the \
                  {bytes} they wrote"
             );
         } else {
-            eprintln!("frun: resuming {from}: {done} already done ({bytes} of output)");
+            say!("resuming {from}: {done} already done ({bytes} of output)");
         }
         Ok(())
     }

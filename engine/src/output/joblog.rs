@@ -273,8 +273,8 @@ fn cut_torn_line(file: &File, path: &Path) -> Result<(), String> {
     file.set_len(whole as u64)
         .and_then(|()| file.sync_data())
         .map_err(|e| cannot("cut its torn last line", e))?;
-    eprintln!(
-        "frun: --joblog {}: its last line was cut short (a crash or a full disk); dropped it",
+    say!(
+        "--joblog {}: its last line was cut short (a crash or a full disk); dropped it",
         path.display()
     );
     Ok(())

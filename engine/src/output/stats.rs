@@ -66,7 +66,7 @@ impl Stats {
             0.0
         };
         format!(
-            "frun: stats: batches={} records={} workers={}/{} wall={:.3}s cpu={:.3}s \
+            "stats: batches={} records={} workers={}/{} wall={:.3}s cpu={:.3}s \
              utilisation={:.1}% cpus={} records_per_s={:.0}",
             self.batches,
             self.records,

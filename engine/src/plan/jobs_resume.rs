@@ -7,19 +7,19 @@
 
 use std::ffi::OsString;
 
-use super::PlanError;
+use super::RunError;
 use super::config::{BatchSpec, Config, InputSpec, JobResume, Source, SourceValues, Sweep};
 use crate::exec::command::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::output::joblog::Logged;
 use crate::output::results::gnu::GnuResults;
 use crate::run::Work;
 
-fn logged(cfg: &Config) -> Result<Vec<Logged>, PlanError> {
+fn logged(cfg: &Config) -> Result<Vec<Logged>, RunError> {
     let Some(path) = cfg.joblog.as_deref().filter(|p| p.as_os_str() != "-") else {
         return Ok(Vec::new());
     };
     Ok(crate::output::joblog::read(path)
-        .map_err(PlanError::Usage)?
+        .map_err(RunError::Unusable)?
         .unwrap_or_default())
 }
 
@@ -40,7 +40,7 @@ pub(super) struct Resumed {
 
 impl Resumed {
     /// Reads the joblog and sets up `--results` (`header`: a sweep's column names).
-    pub(super) fn of(cfg: &Config, header: &[Vec<u8>]) -> Result<Resumed, PlanError> {
+    pub(super) fn of(cfg: &Config, header: &[Vec<u8>]) -> Result<Resumed, RunError> {
         let (skip, skip_saved) = skipped(cfg)?;
         Ok(Resumed {
             results: results(cfg, header)?,
@@ -59,7 +59,7 @@ impl Resumed {
 
 /// The jobs this run does not run again (numbers from 1, sorted), and whether a job whose
 /// results are there is not run again either.
-fn skipped(cfg: &Config) -> Result<(Vec<u64>, bool), PlanError> {
+fn skipped(cfg: &Config) -> Result<(Vec<u64>, bool), RunError> {
     let Some(mode) = cfg.job_resume else {
         return Ok((Vec::new(), false));
     };
@@ -81,7 +81,7 @@ fn skipped(cfg: &Config) -> Result<(Vec<u64>, bool), PlanError> {
 /// `--retry-failed` with a joblog: the run's jobs are the log's command lines, numbered as
 /// there (one for every number up to the highest; a number the log lacks has an empty line,
 /// as GNU Parallel runs it). None: the config runs as it is.
-pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, PlanError> {
+pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
     if cfg.job_resume != Some(JobResume::RetryFailed) || cfg.joblog.is_none() {
         return Ok(None);
     }
@@ -89,7 +89,7 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, PlanError> {
     let last = jobs.iter().map(|j| j.seq).max().unwrap_or(0);
     // More job numbers than the log has lines cannot be one of frun's or GNU Parallel's logs.
     if last > jobs.len() as u64 * 2 + 1_000_000 {
-        return Err(PlanError::Usage(format!(
+        return Err(RunError::Unusable(format!(
             "--retry-failed: the joblog's job numbers go up to {last}, far more than its lines"
         )));
     }
@@ -130,12 +130,12 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, PlanError> {
 }
 
 /// `--results NAME`, set up for the run's jobs (`header`: a sweep's column names).
-fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<GnuResults>, PlanError> {
+fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<GnuResults>, RunError> {
     let (Some(name), Some(job)) = (&cfg.gnu_results, &cfg.job) else {
         return Ok(None);
     };
     if cfg.shell_command {
-        return Err(PlanError::Usage(
+        return Err(RunError::Unusable(
             "--results saves the output of commands; a shell function's cannot be kept apart"
                 .into(),
         ));
@@ -146,5 +146,5 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<GnuResults>, PlanE
     }
     GnuResults::open(name, &job, cfg.delimiter)
         .map(Some)
-        .map_err(PlanError::Usage)
+        .map_err(RunError::Unusable)
 }

@@ -5,7 +5,9 @@
 //! Errors here are the user's (exit 2) or a missing command (126/127). Nothing is spawned and no
 //! thread is started.
 
+pub mod builder;
 pub mod config;
+pub mod error;
 mod jobs_resume;
 mod plugin;
 mod sweep;
@@ -17,29 +19,20 @@ use std::path::PathBuf;
 use crate::dispatch::batch::ArgSpace;
 use crate::dispatch::ledger::RetryPolicy;
 use crate::exec::command::argv::{ArgvTemplate, MAX_ARG_STRLEN};
-use crate::exec::resolve::{ResolveError, resolve};
-use crate::exec::spawn::environment_bytes;
+use crate::exec::resolve::resolve;
+use crate::exec::spawn::environment_with;
 use crate::input::scan::{HARD_MAX_RECORDS, HARD_MAX_STDIN_BYTES, HARD_MAX_STDIN_RECORDS, Sizing};
 use crate::input::shard::{Shard, ShardMap};
 use crate::journal::Prepared;
-use crate::output::emit::OrderMode;
 use crate::output::results::Destination;
 use crate::run::{Backend, Input, Settings, Work, Workers};
 use crate::sys::numa::Layout;
 use config::{BatchSpec, Bound, Config, InputSpec, Range, ShardSpec};
 
-/// Why a plan could not be made.
-pub enum PlanError {
-    /// A usage error (exit 2).
-    Usage(String),
-    /// The command cannot be run (126/127).
-    Command(ResolveError),
-    /// A file the run needs is not there, e.g. the `--resume` file (exit 1, as forkrun).
-    Missing(String),
-}
+pub use error::{ConfigError, RunError};
 
-fn usage(msg: impl Into<String>) -> PlanError {
-    PlanError::Usage(msg.into())
+fn usage(msg: impl Into<String>) -> RunError {
+    RunError::Unusable(msg.into())
 }
 
 fn resolve_range(
@@ -48,7 +41,7 @@ fn resolve_range(
     default_max: u64,
     hard_max: u64,
     what: &str,
-) -> Result<(u64, u64), PlanError> {
+) -> Result<(u64, u64), RunError> {
     let pick = |b: Bound, default: u64| match b {
         Bound::Default => default,
         Bound::HardMax => hard_max,
@@ -57,7 +50,7 @@ fn resolve_range(
     let init = pick(r.init, default_init);
     let max = pick(r.max, default_max).max(if r.max == Bound::Default { init } else { 0 });
     if init > max {
-        return Err(PlanError::Usage(format!(
+        return Err(RunError::Unusable(format!(
             "{what}: the initial value {init} is larger than the maximum {max}"
         )));
     }
@@ -107,7 +100,7 @@ fn shown_command(cfg: &Config) -> String {
 /// What is retried: frun's own flags retry crashes (and with `-E` any failure) up to the
 /// environment's limit; xargs and GNU Parallel retry nothing, unless `--retries N` asks for N
 /// attempts of any failure.
-fn retry_policy(cfg: &Config) -> Result<RetryPolicy, PlanError> {
+fn retry_policy(cfg: &Config) -> Result<RetryPolicy, RunError> {
     Ok(match (cfg.dialect, cfg.retries) {
         (config::Dialect::Frun, None) => RetryPolicy {
             limit: retry_limit()?,
@@ -133,7 +126,7 @@ fn retry_policy(cfg: &Config) -> Result<RetryPolicy, PlanError> {
 }
 
 /// `FRUN_RETRY_LIMIT` (or `FORKRUN_RETRY_LIMIT`): retries per batch; None = forever.
-fn retry_limit() -> Result<Option<u64>, PlanError> {
+fn retry_limit() -> Result<Option<u64>, RunError> {
     for name in ["FRUN_RETRY_LIMIT", "FORKRUN_RETRY_LIMIT"] {
         let Some(v) = std::env::var_os(name) else {
             continue;
@@ -142,7 +135,7 @@ fn retry_limit() -> Result<Option<u64>, PlanError> {
         return match text.trim().parse::<i64>() {
             Ok(n) if n < 0 => Ok(None),
             Ok(n) => Ok(Some(n as u64)),
-            Err(_) => Err(PlanError::Usage(format!(
+            Err(_) => Err(RunError::Unusable(format!(
                 "{name}='{text}' is not a whole number (retries per batch; negative = forever)"
             ))),
         };
@@ -151,7 +144,7 @@ fn retry_limit() -> Result<Option<u64>, PlanError> {
 }
 
 /// `FRUN_PREEMPT` (or `FORKRUN_PREEMPT_MODE`): auto (on under Slurm), 1/true/on, 0/false/off.
-pub fn preempt() -> Result<bool, PlanError> {
+pub fn preempt() -> Result<bool, RunError> {
     for name in ["FRUN_PREEMPT", "FORKRUN_PREEMPT_MODE"] {
         let Some(v) = std::env::var_os(name) else {
             continue;
@@ -161,7 +154,7 @@ pub fn preempt() -> Result<bool, PlanError> {
             "" | "auto" => Ok(std::env::var_os("SLURM_JOB_ID").is_some()),
             "1" | "true" | "yes" | "on" => Ok(true),
             "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(PlanError::Usage(format!(
+            _ => Err(RunError::Unusable(format!(
                 "{name}='{text}' is not auto, 1, 0, true or false"
             ))),
         };
@@ -174,26 +167,17 @@ pub fn preempt() -> Result<bool, PlanError> {
 const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
 
 /// Plans the run `cfg` asks for.
-///
-/// # Safety
-/// No other thread may read or write the environment while this runs: a task of a split run
-/// sets `FRUN_SHARD=none` for its commands (the engine starts its threads after the plan; the
-/// bash front end plans in its forked, single-threaded engine process).
-pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
+pub fn plan(cfg: &Config) -> Result<Settings, RunError> {
     // `frun parallel --retry-failed`: the joblog's command lines are the run's jobs.
     let retry = jobs_resume::retry_config(cfg)?;
-    // SAFETY: this function's contract, passed on.
-    unsafe { plan_run(retry.as_ref().unwrap_or(cfg)) }
+    plan_run(retry.as_ref().unwrap_or(cfg))
 }
 
 /// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.
-///
-/// # Safety
-/// As for [`plan`].
-unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
+fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let cpus = crate::sys::usable_cpus();
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
-    check_combinations(cfg)?;
+    builder::check(cfg)?;
     let mut input = open_input(cfg)?;
     let sizing = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
     let input_size = input
@@ -208,15 +192,12 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
     // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
     let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
     let wi = wi.min(wm);
-    let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
+    let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(RunError::Unusable)?;
     let shard = shard(cfg, &input.file)?;
     let split = shard.filter(|s| s.count > 1);
-    if split.is_some() {
-        // The commands of a task are not tasks themselves: a frun they run (seeing the same
-        // Slurm variables) must do all of its own input.
-        // SAFETY: this function's contract: nothing else touches the environment now.
-        unsafe { std::env::set_var("FRUN_SHARD", "none") };
-    }
+    // A task's commands are not tasks: a frun they run must do all of its own input.
+    let children_env =
+        split.map(|_| environment_with(None, "FRUN_SHARD".as_ref(), "none".as_ref()));
     // -b cuts records anyway: its chunks are raw bytes, like its batches.
     let shard_map = split.map(|s| {
         let m = ShardMap::new(s, input_size);
@@ -226,7 +207,8 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
             m
         }
     });
-    let command = command(cfg, &input.header)?;
+    let env_bytes = crate::exec::spawn::environment_bytes_of(children_env.as_deref());
+    let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
     let (file, feeder) = xargs_feed(cfg, input.file)?;
@@ -308,12 +290,13 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
         joblog,
         progress: cfg.progress,
         exits_after: false,
+        children_env,
     })
 }
 
 /// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
 /// into a pipe the run reads: one packed record per command.
-fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Feeder>), PlanError> {
+fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Feeder>), RunError> {
     let Some(x) = &cfg.xargs else {
         return Ok((source, None));
     };
@@ -382,7 +365,7 @@ fn arg_max() -> u64 {
 
 /// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
 /// each); input from a pipe is read whole into memory first.
-fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, PlanError> {
+fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, RunError> {
     let records = count_input(input, delimiter)?;
     let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
     Ok(Sizing::Adaptive {
@@ -398,7 +381,7 @@ fn fill_then_spread(
     delimiter: u8,
     workers: u64,
     n: u64,
-) -> Result<Sizing, PlanError> {
+) -> Result<Sizing, RunError> {
     let n = n.clamp(1, HARD_MAX_RECORDS);
     let records = count_input(input, delimiter)?;
     let from = records.saturating_sub(1) / n * n;
@@ -419,7 +402,7 @@ fn fill_then_spread(
 
 /// Counts the input's records, leaving it to be read again from its start (a pipe's bytes
 /// are kept in a memfd, which becomes the input).
-fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, PlanError> {
+fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, RunError> {
     use std::io::{Read, Seek, Write};
     let name = input.name.clone();
     let read_err = |e: std::io::Error| {
@@ -453,7 +436,7 @@ fn input_sizing(
     sizing: Sizing,
     input: &mut Opened,
     workers: u64,
-) -> Result<Sizing, PlanError> {
+) -> Result<Sizing, RunError> {
     match cfg.batch {
         BatchSpec::Even => even(input, cfg.delimiter, workers),
         BatchSpec::FillThenSpread(n) => fill_then_spread(input, cfg.delimiter, workers, n),
@@ -464,7 +447,7 @@ fn input_sizing(
 
 /// `--pipepart --block -N`: chunks of the input file's size over `per` chunks for each of
 /// `workers` workers (at least one byte each).
-fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, PlanError> {
+fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, RunError> {
     let meta = input.file.metadata().ok().filter(|m| m.is_file());
     let Some(meta) = meta else {
         return Err(usage(format!(
@@ -486,7 +469,7 @@ fn joblog_skip_words(cfg: &Config) -> usize {
 fn open_joblog(
     cfg: &Config,
     input: &File,
-) -> Result<Option<crate::output::joblog::Joblog>, PlanError> {
+) -> Result<Option<crate::output::joblog::Joblog>, RunError> {
     use std::os::unix::fs::MetadataExt;
     let Some(path) = cfg.joblog.as_deref().filter(|_| !cfg.dry_run) else {
         return Ok(None);
@@ -501,7 +484,7 @@ fn open_joblog(
     } else {
         crate::output::joblog::Joblog::open(path, input_id)
     };
-    opened.map(Some).map_err(PlanError::Usage)
+    opened.map(Some).map_err(RunError::Unusable)
 }
 
 /// How every worker runs a batch.
@@ -511,7 +494,7 @@ fn work(
     literal: usize,
     sizing: Sizing,
     extra: WorkExtra,
-) -> Result<Work, PlanError> {
+) -> Result<Work, RunError> {
     let shell_words = template.job_shell_words();
     Ok(Work {
         backend: match (
@@ -549,35 +532,11 @@ fn work(
     })
 }
 
-/// Flags that cannot go together (found out before anything is opened).
-fn check_combinations(cfg: &Config) -> Result<(), PlanError> {
-    let chunked = matches!(
-        cfg.batch,
-        BatchSpec::Bytes(_) | BatchSpec::Block(_) | BatchSpec::BlocksPerWorker(_)
-    );
-    if chunked && cfg.limit.is_some() {
-        return Err(usage(
-            "-n counts records; it cannot be combined with -b or --block",
-        ));
-    }
-    if cfg.line_buffer && cfg.shell_command {
-        return Err(usage(
-            "--line-buffer cannot be combined with a shell function yet",
-        ));
-    }
-    if cfg.stdin && cfg.insert {
-        return Err(usage(
-            "-i puts records into arguments; it cannot be combined with -s, -b or --block",
-        ));
-    }
-    Ok(())
-}
-
 /// The hard maximum batch of a bash function, in records.
 const SHELL_MAX_RECORDS: u64 = 65_536;
 
 /// Batch sizes from `-l`, `-L`, `-b`, `--block`.
-fn sizing(cfg: &Config) -> Result<Sizing, PlanError> {
+fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
     // Without ARG_MAX in the way, stdin mode grows batches further (bytes bound them too).
     let hard_max = if cfg.stdin || cfg.plugin.is_some() {
         HARD_MAX_STDIN_RECORDS
@@ -623,7 +582,7 @@ struct Opened {
 }
 
 /// Opens the input: a descriptor of its own for stdin (close-on-exec), or the `-a` file.
-fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
+fn open_input(cfg: &Config) -> Result<Opened, RunError> {
     let (file, children_keep_stdin) = match &cfg.input {
         InputSpec::Stdin => {
             let stdin = std::io::stdin();
@@ -648,7 +607,7 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
                 _ => None,
             };
             let (f, header, tuples) =
-                sweep::materialize(s, s.delimiter, colsep).map_err(PlanError::Usage)?;
+                sweep::materialize(s, s.delimiter, colsep).map_err(RunError::Unusable)?;
             let reads_stdin = s.sources.iter().any(
                 |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
             );
@@ -680,12 +639,12 @@ fn open_input(cfg: &Config) -> Result<Opened, PlanError> {
 
 /// This task's share of the input (`--shard`, or Slurm's task), checked against what a task
 /// of a split run cannot do; and `--results`' own conflicts.
-fn shard(cfg: &Config, input: &File) -> Result<Option<Shard>, PlanError> {
+fn shard(cfg: &Config, input: &File) -> Result<Option<Shard>, RunError> {
     let shard = match cfg.shard {
         ShardSpec::Given(s) => Some(s),
         ShardSpec::None => None,
         ShardSpec::Auto => {
-            Shard::from_slurm(|k| std::env::var(k).ok()).map_err(PlanError::Usage)?
+            Shard::from_slurm(|k| std::env::var(k).ok()).map_err(RunError::Unusable)?
         }
     };
     if let Some(s) = shard.filter(|s| s.count > 1) {
@@ -708,20 +667,6 @@ fn shard(cfg: &Config, input: &File) -> Result<Option<Shard>, PlanError> {
                  --input=all",
                 s.index, s.count
             )));
-        }
-    }
-    if cfg.results.is_some() {
-        let clash = if cfg.order == OrderMode::Unbuffered {
-            Some("-u (its output is not recorded)")
-        } else if cfg.dry_run {
-            Some("-N")
-        } else if cfg.resume.is_some() || cfg.checkpoint_file.is_some() {
-            Some("--resume or --checkpoint-file (the journals are kept in DIR)")
-        } else {
-            None
-        };
-        if let Some(c) = clash {
-            return Err(usage(format!("--results cannot be combined with {c}")));
         }
     }
     Ok(shard)
@@ -754,7 +699,8 @@ fn job_command(
     spec: &crate::exec::command::job::JobSpec,
     header: &[Vec<u8>],
     path_env: Option<&std::ffi::OsStr>,
-) -> Result<Command, PlanError> {
+    env_bytes: u64,
+) -> Result<Command, RunError> {
     use std::os::unix::ffi::OsStrExt;
     let mut spec = spec.clone();
     if !header.is_empty() {
@@ -778,7 +724,7 @@ fn job_command(
     let in_worker = cfg.shell_command && !cfg.dry_run;
     let mut line =
         crate::exec::command::job::JobLine::new(&spec, |w| !in_worker && found(w).is_some())
-            .map_err(PlanError::Usage)?;
+            .map_err(RunError::Unusable)?;
     if in_worker {
         line = line.eval_in_worker();
     } else if cfg.dry_run && !spec.literal {
@@ -788,17 +734,17 @@ fn job_command(
     let path = match (line.shell(), line.program()) {
         (None, Some(w)) if in_worker || cfg.dry_run => p(w),
         (None, Some(w)) => {
-            resolve(std::ffi::OsStr::from_bytes(w), path_env).map_err(PlanError::Command)?
+            resolve(std::ffi::OsStr::from_bytes(w), path_env).map_err(RunError::Command)?
         }
         (Some(_), _) if in_worker => PathBuf::from("eval"),
         (Some(sh), _) => {
-            resolve(std::ffi::OsStr::from_bytes(sh), path_env).map_err(PlanError::Command)?
+            resolve(std::ffi::OsStr::from_bytes(sh), path_env).map_err(RunError::Command)?
         }
-        (None, None) => resolve(spec.shell.as_os_str(), path_env).map_err(PlanError::Command)?,
+        (None, None) => resolve(spec.shell.as_os_str(), path_env).map_err(RunError::Command)?,
     };
     let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
     let arg_max = arg_max();
-    let arg_space = template.arg_space(arg_max, environment_bytes());
+    let arg_space = template.arg_space(arg_max, env_bytes);
     Ok(Command {
         template,
         arg_space,
@@ -812,14 +758,14 @@ fn job_command(
 }
 
 /// Resolves the command (once, so "not found" is said once) and sizes the argument space.
-fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
+fn command(cfg: &Config, header: &[Vec<u8>], env_bytes: u64) -> Result<Command, RunError> {
     let dry_run = cfg.dry_run;
     let path_env = std::env::var_os("PATH");
     if let Some(spec) = &cfg.plugin {
         return plugin::command(cfg, spec, header);
     }
     if let Some(spec) = &cfg.job {
-        return job_command(cfg, spec, header, path_env.as_deref());
+        return job_command(cfg, spec, header, path_env.as_deref(), env_bytes);
     }
     let in_shell = cfg.shell_command && !dry_run;
     // With -U, the words from the first one holding {} (-i), else the records, are split (in
@@ -836,10 +782,10 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
                 cannot_run = Some(e);
                 PathBuf::from(&cfg.command[0])
             }
-            Err(e) => return Err(PlanError::Command(e)),
+            Err(e) => return Err(RunError::Command(e)),
         };
         if cfg.unsafe_words {
-            let bash = resolve("bash".as_ref(), path_env.as_deref()).map_err(PlanError::Command)?;
+            let bash = resolve("bash".as_ref(), path_env.as_deref()).map_err(RunError::Command)?;
             let mut words: Vec<OsString> = vec![
                 "bash".into(),
                 "-c".into(),
@@ -862,7 +808,7 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
         template = template.whole_batch();
     }
     let arg_max = arg_max();
-    let space = template.arg_space(arg_max, environment_bytes());
+    let space = template.arg_space(arg_max, env_bytes);
     if !in_shell && space.budget < space.per_record + space.per_byte {
         return Err(usage(
             "the command and environment leave no room for arguments (ARG_MAX)",
@@ -897,7 +843,7 @@ fn command(cfg: &Config, header: &[Vec<u8>]) -> Result<Command, PlanError> {
 fn tag_line(
     cfg: &Config,
     header: &[Vec<u8>],
-) -> Result<Option<crate::exec::command::job::JobLine>, PlanError> {
+) -> Result<Option<crate::exec::command::job::JobLine>, RunError> {
     let Some(spec) = &cfg.tag else {
         return Ok(None);
     };
@@ -907,7 +853,7 @@ fn tag_line(
     }
     crate::exec::command::job::JobLine::tag(&spec)
         .map(Some)
-        .map_err(PlanError::Usage)
+        .map_err(RunError::Unusable)
 }
 
 /// The journal this run keeps (and the one it resumes), or this task's results files.
@@ -917,7 +863,7 @@ fn checkpoint(
     split: Option<Shard>,
     shard_map: Option<ShardMap>,
     input: &File,
-) -> Result<(Prepared, Option<Destination>), PlanError> {
+) -> Result<(Prepared, Option<Destination>), RunError> {
     if let Some(dir) = &cfg.results {
         let files = crate::output::results::prepare(
             dir,
@@ -927,10 +873,10 @@ fn checkpoint(
             &shown_command(cfg),
             cfg.order,
         )
-        .map_err(PlanError::Usage)?;
+        .map_err(RunError::Unusable)?;
         if let Some(cp) = &files.resume {
-            eprintln!(
-                "frun: {}: continuing the run in {} ({} done before)",
+            say!(
+                "{}: continuing the run in {} ({} done before)",
                 files.dest.task,
                 dir.display(),
                 crate::sys::errors::count(cp.batches, "batch", "batches")
@@ -965,7 +911,7 @@ fn checkpoint(
     };
     if let Some(p) = cfg.resume.as_deref() {
         if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
-            return Err(PlanError::Missing(format!(
+            return Err(RunError::Missing(format!(
                 "--resume: resume file {} not found",
                 p.display()
             )));
@@ -979,7 +925,7 @@ fn checkpoint(
         &default_path,
         input,
     )
-    .map_err(PlanError::Usage)?;
+    .map_err(RunError::Unusable)?;
     if cfg.output_to_caller {
         prepared.restore = prepared.restore.map(crate::journal::Restore::to_caller);
     }

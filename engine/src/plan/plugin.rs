@@ -5,36 +5,18 @@
 //! It decides nothing about how batches run: that is the plugin runner's and the host's.
 
 use super::config::{Config, PluginSpec};
-use super::{Command, PlanError, WorkExtra, tag_line, usage};
+use super::{Command, RunError, WorkExtra, tag_line};
 use crate::dispatch::batch::ArgSpace;
 use crate::exec::command::argv::ArgvTemplate;
 use crate::exec::plugin::{PluginWork, check, host_binary};
 use crate::input::scan::HARD_MAX_STDIN_BYTES;
-
-/// Flags a plugin cannot take: they rewrite arguments, which a plugin host never sees.
-fn check_flags(cfg: &Config) -> Result<(), PlanError> {
-    let refused = [
-        (cfg.insert, "-i"),
-        (cfg.insert_id, "-I"),
-        (cfg.unsafe_words, "-U"),
-        (
-            cfg.job.is_some() || cfg.xargs.is_some(),
-            "a personality's command line",
-        ),
-    ];
-    match refused.iter().find(|(given, _)| *given) {
-        Some((_, flag)) => Err(usage(format!("-C cannot be combined with {flag}"))),
-        None => Ok(()),
-    }
-}
 
 /// The plugin's command: checked (the library loads here and has the function) and resolved.
 pub(super) fn command(
     cfg: &Config,
     spec: &PluginSpec,
     header: &[Vec<u8>],
-) -> Result<Command, PlanError> {
-    check_flags(cfg)?;
+) -> Result<Command, RunError> {
     // Taken literally: a relative path is relative to the working directory now, whatever the
     // plugin's own working directory later.
     let library = std::path::absolute(&spec.library).unwrap_or_else(|_| spec.library.clone());
@@ -42,7 +24,7 @@ pub(super) fn command(
     let host = if cfg.shell_command {
         std::path::PathBuf::new()
     } else {
-        host_binary().map_err(PlanError::Command)?
+        host_binary().map_err(RunError::Command)?
     };
     let work = PluginWork {
         host: host.clone(),
@@ -51,7 +33,7 @@ pub(super) fn command(
         words: cfg.command[1..].to_vec(),
         stdin_mode: cfg.stdin,
     };
-    check(&work).map_err(PlanError::Command)?;
+    check(&work).map_err(RunError::Command)?;
     let mut template = ArgvTemplate::new(&host, &cfg.command, false, false, cfg.delimiter);
     if matches!(cfg.batch, super::BatchSpec::Bytes(_)) && !cfg.stdin {
         template = template.whole_batch();

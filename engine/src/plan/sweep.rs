@@ -61,8 +61,8 @@ pub(super) fn materialize(
         let shortest = lens.iter().copied().min().unwrap_or(0);
         if lens.iter().any(|&l| l != shortest) {
             let shown: Vec<String> = lens.iter().map(usize::to_string).collect();
-            eprintln!(
-                "frun: --link: the sources hold {} values; truncating combinations to the shortest \
+            say!(
+                "--link: the sources hold {} values; truncating combinations to the shortest \
                  length ({shortest})",
                 shown.join(", ")
             );

@@ -93,6 +93,8 @@ pub struct Shared {
     /// Each child leads its own process group (stopping it reaches its descendants). Off only
     /// when children share frun's terminal as stdin and must stay in the foreground group.
     pub children_own_group: bool,
+    /// The commands' environment, when it is not frun's own ([`Settings::children_env`]).
+    pub children_env: Option<Vec<std::ffi::CString>>,
     /// The command is a script without `#!`: it runs under /bin/sh (set at its first start).
     pub script_via_sh: AtomicBool,
     /// Where worker shells come from, when batches run as bash functions (the bash front end).
@@ -142,6 +144,7 @@ impl Shared {
         sigmask: libc::sigset_t,
         shell: Option<Arc<dyn crate::exec::shell::Host>>,
         joblog: Option<crate::output::joblog::Joblog>,
+        children_env: Option<Vec<std::ffi::CString>>,
     ) -> std::io::Result<Shared> {
         let devnull = if children_keep_stdin {
             None
@@ -184,6 +187,7 @@ impl Shared {
             children_own_group: !(children_keep_stdin
                 && std::io::IsTerminal::is_terminal(&std::io::stdin())),
             script_via_sh: AtomicBool::new(false),
+            children_env,
             shell,
             devnull,
             workers_init: workers.init,
@@ -236,8 +240,8 @@ impl Shared {
     /// Says once that the run goes on with fewer workers than asked, and why.
     fn note_fewer_workers(&self, why: &str) {
         if !self.workers_noted.swap(true, Ordering::AcqRel) {
-            eprintln!(
-                "frun: running with at most {} workers instead of {}: {why}",
+            say!(
+                "running with at most {} workers instead of {}: {why}",
                 self.workers_cap.load(Ordering::Acquire).max(1),
                 self.workers_max
             );
@@ -397,8 +401,8 @@ impl ScanEvents for Events<'_> {
             });
             return;
         }
-        eprintln!(
-            "frun: warning: the {what} at byte {offset} contains a NUL byte, which ends an \
+        say!(
+            "warning: the {what} at byte {offset} contains a NUL byte, which ends an \
              argument: it is cut there ({hint}; later such {what}s are not reported)"
         );
     }
@@ -526,23 +530,19 @@ pub fn stop_signalfd(preempt: bool) -> std::io::Result<OwnedFd> {
     sys::signalfd(&stop_signals(preempt))
 }
 
-/// Runs the planned run to the end; returns frun's exit status. `sigmask` is the mask children
-/// get; `shell` is where worker shells come from when batches run as bash functions.
-pub fn run(
-    settings: Settings,
-    sigmask: libc::sigset_t,
-    shell: Option<Arc<dyn crate::exec::shell::Host>>,
-) -> ExitCode {
-    run_reporting(settings, sigmask, shell).0
-}
-
-/// What a run did, for a front end whose exit status counts jobs (GNU Parallel's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a run did: its exit status, how it ended, and its counts (a front end whose exit
+/// status counts jobs, GNU Parallel's, reads them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunReport {
+    /// The status frun gives the run (the binary exits with it; `i32::from` makes the number).
+    pub status: ExitCode,
+    /// How the run ended.
+    pub ended: Ended,
     /// Batches finished (succeeded, failed or given up).
     pub batches: u64,
     /// Failed or given up.
     pub failed: u64,
+    /// Batches whose command succeeded.
     pub succeeded: u64,
     /// The input's batches, when it was read to its end.
     pub total: Option<u64>,
@@ -550,40 +550,74 @@ pub struct RunReport {
     pub halted: Option<Halted>,
 }
 
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// It did what there was to do (every batch ran, or as many as a resume left; some may
+    /// have failed), or stdout's reader went away.
+    Done,
+    /// `--halt` stopped it.
+    Halted,
+    /// This signal stopped it (SIGINT, SIGTERM, SIGHUP; with `FRUN_PREEMPT` also USR1, USR2,
+    /// XCPU, XFSZ): the checkpoint says what is left.
+    Signal(i32),
+    /// frun itself could not go on (an I/O error, an unwritable stdout).
+    Failed,
+}
+
+/// Why a run stopped at `--halt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Halted {
+    /// What `--halt` counted: failures, successes or finished batches.
     pub on: crate::dispatch::ledger::HaltOn,
     /// The last failed batch's exit value and signal, as its joblog line shows them.
     pub last_failure: Option<crate::dispatch::ledger::FailureShown>,
 }
 
-/// [`run`], also saying what the run did (the report is empty when the run could not start).
+/// [`run`], also saying what the run did.
 pub fn run_reporting(
     settings: Settings,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
-) -> (ExitCode, RunReport) {
+) -> RunReport {
     match try_run(settings, sigmask, shell) {
         Ok(done) => done,
         Err(e) => {
-            eprintln!("frun: {}", crate::sys::errors::os_message(&e));
-            (ExitCode::Error, RunReport::default())
+            say!("{}", crate::sys::errors::os_message(&e));
+            RunReport {
+                status: ExitCode::Error,
+                ended: Ended::Failed,
+                batches: 0,
+                failed: 0,
+                succeeded: 0,
+                total: None,
+                halted: None,
+            }
         }
     }
 }
 
-fn report(shared: &Shared) -> RunReport {
+fn report(shared: &Shared, status: ExitCode) -> RunReport {
     let l = &shared.ledger;
     let total = match &*shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) {
         Some(Ok(t)) => Some(t.batches),
         _ => None,
     };
+    let reason = shared.stop.reason();
     RunReport {
+        status,
+        ended: match (&reason, status) {
+            (Some(StopReason::Halt { .. }), _) => Ended::Halted,
+            (Some(StopReason::Signal(n)), _) => Ended::Signal(*n),
+            (_, ExitCode::Signal(n)) => Ended::Signal(n),
+            (_, ExitCode::Error) => Ended::Failed,
+            _ => Ended::Done,
+        },
         batches: l.batches(),
         failed: l.failed_batches() + l.given_up_batches(),
         succeeded: l.succeeded_batches(),
         total,
-        halted: match shared.stop.reason() {
+        halted: match reason {
             Some(StopReason::Halt { on, .. }) => Some(Halted {
                 on,
                 last_failure: l.last_failure(),
@@ -619,7 +653,7 @@ fn try_run(
     settings: Settings,
     sigmask: libc::sigset_t,
     shell: Option<Arc<dyn crate::exec::shell::Host>>,
-) -> std::io::Result<(ExitCode, RunReport)> {
+) -> std::io::Result<RunReport> {
     let started = Instant::now();
     descendants::adopt_orphans();
     let Settings {
@@ -636,6 +670,7 @@ fn try_run(
         joblog,
         progress,
         exits_after,
+        children_env,
     } = settings;
     // The input's total is learned before the spool takes the input.
     let total = progress.map(|_| meter::total_of(&input.file, &scan, checkpoint.resume.is_some()));
@@ -674,6 +709,7 @@ fn try_run(
         sigmask,
         shell,
         joblog,
+        children_env,
     )?);
     if let Some(crate::output::joblog::Joblog::Stdout) = &shared.joblog {
         let _ = shared.output.write_aside(1, crate::output::joblog::HEADER);
@@ -734,7 +770,7 @@ fn wind_up(
     ending: &EndOfRun,
     shard: Option<crate::input::shard::ShardMap>,
     exits_after: bool,
-) -> (ExitCode, RunReport) {
+) -> RunReport {
     // Every command has ended; what they left running (adopted by frun) ends with the run.
     descendants::end_all(KILL_GRACE, shared.workers_live.load(Ordering::Acquire) == 0);
     // A completed run read the feeder's input to its end: the feeder has returned. (A run that
@@ -747,15 +783,15 @@ fn wind_up(
     };
     let mut code = end(&shared, ending, shard);
     if let Err(msg) = fed {
-        eprintln!("frun: {msg}");
+        say!("{msg}");
         code = ExitCode::Passed(1);
     }
-    let done = report(&shared);
+    let done = report(&shared, code);
     if exits_after {
         // Every worker has returned and all output is written; the exit frees the rest.
         std::mem::forget(shared);
     }
-    (code, done)
+    done
 }
 
 /// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run
@@ -852,15 +888,17 @@ fn report_stats(shared: &Shared, e: &EndOfRun, shard: Option<crate::input::shard
         e.workers_max,
         e.usable_cpus,
     );
-    eprintln!("{}", stats.line());
+    say!(info: "{}", stats.line());
     if let Some(m) = shard {
-        eprintln!(
-            "frun: stats: shard={}/{} chunk={}",
-            m.shard.index, m.shard.count, m.chunk
+        say!(
+            "stats: shard={}/{} chunk={}",
+            m.shard.index,
+            m.shard.count,
+            m.chunk
         );
     }
     for line in node_stats(&shared.rings, e.started.elapsed()) {
-        eprintln!("{line}");
+        say!(info: "{line}");
     }
 }
 
@@ -882,7 +920,7 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
         (a + load(&c.batches), s + load(&c.batches_stolen))
     });
     let mut lines = vec![format!(
-        "frun: stats: nodes={} source={} chunk={} cross_node={:.1}%",
+        "stats: nodes={} source={} chunk={} cross_node={:.1}%",
         layout.nodes.len(),
         layout.source,
         layout.chunk_size,
@@ -891,7 +929,7 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
     for (i, (node, c)) in layout.nodes.iter().zip(&rings.counters).enumerate() {
         let cpus: Vec<String> = node.cpus.iter().map(|c| c.to_string()).collect();
         lines.push(format!(
-            "frun: stats: node={i} memory={} cpus={} distances={} workers={} chunks_placed={} \
+            "stats: node={i} memory={} cpus={} distances={} workers={} chunks_placed={} \
              chunks_bound={} chunks_stolen={} batches={} cross_node={:.1}% busy={:.1}%",
             node.memory.map_or("-".into(), |m| m.to_string()),
             cpus.join(","),

@@ -43,6 +43,9 @@ pub struct Settings {
     /// ran on; on a virtual machine that was a tenth of a one-line run. False for a front end
     /// that goes on (Python).
     pub exits_after: bool,
+    /// The environment the commands get, when it is not frun's own (a task of a split run
+    /// gives its commands `FRUN_SHARD=none`, so a frun they start does all of its input).
+    pub children_env: Option<Vec<std::ffi::CString>>,
 }
 
 /// How a completed run's failures become its exit status.

@@ -8,6 +8,7 @@
 
 pub mod errors;
 pub mod exit;
+pub mod notice;
 pub mod numa;
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};

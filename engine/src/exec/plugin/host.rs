@@ -150,13 +150,13 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let (Some(mode), Some(wire), Some(library), Some(function)) =
         (args.get(1), args.get(2), args.get(3), args.get(4))
     else {
-        eprintln!("frun: the plugin host is started by frun -C, not by hand");
+        say!("the plugin host is started by frun -C, not by hand");
         return 2;
     };
     if wire.as_bytes() != WIRE_VERSION.as_bytes() {
         let me = std::env::current_exe().unwrap_or_default();
-        eprintln!(
-            "frun: -C: the plugin host {} is from another frun release (it speaks {}); use the \
+        say!(
+            "-C: the plugin host {} is from another frun release (it speaks {}); use the \
              frun-plugin-host shipped with this frun",
             me.display(),
             WIRE_VERSION
@@ -169,7 +169,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let plugin = match load(&library, &function) {
         Ok(p) => p,
         Err((status, message)) => {
-            eprintln!("frun: {message}");
+            say!("{message}");
             return status;
         }
     };
@@ -187,8 +187,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
             match serve(&plugin, words) {
                 Ok(None) => 0,
                 Ok(Some(seq)) => {
-                    eprintln!(
-                        "frun: -C {}: batch {seq}: the function closed or replaced its standard \
+                    say!(
+                        "-C {}: batch {seq}: the function closed or replaced its standard \
                          output (fd 1), so its output went elsewhere; that attempt is dropped \
                          and its plugin host ends",
                         function.to_string_lossy()
@@ -196,7 +196,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
                     STDOUT_MOVED
                 }
                 Err(e) => {
-                    eprintln!("frun: plugin host: {}", crate::sys::errors::os_message(&e));
+                    say!("plugin host: {}", crate::sys::errors::os_message(&e));
                     1
                 }
             }

@@ -300,6 +300,8 @@ pub struct HostStart<'a> {
     pub spool: RawFd,
     pub sigmask: &'a libc::sigset_t,
     pub own_group: bool,
+    /// The host's environment, when the commands get one of their own (None: frun's).
+    pub env: Option<&'a [std::ffi::CString]>,
 }
 
 impl HostProcess {
@@ -312,7 +314,10 @@ impl HostProcess {
             None,
             SockFlag::SOCK_CLOEXEC,
         )?;
-        let spawner = Spawner::new(s.stdout, Some(theirs.as_raw_fd()), s.sigmask, s.own_group)?;
+        let mut spawner = Spawner::new(s.stdout, Some(theirs.as_raw_fd()), s.sigmask, s.own_group)?;
+        if let Some(env) = s.env {
+            spawner = spawner.with_environment(env.to_vec());
+        }
         let argv = s.work.host_argv(MODE_SERVE);
         let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
         ptrs.push(std::ptr::null());

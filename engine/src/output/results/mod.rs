@@ -24,7 +24,6 @@ use crate::input::shard::Shard;
 use crate::journal::{self, Checkpoint, InputId, Journal, merge_intervals};
 use crate::output::emit::OrderMode;
 use crate::sys::errors::count;
-use crate::sys::exit::ExitCode;
 
 const PREFIX: &str = "task-";
 const JOURNAL: &str = ".journal";
@@ -278,23 +277,34 @@ struct Piece {
 }
 
 /// `frun merge DIR`: writes the combined output of every task to stdout — in input order when
-/// the run kept order (`-k`), else each task's batches whole, task after task. Returns the exit
-/// status: 0 when every record of the input is done, 1 when some are not (what is done is
-/// written), 2 when DIR cannot be merged.
-pub fn merge(dir: &Path) -> ExitCode {
+/// the run kept order (`-k`), else each task's batches whole, task after task. Done when every
+/// record of the input is done (or stdout's reader went away); else why not.
+pub fn merge(dir: &Path) -> Result<(), MergeError> {
     match merge_into(dir, 1) {
-        Ok(Merged::Complete) => ExitCode::Success,
-        Ok(Merged::ReaderGone) => ExitCode::Success,
-        Ok(Merged::Incomplete(msg)) => {
-            eprintln!("frun merge: {msg}");
-            ExitCode::Error
-        }
-        Err(msg) => {
-            eprintln!("frun merge: {msg}");
-            ExitCode::Usage
+        Ok(Merged::Complete) | Ok(Merged::ReaderGone) => Ok(()),
+        Ok(Merged::Incomplete(msg)) => Err(MergeError::Incomplete(msg)),
+        Err(msg) => Err(MergeError::Unusable(msg)),
+    }
+}
+
+/// Why `frun merge` could not write a whole run's output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeError {
+    /// Some records of the input are not done; what is done was written.
+    Incomplete(String),
+    /// The directory cannot be merged (not a results directory, unreadable, inconsistent).
+    Unusable(String),
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Incomplete(m) | MergeError::Unusable(m) => f.write_str(m),
         }
     }
 }
+
+impl std::error::Error for MergeError {}
 
 enum Merged {
     Complete,

@@ -76,6 +76,7 @@ impl<'a> PluginRunner<'a> {
             spool: spool.as_raw_fd(),
             sigmask: &shared.sigmask,
             own_group: shared.children_own_group,
+            env: shared.children_env.as_deref(),
         };
         match HostProcess::start(&start)? {
             Ok(h) => {

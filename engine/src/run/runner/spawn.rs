@@ -4,7 +4,7 @@
 //! It starts and waits for one child at a time; what the ending means is the worker's business.
 
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -12,7 +12,7 @@ use super::{Attempt, Child, Ending, Runner};
 use crate::dispatch::ledger::Outcome;
 use crate::exec::command::argv::{Argv, SH};
 use crate::exec::resolve::start_failure;
-use crate::exec::spawn::{ChildEnd, Spawner, wait_exit, wait_reap};
+use crate::exec::spawn::{ChildEnd, Spawner, environment_with, wait_exit, wait_reap};
 use crate::output::emit::Capture;
 use crate::run::stop::StopReason;
 
@@ -34,23 +34,6 @@ pub(crate) struct SpawnRunner<'a> {
 
 /// One question on the terminal at a time, whatever the workers.
 static PROMPT: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// frun's environment with `name` set to `slot` (`--process-slot-var`).
-fn slot_environment(name: &std::ffi::OsStr, slot: usize) -> Vec<std::ffi::CString> {
-    let mut vars: Vec<std::ffi::CString> = std::env::vars_os()
-        .filter(|(k, _)| k != name)
-        .filter_map(|(k, v)| {
-            let mut kv = k.into_vec();
-            kv.push(b'=');
-            kv.extend_from_slice(v.as_bytes());
-            std::ffi::CString::new(kv).ok()
-        })
-        .collect();
-    let mut own = name.as_bytes().to_vec();
-    own.extend_from_slice(format!("={slot}").as_bytes());
-    vars.extend(std::ffi::CString::new(own).ok());
-    vars
-}
 
 impl<'a> SpawnRunner<'a> {
     /// Children write to `capture` (None: stdout), their stderr to `errors` (None: frun's),
@@ -79,9 +62,15 @@ impl<'a> SpawnRunner<'a> {
             Some(c) => spawner.with_stderr(c.fd()),
             None => spawner,
         };
-        let spawner = match &shared.work.xargs.slot_var {
-            Some(name) => spawner.with_environment(slot_environment(name, child.slot)),
-            None => spawner,
+        // `--process-slot-var`: the children's environment with the worker's slot in it.
+        let spawner = match (&shared.work.xargs.slot_var, &shared.children_env) {
+            (Some(name), base) => spawner.with_environment(environment_with(
+                base.as_deref(),
+                name,
+                std::ffi::OsStr::new(&child.slot.to_string()),
+            )),
+            (None, Some(env)) => spawner.with_environment(env.clone()),
+            (None, None) => spawner,
         };
         Ok(SpawnRunner {
             child,

@@ -1,0 +1,67 @@
+//! Where the engine's messages go. The engine never writes a message of its own to stderr: it
+//! hands each one, as a [`Notice`], to the sink the front end gave the run ([`install`]), and
+//! the front end decides the words around it (the program's name) and where it goes.
+//!
+//! One sink per process: a run's stages are threads and forked children of one process, and
+//! the front ends start one run per process (the bash builtin and the Python module fork an
+//! engine process for it). Messages are rare (a retry, a resume, the run's end), so the sink is
+//! read under a lock; nothing on a per-record path says anything.
+
+use std::fmt;
+use std::sync::{Arc, RwLock};
+
+/// One message of the engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Notice<'a> {
+    /// What it is about.
+    pub kind: NoticeKind,
+    /// The text, one line without the program's name (`cannot open 'x': No such file`).
+    pub text: &'a str,
+}
+
+/// What a [`Notice`] is about: a front end may word or route the kinds differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoticeKind {
+    /// Something went wrong, or did not happen as asked; the run's status says how it ended.
+    Problem,
+    /// What the run did (resumed from a checkpoint, its `--stats`): no fault.
+    Info,
+    /// Text printed as it is, not as a message: the front end adds no program name.
+    Report,
+}
+
+/// A sink for the engine's messages; called from any thread of the run.
+pub trait Notices: Send + Sync {
+    /// Takes one message.
+    fn notice(&self, notice: &Notice<'_>);
+}
+
+impl<F: Fn(&Notice<'_>) + Send + Sync> Notices for F {
+    fn notice(&self, notice: &Notice<'_>) {
+        self(notice)
+    }
+}
+
+static SINK: RwLock<Option<Arc<dyn Notices>>> = RwLock::new(None);
+
+/// Makes `sink` the one the engine's messages go to from now on, in this process (and the
+/// children it forks). Without one, messages are dropped.
+pub fn install(sink: Arc<dyn Notices>) {
+    *SINK.write().unwrap_or_else(|e| e.into_inner()) = Some(sink);
+}
+
+/// Hands one message to the sink.
+pub(crate) fn say(kind: NoticeKind, args: fmt::Arguments<'_>) {
+    let sink = SINK.read().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(sink) = sink {
+        let owned;
+        let text = match args.as_str() {
+            Some(s) => s,
+            None => {
+                owned = args.to_string();
+                &owned
+            }
+        };
+        sink.notice(&Notice { kind, text });
+    }
+}
