@@ -30,7 +30,8 @@ pub mod xargs;
 use std::io::Write;
 
 pub use frun_engine::ExitCode;
-use frun_engine::plan::config::{Config, Dialect};
+use frun_engine::plan::config::Config;
+use frun_engine::run::Statuses;
 use frun_engine::{Io, RunError, exec, output::results, sys::errors};
 pub use invocation::{Invocation, UsageError};
 
@@ -181,17 +182,17 @@ pub fn run_config(
         Ok(report) => report.status,
         Err(e) => {
             eprintln!("frun: {e}");
-            refusal_status(cfg.dialect, &e)
+            refusal_status(cfg.conduct.statuses, &e)
         }
     }
 }
 
 /// The exit status of a run that could not start, as the personality that asked for it gives
-/// one.
-fn refusal_status(dialect: Dialect, e: &RunError) -> ExitCode {
-    match dialect {
-        Dialect::Frun => e.status(),
-        Dialect::Parallel => parallel::refusal_status(e),
-        Dialect::Xargs => xargs::refusal_status(e),
+/// one (each personality's runs count their failures in a way of their own).
+fn refusal_status(statuses: Statuses, e: &RunError) -> ExitCode {
+    match statuses {
+        Statuses::Summarised => e.status(),
+        Statuses::JobCount => parallel::refusal_status(e),
+        Statuses::Plain => xargs::refusal_status(e),
     }
 }

@@ -19,8 +19,9 @@ use frun_engine::exec::command::job::{
 use frun_engine::input::bounds::{MAX_PATTERN, RecordBounds};
 use frun_engine::output::emit::OrderMode;
 use frun_engine::plan::config::{
-    BatchSpec, Bound, Config, Dialect, InputSpec, JobResume, Range, Source, SourceValues, Sweep,
+    BatchSpec, Bound, Conduct, Config, InputSpec, JobResume, Range, Source, SourceValues, Sweep,
 };
+use frun_engine::run::Statuses;
 use frun_engine::sys::exit::ExitCode;
 
 /// A refusal: one line, GNU Parallel's status for errors.
@@ -273,10 +274,21 @@ pub fn parse(args: Vec<OsString>) -> Invocation {
     }
 }
 
+/// How GNU Parallel behaves where frun differs: its exit status counts failed jobs, nothing
+/// is retried unless `--retries` asks, a NUL in a value is refused (255), jobs never read its
+/// standard input, and no checkpoint is kept unless asked.
+const CONDUCT: Conduct = Conduct {
+    statuses: Statuses::JobCount,
+    retries_unasked: false,
+    refuse_nul_with: Some(255),
+    children_read_stdin: false,
+    checkpoint_unasked: false,
+};
+
 fn parse_inner(mut args: Vec<OsString>) -> Result<Invocation, Invocation> {
     let mut o = Options {
         cfg: Config {
-            dialect: Dialect::Parallel,
+            conduct: CONDUCT,
             ..Config::default()
         },
         tag: None,

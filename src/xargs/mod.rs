@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 use crate::invocation::Invocation;
 use frun_engine::input::xargs_input::{Grouping, Rules, Separator};
-use frun_engine::plan::config::{BatchSpec, Bound, Config, Dialect, InputSpec, Range, XargsSpec};
+use frun_engine::plan::config::{BatchSpec, Bound, Conduct, Config, InputSpec, Range, XargsSpec};
+use frun_engine::run::Statuses;
 use frun_engine::sys::exit::ExitCode;
 
 /// xargs' usage error: one line, status 1.
@@ -404,7 +405,7 @@ fn build(o: Options, command: &[OsString]) -> Result<Invocation, Invocation> {
         n => n.min(4096),
     };
     let cfg = Config {
-        dialect: Dialect::Xargs,
+        conduct: CONDUCT,
         workers: Range {
             init: Bound::Value(procs),
             max: Bound::Value(procs),
@@ -469,6 +470,17 @@ never interleaved: each command's output comes out whole.
 ";
 
 /// GNU xargs' exit status for a run that could not start: 1 (a command that cannot run keeps
+/// How GNU xargs behaves where frun differs: 123 when a command failed, with no summary;
+/// nothing is retried unless asked; a NUL in an argument is warned of; commands read xargs'
+/// standard input when the arguments come from a file; no checkpoint unless asked.
+const CONDUCT: Conduct = Conduct {
+    statuses: Statuses::Plain,
+    retries_unasked: false,
+    refuse_nul_with: None,
+    children_read_stdin: true,
+    checkpoint_unasked: false,
+};
+
 /// 126/127).
 pub fn refusal_status(e: &frun_engine::RunError) -> ExitCode {
     match e {

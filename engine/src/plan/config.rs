@@ -123,17 +123,37 @@ pub enum SourceValues {
     File(PathBuf),
 }
 
-/// Whose command line the run was given: how failures are counted into the exit status, what
-/// is retried by default, what messages start with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Dialect {
-    /// frun's own (forkrun's) flags.
-    #[default]
-    Frun,
-    /// `frun xargs`: GNU findutils xargs.
-    Xargs,
-    /// `frun parallel`: GNU Parallel.
-    Parallel,
+/// How a run behaves where frun and the tools it stands in for differ. Each front end sets
+/// its tool's; `Conduct::default()` is frun's own. The engine follows these settings and knows
+/// nothing of who chose them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conduct {
+    /// How failed commands become the exit status, and whether a summary says so on stderr.
+    pub statuses: crate::run::Statuses,
+    /// Without being asked: a crashed command is retried (up to `FRUN_RETRY_LIMIT`), and a
+    /// failing batch whose size frun chose is split to find the record that fails. Otherwise
+    /// nothing is retried unless `retries` asks for it.
+    pub retries_unasked: bool,
+    /// A NUL byte in a record bound for an argument is refused, ending the run with this
+    /// status; None: it is warned of (the argument ends there).
+    pub refuse_nul_with: Option<i32>,
+    /// The commands may read frun's standard input when the records come from elsewhere (a
+    /// file, the input sources); false: they read /dev/null.
+    pub children_read_stdin: bool,
+    /// A checkpoint is kept without being asked (`--checkpoint-file`, `--resume`).
+    pub checkpoint_unasked: bool,
+}
+
+impl Default for Conduct {
+    fn default() -> Conduct {
+        Conduct {
+            statuses: crate::run::Statuses::Summarised,
+            retries_unasked: true,
+            refuse_nul_with: None,
+            children_read_stdin: true,
+            checkpoint_unasked: true,
+        }
+    }
 }
 
 /// Everything the user asked for, validated.
@@ -191,8 +211,8 @@ pub struct Config {
     pub shell_command: bool,
     /// `--link`: a sweep's sources go together value by value (no effect without a sweep).
     pub link: bool,
-    /// Whose command line this was.
-    pub dialect: Dialect,
+    /// How the run behaves where frun and the tools it stands in for differ.
+    pub conduct: Conduct,
     /// The command is a GNU Parallel-style line with replacement strings (then `command` holds
     /// its words, for messages and the checkpoint's identity).
     pub job: Option<JobSpec>,
@@ -296,7 +316,7 @@ impl Default for Config {
             command: Vec::new(),
             shell_command: false,
             link: false,
-            dialect: Dialect::Frun,
+            conduct: Conduct::default(),
             job: None,
             retries: None,
             progress: None,

@@ -101,13 +101,13 @@ fn shown_command(cfg: &Config) -> String {
 /// environment's limit; xargs and GNU Parallel retry nothing, unless `--retries N` asks for N
 /// attempts of any failure.
 fn retry_policy(cfg: &Config) -> Result<RetryPolicy, RunError> {
-    Ok(match (cfg.dialect, cfg.retries) {
-        (config::Dialect::Frun, None) => RetryPolicy {
+    Ok(match (cfg.conduct.retries_unasked, cfg.retries) {
+        (true, None) => RetryPolicy {
             limit: retry_limit()?,
             nonzero: cfg.retry_failed,
             crashes: true,
         },
-        (config::Dialect::Frun, Some(n)) => RetryPolicy {
+        (true, Some(n)) => RetryPolicy {
             limit: Some(n),
             nonzero: cfg.retry_failed,
             crashes: true,
@@ -282,11 +282,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         results,
         stats: cfg.stats,
         preempt: preempt()?,
-        statuses: match cfg.dialect {
-            config::Dialect::Frun => crate::run::Statuses::Frun,
-            config::Dialect::Xargs => crate::run::Statuses::Xargs,
-            config::Dialect::Parallel => crate::run::Statuses::Parallel,
-        },
+        statuses: cfg.conduct.statuses,
         joblog,
         progress: cfg.progress,
         exits_after: false,
@@ -321,10 +317,10 @@ fn nul_in_argument(cfg: &Config, sizing: Sizing) -> crate::input::scan::NulInArg
     let arguments = !cfg.stdin
         && cfg.xargs.is_none()
         && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)));
-    match (arguments, cfg.dialect) {
+    match (arguments, cfg.conduct.refuse_nul_with) {
         (false, _) => NulInArgument::Pass,
-        (true, config::Dialect::Parallel) => NulInArgument::Refuse(255),
-        (true, _) => NulInArgument::Warn,
+        (true, Some(status)) => NulInArgument::Refuse(status),
+        (true, None) => NulInArgument::Warn,
     }
 }
 
@@ -514,7 +510,7 @@ fn work(
         // A batch of the size asked for (`-l N`) is the unit, as in forkrun: a record that
         // keeps failing takes its batch down. Where frun chose the size, it splits.
         splittable: matches!(sizing, Sizing::Adaptive { init, max } if init != max)
-            && cfg.dialect == config::Dialect::Frun,
+            && cfg.conduct.retries_unasked,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
@@ -592,7 +588,7 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
             (File::from(dup), false)
         }
         InputSpec::File(p) => match File::open(p) {
-            Ok(f) => (f, cfg.dialect != config::Dialect::Parallel),
+            Ok(f) => (f, cfg.conduct.children_read_stdin),
             Err(e) => {
                 return Err(usage(format!(
                     "cannot open {}: {}",
@@ -615,7 +611,7 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
                 file: f,
                 name: "the input sources".to_string(),
                 // GNU Parallel's jobs never read its standard input.
-                children_keep_stdin: !reads_stdin && cfg.dialect != config::Dialect::Parallel,
+                children_keep_stdin: !reads_stdin && cfg.conduct.children_read_stdin,
                 header,
                 records: Some(tuples),
             });
@@ -893,8 +889,8 @@ fn checkpoint(
     }
     // xargs and GNU Parallel leave no files behind: a personality keeps a checkpoint only
     // when asked (--checkpoint-file, --resume).
-    let personality = cfg.dialect != config::Dialect::Frun || cfg.no_default_journal;
-    if cfg.dry_run || (personality && cfg.checkpoint_file.is_none() && cfg.resume.is_none()) {
+    let unasked = cfg.conduct.checkpoint_unasked && !cfg.no_default_journal;
+    if cfg.dry_run || (!unasked && cfg.checkpoint_file.is_none() && cfg.resume.is_none()) {
         let none = Prepared {
             journal: None,
             resume: None,

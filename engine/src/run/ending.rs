@@ -89,7 +89,7 @@ impl Checkpointing<'_> {
                 ExitCode::Success
             }
             StopReason::Signal(n) => {
-                if self.ending.statuses == super::Statuses::Frun {
+                if self.ending.statuses == super::Statuses::Summarised {
                     say!("Caught {}; stopping", signal_name(n));
                 }
                 if let Some(s) = self.shared.ledger.summary() {
@@ -100,7 +100,7 @@ impl Checkpointing<'_> {
             }
             StopReason::Halt { on, failed, .. } => {
                 let summary = self.shared.ledger.summary();
-                let peer = self.ending.statuses != super::Statuses::Frun;
+                let peer = self.ending.statuses != super::Statuses::Summarised;
                 if let Some(s) = summary.as_ref().filter(|_| !peer) {
                     say!("{s}");
                 }
@@ -110,8 +110,8 @@ impl Checkpointing<'_> {
                     say!("stopped: {}", self.halt_met(on));
                 }
                 self.keep("halt");
-                if self.ending.statuses == super::Statuses::Parallel {
-                    return self.halted_as_parallel(on, failed);
+                if self.ending.statuses == super::Statuses::JobCount {
+                    return self.halted_counting_jobs(on, failed);
                 }
                 // Stopping once enough succeeded (or were done) is what was asked: the status
                 // is a finished run's.
@@ -165,7 +165,7 @@ impl Checkpointing<'_> {
             self.keep("input error");
             return ExitCode::Error;
         }
-        if self.ending.statuses != super::Statuses::Frun {
+        if self.ending.statuses != super::Statuses::Summarised {
             return self.completed_as_peer();
         }
         match self.shared.ledger.summary() {
@@ -203,14 +203,12 @@ impl Checkpointing<'_> {
         let ledger = &self.shared.ledger;
         let failed = ledger.failed_batches() + ledger.given_up_batches();
         self.finish();
-        if self.ending.statuses == super::Statuses::Parallel && ledger.oversized_records() > 0 {
+        if self.ending.statuses == super::Statuses::JobCount && ledger.oversized_records() > 0 {
             return ExitCode::Passed(255);
         }
         match (self.ending.statuses, failed) {
             (_, 0) => ExitCode::Success,
-            (super::Statuses::Parallel, n) => {
-                ExitCode::Passed(self.parallel_failed(n).min(101) as i32)
-            }
+            (super::Statuses::JobCount, n) => ExitCode::Passed(self.jobs_failed(n).min(101) as i32),
             _ => ExitCode::CommandFailed,
         }
     }
@@ -233,7 +231,7 @@ impl Checkpointing<'_> {
 
     /// GNU Parallel's status at `--halt`: the failing job's own with `fail=1`, else the number
     /// of jobs failed when it was reached (101 for more than 100).
-    fn halted_as_parallel(&self, on: HaltOn, failed: u64) -> ExitCode {
+    fn halted_counting_jobs(&self, on: HaltOn, failed: u64) -> ExitCode {
         let ledger = &self.shared.ledger;
         let one = self
             .shared
@@ -248,13 +246,13 @@ impl Checkpointing<'_> {
         match (on, failed) {
             // Stopping once enough jobs succeeded is what was asked.
             (HaltOn::Success, _) | (_, 0) => ExitCode::Success,
-            (_, n) => ExitCode::Passed(self.parallel_failed(n).min(101) as i32),
+            (_, n) => ExitCode::Passed(self.jobs_failed(n).min(101) as i32),
         }
     }
 
     /// What GNU Parallel's status counts of `failed` jobs: with a percentage `--halt`, the
     /// percentage of all the jobs that failed (rounded up), else their number.
-    fn parallel_failed(&self, failed: u64) -> u64 {
+    fn jobs_failed(&self, failed: u64) -> u64 {
         let percent = self.shared.work.halt.is_some_and(|h| {
             matches!(h.count, crate::dispatch::ledger::HaltCount::PercentOfAll(_))
         });

@@ -51,12 +51,14 @@ pub struct Settings {
 /// How a completed run's failures become its exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Statuses {
-    /// 123 when a command failed, 3 when records were given up (with a summary on stderr).
-    Frun,
-    /// As GNU xargs: 123 when a command failed (no summary).
-    Xargs,
-    /// As GNU Parallel: the number of failed jobs, 101 for more than 100 (no summary).
-    Parallel,
+    /// 123 when a command failed, 3 when records were given up, with a summary on stderr;
+    /// `--halt` and a stop by a signal say what happened (frun's own).
+    Summarised,
+    /// 123 when a command failed, without a summary.
+    Plain,
+    /// The number of failed jobs (101 for more than 100), without a summary; 255 when a value
+    /// was too long to pass; at `--halt fail=1` the failing job's own status.
+    JobCount,
 }
 
 /// The input, opened.
