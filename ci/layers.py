@@ -212,12 +212,8 @@ TALKS = re.compile(
 TALKS_LEFT: dict[str, int] = {}
 PERSONALITY = re.compile(r"(?i)\b\w*(xargs|parallel|forkrun|gnu)\w*\b")
 PERSONALITY_LEFT = {
-    "plan/mod.rs": 22, "run/runner/spawn.rs": 11, "journal/writer.rs": 10,
-    "exec/plugin/host.rs": 8, "plan/jobs_resume.rs": 8, "plan/config.rs": 7,
-    "run/settings.rs": 7, "run/worker.rs": 5, "output/results/gnu.rs": 4,
-    "input/xargs_input.rs": 2, "journal/mod.rs": 2, "journal/prepare.rs": 2, "input/mod.rs": 1,
-    "output/results/mod.rs": 1, "plan/builder.rs": 1, "run/ending.rs": 1, "run/mod.rs": 1,
-    "sys/mod.rs": 1,
+    "exec/plugin/host.rs": 8, "input/arguments.rs": 2, "plan/mod.rs": 2, "journal/mod.rs": 1,
+    "run/ending.rs": 1, "sys/mod.rs": 1,
 }
 
 

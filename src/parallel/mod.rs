@@ -740,7 +740,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             );
         }
         "halt" => o.cfg.halt = halt(&v)?,
-        "results" => o.cfg.gnu_results = Some(results_name(&v)?),
+        "results" => o.cfg.job_files = Some(results_name(&v)?),
         _ => unreachable!("canonical names only"),
     }
     Ok(())
@@ -929,7 +929,7 @@ fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
     if o.cfg.line_buffer && o.group {
         return Err(refuse("--group cannot be combined with --line-buffer"));
     }
-    if o.cfg.line_buffer && o.cfg.gnu_results.is_some() {
+    if o.cfg.line_buffer && o.cfg.job_files.is_some() {
         return Err(refuse(
             "--line-buffer cannot be combined with --results in frun parallel (a job's output \
              goes to its files, not to stdout)",
@@ -950,7 +950,7 @@ fn refuse_perl(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
     for text in [
         Some(line.as_slice()),
         o.tag.as_deref(),
-        o.cfg.gnu_results.as_deref(),
+        o.cfg.job_files.as_deref(),
     ] {
         if let Some(e) = text.and_then(perl_expression) {
             return Err(refuse(perl_refusal(e)));
@@ -1078,12 +1078,12 @@ fn results_and_resume(o: &mut Options) -> Result<(), Invocation> {
         o.cfg.job_resume,
         Some(JobResume::Resume | JobResume::ResumeFailed)
     );
-    if needs_log && o.cfg.joblog.is_none() && o.cfg.gnu_results.is_none() {
+    if needs_log && o.cfg.joblog.is_none() && o.cfg.job_files.is_none() {
         return Err(refuse(
             "--resume and --resume-failed require --joblog or --results",
         ));
     }
-    if o.cfg.gnu_results.is_some() {
+    if o.cfg.job_files.is_some() {
         if o.pipe {
             return Err(refuse(
                 "--results cannot be combined with --pipe in frun parallel (a job's input is \

@@ -8,8 +8,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use crate::invocation::Invocation;
-use frun_engine::input::xargs_input::{Grouping, Rules, Separator};
-use frun_engine::plan::config::{BatchSpec, Bound, Conduct, Config, InputSpec, Range, XargsSpec};
+use frun_engine::input::arguments::{Grouping, Rules, Separator};
+use frun_engine::plan::config::{
+    ArgumentLists, BatchSpec, Bound, Conduct, Config, InputSpec, Range,
+};
 use frun_engine::run::Statuses;
 use frun_engine::sys::exit::ExitCode;
 
@@ -417,7 +419,7 @@ fn build(o: Options, command: &[OsString]) -> Result<Invocation, Invocation> {
             _ => InputSpec::Stdin,
         },
         command,
-        xargs: Some(XargsSpec {
+        argument_lists: Some(ArgumentLists {
             rules,
             replace,
             trace: o.trace || o.prompt,
@@ -509,7 +511,7 @@ mod tests {
         let c = run(&["-n2", "-P", "3", "echo", "-n", "x"]);
         assert_eq!(c.command, words(&["echo", "-n", "x"]));
         assert_eq!(c.workers.max, Bound::Value(3));
-        let x = c.xargs.unwrap();
+        let x = c.argument_lists.unwrap();
         assert_eq!(x.rules.grouping, Grouping::Args(Some(2)));
         assert_eq!(x.rules.initial, 5 + 3 + 2);
     }

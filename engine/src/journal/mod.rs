@@ -45,7 +45,7 @@ pub use writer::Journal;
 pub const DEFAULT_PATH: &str = ".frun_resume";
 /// The name forkrun's scripts look for: a stopped run's checkpoint at the default place is
 /// also linked there (the same file), when the name is free.
-pub const FORKRUN_PATH: &str = ".forkrun_resume";
+pub const LEGACY_PATH: &str = ".forkrun_resume";
 /// How many input bytes identify the input.
 pub const HEAD_BYTES: usize = 64 << 10;
 

@@ -143,7 +143,7 @@ pub fn prepare(
     // forkrun's scripts find a stopped run's checkpoint as ./.forkrun_resume (and resume from
     // it), so the journal at the default place is linked there too.
     let default_name = |p: &Path| {
-        [super::DEFAULT_PATH, super::FORKRUN_PATH]
+        [super::DEFAULT_PATH, super::LEGACY_PATH]
             .iter()
             .any(|n| p.file_name() == Some(n.as_ref()) && p.parent().is_none_or(in_cwd))
     };
@@ -151,7 +151,7 @@ pub fn prepare(
         && default == Path::new(super::DEFAULT_PATH)
         && resume_from.is_none_or(default_name)
     {
-        j = j.with_forkrun_name();
+        j = j.with_legacy_name();
     }
     // A location the user chose is opened now; the default one only checked.
     let opened = match &resume {

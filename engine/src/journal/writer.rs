@@ -27,7 +27,7 @@ pub struct Journal {
     /// A new journal says how to resume it (`# resume: …`).
     resume_hint: bool,
     /// At the default place: a stopped run's journal is also linked as `./.forkrun_resume`.
-    forkrun_name: bool,
+    legacy_name: bool,
     /// What a new journal starts with after its comment (empty when continuing one).
     header: String,
     /// False when continuing the journal being resumed.
@@ -81,7 +81,7 @@ impl Journal {
             file: Mutex::new(None),
             comment: comment.to_string(),
             resume_hint: false,
-            forkrun_name: false,
+            legacy_name: false,
             header: if resume {
                 String::new()
             } else {
@@ -129,8 +129,8 @@ impl Journal {
     }
 
     /// A stopped run's journal is also linked as `./.forkrun_resume` (see the field).
-    pub fn with_forkrun_name(mut self) -> Journal {
-        self.forkrun_name = true;
+    pub fn with_legacy_name(mut self) -> Journal {
+        self.legacy_name = true;
         self
     }
 
@@ -358,15 +358,15 @@ impl Journal {
     pub fn close_stopped(&self, reason: &str) -> io::Result<()> {
         self.push(|p| format::stopped(p, reason));
         self.flush()?;
-        if self.forkrun_name {
-            self.link_forkrun_name();
+        if self.legacy_name {
+            self.link_legacy_name();
         }
         Ok(())
     }
 
     /// Links the journal's file (the open file itself, whatever its name leads to now) as
     /// `./.forkrun_resume`, unless that name exists: nothing there is replaced or followed.
-    fn link_forkrun_name(&self) {
+    fn link_legacy_name(&self) {
         let f = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let Some(file) = f.as_ref() else { return };
         let own = format!("/proc/self/fd/{}", file.as_raw_fd());
@@ -374,7 +374,7 @@ impl Journal {
             nix::fcntl::AT_FDCWD,
             own.as_str(),
             nix::fcntl::AT_FDCWD,
-            super::FORKRUN_PATH,
+            super::LEGACY_PATH,
             nix::fcntl::AtFlags::AT_SYMLINK_FOLLOW,
         );
     }
@@ -395,8 +395,8 @@ impl Journal {
         };
         let path = self.path();
         let ours = FileId::of(&file.metadata()?);
-        if self.forkrun_name {
-            for other in [super::DEFAULT_PATH, super::FORKRUN_PATH] {
+        if self.legacy_name {
+            for other in [super::DEFAULT_PATH, super::LEGACY_PATH] {
                 if Path::new(other) != path
                     && std::fs::symlink_metadata(other).is_ok_and(|m| FileId::of(&m) == ours)
                 {

@@ -226,7 +226,7 @@ pub(crate) fn check(cfg: &Config) -> Result<(), ConfigError> {
             (cfg.insert_id, "-I"),
             (cfg.unsafe_words, "-U"),
             (
-                cfg.job.is_some() || cfg.xargs.is_some(),
+                cfg.job.is_some() || cfg.argument_lists.is_some(),
                 "a personality's command line",
             ),
         ];

@@ -227,7 +227,7 @@ pub struct Config {
     pub tag: Option<JobSpec>,
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
-    pub xargs: Option<XargsSpec>,
+    pub argument_lists: Option<ArgumentLists>,
     /// `--recend STR` / `--recstart STR` (GNU Parallel's `--pipe`): `--block` chunks end at
     /// these string boundaries instead of at the delimiter byte.
     pub record_bounds: Option<crate::input::bounds::RecordBounds>,
@@ -236,7 +236,7 @@ pub struct Config {
     pub line_buffer: bool,
     /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
     /// (GNU Parallel's layout) instead of printed.
-    pub gnu_results: Option<Vec<u8>>,
+    pub job_files: Option<Vec<u8>>,
     /// `frun parallel --resume`, `--resume-failed`, `--retry-failed`: which jobs of an earlier
     /// run (its `--joblog`, or its `--results`) are run again.
     pub job_resume: Option<JobResume>,
@@ -267,9 +267,9 @@ pub enum JobResume {
 
 /// What `frun xargs` asked for beyond the common settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct XargsSpec {
+pub struct ArgumentLists {
     /// How the input becomes argument lists.
-    pub rules: crate::input::xargs_input::Rules,
+    pub rules: crate::input::arguments::Rules,
     /// `-I STR`: STR in the initial arguments is replaced by the line.
     pub replace: Option<Vec<u8>>,
     pub trace: bool,
@@ -322,8 +322,8 @@ impl Default for Config {
             progress: None,
             trace: false,
             tag: None,
-            xargs: None,
-            gnu_results: None,
+            argument_lists: None,
+            job_files: None,
             job_resume: None,
             record_bounds: None,
             line_buffer: false,

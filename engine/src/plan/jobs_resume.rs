@@ -11,7 +11,7 @@ use super::RunError;
 use super::config::{BatchSpec, Config, InputSpec, JobResume, Source, SourceValues, Sweep};
 use crate::exec::command::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::output::joblog::Logged;
-use crate::output::results::gnu::GnuResults;
+use crate::output::results::job_files::JobFiles;
 use crate::run::Work;
 
 fn logged(cfg: &Config) -> Result<Vec<Logged>, RunError> {
@@ -33,7 +33,7 @@ fn succeeded(jobs: &[Logged]) -> Vec<u64> {
 
 /// What `--results` and the `--resume` family add to how workers run jobs.
 pub(super) struct Resumed {
-    results: Option<GnuResults>,
+    results: Option<JobFiles>,
     skip: Vec<u64>,
     skip_saved: bool,
 }
@@ -50,7 +50,7 @@ impl Resumed {
     }
 
     pub(super) fn apply(self, mut work: Work) -> Work {
-        work.gnu_results = self.results;
+        work.job_files = self.results;
         work.skip_jobs = self.skip;
         work.skip_saved = self.skip_saved;
         work
@@ -74,7 +74,7 @@ fn skipped(cfg: &Config) -> Result<(Vec<u64>, bool), RunError> {
         // `--retry-failed`'s input holds every job number the log reached.
         JobResume::ResumeFailed | JobResume::RetryFailed => succeeded(&jobs),
     };
-    let saved = mode == JobResume::Resume && cfg.gnu_results.is_some();
+    let saved = mode == JobResume::Resume && cfg.job_files.is_some();
     Ok((skip, saved))
 }
 
@@ -130,8 +130,8 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
 }
 
 /// `--results NAME`, set up for the run's jobs (`header`: a sweep's column names).
-fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<GnuResults>, RunError> {
-    let (Some(name), Some(job)) = (&cfg.gnu_results, &cfg.job) else {
+fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunError> {
+    let (Some(name), Some(job)) = (&cfg.job_files, &cfg.job) else {
         return Ok(None);
     };
     if cfg.shell_command {
@@ -144,7 +144,7 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<GnuResults>, RunEr
     if !header.is_empty() {
         job.header = header.to_vec();
     }
-    GnuResults::open(name, &job, cfg.delimiter)
+    JobFiles::open(name, &job, cfg.delimiter)
         .map(Some)
         .map_err(RunError::Unusable)
 }

@@ -211,7 +211,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
-    let (file, feeder) = xargs_feed(cfg, input.file)?;
+    let (file, feeder) = argument_feed(cfg, input.file)?;
     let input = Input {
         file,
         name: input.name,
@@ -292,8 +292,11 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
 
 /// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
 /// into a pipe the run reads: one packed record per command.
-fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Feeder>), RunError> {
-    let Some(x) = &cfg.xargs else {
+fn argument_feed(
+    cfg: &Config,
+    source: File,
+) -> Result<(File, Option<crate::run::Feeder>), RunError> {
+    let Some(x) = &cfg.argument_lists else {
         return Ok((source, None));
     };
     let rules = &x.rules;
@@ -305,7 +308,7 @@ fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Fe
     let rules = rules.clone();
     let writer = File::from(write);
     let feed: crate::run::Feeder =
-        Box::new(move || crate::input::xargs_input::translate(source, writer, &rules));
+        Box::new(move || crate::input::arguments::translate(source, writer, &rules));
     Ok((File::from(read), Some(feed)))
 }
 
@@ -315,7 +318,7 @@ fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Fe
 fn nul_in_argument(cfg: &Config, sizing: Sizing) -> crate::input::scan::NulInArgument {
     use crate::input::scan::NulInArgument;
     let arguments = !cfg.stdin
-        && cfg.xargs.is_none()
+        && cfg.argument_lists.is_none()
         && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)));
     match (arguments, cfg.conduct.refuse_nul_with) {
         (false, _) => NulInArgument::Pass,
@@ -326,22 +329,22 @@ fn nul_in_argument(cfg: &Config, sizing: Sizing) -> crate::input::scan::NulInArg
 
 /// What workers do the xargs way (nothing for other command lines).
 /// `shell_words`: the words a job line puts before its line (`frun parallel -t` shows the line).
-fn xargs_work(cfg: &Config, shell_words: usize) -> crate::run::XargsWork {
-    match &cfg.xargs {
-        Some(x) => crate::run::XargsWork {
+fn interaction(cfg: &Config, shell_words: usize) -> crate::run::Interaction {
+    match &cfg.argument_lists {
+        Some(x) => crate::run::Interaction {
             trace: x.trace,
             prompt: x.prompt,
             slot_var: x.slot_var.clone(),
             abort: true,
-            gnu_trace: None,
+            trace_shell_line: None,
             cannot_run: None,
         },
-        None if cfg.trace => crate::run::XargsWork {
+        None if cfg.trace => crate::run::Interaction {
             trace: true,
-            gnu_trace: Some(shell_words),
-            ..crate::run::XargsWork::default()
+            trace_shell_line: Some(shell_words),
+            ..crate::run::Interaction::default()
         },
-        None => crate::run::XargsWork::default(),
+        None => crate::run::Interaction::default(),
     }
 }
 
@@ -515,11 +518,11 @@ fn work(
         delay: cfg.delay,
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
-        xargs: crate::run::XargsWork {
+        interaction: crate::run::Interaction {
             cannot_run: extra.cannot_run,
-            ..xargs_work(cfg, shell_words)
+            ..interaction(cfg, shell_words)
         },
-        gnu_results: None,
+        job_files: None,
         skip_jobs: Vec::new(),
         skip_saved: false,
         tag: extra.tag,
@@ -774,7 +777,7 @@ fn command(cfg: &Config, header: &[Vec<u8>], env_bytes: u64) -> Result<Command, 
         let path = match resolve(&cfg.command[0], path_env.as_deref()) {
             Ok(p) => p,
             // xargs looks for its command only when it is about to run it.
-            Err(e) if cfg.xargs.is_some() => {
+            Err(e) if cfg.argument_lists.is_some() => {
                 cannot_run = Some(e);
                 PathBuf::from(&cfg.command[0])
             }
@@ -796,7 +799,7 @@ fn command(cfg: &Config, header: &[Vec<u8>], env_bytes: u64) -> Result<Command, 
             (path, cfg.command.clone())
         }
     };
-    let mut template = match &cfg.xargs {
+    let mut template = match &cfg.argument_lists {
         Some(x) => ArgvTemplate::packed(&path, &words, x.replace.as_deref()),
         None => ArgvTemplate::new(&path, &words, cfg.insert, cfg.insert_id, cfg.delimiter),
     };

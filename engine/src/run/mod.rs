@@ -30,7 +30,7 @@ mod timeouts;
 mod worker;
 
 use ending::Checkpointing;
-pub use settings::{Backend, Feeder, Input, Settings, Statuses, Work, Workers, XargsWork};
+pub use settings::{Backend, Feeder, Input, Interaction, Settings, Statuses, Work, Workers};
 
 /// Slots in the ring: enough that the scanner runs well ahead of the workers.
 const RING_SLOTS: usize = 1024;

@@ -78,7 +78,7 @@ pub type Feeder = Box<dyn FnOnce() -> Result<(), String> + Send>;
 
 /// xargs' own ways with commands (`frun xargs`); all off for frun's own flags.
 #[derive(Clone, Debug, Default)]
-pub struct XargsWork {
+pub struct Interaction {
     /// `-t`: each command line goes to stderr before it runs.
     pub trace: bool,
     /// `-p`: each command line is asked about on /dev/tty; only `y` runs it.
@@ -89,7 +89,7 @@ pub struct XargsWork {
     pub abort: bool,
     /// `frun parallel -t`: the line is shown as GNU Parallel shows it: the words after this
     /// many (`SHELL -c`) as they are, or each word quoted its way.
-    pub gnu_trace: Option<usize>,
+    pub trace_shell_line: Option<usize>,
     /// The command was not found when the run was planned: the first command that would run
     /// ends the run with this instead (after `-t` shows it), as xargs only then looks for it.
     pub cannot_run: Option<crate::exec::resolve::ResolveError>,
@@ -127,10 +127,10 @@ pub struct Work {
     pub joblog_skip_words: usize,
     /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
     pub joblog_raw_first: bool,
-    pub xargs: XargsWork,
+    pub interaction: Interaction,
     /// `frun parallel --results NAME`: each job's stdout and stderr are saved there instead of
     /// printed.
-    pub gnu_results: Option<crate::output::results::gnu::GnuResults>,
+    pub job_files: Option<crate::output::results::job_files::JobFiles>,
     /// Jobs an earlier run did (`frun parallel --resume…`): their numbers from 1, sorted; they
     /// are not run again.
     pub skip_jobs: Vec<u64>,

@@ -58,7 +58,7 @@ fn setup<'a>(
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
     };
-    let errors = if shared.work.gnu_results.is_some() {
+    let errors = if shared.work.job_files.is_some() {
         Some(Capture::new()?)
     } else {
         None
@@ -429,7 +429,7 @@ impl Site for Post<'_> {
             halt: s.work.halt,
             splittable: s.work.splittable,
             delimiter: s.delimiter,
-            abort: s.work.xargs.abort,
+            abort: s.work.interaction.abort,
         }
     }
 
@@ -440,7 +440,7 @@ impl Site for Post<'_> {
     fn skips(&self, bytes: &[u8], seq: u64) -> bool {
         let w = &self.shared.work;
         let skipped = w.skip_jobs.binary_search(&(seq + 1)).is_ok()
-            || match &w.gnu_results {
+            || match &w.job_files {
                 Some(r) if w.skip_saved => r.saved(bytes, seq + 1),
                 _ => false,
             };
@@ -451,7 +451,7 @@ impl Site for Post<'_> {
     }
 
     fn saves_results(&self) -> bool {
-        self.shared.work.gnu_results.is_some()
+        self.shared.work.job_files.is_some()
     }
 
     fn save_results(
@@ -461,7 +461,7 @@ impl Site for Post<'_> {
         stdout: &[u8],
         stderr: &[u8],
     ) -> Result<(), StopReason> {
-        match &self.shared.work.gnu_results {
+        match &self.shared.work.job_files {
             Some(r) => r
                 .save(bytes, seq + 1, stdout, stderr)
                 .map_err(StopReason::Fatal),

@@ -9,7 +9,7 @@
 //! not taken yet, so no run ever writes into another's files. Shared storage only needs
 //! exclusive creation and POSIX record locks (NFS has both).
 
-pub mod gnu;
+pub mod job_files;
 
 use std::fs::{File, OpenOptions};
 use std::io;

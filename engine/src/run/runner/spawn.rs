@@ -63,7 +63,7 @@ impl<'a> SpawnRunner<'a> {
             None => spawner,
         };
         // `--process-slot-var`: the children's environment with the worker's slot in it.
-        let spawner = match (&shared.work.xargs.slot_var, &shared.children_env) {
+        let spawner = match (&shared.work.interaction.slot_var, &shared.children_env) {
             (Some(name), base) => spawner.with_environment(environment_with(
                 base.as_deref(),
                 name,
@@ -85,9 +85,9 @@ impl<'a> SpawnRunner<'a> {
     /// whether to run it. Ok(false): not to run it.
     fn announce(&mut self, argv: &Argv) -> Result<bool, StopReason> {
         use std::io::{BufRead, Write};
-        let xargs = &self.child.shared.work.xargs;
+        let asked = &self.child.shared.work.interaction;
         self.shown.clear();
-        match xargs.gnu_trace {
+        match asked.trace_shell_line {
             // A shell line as it is; a direct command's words quoted as GNU Parallel does.
             Some(skip) => {
                 for (i, w) in argv.words().skip(skip).enumerate() {
@@ -110,7 +110,7 @@ impl<'a> SpawnRunner<'a> {
                 }
             }
         }
-        if !xargs.prompt {
+        if !asked.prompt {
             self.shown.push(b'\n');
             let _ = std::io::stderr().lock().write_all(&self.shown);
             return Ok(true);
@@ -196,8 +196,8 @@ impl<'a> SpawnRunner<'a> {
 
 impl Runner for SpawnRunner<'_> {
     fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
-        let xargs = &self.child.shared.work.xargs;
-        if xargs.trace || xargs.prompt {
+        let asked = &self.child.shared.work.interaction;
+        if asked.trace || asked.prompt {
             match self.announce(attempt.argv) {
                 Ok(true) => {}
                 // Declined: nothing runs, and that is no failure.
@@ -205,7 +205,7 @@ impl Runner for SpawnRunner<'_> {
                 Err(why) => return Ok(Ending::Stop(why)),
             }
         }
-        if let Some(why) = &xargs.cannot_run {
+        if let Some(why) = &asked.cannot_run {
             return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
         }
         let feed = self.child.open_feed()?;

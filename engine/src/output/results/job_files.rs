@@ -34,7 +34,7 @@ enum Layout {
 }
 
 /// `--results NAME` of one run.
-pub struct GnuResults {
+pub struct JobFiles {
     /// The directory everything goes below (NAME itself, or a template's fixed leading
     /// directories), opened once.
     root: OwnedFd,
@@ -85,11 +85,11 @@ fn open_root(path: &Path) -> Result<OwnedFd, String> {
     Ok(OwnedFd::from(dir))
 }
 
-impl GnuResults {
+impl JobFiles {
     /// Sets up `--results NAME` for the jobs of `job` (its header's names filled in), records
     /// ending in `delimiter`: creates the directory files go below. Refused (one line): a NAME
     /// that names a file, or that cannot be created.
-    pub fn open(name: &[u8], job: &JobSpec, delimiter: u8) -> Result<GnuResults, String> {
+    pub fn open(name: &[u8], job: &JobSpec, delimiter: u8) -> Result<JobFiles, String> {
         let values = JobLine::tag(&JobSpec {
             words: vec![b"{}".to_vec()],
             ..job.clone()
@@ -121,7 +121,7 @@ impl GnuResults {
             (name.to_vec(), 0, Layout::Tree)
         };
         let shown = PathBuf::from(std::ffi::OsStr::from_bytes(&root));
-        Ok(GnuResults {
+        Ok(JobFiles {
             root: open_root(&shown)?,
             shown,
             prefix_len,
