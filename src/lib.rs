@@ -90,7 +90,17 @@ pub fn parse_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<frun_engine::plan::config::Config, ExitCode> {
     match parse(args) {
-        Ok(Invocation::Run(cfg)) => Ok(*cfg),
+        Ok(Invocation::Run(cfg)) => {
+            // Every front end's Config passes the engine's builder: settings that cannot go
+            // together are refused here, before any input is opened.
+            let statuses = cfg.conduct.statuses;
+            frun_engine::ConfigBuilder::from_config(*cfg)
+                .build()
+                .map_err(|e| {
+                    eprintln!("frun: {e}");
+                    refusal_status(statuses, &RunError::Config(e))
+                })
+        }
         Ok(Invocation::Merge(dir)) => Err(match results::merge(&dir) {
             Ok(()) => ExitCode::Success,
             Err(e @ results::MergeError::Incomplete(_)) => {
