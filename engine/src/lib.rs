@@ -142,3 +142,60 @@ pub fn run(config: &Config, io: Io) -> Result<RunReport, RunError> {
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plan::error::Subject;
+
+    /// A run that cannot start says what it could not use, by path or setting.
+    #[test]
+    fn errors_name_what_is_at_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = ConfigBuilder::new(["true"])
+            .input_file(dir.path())
+            .for_library()
+            .build()
+            .unwrap();
+        match run(&cfg, Io::quiet()) {
+            Err(RunError::Unusable {
+                subject: Subject::Input(Some(p)),
+                message,
+            }) => {
+                assert_eq!(p, dir.path());
+                assert_eq!(message, "the input is a directory");
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let missing = dir.path().join("no-such-checkpoint");
+        let mut cfg = ConfigBuilder::new(["true"]).for_library().build().unwrap();
+        cfg.resume = Some(missing.clone());
+        match run(&cfg, Io::quiet()) {
+            Err(e @ RunError::Missing { .. }) => {
+                assert_eq!(e.status(), ExitCode::Error);
+                let RunError::Missing { path, .. } = e else {
+                    unreachable!()
+                };
+                assert_eq!(path, missing);
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let mut cfg = ConfigBuilder::new(["true"]).for_library().build().unwrap();
+        cfg.workers = plan::config::Range {
+            init: plan::config::Bound::Value(4),
+            max: plan::config::Bound::Value(2),
+        };
+        match run(&cfg, Io::quiet()) {
+            Err(RunError::Config(e)) => assert_eq!(e.option(), "workers"),
+            other => panic!("{other:?}"),
+        }
+
+        let e = ConfigBuilder::new([""]).build().unwrap_err();
+        assert_eq!(
+            (e.option(), e.message()),
+            ("command", "the command name is empty")
+        );
+    }
+}

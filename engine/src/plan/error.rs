@@ -4,6 +4,7 @@
 //! ([`RunError::status`] is frun's).
 
 use std::fmt;
+use std::path::PathBuf;
 
 use crate::exec::resolve::ResolveError;
 use crate::sys::exit::ExitCode;
@@ -44,17 +45,46 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// What a run could not use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Subject {
+    /// The input: this file, or standard input and the input sources (None).
+    Input(Option<PathBuf>),
+    /// The checkpoint journal: this file, or the default one (None).
+    Checkpoint(Option<PathBuf>),
+    /// The results directory, or the per-job output files' name.
+    Results(PathBuf),
+    /// The joblog.
+    Joblog(PathBuf),
+    /// This environment variable's value.
+    Environment(&'static str),
+    /// What the system gives a run: a pipe, memory for the input.
+    System,
+}
+
 /// Why a run could not start. Nothing ran; nothing of the input was read past what the check
 /// needed.
 #[derive(Debug)]
 pub enum RunError {
     /// A setting cannot run as given.
     Config(ConfigError),
-    /// The input, a checkpoint, a results directory or the machine cannot serve this run
-    /// (a directory as input, a journal of another run, no memory for a pipe's input).
-    Unusable(String),
+    /// The input, a checkpoint, a results directory, the joblog, the environment or the
+    /// machine cannot serve this run (a directory as input, a journal of another run, no
+    /// memory for a pipe's input).
+    Unusable {
+        /// What could not be used.
+        subject: Subject,
+        /// Why, one line.
+        message: String,
+    },
     /// A file the run needs is not there (the checkpoint a resume names).
-    Missing(String),
+    Missing {
+        /// The file.
+        path: PathBuf,
+        /// What it was for, one line.
+        message: String,
+    },
     /// The command cannot be run: not found, or not executable.
     Command(ResolveError),
 }
@@ -64,10 +94,23 @@ impl RunError {
     /// GNU Parallel's 255, xargs' 1).
     pub fn status(&self) -> ExitCode {
         match self {
-            RunError::Config(_) | RunError::Unusable(_) => ExitCode::Usage,
-            RunError::Missing(_) => ExitCode::Error,
+            RunError::Config(_) | RunError::Unusable { .. } => ExitCode::Usage,
+            RunError::Missing { .. } => ExitCode::Error,
             RunError::Command(e) => e.status(),
         }
+    }
+
+    /// `subject` could not be used, for this reason.
+    pub fn unusable(subject: Subject, message: impl Into<String>) -> RunError {
+        RunError::Unusable {
+            subject,
+            message: message.into(),
+        }
+    }
+
+    /// The setting `option` is refused, for this reason.
+    pub fn config(option: &'static str, message: impl Into<String>) -> RunError {
+        RunError::Config(ConfigError::new(option, message))
     }
 }
 
@@ -75,7 +118,9 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Config(e) => e.fmt(f),
-            RunError::Unusable(m) | RunError::Missing(m) => f.write_str(m),
+            RunError::Unusable { message, .. } | RunError::Missing { message, .. } => {
+                f.write_str(message)
+            }
             RunError::Command(e) => f.write_str(e.message()),
         }
     }

@@ -7,8 +7,8 @@
 
 use std::ffi::OsString;
 
-use super::RunError;
 use super::config::{BatchSpec, Config, InputSpec, JobResume, Source, SourceValues, Sweep};
+use super::{RunError, Subject};
 use crate::exec::command::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::output::joblog::Logged;
 use crate::output::results::job_files::JobFiles;
@@ -19,7 +19,7 @@ fn logged(cfg: &Config) -> Result<Vec<Logged>, RunError> {
         return Ok(Vec::new());
     };
     Ok(crate::output::joblog::read(path)
-        .map_err(RunError::Unusable)?
+        .map_err(|m| RunError::unusable(Subject::Joblog(path.to_path_buf()), m))?
         .unwrap_or_default())
 }
 
@@ -89,9 +89,13 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
     let last = jobs.iter().map(|j| j.seq).max().unwrap_or(0);
     // More job numbers than the log has lines cannot be one of frun's or GNU Parallel's logs.
     if last > jobs.len() as u64 * 2 + 1_000_000 {
-        return Err(RunError::Unusable(format!(
-            "--retry-failed: the joblog's job numbers go up to {last}, far more than its lines"
-        )));
+        let path = cfg.joblog.clone().unwrap_or_default();
+        return Err(RunError::unusable(
+            Subject::Joblog(path),
+            format!(
+                "--retry-failed: the joblog's job numbers go up to {last}, far more than its lines"
+            ),
+        ));
     }
     let mut lines: Vec<OsString> = vec![OsString::new(); last as usize];
     for j in &jobs {
@@ -135,9 +139,9 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunErro
         return Ok(None);
     };
     if cfg.shell_command {
-        return Err(RunError::Unusable(
-            "--results saves the output of commands; a shell function's cannot be kept apart"
-                .into(),
+        return Err(RunError::config(
+            "job_files",
+            "--results saves the output of commands; a shell function's cannot be kept apart",
         ));
     }
     let mut job = job.clone();
@@ -146,5 +150,9 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunErro
     }
     JobFiles::open(name, &job, cfg.delimiter)
         .map(Some)
-        .map_err(RunError::Unusable)
+        .map_err(|m| {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name));
+            RunError::unusable(Subject::Results(name), m)
+        })
 }

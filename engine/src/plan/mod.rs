@@ -29,10 +29,15 @@ use crate::run::{Backend, Input, Settings, Work, Workers};
 use crate::sys::numa::Layout;
 use config::{BatchSpec, Bound, Config, InputSpec, Range, ShardSpec};
 
-pub use error::{ConfigError, RunError};
+pub use error::{ConfigError, RunError, Subject};
 
-fn usage(msg: impl Into<String>) -> RunError {
-    RunError::Unusable(msg.into())
+/// The input could not be used.
+fn unusable_input(cfg: &Config, msg: impl Into<String>) -> RunError {
+    let path = match &cfg.input {
+        InputSpec::File(p) => Some(p.clone()),
+        _ => None,
+    };
+    RunError::unusable(Subject::Input(path), msg)
 }
 
 fn resolve_range(
@@ -50,9 +55,15 @@ fn resolve_range(
     let init = pick(r.init, default_init);
     let max = pick(r.max, default_max).max(if r.max == Bound::Default { init } else { 0 });
     if init > max {
-        return Err(RunError::Unusable(format!(
-            "{what}: the initial value {init} is larger than the maximum {max}"
-        )));
+        let option = if what == "--workers" {
+            "workers"
+        } else {
+            "batch"
+        };
+        return Err(RunError::config(
+            option,
+            format!("{what}: the initial value {init} is larger than the maximum {max}"),
+        ));
     }
     Ok((init, max))
 }
@@ -135,9 +146,12 @@ fn retry_limit() -> Result<Option<u64>, RunError> {
         return match text.trim().parse::<i64>() {
             Ok(n) if n < 0 => Ok(None),
             Ok(n) => Ok(Some(n as u64)),
-            Err(_) => Err(RunError::Unusable(format!(
-                "{name}='{text}' is not a whole number (retries per batch; negative = forever)"
-            ))),
+            Err(_) => Err(RunError::unusable(
+                Subject::Environment(name),
+                format!(
+                    "{name}='{text}' is not a whole number (retries per batch; negative = forever)"
+                ),
+            )),
         };
     }
     Ok(Some(3))
@@ -154,9 +168,10 @@ pub fn preempt() -> Result<bool, RunError> {
             "" | "auto" => Ok(std::env::var_os("SLURM_JOB_ID").is_some()),
             "1" | "true" | "yes" | "on" => Ok(true),
             "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(RunError::Unusable(format!(
-                "{name}='{text}' is not auto, 1, 0, true or false"
-            ))),
+            _ => Err(RunError::unusable(
+                Subject::Environment(name),
+                format!("{name}='{text}' is not auto, 1, 0, true or false"),
+            )),
         };
     }
     Ok(std::env::var_os("SLURM_JOB_ID").is_some())
@@ -192,7 +207,8 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
     let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
     let wi = wi.min(wm);
-    let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(RunError::Unusable)?;
+    let layout = Layout::plan(&cfg.nodes, wm as usize, input_size)
+        .map_err(|m| RunError::config("nodes", m))?;
     let shard = shard(cfg, &input.file)?;
     let split = shard.filter(|s| s.count > 1);
     // A task's commands are not tasks: a frun they run must do all of its own input.
@@ -301,7 +317,7 @@ fn argument_feed(
     };
     let rules = &x.rules;
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
-        .map_err(|e| usage(format!("cannot make a pipe: {e}")))?;
+        .map_err(|e| RunError::unusable(Subject::System, format!("cannot make a pipe: {e}")))?;
     // A larger pipe lets the feeder run ahead of the reader (fewer wake-ups); the default
     // size works too.
     let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
@@ -405,10 +421,10 @@ fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, RunError> {
     use std::io::{Read, Seek, Write};
     let name = input.name.clone();
     let read_err = |e: std::io::Error| {
-        usage(format!(
-            "cannot read {name}: {}",
-            crate::sys::errors::os_message(&e)
-        ))
+        RunError::unusable(
+            Subject::Input(None),
+            format!("cannot read {name}: {}", crate::sys::errors::os_message(&e)),
+        )
     };
     let mut bytes = Vec::new();
     (&input.file).read_to_end(&mut bytes).map_err(read_err)?;
@@ -418,7 +434,12 @@ fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, RunError> {
         // A pipe cannot be read again: the engine reads the copy.
         let fd =
             nix::sys::memfd::memfd_create(c"frun-input", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)
-                .map_err(|e| usage(format!("cannot hold the input in memory: {e}")))?;
+                .map_err(|e| {
+                    RunError::unusable(
+                        Subject::System,
+                        format!("cannot hold the input in memory: {e}"),
+                    )
+                })?;
         let mut copy = File::from(fd);
         copy.write_all(&bytes)
             .and_then(|()| copy.rewind())
@@ -449,10 +470,13 @@ fn input_sizing(
 fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, RunError> {
     let meta = input.file.metadata().ok().filter(|m| m.is_file());
     let Some(meta) = meta else {
-        return Err(usage(format!(
-            "{} is not a regular file: --pipepart reads a file in place",
-            input.name
-        )));
+        return Err(RunError::unusable(
+            Subject::Input(None),
+            format!(
+                "{} is not a regular file: --pipepart reads a file in place",
+                input.name
+            ),
+        ));
     };
     let chunks = per.saturating_mul(workers).max(1);
     Ok(Sizing::Block(meta.len().div_ceil(chunks).max(1)))
@@ -483,7 +507,9 @@ fn open_joblog(
     } else {
         crate::output::joblog::Joblog::open(path, input_id)
     };
-    opened.map(Some).map_err(RunError::Unusable)
+    opened
+        .map(Some)
+        .map_err(|m| RunError::unusable(Subject::Joblog(path.to_path_buf()), m))
 }
 
 /// How every worker runs a batch.
@@ -549,10 +575,13 @@ fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
     Ok(match cfg.batch {
         BatchSpec::Bytes(n) => {
             if !cfg.stdin && n > MAX_ARG_STRLEN - 1 {
-                return Err(usage(format!(
-                    "-b {n} with +s passes each chunk as one argument: at most {} bytes",
-                    MAX_ARG_STRLEN - 1
-                )));
+                return Err(RunError::config(
+                    "batch",
+                    format!(
+                        "-b {n} with +s passes each chunk as one argument: at most {} bytes",
+                        MAX_ARG_STRLEN - 1
+                    ),
+                ));
             }
             Sizing::Bytes(n)
         }
@@ -587,17 +616,22 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
             let stdin = std::io::stdin();
             let dup = std::os::fd::AsFd::as_fd(&stdin)
                 .try_clone_to_owned()
-                .map_err(|_| usage("cannot read standard input"))?;
+                .map_err(|_| {
+                    RunError::unusable(Subject::Input(None), "cannot read standard input")
+                })?;
             (File::from(dup), false)
         }
         InputSpec::File(p) => match File::open(p) {
             Ok(f) => (f, cfg.conduct.children_read_stdin),
             Err(e) => {
-                return Err(usage(format!(
-                    "cannot open {}: {}",
-                    p.display(),
-                    crate::sys::errors::os_message(&e)
-                )));
+                return Err(RunError::unusable(
+                    Subject::Input(Some(p.clone())),
+                    format!(
+                        "cannot open {}: {}",
+                        p.display(),
+                        crate::sys::errors::os_message(&e)
+                    ),
+                ));
             }
         },
         InputSpec::Sweep(s) => {
@@ -605,8 +639,8 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
                 Some(crate::exec::command::job::Columns::SplitTuple(re)) => Some(re.as_str()),
                 _ => None,
             };
-            let (f, header, tuples) =
-                sweep::materialize(s, s.delimiter, colsep).map_err(RunError::Unusable)?;
+            let (f, header, tuples) = sweep::materialize(s, s.delimiter, colsep)
+                .map_err(|m| RunError::unusable(Subject::Input(None), m))?;
             let reads_stdin = s.sources.iter().any(
                 |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
             );
@@ -621,7 +655,7 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
         }
     };
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(usage("the input is a directory"));
+        return Err(unusable_input(cfg, "the input is a directory"));
     }
     Ok(Opened {
         file,
@@ -642,13 +676,13 @@ fn shard(cfg: &Config, input: &File) -> Result<Option<Shard>, RunError> {
     let shard = match cfg.shard {
         ShardSpec::Given(s) => Some(s),
         ShardSpec::None => None,
-        ShardSpec::Auto => {
-            Shard::from_slurm(|k| std::env::var(k).ok()).map_err(RunError::Unusable)?
-        }
+        ShardSpec::Auto => Shard::from_slurm(|k| std::env::var(k).ok())
+            .map_err(|m| RunError::unusable(Subject::Environment("SLURM_PROCID"), m))?,
     };
     if let Some(s) = shard.filter(|s| s.count > 1) {
         if cfg.limit.is_some() {
-            return Err(usage(
+            return Err(RunError::config(
+                "limit",
                 "-n counts the records of the whole input, which no task sees alone; it \
                  cannot be combined with --shard (--shard none: every task does all of its \
                  input)",
@@ -660,12 +694,15 @@ fn shard(cfg: &Config, input: &File) -> Result<Option<Shard>, RunError> {
                 .metadata()
                 .is_ok_and(|m| m.file_type().is_char_device())
         {
-            return Err(usage(format!(
-                "task {}/{} gets no input: its stdin is /dev/null or a terminal; give every \
+            return Err(RunError::unusable(
+                Subject::Input(None),
+                format!(
+                    "task {}/{} gets no input: its stdin is /dev/null or a terminal; give every \
                  task the whole input: -a FILE on shared storage, < FILE, or srun \
                  --input=all",
-                s.index, s.count
-            )));
+                    s.index, s.count
+                ),
+            ));
         }
     }
     Ok(shard)
@@ -723,7 +760,7 @@ fn job_command(
     let in_worker = cfg.shell_command && !cfg.dry_run;
     let mut line =
         crate::exec::command::job::JobLine::new(&spec, |w| !in_worker && found(w).is_some())
-            .map_err(RunError::Unusable)?;
+            .map_err(|m| RunError::config("command", m))?;
     if in_worker {
         line = line.eval_in_worker();
     } else if cfg.dry_run && !spec.literal {
@@ -809,7 +846,8 @@ fn command(cfg: &Config, header: &[Vec<u8>], env_bytes: u64) -> Result<Command, 
     let arg_max = arg_max();
     let space = template.arg_space(arg_max, env_bytes);
     if !in_shell && space.budget < space.per_record + space.per_byte {
-        return Err(usage(
+        return Err(RunError::config(
+            "command",
             "the command and environment leave no room for arguments (ARG_MAX)",
         ));
     }
@@ -852,7 +890,7 @@ fn tag_line(
     }
     crate::exec::command::job::JobLine::tag(&spec)
         .map(Some)
-        .map_err(RunError::Unusable)
+        .map_err(|m| RunError::config("tag", m))
 }
 
 /// The journal this run keeps (and the one it resumes), or this task's results files.
@@ -872,7 +910,7 @@ fn checkpoint(
             &shown_command(cfg),
             cfg.order,
         )
-        .map_err(RunError::Unusable)?;
+        .map_err(|m| RunError::unusable(Subject::Results(dir.clone()), m))?;
         if let Some(cp) = &files.resume {
             say!(
                 "{}: continuing the run in {} ({} done before)",
@@ -910,10 +948,10 @@ fn checkpoint(
     };
     if let Some(p) = cfg.resume.as_deref() {
         if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
-            return Err(RunError::Missing(format!(
-                "--resume: resume file {} not found",
-                p.display()
-            )));
+            return Err(RunError::Missing {
+                path: p.to_path_buf(),
+                message: format!("--resume: resume file {} not found", p.display()),
+            });
         }
     }
     let mut prepared = crate::journal::prepare(
@@ -924,7 +962,10 @@ fn checkpoint(
         &default_path,
         input,
     )
-    .map_err(RunError::Unusable)?;
+    .map_err(|m| {
+        let path = cfg.resume.clone().or_else(|| cfg.checkpoint_file.clone());
+        RunError::unusable(Subject::Checkpoint(path), m)
+    })?;
     if cfg.output_to_caller {
         prepared.restore = prepared.restore.map(crate::journal::Restore::to_caller);
     }
