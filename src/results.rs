@@ -13,7 +13,7 @@ pub mod gnu;
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -221,7 +221,7 @@ fn create_journal(
         header,
         Some(0),
         false,
-        Some(out.as_raw_fd()),
+        out.try_clone().ok().map(std::os::fd::OwnedFd::from),
     )
     .with_failures_done();
     let order = match order {
@@ -282,7 +282,7 @@ struct Piece {
 /// status: 0 when every record of the input is done, 1 when some are not (what is done is
 /// written), 2 when DIR cannot be merged.
 pub fn merge(dir: &Path) -> ExitCode {
-    match merge_into(dir, 1) {
+    match merge_into(dir, std::io::stdout().as_fd()) {
         Ok(Merged::Complete) => ExitCode::Success,
         Ok(Merged::ReaderGone) => ExitCode::Success,
         Ok(Merged::Incomplete(msg)) => {
@@ -302,7 +302,7 @@ enum Merged {
     Incomplete(String),
 }
 
-fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
+fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
     let paths = journals(dir)?;
     if paths.is_empty() {
         return Err(format!(
@@ -392,7 +392,7 @@ fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
     }
     for p in &pieces {
         if p.to > p.from {
-            match crate::output::copy_range(to, files[p.file].as_raw_fd(), p.from, p.to - p.from) {
+            match crate::output::copy_range(to, files[p.file].as_fd(), p.from, p.to - p.from) {
                 Ok(()) => {}
                 Err(crate::output::EmitError::Closed) => return Ok(Merged::ReaderGone),
                 Err(crate::output::EmitError::Io(e)) => {

@@ -102,14 +102,100 @@ pub fn read_signal(fd: BorrowedFd<'_>) -> Option<i32> {
 /// "ignore SIGCHLD" would make the kernel reap children before their status can be read.
 pub fn default_disposition(signal: i32) {
     if let Ok(sig) = Signal::try_from(signal) {
-        let dfl = nix::sys::signal::SigAction::new(
-            nix::sys::signal::SigHandler::SigDfl,
-            nix::sys::signal::SaFlags::empty(),
-            SigSet::empty(),
-        );
-        // SAFETY: installs the default disposition, no handler function: nothing can run in
-        // signal context because of this call.
-        let _ = unsafe { nix::sys::signal::sigaction(sig, &dfl) };
+        set_disposition(sig, Disposition::Default);
+    }
+}
+
+/// The two dispositions frun sets itself; neither is a handler (frun installs none outside
+/// the spool's fault guard).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disposition {
+    Default,
+    Ignore,
+}
+
+/// Sets what `sig` does to this process to `to`.
+pub fn set_disposition(sig: Signal, to: Disposition) {
+    let handler = match to {
+        Disposition::Default => nix::sys::signal::SigHandler::SigDfl,
+        Disposition::Ignore => nix::sys::signal::SigHandler::SigIgn,
+    };
+    let action = nix::sys::signal::SigAction::new(
+        handler,
+        nix::sys::signal::SaFlags::empty(),
+        SigSet::empty(),
+    );
+    // SAFETY: SIG_DFL and SIG_IGN are no handler function: nothing of ours can run in signal
+    // context because of this call, whatever `sig` is. The previous action is dropped unused.
+    let _ = unsafe { nix::sys::signal::sigaction(sig, &action) };
+}
+
+/// Whether this process catches `sig` with a handler (neither SIG_DFL nor SIG_IGN). Raw
+/// `sigaction` because nix's always installs a new action, and this only reads one.
+pub fn has_handler(sig: Signal) -> bool {
+    let mut old = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+    // SAFETY: a null new action only reads the current one into `old`, live storage of the
+    // right type; a zeroed sigaction is a valid value even where the call fails.
+    unsafe {
+        libc::sigaction(sig as libc::c_int, std::ptr::null(), old.as_mut_ptr()) == 0 && {
+            let old = old.assume_init();
+            old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN
+        }
+    }
+}
+
+/// Ends this process at once with `code`: no exit handlers, no stdio flush, nothing of a
+/// parent's it was forked from (a shell's EXIT trap, an interpreter's finalization). For forked
+/// copies. Raw `_exit` because neither std nor nix has one (`std::process::exit` runs the exit
+/// handlers).
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit takes a plain int and only ends the process; it has no precondition.
+    unsafe { libc::_exit(code) }
+}
+
+/// Waits for this process's own child `pid`, retrying on EINTR; returns its raw wait status.
+///
+/// Raw `waitpid` because nix's cannot report every end: its `Signal` has no real-time signals,
+/// so a child killed by one would come back as an error (after being reaped) instead of its
+/// status.
+pub fn wait_status(pid: libc::pid_t) -> std::io::Result<libc::c_int> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid writes one int through the pointer, which points at a live local;
+        // any pid is only a number to the kernel (one not ours fails with ECHILD).
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return Ok(status);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// A close-on-exec copy of `fd` at number `min` or above (out of the way of the numbers a
+/// script or a child uses).
+pub fn dup_at_least(fd: BorrowedFd<'_>, min: RawFd) -> std::io::Result<OwnedFd> {
+    let c = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min))?;
+    // SAFETY: F_DUPFD_CLOEXEC just made `c`, a new descriptor that nothing else owns.
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(c) })
+}
+
+/// Reads once from `fd` into the spare capacity of `buf` (reserve first: with none, this reads
+/// nothing) and counts what came as part of `buf`. 0: end of input.
+pub fn read_into_spare(fd: BorrowedFd<'_>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let spare = buf.spare_capacity_mut();
+    // SAFETY: read(2) writes at most `spare.len()` bytes into the vector's spare capacity,
+    // which is live and unaliased for the call; it returns how many it wrote, and only those
+    // (initialized by the kernel) are added to the length.
+    unsafe {
+        let n = libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len());
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        buf.set_len(buf.len() + n as usize);
+        Ok(n as usize)
     }
 }
 

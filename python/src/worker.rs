@@ -7,7 +7,7 @@
 //! Python code: it leaves with `_exit`.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use frun::exec::shell::{
@@ -45,8 +45,8 @@ pub(crate) fn worker_main(py: Python<'_>, sock: OwnedFd, job: &Job<'_>) -> ! {
             let _ = f.call_method0("flush");
         }
     }
-    // SAFETY: _exit only ends the process (no Python finalization in a forked copy).
-    unsafe { libc::_exit(code) }
+    // No Python finalization in a forked copy.
+    frun::sys::exit_now(code)
 }
 
 /// The descriptors the engine's start-up message gives: the capture file and the spool.
@@ -107,24 +107,19 @@ fn serve(py: Python<'_>, sock: &OwnedFd, job: &Job<'_>) -> io::Result<()> {
         };
         drop(map);
         // One write per batch: a worker that dies mid-batch leaves no partial frame.
-        write_file(capture.as_raw_fd(), &out)?;
+        write_file(capture.as_fd(), &out)?;
         shell::write_all(s, &status.to_ne_bytes())?;
     }
 }
 
 /// Writes all of `data` to a file descriptor.
-fn write_file(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
+fn write_file(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
-        // SAFETY: writes from a live slice.
-        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
+        match nix::unistd::write(fd, data) {
+            Ok(n) => data = &data[n..],
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
         }
-        data = &data[n as usize..];
     }
     Ok(())
 }
@@ -181,8 +176,8 @@ impl Mapped {
 
     fn ptr(&self) -> *const u8 {
         match self.base {
-            // SAFETY: `skip` lies inside the mapping.
-            Some(p) => unsafe { p.as_ptr().cast::<u8>().add(self.skip) },
+            // `skip` lies inside the mapping.
+            Some(p) => p.as_ptr().cast::<u8>().wrapping_add(self.skip),
             None => NonNull::<u8>::dangling().as_ptr(),
         }
     }
@@ -272,7 +267,7 @@ impl<'py> Args<'py> {
     /// Makes `arg` the argument of the next calls.
     fn set(&mut self, arg: Bound<'py, PyAny>) -> PyResult<()> {
         let py = arg.py();
-        // SAFETY: reads the count of a live object.
+        // SAFETY: reads the count of a live object (pyo3's `get_refcnt` is deprecated for this).
         if unsafe { ffi::Py_REFCNT(self.tuple.as_ptr()) } != 1 {
             self.tuple = PyTuple::new(py, [py.None()])?;
         }
@@ -286,13 +281,7 @@ impl<'py> Args<'py> {
 
     /// `func(arg)`, with the argument last set.
     fn call(&self, func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        // SAFETY: calls a live callable with a live tuple and no keywords.
-        unsafe {
-            Bound::from_owned_ptr_or_err(
-                func.py(),
-                ffi::PyObject_Call(func.as_ptr(), self.tuple.as_ptr(), std::ptr::null_mut()),
-            )
-        }
+        func.call1(&self.tuple)
     }
 }
 
