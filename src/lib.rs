@@ -161,9 +161,7 @@ fn run_planned(
     shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
     exits_after: bool,
 ) -> (ExitCode, Option<engine::RunReport>) {
-    // SAFETY: no other thread exists: the binary plans before starting any, and the bash front
-    // end plans in its forked, single-threaded engine process.
-    let settings = match unsafe { plan::plan(cfg) } {
+    let settings = match plan::plan(cfg) {
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
             eprintln!("frun: {msg}");
@@ -188,6 +186,14 @@ fn run_planned(
             return (e.status(), None);
         }
     };
+    if settings.scan.shard.is_some() {
+        // The commands of a task of a split run are not tasks themselves: a frun they run
+        // (seeing the same Slurm variables) must do all of its own input.
+        // SAFETY: no other thread exists, so none reads or writes the environment meanwhile:
+        // the binary plans before starting any, and the bash and Python front ends plan in
+        // their forked, single-threaded engine process.
+        unsafe { std::env::set_var("FRUN_SHARD", "none") };
+    }
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
     let settings = engine::Settings {

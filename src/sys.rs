@@ -214,6 +214,22 @@ pub fn die_of(signal: i32) {
     let _ = nix::sys::signal::raise(sig);
 }
 
+/// Waits until one of `fds` is ready or `timeout_ms` passed (-1: no limit); how many are
+/// ready (0: the time ran out). Raw `poll`: the entries are plain descriptor numbers, and -1 (an
+/// entry with nothing to watch, which poll skips) is one of them; nix's poll takes borrowed
+/// descriptors, which -1 is not.
+pub fn poll_numbers(fds: &mut [libc::pollfd], timeout_ms: i32) -> std::io::Result<usize> {
+    // SAFETY: poll reads the `fds.len()` entries of a live, exclusively borrowed slice and
+    // writes only their `revents`; a descriptor number is only a number to it (one that is not
+    // open is reported as POLLNVAL).
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+    if n < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
 /// Sleeps while `word` holds `expected` (or until woken); spurious returns are the caller's
 /// to re-check. `word` may live in memory shared with other processes.
 pub fn futex_wait(word: &AtomicU32, expected: u32) {
@@ -238,58 +254,101 @@ pub fn futex_wake_all(word: &AtomicU32) {
     }
 }
 
-/// An anonymous mapping, zero-filled by the kernel a page at a time as it is first touched,
-/// unmapped on drop. `shared`: forked processes see the same pages (else each gets a copy).
-pub struct AnonMap {
+/// A memory mapping made without an address hint (so it replaces nothing), unmapped on drop.
+/// It only hands out its address: code that reads or writes through it says, in its own
+/// `unsafe` block, why the bytes it touches are its to touch (a file's bytes can change under
+/// a mapping; another process may share the pages).
+pub struct Mapping {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
 }
 
+/// The anonymous mappings' name of old.
+pub type AnonMap = Mapping;
+
 // SAFETY: the mapping is plain memory owned by this value; reaching into it takes `unsafe`
 // code at the user (through `as_ptr`), which decides how it is shared.
-unsafe impl Send for AnonMap {}
-// SAFETY: as above; `&AnonMap` only hands out the address.
-unsafe impl Sync for AnonMap {}
+unsafe impl Send for Mapping {}
+// SAFETY: as above; `&Mapping` only hands out the address.
+unsafe impl Sync for Mapping {}
 
-impl AnonMap {
-    /// `len` bytes (at least one), page-aligned.
-    pub fn new(len: usize, shared: bool) -> std::io::Result<AnonMap> {
-        let len = len.max(1);
+impl Mapping {
+    /// `len` bytes (at least one) of anonymous memory, page-aligned, zero-filled by the kernel
+    /// a page at a time as it is first touched. `shared`: forked processes see the same pages
+    /// (else each gets a copy).
+    pub fn new(len: usize, shared: bool) -> std::io::Result<Mapping> {
+        let len = std::num::NonZeroUsize::new(len.max(1)).expect("at least one byte");
         let kind = if shared {
-            libc::MAP_SHARED
+            nix::sys::mman::MapFlags::MAP_SHARED
         } else {
-            libc::MAP_PRIVATE
+            nix::sys::mman::MapFlags::MAP_PRIVATE
         };
-        // SAFETY: an anonymous mapping with no address hint; the result is checked before use.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                kind | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(AnonMap {
-            ptr: std::ptr::NonNull::new(p.cast()).expect("mmap returned null"),
-            len,
-        })
+        let prot = nix::sys::mman::ProtFlags::PROT_READ | nix::sys::mman::ProtFlags::PROT_WRITE;
+        let (ptr, len) = Self::make(len, prot, kind, None, 0)?;
+        Ok(Mapping { ptr, len })
     }
 
-    /// The first byte (page-aligned); the `len` bytes asked for are valid while `self` lives.
+    /// `len` bytes (at least one) of the file `fd` from `offset` (a multiple of the page
+    /// size), with protection `prot` and `flags` (MAP_SHARED or MAP_PRIVATE, and the like).
+    pub fn of_file(
+        len: usize,
+        prot: nix::sys::mman::ProtFlags,
+        flags: nix::sys::mman::MapFlags,
+        fd: BorrowedFd<'_>,
+        offset: i64,
+    ) -> std::io::Result<Mapping> {
+        let len = std::num::NonZeroUsize::new(len)
+            .ok_or(std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        let (ptr, len) = Self::make(len, prot, flags, Some(fd), offset)?;
+        Ok(Mapping { ptr, len })
+    }
+
+    fn make(
+        len: std::num::NonZeroUsize,
+        prot: nix::sys::mman::ProtFlags,
+        flags: nix::sys::mman::MapFlags,
+        fd: Option<BorrowedFd<'_>>,
+        offset: i64,
+    ) -> std::io::Result<(std::ptr::NonNull<u8>, usize)> {
+        // MAP_FIXED would replace what lies at the address: never asked for here.
+        let flags = flags & !nix::sys::mman::MapFlags::MAP_FIXED;
+        // SAFETY: no address hint and no MAP_FIXED, so the new mapping replaces nothing of
+        // this process's memory; the kernel checks the length, flags, descriptor and offset,
+        // and nothing is read or written through the result here.
+        let p = unsafe {
+            match fd {
+                Some(fd) => nix::sys::mman::mmap(None, len, prot, flags, fd, offset),
+                None => nix::sys::mman::mmap_anonymous(None, len, prot, flags),
+            }
+        }?;
+        Ok((p.cast(), len.get()))
+    }
+
+    /// The first byte (page-aligned); the `len` bytes are mapped while `self` lives.
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
+
+    /// The first byte, as a non-null pointer.
+    pub fn base(&self) -> std::ptr::NonNull<u8> {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
-impl Drop for AnonMap {
+impl Drop for Mapping {
     fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`; borrows of it end with `self`.
-        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+        // SAFETY: unmaps exactly the mapping made in `make`, once; the borrows and
+        // pointers users took from it end with `self` (a user that must keep the pages, because
+        // something outside Rust still points there, forgets the value instead).
+        let _ = unsafe { nix::sys::mman::munmap(self.ptr.cast(), self.len) };
     }
 }
 

@@ -411,16 +411,10 @@ impl Run {
             }),
             None => fds.push(poll_of(&self.feed_fd, libc::POLLOUT)),
         }
-        let n = fds.len() as libc::nfds_t;
-        let addr = fds.as_mut_ptr() as usize;
-        let r = py.detach(move || {
-            // SAFETY: `fds` lives on the caller's stack across this call; nothing else uses it.
-            unsafe { libc::poll(addr as *mut libc::pollfd, n, 200) }
-        });
+        let r = py.detach(|| frun::sys::poll_numbers(&mut fds, 200));
         // Ctrl-C (or any signal with a Python handler) raises here.
         py.check_signals()?;
-        if r < 0 {
-            let e = io::Error::last_os_error();
+        if let Err(e) = r {
             return if e.kind() == io::ErrorKind::Interrupted {
                 Ok(())
             } else {
@@ -479,14 +473,21 @@ impl Run {
         let (a, b) = std::os::unix::net::UnixStream::pair().map_err(os_err)?;
         let (engine_end, worker_end) = (OwnedFd::from(a), OwnedFd::from(b));
         let parent = std::process::id() as libc::pid_t;
-        // SAFETY: the interpreter's own fork protocol around a fork with the GIL held.
+        // SAFETY: a fork inside the interpreter's own fork protocol, as `os.fork` does it, with
+        // the GIL held: PyOS_BeforeFork first, then in the child PyOS_AfterFork_Child before
+        // anything else runs there, in the parent (also when the fork failed)
+        // PyOS_AfterFork_Parent.
         let pid = unsafe {
             pyo3::ffi::PyOS_BeforeFork();
-            libc::fork()
+            let pid = libc::fork();
+            if pid == 0 {
+                pyo3::ffi::PyOS_AfterFork_Child();
+            } else {
+                pyo3::ffi::PyOS_AfterFork_Parent();
+            }
+            pid
         };
         if pid == 0 {
-            // SAFETY: as os.fork's child does, first thing.
-            unsafe { pyo3::ffi::PyOS_AfterFork_Child() };
             self.become_worker(parent, engine_end);
             // Everything inherited from the caller is left out of this process's garbage
             // collections (gc.freeze, O(1)): a collection would walk the caller's whole heap,
@@ -505,8 +506,6 @@ impl Run {
             };
             worker_main(py, worker_end, &job);
         }
-        // SAFETY: as os.fork's parent does.
-        unsafe { pyo3::ffi::PyOS_AfterFork_Parent() };
         if pid < 0 {
             return Ok((-1, None));
         }

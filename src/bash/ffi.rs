@@ -142,12 +142,16 @@ impl Words {
                 word: d,
             });
         }
-        let n = self.links.len();
-        let base = self.links.as_mut_ptr();
-        for i in 0..n.saturating_sub(1) {
-            // SAFETY: i and i + 1 are within the vector's length.
-            unsafe { (*base.add(i)).next = base.add(i + 1) };
+        let mut links = self.links.iter_mut().peekable();
+        while let Some(link) = links.next() {
+            if let Some(next) = links.peek_mut() {
+                link.next = &raw mut **next;
+            }
         }
-        if n == 0 { std::ptr::null_mut() } else { base }
+        if self.links.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            self.links.as_mut_ptr()
+        }
     }
 }

@@ -173,24 +173,16 @@ pub fn preempt() -> Result<bool, PlanError> {
 /// `$1` is how many leading words stay literal.
 const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
 
-/// Plans the run `cfg` asks for.
-///
-/// # Safety
-/// No other thread may read or write the environment while this runs: a task of a split run
-/// sets `FRUN_SHARD=none` for its commands (the engine starts its threads after the plan; the
-/// bash front end plans in its forked, single-threaded engine process).
-pub unsafe fn plan(cfg: &Config) -> Result<Settings, PlanError> {
+/// Plans the run `cfg` asks for. A task of a split run (`settings.scan.shard` set) is to give
+/// its commands `FRUN_SHARD=none`: the caller sets it, where it knows no other thread runs.
+pub fn plan(cfg: &Config) -> Result<Settings, PlanError> {
     // `frun parallel --retry-failed`: the joblog's command lines are the run's jobs.
     let retry = jobs_resume::retry_config(cfg)?;
-    // SAFETY: this function's contract, passed on.
-    unsafe { plan_run(retry.as_ref().unwrap_or(cfg)) }
+    plan_run(retry.as_ref().unwrap_or(cfg))
 }
 
 /// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.
-///
-/// # Safety
-/// As for [`plan`].
-unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
+fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
     let cpus = crate::sys::usable_cpus();
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     check_combinations(cfg)?;
@@ -211,12 +203,6 @@ unsafe fn plan_run(cfg: &Config) -> Result<Settings, PlanError> {
     let layout = Layout::plan(&cfg.nodes, wm as usize, input_size).map_err(PlanError::Usage)?;
     let shard = shard(cfg, &input.file)?;
     let split = shard.filter(|s| s.count > 1);
-    if split.is_some() {
-        // The commands of a task are not tasks themselves: a frun they run (seeing the same
-        // Slurm variables) must do all of its own input.
-        // SAFETY: this function's contract: nothing else touches the environment now.
-        unsafe { std::env::set_var("FRUN_SHARD", "none") };
-    }
     // -b cuts records anyway: its chunks are raw bytes, like its batches.
     let shard_map = split.map(|s| {
         let m = ShardMap::new(s, input_size);
