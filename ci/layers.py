@@ -15,7 +15,8 @@ Fails (exit 1) when:
   - a module imports one of a higher layer (LAYERS below), e.g. a stage importing `cli`;
   - a function is longer than MAX_FN_LINES;
   - a file below the front ends holds more sites of printing, exit or set_var, or of
-    personality names, than its allowance (TALKS_LEFT, PERSONALITY_LEFT: ratchets).
+    personality names, than its allowance (TALKS_LEFT, PERSONALITY_LEFT: ratchets);
+  - src/ and python/src/ hold more `unsafe` sites than UNSAFE_LEFT (a ratchet).
 """
 
 import re
@@ -244,6 +245,40 @@ def below_front_ends(src: Path) -> list[str]:
     return errors
 
 
+# `unsafe` sites of both crates (src/ and python/src/): blocks, unsafe functions and unsafe
+# impls, outside comments and string literals (issue 34: at most 75). The raw system calls live
+# in src/sys.rs behind safe wrappers; the rest is mostly bash's and Python's C APIs (see
+# docs/design.md, "unsafe"). A ratchet: lower it when a site goes; never raise it. `unsafe
+# extern` blocks (declarations of foreign functions and statics) are counted apart, not limited.
+UNSAFE_LEFT = 73
+UNSAFE_DIRS = [Path("src"), Path("python/src")]
+UNSAFE_SITE = re.compile(r"\bunsafe\s*(\{|fn\b|impl\b)")
+UNSAFE_EXTERN = re.compile(r"\bunsafe\s+extern\s+\"[^\"]*\"\s*\{")
+
+
+def unsafe_sites() -> list[str]:
+    """The ratchet above: the number of `unsafe` sites, per file and in all."""
+    per_file: dict[str, int] = {}
+    externs = 0
+    for d in UNSAFE_DIRS:
+        for f in sorted(d.rglob("*.rs")):
+            code = strip_comments(f.read_text())
+            per_file[f.as_posix()] = len(UNSAFE_SITE.findall(code))
+            externs += len(UNSAFE_EXTERN.findall(code))
+    total = sum(per_file.values())
+    top = sorted(((n, name) for name, n in per_file.items() if n), reverse=True)
+    print(
+        f"unsafe: {total} sites (at most {UNSAFE_LEFT}), and {externs} `unsafe extern` blocks; "
+        + ", ".join(f"{name} {n}" for n, name in top)
+    )
+    if total > UNSAFE_LEFT:
+        return [
+            f"{total} unsafe sites in src/ and python/src/, at most {UNSAFE_LEFT} "
+            "(ci/layers.py): use nix's safe calls or one safe wrapper in src/sys.rs"
+        ]
+    return []
+
+
 # Source folders of the workspace's other crates, checked for circles only.
 OTHER_CRATES = [Path("python/src")]
 
@@ -337,6 +372,8 @@ def main() -> int:
             errors.append(f"{f}:{line}: fn {name} is {n} lines (at most {MAX_FN_LINES})")
 
     errors.extend(below_front_ends(src))
+    if src == Path("src"):
+        errors.extend(unsafe_sites())
 
     # The other crates of the workspace (the Python module): no circles between their modules
     # either, and the same limit on a function's length. They have no layers of their own.
