@@ -207,7 +207,7 @@ TALKS = re.compile(
 TALKS_LEFT = {
     "engine/ending.rs": 21, "engine/mod.rs": 7, "ledger.rs": 6, "exec/plugin_host.rs": 5,
     "journal/resume.rs": 5, "results.rs": 2, "journal/prepare.rs": 2, "xargs_input.rs": 1,
-    "joblog.rs": 1, "plan/sweep.rs": 1, "plan/mod.rs": 2,
+    "joblog.rs": 1, "plan/sweep.rs": 1, "plan/mod.rs": 1,
 }
 PERSONALITY = re.compile(r"(?i)\b\w*(xargs|parallel|forkrun|gnu)\w*\b")
 PERSONALITY_LEFT = {
