@@ -645,6 +645,62 @@ mod tests {
     }
 
     #[test]
+    // The children are waited for by `wait_status`, which std cannot see.
+    #[allow(clippy::zombie_processes)]
+    fn wait_status_reports_an_exit_and_a_death_by_a_real_time_signal() {
+        let exits = std::process::Command::new("sh")
+            .args(["-c", "exit 7"])
+            .spawn()
+            .unwrap();
+        let st = wait_status(exits.id() as libc::pid_t).unwrap();
+        assert!(libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 7);
+        // nix's WaitStatus cannot hold this one: the reason the call is raw.
+        let killed = std::process::Command::new("sh")
+            .args(["-c", "kill -s RTMIN+1 $$; sleep 5"])
+            .spawn()
+            .unwrap();
+        let st = wait_status(killed.id() as libc::pid_t).unwrap();
+        assert!(libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == libc::SIGRTMIN() + 1);
+        // Not a child (any more): an error, not a status.
+        assert!(wait_status(killed.id() as libc::pid_t).is_err());
+    }
+
+    #[test]
+    fn a_copy_at_least_n_is_the_same_pipe_and_closes_on_exec() {
+        let (r, w) = nix::unistd::pipe().unwrap();
+        let copy = dup_at_least(w.as_fd(), 100).unwrap();
+        assert!(copy.as_raw_fd() >= 100);
+        let flags = nix::fcntl::fcntl(&copy, nix::fcntl::FcntlArg::F_GETFD).unwrap();
+        assert_ne!(flags & libc::FD_CLOEXEC, 0);
+        drop(w);
+        nix::unistd::write(&copy, b"via the copy").unwrap();
+        drop(copy);
+        let mut got = Vec::with_capacity(64);
+        assert_eq!(read_into_spare(r.as_fd(), &mut got).unwrap(), 12);
+        assert_eq!(got, b"via the copy");
+        // The writers are gone: the end of input, and nothing added.
+        got.reserve(64);
+        assert_eq!(read_into_spare(r.as_fd(), &mut got).unwrap(), 0);
+        assert_eq!(got, b"via the copy");
+    }
+
+    #[test]
+    fn poll_numbers_skips_minus_one_and_says_which_is_ready() {
+        let (r, w) = nix::unistd::pipe().unwrap();
+        let entry = |fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let mut fds = [entry(-1), entry(r.as_raw_fd())];
+        assert_eq!(poll_numbers(&mut fds, 0).unwrap(), 0);
+        nix::unistd::write(&w, b"x").unwrap();
+        assert_eq!(poll_numbers(&mut fds, -1).unwrap(), 1);
+        assert_eq!(fds[0].revents, 0);
+        assert_ne!(fds[1].revents & libc::POLLIN, 0);
+    }
+
+    #[test]
     fn a_blocked_signal_arrives_on_the_signalfd() {
         // SIGURG is ignored by default, so a stray delivery could not end the test process.
         block_signals(&[libc::SIGURG]);
