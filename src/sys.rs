@@ -1,8 +1,12 @@
-//! Thin wrappers over the system facilities several stages share: eventfd wake-ups, signal
-//! masks and the signalfd, futex waits, anonymous mappings and zeroed tables, CPU counts and system limits.
+//! Thin wrappers over the system facilities several stages and front ends share: eventfd
+//! wake-ups, signal masks, dispositions and the signalfd, futex waits, mappings (anonymous and
+//! of files) and zeroed tables, the raw `waitpid`, `_exit`, `poll` and descriptor copies, CPU
+//! counts and system limits.
 //!
-//! This is the only module where such wrappers live (each once). It knows nothing of runs,
-//! batches or flags: it must not import any other module of the crate.
+//! This is the only module where such wrappers live (each once), and the one that calls libc
+//! for the others where nix has no safe call: each wrapper is safe for every input, and its
+//! `// SAFETY:` comment carries the reasoning. It knows nothing of runs, batches or flags: it
+//! must not import any other module of the crate.
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::AtomicU32;
