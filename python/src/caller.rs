@@ -8,11 +8,16 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use frun_engine::exec::shell;
 use frun_engine::exec::spawn::ChildEnd;
+use frun_engine::sys::{Disposition, set_disposition};
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::{Pid, dup2_stderr, dup2_stdin, dup2_stdout};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -25,16 +30,9 @@ use crate::options::{InputArg, OnError, Options};
 use crate::text::{check_one_record_each, push_record};
 use crate::worker::{Job, worker_main};
 
-/// Waits for our own child `pid`; its raw wait status.
+/// Waits for our own child `pid`; its raw wait status (0 when it cannot be had).
 fn wait_pid(pid: libc::pid_t) -> libc::c_int {
-    let mut status = 0;
-    loop {
-        // SAFETY: waits for our own child into a live int.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return status;
-        }
-    }
+    frun_engine::sys::wait_status(pid).unwrap_or(0)
 }
 
 fn os_err(e: impl Into<io::Error>) -> PyErr {
@@ -192,23 +190,18 @@ pub(crate) struct Run {
 /// it in large writes, with fewer wake-ups on each side.
 fn pipe() -> PyResult<(OwnedFd, OwnedFd)> {
     let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(os_err)?;
-    // SAFETY: sets the capacity of our own pipe; a refusal leaves it as it was.
-    unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+    // A refusal leaves the pipe as it was.
+    let _ = fcntl(&w, FcntlArg::F_SETPIPE_SZ(1 << 20));
     Ok((r, w))
 }
 
 fn nonblocking(fd: &OwnedFd) {
-    // SAFETY: sets a flag on our own descriptor.
-    unsafe {
-        let fl = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
+    if let Ok(fl) = fcntl(fd, FcntlArg::F_GETFL) {
+        let _ = fcntl(
+            fd,
+            FcntlArg::F_SETFL(OFlag::from_bits_retain(fl) | OFlag::O_NONBLOCK),
+        );
     }
-}
-
-/// Puts `fd` on descriptor `to` in this (forked) process.
-fn dup_onto(fd: RawFd, to: RawFd) {
-    // SAFETY: dup2 on descriptors this process owns.
-    unsafe { libc::dup2(fd, to) };
 }
 
 impl Run {
@@ -256,17 +249,19 @@ impl Run {
             return Err(os_err(io::Error::last_os_error()));
         }
         if pid == 0 {
-            dup_onto(out_w.as_raw_fd(), 1);
+            let _ = dup2_stdout(&out_w);
             match &feed {
-                Some((r, _)) => dup_onto(r.as_raw_fd(), 0),
+                Some((r, _)) => {
+                    let _ = dup2_stdin(r);
+                }
                 None => {
                     if let Ok(null) = std::fs::File::open("/dev/null") {
-                        dup_onto(null.as_raw_fd(), 0);
+                        let _ = dup2_stdin(&null);
                     }
                 }
             }
             if let Some(e) = &err {
-                dup_onto(e.as_raw_fd(), 2);
+                let _ = dup2_stderr(e);
             }
             let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM);
             // The parent's ends are closed here, or the engine would never see the end of
@@ -356,12 +351,8 @@ impl Run {
         loop {
             for r in self.results.drain(..) {
                 if filled < expected {
-                    // SAFETY: in range of a live list; PyList_SetItem takes the reference and
-                    // drops the None it replaces.
-                    if unsafe { ffi::PyList_SetItem(list.as_ptr(), filled as _, r.into_ptr()) } != 0
-                    {
-                        return Err(PyErr::fetch(py));
-                    }
+                    // In range: replaces (and drops) the None put there.
+                    list.set_item(filled, r)?;
                 } else {
                     list.append(r)?;
                 }
@@ -420,16 +411,10 @@ impl Run {
             }),
             None => fds.push(poll_of(&self.feed_fd, libc::POLLOUT)),
         }
-        let n = fds.len() as libc::nfds_t;
-        let addr = fds.as_mut_ptr() as usize;
-        let r = py.detach(move || {
-            // SAFETY: `fds` lives on the caller's stack across this call; nothing else uses it.
-            unsafe { libc::poll(addr as *mut libc::pollfd, n, 200) }
-        });
+        let r = py.detach(|| frun_engine::sys::poll_numbers(&mut fds, 200));
         // Ctrl-C (or any signal with a Python handler) raises here.
         py.check_signals()?;
-        if r < 0 {
-            let e = io::Error::last_os_error();
+        if let Err(e) = r {
             return if e.kind() == io::ErrorKind::Interrupted {
                 Ok(())
             } else {
@@ -488,14 +473,21 @@ impl Run {
         let (a, b) = std::os::unix::net::UnixStream::pair().map_err(os_err)?;
         let (engine_end, worker_end) = (OwnedFd::from(a), OwnedFd::from(b));
         let parent = std::process::id() as libc::pid_t;
-        // SAFETY: the interpreter's own fork protocol around a fork with the GIL held.
+        // SAFETY: a fork inside the interpreter's own fork protocol, as `os.fork` does it, with
+        // the GIL held: PyOS_BeforeFork first, then in the child PyOS_AfterFork_Child before
+        // anything else runs there, in the parent (also when the fork failed)
+        // PyOS_AfterFork_Parent.
         let pid = unsafe {
             pyo3::ffi::PyOS_BeforeFork();
-            libc::fork()
+            let pid = libc::fork();
+            if pid == 0 {
+                pyo3::ffi::PyOS_AfterFork_Child();
+            } else {
+                pyo3::ffi::PyOS_AfterFork_Parent();
+            }
+            pid
         };
         if pid == 0 {
-            // SAFETY: as os.fork's child does, first thing.
-            unsafe { pyo3::ffi::PyOS_AfterFork_Child() };
             self.become_worker(parent, engine_end);
             // Everything inherited from the caller is left out of this process's garbage
             // collections (gc.freeze, O(1)): a collection would walk the caller's whole heap,
@@ -504,8 +496,8 @@ impl Run {
             let func = self.func.as_ref().expect("a function run").bind(py).clone();
             let dumps = match py.import("pickle").and_then(|p| p.getattr("dumps")) {
                 Ok(d) => d,
-                // SAFETY: _exit only ends the process (a worker without pickle cannot run).
-                Err(_) => unsafe { libc::_exit(1) },
+                // A worker without pickle cannot run.
+                Err(_) => frun_engine::sys::exit_now(1),
             };
             let job = Job {
                 func: &func,
@@ -514,8 +506,6 @@ impl Run {
             };
             worker_main(py, worker_end, &job);
         }
-        // SAFETY: as os.fork's parent does.
-        unsafe { pyo3::ffi::PyOS_AfterFork_Parent() };
         if pid < 0 {
             return Ok((-1, None));
         }
@@ -536,16 +526,11 @@ impl Run {
         ] {
             drop(fd);
         }
-        // SAFETY: dispositions without handlers of ours.
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_IGN);
-            libc::signal(libc::SIGTERM, libc::SIG_DFL);
-        }
-        let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
-        // SAFETY: getppid only reads.
-        if unsafe { libc::getppid() } != parent {
-            // SAFETY: _exit only ends the process.
-            unsafe { libc::_exit(1) };
+        set_disposition(Signal::SIGINT, Disposition::Ignore);
+        set_disposition(Signal::SIGTERM, Disposition::Default);
+        let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+        if nix::unistd::getppid().as_raw() != parent {
+            frun_engine::sys::exit_now(1);
         }
     }
 
@@ -570,16 +555,11 @@ impl Run {
             return Ok(());
         }
         let rest = &self.pending[self.pending_at..];
-        // SAFETY: writes from a live slice to our pipe.
-        let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
-        if n >= 0 {
-            self.pending_at += n as usize;
-        } else {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted {
-                // The engine stopped reading (it ended): the rest of the input is not needed.
-                self.feed_fd = None;
-            }
+        match nix::unistd::write(fd, rest) {
+            Ok(n) => self.pending_at += n,
+            Err(Errno::EAGAIN | Errno::EINTR) => {}
+            // The engine stopped reading (it ended): the rest of the input is not needed.
+            Err(_) => self.feed_fd = None,
         }
         Ok(())
     }
@@ -647,19 +627,15 @@ impl Run {
         let Some(out) = &self.out else { return Ok(()) };
         const CHUNK: usize = 1 << 20;
         self.buf.reserve(CHUNK);
-        let spare = self.buf.spare_capacity_mut();
-        // SAFETY: reads into the vector's spare capacity, then counts what was written.
-        let n = unsafe { libc::read(out.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
-        if n == 0 {
-            self.out = None;
-        } else if n > 0 {
-            // SAFETY: the kernel initialized n bytes of the spare capacity.
-            unsafe { self.buf.set_len(self.buf.len() + n as usize) };
-        } else {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted {
-                return Err(os_err(e));
-            }
+        match frun_engine::sys::read_into_spare(out.as_fd(), &mut self.buf) {
+            Ok(0) => self.out = None,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(os_err(e)),
         }
         if self.mode == Mode::Function {
             self.decode(py)?;
@@ -765,8 +741,8 @@ impl Run {
 
     fn kill_workers(&mut self) {
         for pid in std::mem::take(&mut self.live) {
-            // SAFETY: our own unreaped child.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            // Our own unreaped child: the pid is not reused before it is waited for.
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
             wait_pid(pid);
         }
     }
@@ -776,8 +752,8 @@ impl Run {
     pub(crate) fn abort(&mut self) {
         self.done = true;
         if let Some(pid) = self.engine.take() {
-            // SAFETY: our own unreaped child.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
+            // Our own unreaped child, as above.
+            let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
             self.out = None;
             self.feed_fd = None;
             // The engine may be asking for a worker: serve its requests no more, so it sees

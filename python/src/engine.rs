@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use frun_engine::exec::shell::{self, Host};
 use frun_engine::exec::spawn::ChildEnd;
-use nix::sys::signal::{SigHandler, Signal, signal};
+use frun_engine::sys::{Disposition, exit_now, set_disposition};
+use nix::sys::signal::Signal;
 
 /// Requests from the engine to the caller: 8 bytes, `[kind, pid]`.
 pub(crate) const ASK_START: i32 = 1;
@@ -52,12 +53,11 @@ impl Host for CallerHost {
 pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<OwnedFd>) -> ! {
     for sig in Signal::iterator() {
         if sig != Signal::SIGKILL && sig != Signal::SIGSTOP {
-            // SAFETY: SIG_DFL runs no code of ours.
-            let _ = unsafe { signal(sig, SigHandler::SigDfl) };
+            set_disposition(sig, Disposition::Default);
         }
     }
-    // SAFETY: SIG_IGN runs no code: a vanished reader is EPIPE, not death.
-    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigIgn) };
+    // A vanished reader is EPIPE, not death.
+    set_disposition(Signal::SIGPIPE, Disposition::Ignore);
     let _ = nix::sys::signal::sigprocmask(
         nix::sys::signal::SigmaskHow::SIG_SETMASK,
         Some(&nix::sys::signal::SigSet::empty()),
@@ -88,6 +88,5 @@ pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<O
             e.status()
         }
     });
-    // SAFETY: _exit only ends the process.
-    unsafe { libc::_exit(code) }
+    exit_now(code)
 }

@@ -23,18 +23,20 @@ type AsUtf8AndSize =
 
 /// The interpreter's `PyUnicode_AsUTF8AndSize`, when it is 3.10 or newer.
 fn as_utf8_and_size(py: Python<'_>) -> Option<AsUtf8AndSize> {
-    static FOUND: OnceLock<Option<usize>> = OnceLock::new();
-    let addr = *FOUND.get_or_init(|| {
+    static FOUND: OnceLock<Option<AsUtf8AndSize>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
         if py.version_info() < (3, 10) {
             return None;
         }
-        // SAFETY: looks a symbol up in the process's global scope (the interpreter's own).
-        let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"PyUnicode_AsUTF8AndSize".as_ptr()) };
-        (!p.is_null()).then_some(p as usize)
-    });
-    // SAFETY: the address is the interpreter's PyUnicode_AsUTF8AndSize, whose C signature is
-    // the one `AsUtf8AndSize` spells out.
-    addr.map(|a| unsafe { std::mem::transmute::<*mut c_void, AsUtf8AndSize>(a as *mut c_void) })
+        // SAFETY: looks the symbol up in the process's global scope, the interpreter's own
+        // (dlsym only reads the loaded objects' tables); what it finds under that name is
+        // CPython's PyUnicode_AsUTF8AndSize (3.10 and newer export it), whose C signature is the
+        // one `AsUtf8AndSize` spells out, so the address is taken as that function.
+        unsafe {
+            let p = libc::dlsym(libc::RTLD_DEFAULT, c"PyUnicode_AsUTF8AndSize".as_ptr());
+            (!p.is_null()).then(|| std::mem::transmute::<*mut c_void, AsUtf8AndSize>(p))
+        }
+    })
 }
 
 /// The UTF-8 bytes of `s`: its own buffer where possible (no copy, nothing allocated for an
@@ -42,11 +44,14 @@ fn as_utf8_and_size(py: Python<'_>) -> Option<AsUtf8AndSize> {
 pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>> {
     if let Some(f) = as_utf8_and_size(s.py()) {
         let mut len: ffi::Py_ssize_t = 0;
-        // SAFETY: `s` is a live str; the buffer returned belongs to it and lives as long as it.
-        let p = unsafe { f(s.as_ptr(), &mut len) };
-        if !p.is_null() {
-            // SAFETY: CPython gives `len` bytes at `p`, owned by `s`, borrowed for 'a.
-            let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
+        // SAFETY: `f` is PyUnicode_AsUTF8AndSize, called on a live str with a live out-length;
+        // when it returns a buffer, that is `len` bytes of UTF-8 owned by `s` and kept as long
+        // as `s` lives, so borrowing them for 'a (no longer than `s`) is sound.
+        let bytes = unsafe {
+            let p = f(s.as_ptr(), &mut len);
+            (!p.is_null()).then(|| std::slice::from_raw_parts(p.cast::<u8>(), len as usize))
+        };
+        if let Some(bytes) = bytes {
             return Ok(Cow::Borrowed(bytes));
         }
         // A str that cannot be UTF-8 (lone surrogates): the error is dropped, the slow way

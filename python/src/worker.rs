@@ -7,12 +7,14 @@
 //! Python code: it leaves with `_exit`.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use frun_engine::exec::shell::{
     self, HELLO_OWN_GROUP, HELLO_SPOOL, HELLO_STDIN, HELLO_STDOUT, RANGE_LEN, REQUEST_RANGE, Range,
 };
+use frun_engine::sys::Mapping;
+use nix::sys::mman::{MapFlags, ProtFlags};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -45,8 +47,8 @@ pub(crate) fn worker_main(py: Python<'_>, sock: OwnedFd, job: &Job<'_>) -> ! {
             let _ = f.call_method0("flush");
         }
     }
-    // SAFETY: _exit only ends the process (no Python finalization in a forked copy).
-    unsafe { libc::_exit(code) }
+    // No Python finalization in a forked copy.
+    frun_engine::sys::exit_now(code)
 }
 
 /// The descriptors the engine's start-up message gives: the capture file and the spool.
@@ -92,7 +94,7 @@ fn serve(py: Python<'_>, sock: &OwnedFd, job: &Job<'_>) -> io::Result<()> {
         }
         let range = Range::from_bytes(&body);
         out.clear();
-        let map = Mapped::new(spool.as_raw_fd(), range.file_offset, range.len)?;
+        let map = Mapped::new(spool.as_fd(), range.file_offset, range.len)?;
         // A batch whose call raised (not skipped) fails: the engine neither retries it nor
         // counts it done in a checkpoint.
         let status: i32 = match run_batch(py, job, &map, &range, &mut out) {
@@ -107,24 +109,19 @@ fn serve(py: Python<'_>, sock: &OwnedFd, job: &Job<'_>) -> io::Result<()> {
         };
         drop(map);
         // One write per batch: a worker that dies mid-batch leaves no partial frame.
-        write_file(capture.as_raw_fd(), &out)?;
+        write_file(capture.as_fd(), &out)?;
         shell::write_all(s, &status.to_ne_bytes())?;
     }
 }
 
 /// Writes all of `data` to a file descriptor.
-fn write_file(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
+fn write_file(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
-        // SAFETY: writes from a live slice.
-        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
+        match nix::unistd::write(fd, data) {
+            Ok(n) => data = &data[n..],
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
         }
-        data = &data[n as usize..];
     }
     Ok(())
 }
@@ -133,14 +130,13 @@ fn write_file(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
 struct Mapped {
     /// The mapping outlives the batch (a view of it could not be released).
     keep: std::cell::Cell<bool>,
-    base: Option<NonNull<libc::c_void>>,
-    map_len: usize,
+    map: Option<Mapping>,
     skip: usize,
     len: usize,
 }
 
 impl Mapped {
-    fn new(fd: RawFd, offset: u64, len: u64) -> io::Result<Mapped> {
+    fn new(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<Mapped> {
         const PAGE: u64 = 4096;
         let aligned = offset / PAGE * PAGE;
         let skip = (offset - aligned) as usize;
@@ -148,58 +144,50 @@ impl Mapped {
         if len == 0 {
             return Ok(Mapped {
                 keep: std::cell::Cell::new(false),
-                base: None,
-                map_len: 0,
+                map: None,
                 skip: 0,
                 len: 0,
             });
         }
-        let map_len = skip + len;
-        // SAFETY: a fresh read-only shared mapping of the spool's file; the engine keeps this
-        // range until the batch is done (it frees input only behind finished batches).
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                aligned as libc::off_t,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        // A read-only shared mapping of the spool's file; the engine keeps this range until the
+        // batch is done (it frees input only behind finished batches).
+        let map = Mapping::of_file(
+            skip + len,
+            ProtFlags::PROT_READ,
+            MapFlags::MAP_SHARED,
+            fd,
+            aligned as i64,
+        )?;
         Ok(Mapped {
             keep: std::cell::Cell::new(false),
-            base: NonNull::new(p),
-            map_len,
+            map: Some(map),
             skip,
             len,
         })
     }
 
     fn ptr(&self) -> *const u8 {
-        match self.base {
-            // SAFETY: `skip` lies inside the mapping.
-            Some(p) => unsafe { p.as_ptr().cast::<u8>().add(self.skip) },
+        match &self.map {
+            // `skip` lies inside the mapping.
+            Some(m) => m.as_ptr().wrapping_add(self.skip),
             None => NonNull::<u8>::dangling().as_ptr(),
         }
     }
 
     fn bytes(&self) -> &[u8] {
-        // SAFETY: the mapping holds `len` bytes from ptr() while self lives.
+        // SAFETY: the mapping holds `len` bytes from ptr() while self lives, and the engine
+        // changes none of them before the batch is done (it frees input only behind finished
+        // batches).
         unsafe { std::slice::from_raw_parts(self.ptr(), self.len) }
     }
 }
 
 impl Drop for Mapped {
     fn drop(&mut self) {
-        if let Some(p) = self.base
-            && !self.keep.get()
-        {
-            // SAFETY: our own mapping, unmapped once.
-            unsafe { libc::munmap(p.as_ptr(), self.map_len) };
+        if self.keep.get() {
+            // A view of it is still held by Python code: the pages stay mapped for the rest
+            // of this worker.
+            std::mem::forget(self.map.take());
         }
     }
 }
@@ -272,7 +260,7 @@ impl<'py> Args<'py> {
     /// Makes `arg` the argument of the next calls.
     fn set(&mut self, arg: Bound<'py, PyAny>) -> PyResult<()> {
         let py = arg.py();
-        // SAFETY: reads the count of a live object.
+        // SAFETY: reads the count of a live object (pyo3's `get_refcnt` is deprecated for this).
         if unsafe { ffi::Py_REFCNT(self.tuple.as_ptr()) } != 1 {
             self.tuple = PyTuple::new(py, [py.None()])?;
         }
@@ -286,13 +274,7 @@ impl<'py> Args<'py> {
 
     /// `func(arg)`, with the argument last set.
     fn call(&self, func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        // SAFETY: calls a live callable with a live tuple and no keywords.
-        unsafe {
-            Bound::from_owned_ptr_or_err(
-                func.py(),
-                ffi::PyObject_Call(func.as_ptr(), self.tuple.as_ptr(), std::ptr::null_mut()),
-            )
-        }
+        func.call1(&self.tuple)
     }
 }
 

@@ -7,6 +7,7 @@
 use std::ffi::c_char;
 use std::ffi::c_int;
 use std::ffi::c_void;
+use std::ffi::{CStr, CString};
 
 /// `WORD_DESC`.
 #[repr(C)]
@@ -92,7 +93,20 @@ unsafe extern "C" {
         text: *mut c_char,
         status: *mut c_int,
     ) -> c_int;
-    pub(super) fn frun_flush_stdio();
+    // SAFETY (of declaring it safe): it takes nothing and only flushes the C library's own
+    // stdout and stderr buffers, which is sound at any time in this single-threaded shell.
+    pub(super) safe fn frun_flush_stdio();
+}
+
+/// The value of the shell variable `name`, copied (None: unset, or without a string value).
+pub(super) fn string_value(name: &CStr) -> Option<CString> {
+    // SAFETY: get_string_value only reads shell state, given a valid C string; a non-NULL value
+    // is a NUL-terminated string of the shell's, copied at once, before anything could change
+    // it (the shell runs one thread).
+    unsafe {
+        let v = get_string_value(name.as_ptr());
+        (!v.is_null()).then(|| CStr::from_ptr(v).to_owned())
+    }
 }
 
 /// Reusable storage for a word list over NUL-terminated words.
@@ -128,12 +142,16 @@ impl Words {
                 word: d,
             });
         }
-        let n = self.links.len();
-        let base = self.links.as_mut_ptr();
-        for i in 0..n.saturating_sub(1) {
-            // SAFETY: i and i + 1 are within the vector's length.
-            unsafe { (*base.add(i)).next = base.add(i + 1) };
+        let mut links = self.links.iter_mut().peekable();
+        while let Some(link) = links.next() {
+            if let Some(next) = links.peek_mut() {
+                link.next = &raw mut **next;
+            }
         }
-        if n == 0 { std::ptr::null_mut() } else { base }
+        if self.links.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            self.links.as_mut_ptr()
+        }
     }
 }

@@ -25,10 +25,11 @@ use std::os::fd::OwnedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::net::UnixStream;
 
-use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal, sigprocmask};
+use nix::sys::signal::{SigSet, SigmaskHow, sigprocmask};
 use nix::unistd::Pid;
 
 use ffi::WordList;
+use frun_engine::sys::{Disposition, exit_now, has_handler, set_disposition};
 
 /// What the command is in the calling shell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,8 +64,8 @@ pub(crate) unsafe extern "C" fn frun_builtin(list: *mut WordList) -> libc::c_int
             l = (*l).next;
         }
     }
-    // SAFETY: flushes the shell's own stdio buffers so no child writes them a second time.
-    unsafe { ffi::frun_flush_stdio() };
+    // Flushes the shell's own stdio buffers so no child writes them a second time.
+    ffi::frun_flush_stdio();
     // A panic must not unwind into bash (that would abort the user's shell): it is reported
     // as a failure of this command instead.
     std::panic::catch_unwind(move || invoke(args)).unwrap_or_else(|_| {
@@ -139,59 +140,6 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Waits for our own child `pid`, retrying on EINTR; returns its raw wait status.
-///
-/// Raw `waitpid` because nix's cannot report every end: its `Signal` has no real-time signals,
-/// so a child killed by one would come back as an error (after being reaped) instead of
-/// `ChildEnd::Signaled` ([`frun_engine::exec::spawn::ChildEnd`]).
 fn wait_pid(pid: Pid) -> io::Result<libc::c_int> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waits for our own child into a live int.
-        let r = unsafe { libc::waitpid(pid.as_raw(), &mut status, 0) };
-        if r == pid.as_raw() {
-            return Ok(status);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-/// Ends this process at once with `code`: no exit handlers, no stdio flush, none of the shell's
-/// exit code (no EXIT trap, no history file). Raw `_exit` because neither std nor nix has one
-/// (`std::process::exit` runs the exit handlers).
-fn exit_now(code: i32) -> ! {
-    // SAFETY: _exit only ends the process.
-    unsafe { libc::_exit(code) }
-}
-
-/// The two dispositions the front end sets; neither is a handler.
-#[derive(Clone, Copy)]
-enum Disposition {
-    Default,
-    Ignore,
-}
-
-/// Sets what `sig` does to this process to `to`.
-fn set_disposition(sig: Signal, to: Disposition) {
-    let handler = match to {
-        Disposition::Default => SigHandler::SigDfl,
-        Disposition::Ignore => SigHandler::SigIgn,
-    };
-    // SAFETY: SIG_DFL and SIG_IGN run no code of ours; the previous handler it returns is
-    // dropped unused.
-    let _ = unsafe { signal::signal(sig, handler) };
-}
-
-/// Whether this process catches `sig` with a handler (neither SIG_DFL nor SIG_IGN). Raw
-/// `sigaction` because nix's always installs a new action, and this only reads one.
-fn has_handler(sig: Signal) -> bool {
-    // SAFETY: a zeroed sigaction is valid storage; a null new action only reads the old one.
-    unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(sig as libc::c_int, std::ptr::null(), &mut old) == 0
-            && old.sa_sigaction != libc::SIG_DFL
-            && old.sa_sigaction != libc::SIG_IGN
-    }
+    frun_engine::sys::wait_status(pid.as_raw())
 }

@@ -7,10 +7,9 @@
 
 use std::ffi::{CStr, CString, OsString};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
-use nix::fcntl::{FcntlArg, fcntl};
 use nix::sys::signal::{SigSet, Signal};
 use nix::unistd::{Pid, close, dup2_stdin, dup2_stdout, setpgid};
 
@@ -44,8 +43,8 @@ pub(super) fn worker_main(
     // shell's serving loop that this process never returns to.
     let _ = close(ctl);
     let code = worker_loop(sock, kind, name, old_mask).unwrap_or(1);
-    // SAFETY: flushes the shell's stdio before the process ends (without the shell's exit code).
-    unsafe { ffi::frun_flush_stdio() };
+    // Flushes the shell's stdio before the process ends (without the shell's exit code).
+    ffi::frun_flush_stdio();
     exit_now(code)
 }
 
@@ -72,9 +71,7 @@ fn become_worker(old_mask: &SigSet) {
 
 /// A close-on-exec copy of `sock` at or above [`SOCKET_FD_MIN`].
 fn high_copy(sock: &OwnedFd) -> io::Result<OwnedFd> {
-    let fd = fcntl(sock, FcntlArg::F_DUPFD_CLOEXEC(SOCKET_FD_MIN))?;
-    // SAFETY: fcntl just made `fd`; nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    frun_engine::sys::dup_at_least(sock.as_fd(), SOCKET_FD_MIN)
 }
 
 fn worker_loop(sock: OwnedFd, kind: Kind, name: &OsString, old_mask: &SigSet) -> io::Result<i32> {
@@ -199,8 +196,8 @@ fn run_batches(
             Kind::SplitFrom(_) => call_split(&split_line, &mut body, &mut words, &mut text),
             Kind::Plugin => plugin.call(name, &mut body, req.flags),
         };
-        // SAFETY: flushes the shell's stdio into the capture before the engine reads it.
-        unsafe { ffi::frun_flush_stdio() };
+        // Flushes the shell's stdio into the capture before the engine reads it.
+        ffi::frun_flush_stdio();
         if stdin_reset(idle_stdin, req.flags).is_err() || jumped {
             return Ok(status);
         }
@@ -229,15 +226,9 @@ struct ShellDirectory {
 
 impl ShellDirectory {
     fn take() -> ShellDirectory {
-        let var = |name: &CStr| {
-            // SAFETY: reads a shell variable's value; copied at once.
-            let v = unsafe { ffi::get_string_value(name.as_ptr()) };
-            // SAFETY: a non-NULL value is a NUL-terminated string of the shell's.
-            (!v.is_null()).then(|| unsafe { CStr::from_ptr(v) }.to_owned())
-        };
         ShellDirectory {
-            pwd: var(c"PWD"),
-            oldpwd: var(c"OLDPWD"),
+            pwd: ffi::string_value(c"PWD"),
+            oldpwd: ffi::string_value(c"OLDPWD"),
         }
     }
 
@@ -365,11 +356,8 @@ fn stdin_reset(idle: Option<&OwnedFd>, flags: u32) -> io::Result<()> {
 /// `FRUN_EXTRA_SETUP` or `FORKRUN_EXTRA_SETUP`, as shell variables of the calling shell.
 fn setup_code() -> Option<Vec<u8>> {
     for name in [c"FRUN_EXTRA_SETUP", c"FORKRUN_EXTRA_SETUP"] {
-        // SAFETY: reads a shell variable's value; copied at once.
-        let v = unsafe { ffi::get_string_value(name.as_ptr()) };
-        if !v.is_null() {
-            // SAFETY: bash's value is a NUL-terminated string.
-            let mut text = unsafe { CStr::from_ptr(v) }.to_bytes().to_vec();
+        if let Some(v) = ffi::string_value(name) {
+            let mut text = v.into_bytes();
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -444,8 +432,8 @@ impl PluginCalls {
         let mut start = 0;
         for end in memchr::memchr_iter(0, words) {
             if start > 0 {
-                // SAFETY: start < end <= words.len(): a word inside `body`, NUL-terminated.
-                self.argv.push(unsafe { base.add(start) }.cast());
+                // start < end <= words.len(): a word inside `body`, NUL-terminated.
+                self.argv.push(base.wrapping_add(start).cast());
             }
             start = end + 1;
         }

@@ -121,15 +121,9 @@ impl Header {
 /// failed with.
 pub type SetupStatus = i32;
 
-/// An empty message header, filled in by the caller.
-///
-/// The descriptor-carrying calls below build their control messages by hand: nix's `sendmsg`
-/// allocates its control buffer on every call and its descriptor decoding allocates a list,
-/// and these calls run once per batch.
-fn empty_msghdr() -> libc::msghdr {
-    // SAFETY: msghdr is plain data (pointers and lengths); all-zero is a valid empty header.
-    unsafe { std::mem::zeroed() }
-}
+// The descriptor-carrying calls below build their message headers and control messages by
+// hand: nix's `sendmsg` allocates its control buffer on every call and its descriptor decoding
+// allocates a list, and these calls run once per batch.
 
 /// Sends `header` + `body` on `sock`, with `fds` attached to the first byte.
 pub fn send(sock: RawFd, header: &Header, body: &[u8], fds: &[RawFd]) -> io::Result<()> {
@@ -144,14 +138,17 @@ pub fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> 
         iov_base: data.as_ptr() as *mut libc::c_void,
         iov_len: data.len(),
     };
-    let mut msg = empty_msghdr();
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    if !fds.is_empty() {
-        let bytes = std::mem::size_of_val(fds) as u32;
-        // SAFETY: CMSG_SPACE/CMSG_LEN are arithmetic. The control buffer is large enough
-        // (checked) and aligned for cmsghdr; CMSG_FIRSTHDR/CMSG_DATA point into it.
-        unsafe {
+    let bytes = std::mem::size_of_val(fds) as u32;
+    // SAFETY: one sendmsg with SCM_RIGHTS: the header (plain data: all-zero is a valid empty
+    // one) points at `iov` and `cmsg`, live locals for the whole call, which the kernel only
+    // reads. CMSG_SPACE/CMSG_LEN are arithmetic; the control buffer is large enough (checked)
+    // and aligned for cmsghdr (u64s), so CMSG_FIRSTHDR/CMSG_DATA point inside it, where the
+    // descriptor numbers are copied.
+    let r = unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        if !fds.is_empty() {
             let space = libc::CMSG_SPACE(bytes) as usize;
             assert!(
                 space <= std::mem::size_of_val(&cmsg),
@@ -165,17 +162,18 @@ pub fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> 
             (*c).cmsg_len = libc::CMSG_LEN(bytes) as _;
             std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast(), fds.len());
         }
-    }
-    loop {
-        // SAFETY: msg points at live buffers for the duration of the call.
-        let r = unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) };
-        match Errno::result(r) {
-            Ok(n) if n as usize == data.len() => return Ok(()),
-            // The descriptors went with the first part; the rest is plain data.
-            Ok(n) => return write_all(sock, &data[n as usize..]),
-            Err(Errno::EINTR) => continue,
-            Err(e) => return Err(e.into()),
+        loop {
+            let r = libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL);
+            if r >= 0 || Errno::last() != Errno::EINTR {
+                break r;
+            }
         }
+    };
+    match Errno::result(r) {
+        Ok(n) if n as usize == data.len() => Ok(()),
+        // The descriptors went with the first part; the rest is plain data.
+        Ok(n) => write_all(sock, &data[n as usize..]),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -194,20 +192,24 @@ pub fn recv_with_fds(
             iov_base: buf[got..].as_mut_ptr().cast(),
             iov_len: buf.len() - got,
         };
-        let mut msg = empty_msghdr();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = cmsg.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&cmsg) as _;
-        // SAFETY: msg points at live buffers for the duration of the call.
-        let r = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
-        let n = match Errno::result(r) {
-            Ok(n) => n as usize,
-            Err(Errno::EINTR) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        // SAFETY: walks the control messages the kernel wrote into our buffer.
-        unsafe {
+        // SAFETY: one recvmsg with SCM_RIGHTS: the header (plain data: all-zero is a valid
+        // empty one) points at `iov` (the unfilled rest of `buf`) and `cmsg`, live and
+        // exclusively borrowed for the whole call. After a successful call the control
+        // messages walked are the ones the kernel wrote into `cmsg` (msg_controllen says how
+        // much), and each SCM_RIGHTS number in them is a new descriptor of this process,
+        // owned by nothing else until it is wrapped here (those over `max_fds` are closed).
+        let n = unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = cmsg.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&cmsg) as _;
+            let r = libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC);
+            let n = match Errno::result(r) {
+                Ok(n) => n as usize,
+                Err(Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
+            };
             let mut c = libc::CMSG_FIRSTHDR(&msg);
             while !c.is_null() {
                 if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
@@ -224,7 +226,8 @@ pub fn recv_with_fds(
                 }
                 c = libc::CMSG_NXTHDR(&msg, c);
             }
-        }
+            n
+        };
         if n == 0 {
             if got == 0 {
                 return Ok(None);

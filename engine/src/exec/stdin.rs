@@ -6,11 +6,12 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::sendfile::sendfile;
 use nix::unistd::{dup3, pipe2};
 
@@ -35,9 +36,7 @@ const PAUSE_MAX: Duration = Duration::from_millis(2);
 impl StdinSlot {
     pub fn new() -> io::Result<StdinSlot> {
         let idle = OwnedFd::from(crate::sys::dev_null()?);
-        let fd = fcntl(&idle, FcntlArg::F_DUPFD_CLOEXEC(3))?;
-        // SAFETY: F_DUPFD_CLOEXEC just made `fd`, which nothing else owns.
-        let slot = RefCell::new(unsafe { OwnedFd::from_raw_fd(fd) });
+        let slot = RefCell::new(crate::sys::dup_at_least(idle.as_fd(), 3)?);
         Ok(StdinSlot { slot, idle })
     }
 
@@ -128,20 +127,12 @@ fn queued(fd: BorrowedFd<'_>) -> u64 {
 
 /// Blocks until the pipe of `fd` takes a write, or its reader is gone.
 fn wait_writable(fd: BorrowedFd<'_>) -> io::Result<()> {
-    let mut pfd = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLOUT,
-        revents: 0,
-    };
+    let mut pfd = [PollFd::new(fd, PollFlags::POLLOUT)];
     loop {
-        // SAFETY: one valid pollfd, which `poll` may write (revents).
-        let r = unsafe { libc::poll(&mut pfd, 1, -1) };
-        if r >= 0 {
-            return Ok(());
-        }
-        let e = Errno::last();
-        if e != Errno::EINTR {
-            return Err(e.into());
+        match poll(&mut pfd, PollTimeout::NONE) {
+            Ok(_) => return Ok(()),
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
 }

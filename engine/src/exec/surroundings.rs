@@ -10,7 +10,9 @@
 //! broken too). A few system calls per batch, none per record.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use nix::unistd::{dup2_stderr, dup2_stdin, dup2_stdout};
 
 /// A file's identity: its device and inode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,29 +22,26 @@ struct Identity {
 }
 
 /// The identity of what `fd` is open on; None when it is not open.
-fn identity(fd: RawFd) -> Option<Identity> {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstat writes a whole `struct stat` into `st` on success and touches nothing on
-    // failure (a number that is not open fails with EBADF); `st` is read only after success.
-    let st = unsafe {
-        if libc::fstat(fd, st.as_mut_ptr()) != 0 {
-            return None;
-        }
-        st.assume_init()
-    };
+fn identity(fd: BorrowedFd<'_>) -> Option<Identity> {
+    let st = nix::sys::stat::fstat(fd).ok()?;
     Some(Identity {
         dev: st.st_dev,
         ino: st.st_ino,
     })
 }
 
+/// Standard descriptor `n` (0, 1 or 2), open or not, as std's handles lend it.
+fn standard<R>(n: usize, f: impl FnOnce(BorrowedFd<'_>) -> R) -> R {
+    match n {
+        0 => f(io::stdin().as_fd()),
+        1 => f(io::stdout().as_fd()),
+        _ => f(io::stderr().as_fd()),
+    }
+}
+
 /// A close-on-exec copy of `fd` at 10 or above (out of the way of a script's `exec 3<…`).
-fn copy(fd: RawFd) -> Option<OwnedFd> {
-    // SAFETY: F_DUPFD_CLOEXEC on any number is safe: one that is not open fails with EBADF;
-    // a new descriptor is ours alone.
-    let c = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) };
-    // SAFETY: as above: `c` was just made and nothing else owns it.
-    (c >= 0).then(|| unsafe { OwnedFd::from_raw_fd(c) })
+fn copy(fd: BorrowedFd<'_>) -> Option<OwnedFd> {
+    crate::sys::dup_at_least(fd, 10).ok()
 }
 
 /// What moved during a call.
@@ -76,11 +75,15 @@ impl Surroundings {
             nix::sys::stat::Mode::empty(),
         )
         .ok()
-        .and_then(|fd| identity(fd.as_raw_fd()).map(|id| (fd, id)));
+        .and_then(|fd| identity(fd.as_fd()).map(|id| (fd, id)));
         Surroundings {
             watched: [stdin, true, true],
-            ids: [identity(0), identity(1), identity(2)],
-            copies: [stdin.then(|| copy(0)).flatten(), copy(1), copy(2)],
+            ids: [0, 1, 2].map(|n| standard(n, identity)),
+            copies: [
+                stdin.then(|| standard(0, copy)).flatten(),
+                standard(1, copy),
+                standard(2, copy),
+            ],
             cwd,
         }
     }
@@ -91,14 +94,15 @@ impl Surroundings {
     pub fn restore(&self) -> io::Result<Moved> {
         let mut moved = Moved::default();
         for n in 0..3 {
-            if !self.watched[n] || identity(n as RawFd) == self.ids[n] {
+            if !self.watched[n] || standard(n, identity) == self.ids[n] {
                 continue;
             }
             moved.fds[n] = true;
             if let Some(c) = &self.copies[n] {
-                // SAFETY: dup2 of our own open copy onto a standard descriptor.
-                if unsafe { libc::dup2(c.as_raw_fd(), n as RawFd) } < 0 {
-                    return Err(io::Error::last_os_error());
+                match n {
+                    0 => dup2_stdin(c)?,
+                    1 => dup2_stdout(c)?,
+                    _ => dup2_stderr(c)?,
                 }
             }
         }

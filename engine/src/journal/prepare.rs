@@ -131,7 +131,9 @@ pub fn prepare(
         &format!("command: {command}"),
         stdout_regular.then_some(stdout_base),
         resume.is_some(),
-        stdout_regular.then_some(1),
+        stdout_regular
+            .then(|| io::stdout().as_fd().try_clone_to_owned().ok())
+            .flatten(),
     )
     .with_resume_hint();
     if let Some((_, loaded)) = &resume {

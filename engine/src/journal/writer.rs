@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -47,7 +47,7 @@ pub struct Journal {
     /// nothing in.
     run_start: Mutex<Vec<u8>>,
     /// Stdout, synced before entries are written when it is a regular file.
-    stdout: Option<RawFd>,
+    stdout: Option<OwnedFd>,
     batches: AtomicU64,
     /// `done` entries in the file, this run's and those of the runs it continues: the next
     /// one is numbered one more.
@@ -65,8 +65,7 @@ const ALTERNATES: u32 = 1000;
 impl Journal {
     /// A new journal to be created at `path` (it must not exist), or `resume`'s file continued.
     /// `comment` is the comment for humans; `stdout_base` is stdout's byte count now; `stdout`
-    /// is the descriptor synced before entries are written, which must stay open as long as
-    /// the journal. Nothing is opened yet: see [`Journal::create_now`], [`Journal::adopt`] and
+    /// is (a copy of) the descriptor synced before entries are written. Nothing is opened yet: see [`Journal::create_now`], [`Journal::adopt`] and
     /// [`Journal::creatable`].
     pub fn new(
         path: &Path,
@@ -74,7 +73,7 @@ impl Journal {
         comment: &str,
         stdout_base: Option<u64>,
         resume: bool,
-        stdout: Option<RawFd>,
+        stdout: Option<OwnedFd>,
     ) -> Journal {
         Journal {
             path: Mutex::new(path.to_path_buf()),
@@ -314,10 +313,7 @@ impl Journal {
         let Some(file) = f.as_ref() else {
             return Ok(());
         };
-        if let Some(fd) = self.stdout {
-            // SAFETY: `Journal::new` requires `fd` to stay open as long as the journal, so it
-            // is open for this borrow, which ends with the statement.
-            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        if let Some(fd) = &self.stdout {
             // Failure (a pipe, a terminal) only means there is nothing to sync.
             let _ = nix::unistd::fdatasync(fd);
         }

@@ -132,17 +132,12 @@ impl Capture {
 
     /// Appends bytes (used by `--dry-run`, which writes instead of a child).
     pub fn append(&self, data: &[u8]) -> io::Result<()> {
-        write_all_to(self.fd.as_fd(), data)
+        write_all(self.fd.as_fd(), data)
     }
 }
 
-/// Writes all of `data` to `fd`, an open descriptor.
-pub fn write_all(fd: RawFd, data: &[u8]) -> io::Result<()> {
-    // SAFETY: the caller's descriptor stays open for the call.
-    write_all_to(unsafe { BorrowedFd::borrow_raw(fd) }, data)
-}
-
-fn write_all_to(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
+/// Writes all of `data` to `fd`.
+pub fn write_all(fd: BorrowedFd<'_>, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
         match nix::unistd::write(fd, data) {
             Ok(n) => data = &data[n..],
@@ -161,11 +156,13 @@ fn classify(e: io::Error) -> EmitError {
     }
 }
 
-/// Copies `[off, off + len)` of `from` to `to` (open descriptors), kernel-side where the kernel
-/// allows it.
-pub fn copy_range(to: RawFd, from: RawFd, off: u64, len: u64) -> Result<(), EmitError> {
-    // SAFETY: the caller's descriptors stay open for the call.
-    let (to, from) = unsafe { (BorrowedFd::borrow_raw(to), BorrowedFd::borrow_raw(from)) };
+/// Copies `[off, off + len)` of `from` to `to`, kernel-side where the kernel allows it.
+pub fn copy_range(
+    to: BorrowedFd<'_>,
+    from: BorrowedFd<'_>,
+    off: u64,
+    len: u64,
+) -> Result<(), EmitError> {
     let end = off + len;
     let mut off = off;
     while off < end {
@@ -201,7 +198,7 @@ fn copy_range_slow(
             Err(Errno::EINTR) => continue,
             Err(e) => return Err(EmitError::Io(e.into())),
         };
-        write_all_to(to, &buf[..n]).map_err(classify)?;
+        write_all(to, &buf[..n]).map_err(classify)?;
         off += n as u64;
     }
     Ok(())
@@ -243,28 +240,31 @@ struct Reorder {
 /// The emitter shared by all workers.
 pub struct Output {
     mode: OrderMode,
-    stdout: RawFd,
+    /// Where output goes: a task's results file (a copy of its descriptor), else `stdout`.
+    file: Option<OwnedFd>,
+    stdout: io::Stdout,
     state: Mutex<Reorder>,
     /// Finished output waiting for an earlier batch (`-k`).
     held: AtomicU64,
     journal: Option<Arc<Journal>>,
-    /// What `stdout` is, for messages ("standard output", a results directory's file).
+    /// What the output is, for messages ("standard output", a results directory's file).
     target: String,
 }
 
 impl Output {
-    /// `stdout_base`: stdout's byte count before this run's output. `target` names what
-    /// `stdout` is, for messages.
+    /// `file`: where output goes (None: frun's stdout). `stdout_base`: its byte count before
+    /// this run's output. `target` names it, for messages.
     pub fn new(
         mode: OrderMode,
-        (stdout, target): (RawFd, String),
+        (file, target): (Option<OwnedFd>, String),
         journal: Option<Arc<Journal>>,
         stdout_base: u64,
     ) -> Output {
         Output {
             target,
             mode,
-            stdout,
+            file,
+            stdout: io::stdout(),
             state: Mutex::new(Reorder {
                 next: 0,
                 held: BTreeMap::new(),
@@ -301,8 +301,11 @@ impl Output {
     }
 
     /// Where the output goes (stdout, or a task's results file).
-    pub fn fd(&self) -> RawFd {
-        self.stdout
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        match &self.file {
+            Some(f) => f.as_fd(),
+            None => self.stdout.as_fd(),
+        }
     }
 
     /// Finished output held back behind an unfinished earlier batch (`-k`), in bytes.
@@ -317,7 +320,7 @@ impl Output {
 
     fn emit(&self, piece: &Piece) -> Result<(), EmitError> {
         if piece.len > 0 {
-            copy_range(self.stdout, piece.capture.fd(), piece.off, piece.len)?;
+            copy_range(self.fd(), piece.capture.fd.as_fd(), piece.off, piece.len)?;
         }
         Ok(())
     }
@@ -325,10 +328,10 @@ impl Output {
     /// Writes `bytes` (whole lines that are not a batch's output: `--joblog -`) to `fd`
     /// between batches' output, never inside one. Counted as output when `fd` is where output
     /// goes, so a resume's byte count stays right.
-    pub fn write_aside(&self, fd: RawFd, bytes: &[u8]) -> Result<(), EmitError> {
+    pub fn write_aside(&self, fd: BorrowedFd<'_>, bytes: &[u8]) -> Result<(), EmitError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         write_all(fd, bytes).map_err(classify)?;
-        if fd == self.stdout {
+        if fd.as_raw_fd() == self.fd().as_raw_fd() {
             st.written += bytes.len() as u64;
         }
         Ok(())
@@ -354,14 +357,12 @@ impl Output {
                 // Copied, not sent: `sendfile` into a pipe may pass page references, and the
                 // cut right after zeroes the part of the page at `from` in place (and later
                 // lines are written over it) before the reader has read it.
-                // SAFETY: frun's stdout stays open for the run.
-                let out = unsafe { BorrowedFd::borrow_raw(self.stdout) };
-                copy_range_slow(out, capture.fd.as_fd(), from, end)?;
+                copy_range_slow(self.fd(), capture.fd.as_fd(), from, end)?;
                 capture.discard_from(from).map_err(EmitError::Io)?;
                 st.written += end - from;
             }
         }
-        write_all(self.stdout, lines).map_err(classify)?;
+        write_all(self.fd(), lines).map_err(classify)?;
         st.written += lines.len() as u64;
         Ok(true)
     }
@@ -442,10 +443,8 @@ fn release(p: &Piece) {
     p.capture.held.fetch_sub(1, Ordering::AcqRel);
 }
 
-/// True when `fd` (an open descriptor) is a pipe or socket whose reader has gone away.
-pub fn reader_gone(fd: RawFd) -> bool {
-    // SAFETY: the caller's descriptor stays open for the call.
-    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+/// True when `fd` is a pipe or socket whose reader has gone away.
+pub fn reader_gone(fd: BorrowedFd<'_>) -> bool {
     let mut p = [PollFd::new(fd, PollFlags::empty())];
     // With no events asked, the kernel reports only POLLERR, POLLHUP and POLLNVAL, all known.
     let n = poll(&mut p, PollTimeout::ZERO).unwrap_or(0);
@@ -455,9 +454,7 @@ pub fn reader_gone(fd: RawFd) -> bool {
             .is_some_and(|r| r.contains(PollFlags::POLLERR))
 }
 
-/// True when `fd` (an open descriptor) is a pipe or socket (where a reader can go away).
-pub fn is_pipe_like(fd: RawFd) -> bool {
-    // SAFETY: the caller's descriptor stays open for the call.
-    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+/// True when `fd` is a pipe or socket (where a reader can go away).
+pub fn is_pipe_like(fd: BorrowedFd<'_>) -> bool {
     fstat(fd).is_ok_and(|st| matches!(st.st_mode & libc::S_IFMT, libc::S_IFIFO | libc::S_IFSOCK))
 }

@@ -161,12 +161,14 @@ impl Shared {
             rings: Rings::new(workers.layout.clone(), RING_SLOTS)?,
             output: Output::new(
                 order,
-                results.map_or((1, "standard output".into()), |r| {
-                    (
-                        r.out.as_raw_fd(),
+                match results {
+                    // A copy of the file's descriptor, which the output owns.
+                    Some(r) => (
+                        Some(OwnedFd::from(r.out.try_clone()?)),
                         format!("the output file of {} in {}", r.task, r.dir.display()),
-                    )
-                }),
+                    ),
+                    None => (None, "standard output".into()),
+                },
                 checkpoint.journal.clone(),
                 checkpoint.stdout_base,
             ),
@@ -712,7 +714,10 @@ fn try_run(
         children_env,
     )?);
     if let Some(crate::output::joblog::Joblog::Stdout) = &shared.joblog {
-        let _ = shared.output.write_aside(1, crate::output::joblog::HEADER);
+        let _ = shared.output.write_aside(
+            std::os::fd::AsFd::as_fd(&std::io::stdout()),
+            crate::output::joblog::HEADER,
+        );
     }
     let ending = EndOfRun {
         started,
@@ -957,10 +962,7 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
 fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let out = shared.output.fd();
-    // SAFETY: the output descriptor (stdout, or the results file the run holds open) stays
-    // open for the whole run, which outlives this borrow.
-    let out = unsafe { BorrowedFd::borrow_raw(out) };
-    let mut watch_stdout = crate::output::emit::is_pipe_like(out.as_raw_fd());
+    let mut watch_stdout = crate::output::emit::is_pipe_like(out);
     let readable = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| r.contains(PollFlags::POLLIN));
     let finished = || {
         shared.scan_done.load(Ordering::Acquire) && shared.workers_live.load(Ordering::Acquire) == 0

@@ -88,4 +88,9 @@ impl Stop {
     pub fn fd(&self) -> RawFd {
         self.event.raw()
     }
+
+    /// The same descriptor, lent for as long as `self` lives.
+    pub fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        std::os::fd::AsFd::as_fd(&self.event)
+    }
 }

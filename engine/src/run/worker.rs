@@ -352,7 +352,7 @@ impl Site for Post<'_> {
     }
 
     fn reader_gone(&self) -> bool {
-        crate::output::emit::reader_gone(1)
+        crate::output::emit::reader_gone(std::os::fd::AsFd::as_fd(&std::io::stdout()))
     }
 
     fn timed(&self) -> bool {
@@ -375,8 +375,7 @@ impl Site for Post<'_> {
     fn pace(&self) -> bool {
         let s = self.shared;
         match &s.gate {
-            // SAFETY: the stop eventfd lives as long as the run's shared state.
-            Some(g) => g.wait(unsafe { std::os::fd::BorrowedFd::borrow_raw(s.stop.fd()) }),
+            Some(g) => g.wait(s.stop.as_fd()),
             None => true,
         }
     }
@@ -404,13 +403,16 @@ impl Site for Post<'_> {
         use crate::output::joblog::Joblog;
         let s = self.shared;
         match &s.joblog {
-            Some(Joblog::Stdout) => s.output.write_aside(1, line).map_err(|e| match e {
-                EmitError::Closed => StopReason::ReaderGone,
-                EmitError::Io(e) => StopReason::Fatal(format!(
-                    "cannot write the joblog to standard output: {}",
-                    crate::sys::errors::os_message(&e)
-                )),
-            }),
+            Some(Joblog::Stdout) => s
+                .output
+                .write_aside(std::os::fd::AsFd::as_fd(&std::io::stdout()), line)
+                .map_err(|e| match e {
+                    EmitError::Closed => StopReason::ReaderGone,
+                    EmitError::Io(e) => StopReason::Fatal(format!(
+                        "cannot write the joblog to standard output: {}",
+                        crate::sys::errors::os_message(&e)
+                    )),
+                }),
             Some(log) => log
                 .write(line)
                 .map_err(|e| StopReason::Fatal(log.error(&e))),

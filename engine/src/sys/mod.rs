@@ -1,10 +1,14 @@
-//! Thin wrappers over the system facilities several stages share: eventfd wake-ups, signal
-//! masks and the signalfd, futex waits, anonymous mappings and zeroed tables, CPU counts and system limits.
+//! Thin wrappers over the system facilities several stages and front ends share: eventfd
+//! wake-ups, signal masks, dispositions and the signalfd, futex waits, mappings (anonymous and
+//! of files) and zeroed tables, the raw `waitpid`, `_exit`, `poll` and descriptor copies, CPU
+//! counts and system limits.
 //!
-//! This is the only module where such wrappers live (each once); beside them, the machine's NUMA
-//! topology ([`numa`]), the exit statuses ([`exit`]) and the wording of OS errors
-//! ([`errors`]). It knows nothing of runs, batches or flags: it must not import any module of
-//! the crate outside `sys/`.
+//! This is the only module where such wrappers live (each once), and the one that calls libc
+//! for the others where nix has no safe call: each wrapper is safe for every input, and its
+//! `// SAFETY:` comment carries the reasoning. Beside them: the machine's NUMA topology
+//! ([`numa`]), the exit statuses ([`exit`]), the wording of OS errors ([`errors`]) and where
+//! the engine's messages go ([`notice`]). It knows nothing of runs, batches or flags: it must
+//! not import any module of the crate outside `sys/`.
 
 pub mod errors;
 pub mod exit;
@@ -109,14 +113,100 @@ pub fn read_signal(fd: BorrowedFd<'_>) -> Option<i32> {
 /// "ignore SIGCHLD" would make the kernel reap children before their status can be read.
 pub fn default_disposition(signal: i32) {
     if let Ok(sig) = Signal::try_from(signal) {
-        let dfl = nix::sys::signal::SigAction::new(
-            nix::sys::signal::SigHandler::SigDfl,
-            nix::sys::signal::SaFlags::empty(),
-            SigSet::empty(),
-        );
-        // SAFETY: installs the default disposition, no handler function: nothing can run in
-        // signal context because of this call.
-        let _ = unsafe { nix::sys::signal::sigaction(sig, &dfl) };
+        set_disposition(sig, Disposition::Default);
+    }
+}
+
+/// The two dispositions frun sets itself; neither is a handler (frun installs none outside
+/// the spool's fault guard).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disposition {
+    Default,
+    Ignore,
+}
+
+/// Sets what `sig` does to this process to `to`.
+pub fn set_disposition(sig: Signal, to: Disposition) {
+    let handler = match to {
+        Disposition::Default => nix::sys::signal::SigHandler::SigDfl,
+        Disposition::Ignore => nix::sys::signal::SigHandler::SigIgn,
+    };
+    let action = nix::sys::signal::SigAction::new(
+        handler,
+        nix::sys::signal::SaFlags::empty(),
+        SigSet::empty(),
+    );
+    // SAFETY: SIG_DFL and SIG_IGN are no handler function: nothing of ours can run in signal
+    // context because of this call, whatever `sig` is. The previous action is dropped unused.
+    let _ = unsafe { nix::sys::signal::sigaction(sig, &action) };
+}
+
+/// Whether this process catches `sig` with a handler (neither SIG_DFL nor SIG_IGN). Raw
+/// `sigaction` because nix's always installs a new action, and this only reads one.
+pub fn has_handler(sig: Signal) -> bool {
+    let mut old = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+    // SAFETY: a null new action only reads the current one into `old`, live storage of the
+    // right type; a zeroed sigaction is a valid value even where the call fails.
+    unsafe {
+        libc::sigaction(sig as libc::c_int, std::ptr::null(), old.as_mut_ptr()) == 0 && {
+            let old = old.assume_init();
+            old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN
+        }
+    }
+}
+
+/// Ends this process at once with `code`: no exit handlers, no stdio flush, nothing of a
+/// parent's it was forked from (a shell's EXIT trap, an interpreter's finalization). For forked
+/// copies. Raw `_exit` because neither std nor nix has one (`std::process::exit` runs the exit
+/// handlers).
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit takes a plain int and only ends the process; it has no precondition.
+    unsafe { libc::_exit(code) }
+}
+
+/// Waits for this process's own child `pid`, retrying on EINTR; returns its raw wait status.
+///
+/// Raw `waitpid` because nix's cannot report every end: its `Signal` has no real-time signals,
+/// so a child killed by one would come back as an error (after being reaped) instead of its
+/// status.
+pub fn wait_status(pid: libc::pid_t) -> std::io::Result<libc::c_int> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid writes one int through the pointer, which points at a live local;
+        // any pid is only a number to the kernel (one not ours fails with ECHILD).
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return Ok(status);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// A close-on-exec copy of `fd` at number `min` or above (out of the way of the numbers a
+/// script or a child uses).
+pub fn dup_at_least(fd: BorrowedFd<'_>, min: RawFd) -> std::io::Result<OwnedFd> {
+    let c = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min))?;
+    // SAFETY: F_DUPFD_CLOEXEC just made `c`, a new descriptor that nothing else owns.
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(c) })
+}
+
+/// Reads once from `fd` into the spare capacity of `buf` (reserve first: with none, this reads
+/// nothing) and counts what came as part of `buf`. 0: end of input.
+pub fn read_into_spare(fd: BorrowedFd<'_>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let spare = buf.spare_capacity_mut();
+    // SAFETY: read(2) writes at most `spare.len()` bytes into the vector's spare capacity,
+    // which is live and unaliased for the call; it returns how many it wrote, and only those
+    // (initialized by the kernel) are added to the length.
+    unsafe {
+        let n = libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len());
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        buf.set_len(buf.len() + n as usize);
+        Ok(n as usize)
     }
 }
 
@@ -133,6 +223,22 @@ pub fn die_of(signal: i32) {
     only.add(sig);
     let _ = only.thread_unblock();
     let _ = nix::sys::signal::raise(sig);
+}
+
+/// Waits until one of `fds` is ready or `timeout_ms` passed (-1: no limit); how many are
+/// ready (0: the time ran out). Raw `poll`: the entries are plain descriptor numbers, and -1 (an
+/// entry with nothing to watch, which poll skips) is one of them; nix's poll takes borrowed
+/// descriptors, which -1 is not.
+pub fn poll_numbers(fds: &mut [libc::pollfd], timeout_ms: i32) -> std::io::Result<usize> {
+    // SAFETY: poll reads the `fds.len()` entries of a live, exclusively borrowed slice and
+    // writes only their `revents`; a descriptor number is only a number to it (one that is not
+    // open is reported as POLLNVAL).
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+    if n < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
 }
 
 /// Sleeps while `word` holds `expected` (or until woken); spurious returns are the caller's
@@ -159,58 +265,101 @@ pub fn futex_wake_all(word: &AtomicU32) {
     }
 }
 
-/// An anonymous mapping, zero-filled by the kernel a page at a time as it is first touched,
-/// unmapped on drop. `shared`: forked processes see the same pages (else each gets a copy).
-pub struct AnonMap {
+/// A memory mapping made without an address hint (so it replaces nothing), unmapped on drop.
+/// It only hands out its address: code that reads or writes through it says, in its own
+/// `unsafe` block, why the bytes it touches are its to touch (a file's bytes can change under
+/// a mapping; another process may share the pages).
+pub struct Mapping {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
 }
 
+/// The anonymous mappings' name of old.
+pub type AnonMap = Mapping;
+
 // SAFETY: the mapping is plain memory owned by this value; reaching into it takes `unsafe`
 // code at the user (through `as_ptr`), which decides how it is shared.
-unsafe impl Send for AnonMap {}
-// SAFETY: as above; `&AnonMap` only hands out the address.
-unsafe impl Sync for AnonMap {}
+unsafe impl Send for Mapping {}
+// SAFETY: as above; `&Mapping` only hands out the address.
+unsafe impl Sync for Mapping {}
 
-impl AnonMap {
-    /// `len` bytes (at least one), page-aligned.
-    pub fn new(len: usize, shared: bool) -> std::io::Result<AnonMap> {
-        let len = len.max(1);
+impl Mapping {
+    /// `len` bytes (at least one) of anonymous memory, page-aligned, zero-filled by the kernel
+    /// a page at a time as it is first touched. `shared`: forked processes see the same pages
+    /// (else each gets a copy).
+    pub fn new(len: usize, shared: bool) -> std::io::Result<Mapping> {
+        let len = std::num::NonZeroUsize::new(len.max(1)).expect("at least one byte");
         let kind = if shared {
-            libc::MAP_SHARED
+            nix::sys::mman::MapFlags::MAP_SHARED
         } else {
-            libc::MAP_PRIVATE
+            nix::sys::mman::MapFlags::MAP_PRIVATE
         };
-        // SAFETY: an anonymous mapping with no address hint; the result is checked before use.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                kind | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(AnonMap {
-            ptr: std::ptr::NonNull::new(p.cast()).expect("mmap returned null"),
-            len,
-        })
+        let prot = nix::sys::mman::ProtFlags::PROT_READ | nix::sys::mman::ProtFlags::PROT_WRITE;
+        let (ptr, len) = Self::make(len, prot, kind, None, 0)?;
+        Ok(Mapping { ptr, len })
     }
 
-    /// The first byte (page-aligned); the `len` bytes asked for are valid while `self` lives.
+    /// `len` bytes (at least one) of the file `fd` from `offset` (a multiple of the page
+    /// size), with protection `prot` and `flags` (MAP_SHARED or MAP_PRIVATE, and the like).
+    pub fn of_file(
+        len: usize,
+        prot: nix::sys::mman::ProtFlags,
+        flags: nix::sys::mman::MapFlags,
+        fd: BorrowedFd<'_>,
+        offset: i64,
+    ) -> std::io::Result<Mapping> {
+        let len = std::num::NonZeroUsize::new(len)
+            .ok_or(std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        let (ptr, len) = Self::make(len, prot, flags, Some(fd), offset)?;
+        Ok(Mapping { ptr, len })
+    }
+
+    fn make(
+        len: std::num::NonZeroUsize,
+        prot: nix::sys::mman::ProtFlags,
+        flags: nix::sys::mman::MapFlags,
+        fd: Option<BorrowedFd<'_>>,
+        offset: i64,
+    ) -> std::io::Result<(std::ptr::NonNull<u8>, usize)> {
+        // MAP_FIXED would replace what lies at the address: never asked for here.
+        let flags = flags & !nix::sys::mman::MapFlags::MAP_FIXED;
+        // SAFETY: no address hint and no MAP_FIXED, so the new mapping replaces nothing of
+        // this process's memory; the kernel checks the length, flags, descriptor and offset,
+        // and nothing is read or written through the result here.
+        let p = unsafe {
+            match fd {
+                Some(fd) => nix::sys::mman::mmap(None, len, prot, flags, fd, offset),
+                None => nix::sys::mman::mmap_anonymous(None, len, prot, flags),
+            }
+        }?;
+        Ok((p.cast(), len.get()))
+    }
+
+    /// The first byte (page-aligned); the `len` bytes are mapped while `self` lives.
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
+
+    /// The first byte, as a non-null pointer.
+    pub fn base(&self) -> std::ptr::NonNull<u8> {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
-impl Drop for AnonMap {
+impl Drop for Mapping {
     fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`; borrows of it end with `self`.
-        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+        // SAFETY: unmaps exactly the mapping made in `make`, once; the borrows and
+        // pointers users took from it end with `self` (a user that must keep the pages, because
+        // something outside Rust still points there, forgets the value instead).
+        let _ = unsafe { nix::sys::mman::munmap(self.ptr.cast(), self.len) };
     }
 }
 
@@ -504,6 +653,62 @@ mod tests {
         signal_event_fd(e.raw());
         drain_event_fd(e.raw());
         assert!(!readable(&e));
+    }
+
+    #[test]
+    // The children are waited for by `wait_status`, which std cannot see.
+    #[allow(clippy::zombie_processes)]
+    fn wait_status_reports_an_exit_and_a_death_by_a_real_time_signal() {
+        let exits = std::process::Command::new("sh")
+            .args(["-c", "exit 7"])
+            .spawn()
+            .unwrap();
+        let st = wait_status(exits.id() as libc::pid_t).unwrap();
+        assert!(libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 7);
+        // nix's WaitStatus cannot hold this one: the reason the call is raw.
+        let killed = std::process::Command::new("sh")
+            .args(["-c", "kill -s RTMIN+1 $$; sleep 5"])
+            .spawn()
+            .unwrap();
+        let st = wait_status(killed.id() as libc::pid_t).unwrap();
+        assert!(libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == libc::SIGRTMIN() + 1);
+        // Not a child (any more): an error, not a status.
+        assert!(wait_status(killed.id() as libc::pid_t).is_err());
+    }
+
+    #[test]
+    fn a_copy_at_least_n_is_the_same_pipe_and_closes_on_exec() {
+        let (r, w) = nix::unistd::pipe().unwrap();
+        let copy = dup_at_least(w.as_fd(), 100).unwrap();
+        assert!(copy.as_raw_fd() >= 100);
+        let flags = nix::fcntl::fcntl(&copy, nix::fcntl::FcntlArg::F_GETFD).unwrap();
+        assert_ne!(flags & libc::FD_CLOEXEC, 0);
+        drop(w);
+        nix::unistd::write(&copy, b"via the copy").unwrap();
+        drop(copy);
+        let mut got = Vec::with_capacity(64);
+        assert_eq!(read_into_spare(r.as_fd(), &mut got).unwrap(), 12);
+        assert_eq!(got, b"via the copy");
+        // The writers are gone: the end of input, and nothing added.
+        got.reserve(64);
+        assert_eq!(read_into_spare(r.as_fd(), &mut got).unwrap(), 0);
+        assert_eq!(got, b"via the copy");
+    }
+
+    #[test]
+    fn poll_numbers_skips_minus_one_and_says_which_is_ready() {
+        let (r, w) = nix::unistd::pipe().unwrap();
+        let entry = |fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let mut fds = [entry(-1), entry(r.as_raw_fd())];
+        assert_eq!(poll_numbers(&mut fds, 0).unwrap(), 0);
+        nix::unistd::write(&w, b"x").unwrap();
+        assert_eq!(poll_numbers(&mut fds, -1).unwrap(), 1);
+        assert_eq!(fds[0].revents, 0);
+        assert_ne!(fds[1].revents & libc::POLLIN, 0);
     }
 
     #[test]

@@ -54,12 +54,12 @@ impl Argv {
     pub(super) fn finish(&mut self) {
         self.ptrs.clear();
         let base = self.bytes.as_ptr();
-        // SAFETY: every offset is the start of a NUL-terminated word inside `bytes`, which is not
-        // modified again until the next build.
+        // Every offset is the start of a NUL-terminated word inside `bytes`, which is not
+        // modified again until the next build (only the pointers' users dereference them).
         self.ptrs.extend(
             self.offsets
                 .iter()
-                .map(|&o| unsafe { base.add(o) }.cast::<libc::c_char>()),
+                .map(|&o| base.wrapping_add(o).cast::<libc::c_char>()),
         );
         self.ptrs.push(std::ptr::null());
     }

@@ -9,7 +9,7 @@
 //! starts a fresh host for the next attempt. Nothing here runs inside frun's own process.
 
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::exec::plugin::wire::{
@@ -227,30 +227,24 @@ struct Host {
 /// A read-only descriptor of the same file, where /proc allows (the spool is frun's memory
 /// file, which the plugin must not change); else the one given.
 pub fn read_only(fd: OwnedFd) -> OwnedFd {
-    let path = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).expect("no NUL");
-    // SAFETY: open with a NUL-terminated path; a new descriptor is ours.
-    let r = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-    if r < 0 {
-        fd
-    } else {
-        // SAFETY: r is a fresh descriptor owned by nobody else.
-        unsafe { OwnedFd::from_raw_fd(r) }
-    }
+    let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    nix::fcntl::open(
+        path.as_str(),
+        nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .unwrap_or(fd)
 }
 
 /// Serves batches until frun closes the socket (on fd 0 at start): Ok(None). Ok(Some(seq)):
 /// the call for batch `seq` moved fd 1; the host must end (its attempt is not answered).
 fn serve(plugin: &Plugin, words: Vec<CString>) -> std::io::Result<Option<u64>> {
-    // SAFETY: plain descriptor and signal calls on descriptors this process owns. Commands
-    // expect SIGPIPE's default action, which the Rust runtime changed at start.
-    let ctl = unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        let fd = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3);
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        OwnedFd::from_raw_fd(fd)
-    };
+    // Commands expect SIGPIPE's default action, which the Rust runtime changed at start.
+    crate::sys::set_disposition(
+        nix::sys::signal::Signal::SIGPIPE,
+        crate::sys::Disposition::Default,
+    );
+    let ctl = crate::sys::dup_at_least(std::io::stdin().as_fd(), 3)?;
     let mut b = vec![0u8; std::mem::size_of::<Hello>()];
     let Some(mut fds) = recv_with_fds(ctl.as_raw_fd(), &mut b, 2)? else {
         return Ok(None);
@@ -473,11 +467,9 @@ fn split_records(bytes: &mut [u8], got: usize, delimiter: u8, argv: &mut Vec<*mu
         return;
     }
     let base = bytes.as_mut_ptr();
-    let at = |i: usize| {
-        // SAFETY: positions are at most `got`, inside `bytes`, which the caller does not
-        // resize while the pointers are used.
-        unsafe { base.add(i) }.cast::<c_char>()
-    };
+    // Positions are at most `got`, inside `bytes`, which the caller does not resize while
+    // the pointers are used.
+    let at = |i: usize| base.wrapping_add(i).cast::<c_char>();
     let first = argv.len();
     argv.push(at(0));
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -519,9 +511,14 @@ mod tests {
         bytes.push(b'!');
         let mut argv = Vec::new();
         split_records(&mut bytes, input.len(), delimiter, &mut argv);
+        // Each pointer starts a NUL-terminated record inside `bytes`.
+        let base = bytes.as_ptr() as usize;
         argv.iter()
-            // SAFETY: each pointer starts a NUL-terminated record inside `bytes`.
-            .map(|&p| unsafe { CStr::from_ptr(p) }.to_bytes().to_vec())
+            .map(|&p| {
+                let from = p as usize - base;
+                let len = memchr::memchr(0, &bytes[from..]).expect("NUL-terminated");
+                bytes[from..from + len].to_vec()
+            })
             .collect()
     }
 

@@ -181,19 +181,15 @@ fn check_in_a_copy(work: &PluginWork) -> Result<(), ResolveError> {
             Ok(_) => (0, String::from_utf8_lossy(LOADED).into_owned()),
             Err(e) => e,
         };
-        // SAFETY: writes our own bytes to the pipe (a short message: one write).
-        let _ = unsafe { libc::write(theirs.as_raw_fd(), message.as_ptr().cast(), message.len()) };
-        // SAFETY: ends the copy at once, running nothing of the parent's.
-        unsafe { libc::_exit(code) };
+        // A short message: one write.
+        let _ = nix::unistd::write(&theirs, message.as_bytes());
+        // Ends the copy at once, running nothing of the parent's.
+        crate::sys::exit_now(code);
     }
     drop(theirs);
     let mut said = Vec::new();
     let _ = io::Read::read_to_end(&mut std::fs::File::from(ours), &mut said);
-    let mut status = 0;
-    // SAFETY: waits for our own child into a live int.
-    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-    {}
+    let status = crate::sys::wait_status(pid).unwrap_or(0);
     if said.ends_with(LOADED) {
         return Ok(());
     }

@@ -63,31 +63,97 @@ pub struct Request {
     pub reserved: u32,
 }
 
-/// Plain-data messages that travel as their bytes (native layout: both ends are one binary).
+/// Plain-data messages that travel as their bytes: each field's native-endian bytes in order,
+/// which is the struct's own layout (`repr(C)`, no padding: both ends are one binary).
 pub trait Message: Copy + Default {
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut b = vec![0u8; std::mem::size_of::<Self>()];
-        // SAFETY: Self is a repr(C) struct of integers without padding; b holds exactly its size.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (self as *const Self).cast::<u8>(),
-                b.as_mut_ptr(),
-                b.len(),
-            )
-        };
-        b
-    }
-
-    fn from_bytes(b: &[u8]) -> Self {
-        assert_eq!(b.len(), std::mem::size_of::<Self>());
-        let mut m = Self::default();
-        // SAFETY: as above; every bit pattern is a valid value of an integer field.
-        unsafe {
-            std::ptr::copy_nonoverlapping(b.as_ptr(), (&mut m as *mut Self).cast::<u8>(), b.len())
-        };
-        m
-    }
+    fn to_bytes(&self) -> Vec<u8>;
+    /// `b` must hold exactly a message's bytes.
+    fn from_bytes(b: &[u8]) -> Self;
 }
 
-impl Message for Hello {}
-impl Message for Request {}
+/// Implements [`Message`] for a struct of integer fields, listed in declaration order (a field
+/// left out makes the struct literal below fail to compile).
+macro_rules! message {
+    ($t:ty { $($field:ident: $ft:ty),* $(,)? }) => {
+        impl Message for $t {
+            fn to_bytes(&self) -> Vec<u8> {
+                let mut b = Vec::with_capacity(std::mem::size_of::<Self>());
+                $(b.extend_from_slice(&self.$field.to_ne_bytes());)*
+                debug_assert_eq!(b.len(), std::mem::size_of::<Self>());
+                b
+            }
+
+            fn from_bytes(b: &[u8]) -> Self {
+                assert_eq!(b.len(), std::mem::size_of::<Self>());
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$ft>();
+                    let $field = <$ft>::from_ne_bytes(b[at..at + n].try_into().expect("in range"));
+                    at += n;
+                )*
+                let _ = at;
+                Self { $($field),* }
+            }
+        }
+    };
+}
+
+message!(Hello {
+    flags: u32,
+    worker: u32,
+    node: u32,
+    incarnation: u32,
+    delimiter: u32,
+    reserved: u32,
+});
+message!(Request {
+    seq: u64,
+    spool_offset: u64,
+    input_offset: u64,
+    len: u64,
+    records: u64,
+    attempt: u32,
+    flags: u32,
+    worker: u32,
+    node: u32,
+    delimiter: u32,
+    reserved: u32,
+});
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    /// The bytes are the struct's own layout, field after field with no gap, and read back whole.
+    #[test]
+    fn a_message_is_its_fields_in_order() {
+        let r = Request {
+            seq: 1,
+            spool_offset: 2,
+            input_offset: 3,
+            len: 4,
+            records: 5,
+            attempt: 6,
+            flags: 7,
+            worker: 8,
+            node: 9,
+            delimiter: 10,
+            reserved: 11,
+        };
+        let b = r.to_bytes();
+        assert_eq!(b.len(), std::mem::size_of::<Request>());
+        assert_eq!(b[..8], 1u64.to_ne_bytes());
+        assert_eq!(b[b.len() - 4..], 11u32.to_ne_bytes());
+        assert_eq!(Request::from_bytes(&b), r);
+        let h = Hello {
+            flags: 1,
+            worker: 2,
+            node: 3,
+            incarnation: 4,
+            delimiter: 5,
+            reserved: 6,
+        };
+        assert_eq!(h.to_bytes().len(), std::mem::size_of::<Hello>());
+        assert_eq!(Hello::from_bytes(&h.to_bytes()), h);
+    }
+}

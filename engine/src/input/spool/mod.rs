@@ -24,7 +24,6 @@
 
 use std::fs::File;
 use std::io;
-use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,7 +31,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use nix::errno::Errno;
 use nix::fcntl::{FallocateFlags, FcntlArg, fallocate, fcntl};
 use nix::sys::memfd::{MFdFlags, memfd_create};
-use nix::sys::mman::{MapFlags, MmapAdvise, ProtFlags, madvise, mmap, munmap};
+use nix::sys::mman::{MapFlags, MmapAdvise, ProtFlags, madvise};
+
+use crate::sys::Mapping;
 use nix::sys::stat::fstat;
 use nix::unistd::{Whence, ftruncate, lseek};
 
@@ -47,8 +48,8 @@ const READ_CHUNK: usize = 4 << 20;
 
 /// The shared, read-only view of the input bytes.
 pub struct Spool {
-    map: NonNull<u8>,
-    map_len: usize,
+    /// The mapping of `file` (the whole input file, or the address space reserved for a stream).
+    map: Mapping,
     /// Where the input starts inside the mapping (a partly read stdin file).
     offset: usize,
     /// The mapped file (the input file, or the memfd of a stream), for kernel-side copies.
@@ -63,12 +64,10 @@ pub struct Spool {
     shrank: AtomicBool,
 }
 
-// SAFETY: readers only access ranges below `filled`, which the single writer never touches again
-// (a mapped file's owner may, which only changes the bytes read: see the module docs);
-// `filled` is published with release/acquire ordering.
-unsafe impl Send for Spool {}
-// SAFETY: see above.
-unsafe impl Sync for Spool {}
+// Shared by every thread (the mapping is Send and Sync, handing out only its address): readers
+// only access ranges below `filled`, which the single writer never touches again (a mapped
+// file's owner may, which only changes the bytes read: see the module docs); `filled` is
+// published with release/acquire ordering. `bytes` and `Ingest::fill` rely on this.
 
 /// Where the input bytes come from, and the writer half of the spool.
 pub struct Ingest {
@@ -101,16 +100,8 @@ pub enum Fill {
     Woken(usize),
 }
 
-fn map(
-    len: usize,
-    prot: ProtFlags,
-    flags: MapFlags,
-    fd: BorrowedFd<'_>,
-) -> io::Result<NonNull<u8>> {
-    let len = NonZeroUsize::new(len).ok_or(Errno::EINVAL)?;
-    // SAFETY: no address hint, so the new mapping replaces nothing; the kernel validates fd,
-    // length and flags.
-    Ok(unsafe { mmap(None, len, prot, flags, fd, 0) }?.cast())
+fn map(len: usize, prot: ProtFlags, flags: MapFlags, fd: BorrowedFd<'_>) -> io::Result<Mapping> {
+    Mapping::of_file(len, prot, flags, fd, 0)
 }
 
 /// Opens the spool over `input`: a regular file is mapped in place, anything else is streamed.
@@ -129,17 +120,21 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
         )?;
         // Without a guard a shrinking file would kill frun: read it like a stream instead.
         let Some(guard) = guard::Guard::register(map_base.as_ptr(), size as usize) else {
-            // SAFETY: unmaps the mapping made just above, which nothing references.
-            let _ = unsafe { munmap(map_base.cast(), size as usize) };
+            // The mapping just made is unmapped as it drops here.
             return open_stream(input);
         };
-        // SAFETY: advisory hint on our own mapping.
-        let _ = unsafe { madvise(map_base.cast(), size as usize, MmapAdvise::MADV_SEQUENTIAL) };
+        // SAFETY: an advisory hint on our own mapping, whole: it changes no byte of it.
+        let _ = unsafe {
+            madvise(
+                map_base.base().cast(),
+                size as usize,
+                MmapAdvise::MADV_SEQUENTIAL,
+            )
+        };
         // Consume the input like a reader would, so a caller sharing this stdin sees it read.
         let _ = lseek(&input, size as i64, Whence::SeekSet);
         let spool = Spool {
             map: map_base,
-            map_len: size as usize,
             offset: pos as usize,
             filled: AtomicU64::new(size - pos),
             file: OwnedFd::from(input),
@@ -176,7 +171,6 @@ fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
                 let _ = fcntl(&input, FcntlArg::F_SETPIPE_SZ(1 << 20));
                 let spool = Spool {
                     map: base,
-                    map_len: reserve as usize,
                     offset: 0,
                     filled: AtomicU64::new(0),
                     file: memfd,
@@ -289,7 +283,7 @@ impl Spool {
 
     /// A mapped file's size when frun opened it and now (None: unknown), for messages.
     pub fn sizes(&self) -> (u64, Option<u64>) {
-        (self.map_len as u64, self.file_size())
+        (self.map.len() as u64, self.file_size())
     }
 
     fn file_size(&self) -> Option<u64> {
@@ -318,10 +312,9 @@ impl Spool {
 
 impl Drop for Spool {
     fn drop(&mut self) {
-        // Unguarded first: a fault at this address range is no longer ours once it is unmapped.
+        // Unguarded first: a fault at this address range is no longer ours once it is unmapped
+        // (the mapping is unmapped as the fields drop, after this).
         self.guard = None;
-        // SAFETY: unmaps exactly the mapping made in `open`; slices borrowed from `self` are gone.
-        let _ = unsafe { munmap(self.map.cast(), self.map_len) };
     }
 }
 
@@ -438,9 +431,7 @@ impl Ingest {
 }
 
 /// Polls `fds` for readability; returns the index of the first ready one, or None on timeout.
-///
-/// Raw `poll`: callers pass plain descriptor numbers, and -1 (a slot with nothing to watch,
-/// which poll skips) is one of them; nix's poll wants a borrowed descriptor, which -1 is not.
+/// Plain descriptor numbers: -1 is a slot with nothing to watch.
 pub fn poll_in(fds: &[RawFd], timeout_ms: Option<i32>) -> Option<usize> {
     let mut pfds: Vec<libc::pollfd> = fds
         .iter()
@@ -451,24 +442,12 @@ pub fn poll_in(fds: &[RawFd], timeout_ms: Option<i32>) -> Option<usize> {
         })
         .collect();
     loop {
-        // SAFETY: pfds is a live array of pollfd of the given length.
-        let n = unsafe {
-            libc::poll(
-                pfds.as_mut_ptr(),
-                pfds.len() as libc::nfds_t,
-                timeout_ms.unwrap_or(-1),
-            )
+        return match crate::sys::poll_numbers(&mut pfds, timeout_ms.unwrap_or(-1)) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => Some(0),
+            Ok(0) => None,
+            Ok(_) => pfds.iter().position(|p| p.revents != 0),
         };
-        if n < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Some(0);
-        }
-        if n == 0 {
-            return None;
-        }
-        return pfds.iter().position(|p| p.revents != 0);
     }
 }
 

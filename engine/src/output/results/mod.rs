@@ -13,7 +13,7 @@ pub mod job_files;
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -220,7 +220,7 @@ fn create_journal(
         header,
         Some(0),
         false,
-        Some(out.as_raw_fd()),
+        out.try_clone().ok().map(std::os::fd::OwnedFd::from),
     )
     .with_failures_done();
     let order = match order {
@@ -280,7 +280,7 @@ struct Piece {
 /// the run kept order (`-k`), else each task's batches whole, task after task. Done when every
 /// record of the input is done (or stdout's reader went away); else why not.
 pub fn merge(dir: &Path) -> Result<(), MergeError> {
-    match merge_into(dir, 1) {
+    match merge_into(dir, std::io::stdout().as_fd()) {
         Ok(Merged::Complete) | Ok(Merged::ReaderGone) => Ok(()),
         Ok(Merged::Incomplete(msg)) => Err(MergeError::Incomplete(msg)),
         Err(msg) => Err(MergeError::Unusable(msg)),
@@ -312,7 +312,7 @@ enum Merged {
     Incomplete(String),
 }
 
-fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
+fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
     let paths = journals(dir)?;
     if paths.is_empty() {
         return Err(format!(
@@ -402,12 +402,8 @@ fn merge_into(dir: &Path, to: i32) -> Result<Merged, String> {
     }
     for p in &pieces {
         if p.to > p.from {
-            match crate::output::emit::copy_range(
-                to,
-                files[p.file].as_raw_fd(),
-                p.from,
-                p.to - p.from,
-            ) {
+            match crate::output::emit::copy_range(to, files[p.file].as_fd(), p.from, p.to - p.from)
+            {
                 Ok(()) => {}
                 Err(crate::output::emit::EmitError::Closed) => return Ok(Merged::ReaderGone),
                 Err(crate::output::emit::EmitError::Io(e)) => {

@@ -51,7 +51,7 @@ impl Runner for DryRunner {
         text.push(b'\n');
         let r = match &self.capture {
             Some(c) => c.append(text),
-            None => write_all(1, text),
+            None => write_all(std::os::fd::AsFd::as_fd(&std::io::stdout()), text),
         };
         match r {
             Ok(()) => Ok(Ending::Ran(Outcome::Ok)),
