@@ -359,3 +359,36 @@ fn an_input_all_there_at_the_start_is_cut_whole() {
         assert!(o.stdout == x.stdout, "-l 1, {} bytes", data.len());
     }
 }
+
+/// One record much longer than the block, from a pipe: it spans hundreds of moves from the pipe
+/// into the spool (the pipe holds at most 1 MiB) and reaches the command byte for byte through
+/// `--block`, `--pipe` and `--lb --pipe`. Every byte value but the newline is in it; `cat`
+/// writing the file into the pipe is a writer of its own pace, as in the benchmark.
+#[test]
+fn a_record_spanning_many_reads_from_a_pipe_arrives_byte_exact() {
+    let mut data: Vec<u8> = binary_input(24_000_000)
+        .into_iter()
+        .map(|b| if b == b'\n' { b'x' } else { b })
+        .collect();
+    data.push(b'\n');
+    let f = with_file(&data);
+    let want = sha256(&data);
+    for flags in [
+        "--block 1M",
+        "parallel --pipe --block 1M",
+        "parallel --lb --pipe --block 1M",
+    ] {
+        let o = bash(&format!(
+            "cat '{}' | \"$FRUN\" {flags} cat | sha256sum",
+            f.path().display()
+        ));
+        assert_code(&o, 0);
+        assert_eq!(out(&o).split(' ').next().unwrap(), want, "{flags}");
+    }
+}
+
+/// The SHA-256 of `data` as `sha256sum` prints it.
+fn sha256(data: &[u8]) -> String {
+    let o = run_prog::<&str>("sha256sum", &[], data);
+    out(&o).split(' ').next().unwrap().to_string()
+}

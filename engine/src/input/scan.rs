@@ -547,6 +547,9 @@ struct ChunkScan<'s, 'a> {
     /// for, so that input arriving in pieces is searched once, not again from the start with
     /// every piece (that was quadratic in the record's length).
     long: Option<LongRecord>,
+    /// The chunk [`ChunkScan::chunk_end`] cut last is one record longer than a chunk (no
+    /// delimiter before its end): publishing it counts 1 without reading it again.
+    single: bool,
 }
 
 /// The search for the end of a record longer than a chunk, as far as it went.
@@ -567,6 +570,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             at_records,
             start: 0,
             long: None,
+            single: false,
         }
     }
 
@@ -636,6 +640,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
     /// record longer than a chunk has not ended yet.
     fn chunk_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
         let (start, size) = (self.start, self.size);
+        self.single = false;
         if bound - start < size {
             return Some(bound);
         }
@@ -662,6 +667,8 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
                 .flatten();
             // A record longer than the chunk is a chunk of its own.
             let from = self.resume_long(0);
+            // No delimiter within the chunk's size: the chunk is one record, to the first one.
+            self.single = within.is_none();
             within.map(|i| start + i as u64 + 1).or_else(|| {
                 memchr::memchr(delimiter, spool.bytes(from, bound)).map(|j| from + j as u64 + 1)
             })
@@ -682,11 +689,14 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
     /// Publishes `[start, end)` as one chunk; false when the run stops.
     fn publish(&mut self, end: u64) -> bool {
         let range = (self.start, end);
+        let single = std::mem::take(&mut self.single);
         if !self.run.may_publish(range, self.at_records) {
             return false;
         }
         let records = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
             b.count(self.run.sc.spool.bytes(self.start, end))
+        } else if self.at_records && single {
+            1
         } else if self.at_records {
             count_records(
                 self.run.sc.spool.bytes(self.start, end),
@@ -739,6 +749,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             Some(bound)
         };
         if let Some(end) = end.filter(|&end| end > start) {
+            self.single = false;
             if !self.publish(end) {
                 return false;
             }

@@ -2,7 +2,9 @@
 //!
 //! A regular file is mapped in place (no copy). Anything else (a pipe, a terminal, a socket) is
 //! read into an anonymous memory file (memfd) mapped `MAP_SHARED`, so forked workers see the same
-//! bytes. Offsets are input offsets. The spool never looks for records: that is `scan`'s job.
+//! bytes. A pipe is moved into the memfd by `splice` (one copy in the kernel, straight into the
+//! memfd's pages), not `read` through the mapping: a `read` into pages not yet there faults on
+//! each one while it holds the pipe's lock, and the writer spins on that lock meanwhile. Offsets are input offsets. The spool never looks for records: that is `scan`'s job.
 //! Only the [`Ingest`] half writes; readers only look at ranges that were already filled.
 //!
 //! # A mapped file belongs to someone else
@@ -25,6 +27,7 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::unix::fs::FileTypeExt;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -82,6 +85,9 @@ pub struct Ingest {
     /// Called with the spool's base address and each new range of the memfd before any byte
     /// is written there (NUMA binding of chunks before first touch).
     binder: Option<Binder>,
+    /// The source is a pipe: [`Ingest::fill`] splices it into the memfd (false after a splice
+    /// the kernel refused, then it reads).
+    splice: bool,
 }
 
 /// See [`Ingest::set_binder`].
@@ -149,6 +155,7 @@ pub fn open(input: File) -> io::Result<(Spool, Ingest)> {
             eof: true,
             failed: None,
             binder: None,
+            splice: false,
         };
         return Ok((spool, ingest));
     }
@@ -169,6 +176,7 @@ fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
             Ok(base) => {
                 // A bigger pipe buffer means fewer reads; refusal is harmless.
                 let _ = fcntl(&input, FcntlArg::F_SETPIPE_SZ(1 << 20));
+                let splice = input.metadata().is_ok_and(|m| m.file_type().is_fifo());
                 let spool = Spool {
                     map: base,
                     offset: 0,
@@ -185,6 +193,7 @@ fn open_stream(input: File) -> io::Result<(Spool, Ingest)> {
                     eof: false,
                     failed: None,
                     binder: None,
+                    splice,
                 };
                 return Ok((spool, ingest));
             }
@@ -403,29 +412,59 @@ impl Ingest {
             }
             self.sized = new_size;
         }
+        let n = self.read_into(spool, filled, want as usize)?;
+        if n == 0 {
+            self.eof = true;
+            self.source = None;
+            return Ok(Fill::Eof);
+        }
+        spool.filled.store(filled + n as u64, Ordering::Release);
+        Ok(Fill::Data)
+    }
+
+    /// Moves up to `want` bytes of the source to input offset `filled` of the memfd (sized up to
+    /// there); returns how many (0: the input ended).
+    fn read_into(&mut self, spool: &Spool, filled: u64, want: usize) -> io::Result<usize> {
         let source = self
             .source
             .as_ref()
             .expect("a source until the input ended");
+        while self.splice {
+            let mut at = filled as libc::loff_t;
+            // SAFETY: plain descriptors and a pointer to a live offset; the kernel writes the
+            // memfd at [filled, filled + n), which no reader looks at before `filled` moves.
+            let n = unsafe {
+                libc::splice(
+                    source.as_raw_fd(),
+                    std::ptr::null_mut(),
+                    spool.file.as_raw_fd(),
+                    &mut at,
+                    want,
+                    0,
+                )
+            };
+            if n >= 0 {
+                return Ok(n as usize);
+            }
+            match Errno::last() {
+                Errno::EINTR => {}
+                // A kernel or file system that cannot splice here: read instead (nothing moved).
+                Errno::EINVAL | Errno::ENOSYS => self.splice = false,
+                e => return Err(e.into()),
+            }
+        }
         // SAFETY: [filled, filled + want) lies inside the mapping and the sized part of the
         // memfd (initialised: zeros or earlier bytes); only this writer touches it, since no
         // reader looks past `filled`.
         let dest = unsafe {
-            std::slice::from_raw_parts_mut(spool.map.as_ptr().add(filled as usize), want as usize)
+            std::slice::from_raw_parts_mut(spool.map.as_ptr().add(filled as usize), want)
         };
         loop {
-            let n = match nix::unistd::read(source, dest) {
-                Ok(n) => n,
+            match nix::unistd::read(source, dest) {
+                Ok(n) => return Ok(n),
                 Err(Errno::EINTR) => continue,
                 Err(e) => return Err(e.into()),
-            };
-            if n == 0 {
-                self.eof = true;
-                self.source = None;
-                return Ok(Fill::Eof);
             }
-            spool.filled.store(filled + n as u64, Ordering::Release);
-            return Ok(Fill::Data);
         }
     }
 }
@@ -529,6 +568,39 @@ mod tests {
             .unwrap();
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(st.signal(), Some(libc::SIGBUS), "{st:?}");
+    }
+
+    /// A stream written in small pieces ends up in the spool byte for byte: a pipe (moved by
+    /// `splice`) and a socket (read through the mapping), across several growth steps.
+    #[test]
+    fn a_stream_in_many_pieces_is_spooled_byte_exact() {
+        let content: Vec<u8> = (0..(GROW_STEP as usize + 3 * 4096 + 7))
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        let (pipe_read, pipe_write) = nix::unistd::pipe().unwrap();
+        let (sock_read, sock_write) = std::os::unix::net::UnixStream::pair().unwrap();
+        let sources = [
+            (File::from(pipe_read), File::from(pipe_write), true),
+            (
+                File::from(OwnedFd::from(sock_read)),
+                File::from(OwnedFd::from(sock_write)),
+                false,
+            ),
+        ];
+        for (read, mut write, pipe) in sources {
+            let (spool, mut ingest) = open(read).unwrap();
+            assert_eq!(ingest.splice, pipe);
+            let data = content.clone();
+            let writer = std::thread::spawn(move || {
+                for piece in data.chunks(65_521) {
+                    write.write_all(piece).unwrap();
+                }
+            });
+            while ingest.fill(&spool, &[], None).unwrap() == Fill::Data {}
+            writer.join().unwrap();
+            assert_eq!(ingest.splice, pipe, "the kernel took the splice");
+            assert!(spool.bytes(0, spool.filled()) == content, "pipe: {pipe}");
+        }
     }
 
     /// A connection reset by its peer reports ECONNRESET to one read only; the next read
