@@ -431,22 +431,21 @@ impl Ingest {
             .expect("a source until the input ended");
         while self.splice {
             let mut at = filled as libc::loff_t;
-            // SAFETY: plain descriptors and a pointer to a live offset; the kernel writes the
-            // memfd at [filled, filled + n), which no reader looks at before `filled` moves.
-            let n = unsafe {
-                libc::splice(
-                    source.as_raw_fd(),
-                    std::ptr::null_mut(),
-                    spool.file.as_raw_fd(),
-                    &mut at,
-                    want,
-                    0,
-                )
+            // The kernel writes the memfd at [filled, filled + n), which no reader looks at
+            // before `filled` moves.
+            let moved = nix::fcntl::splice(
+                source,
+                None,
+                &spool.file,
+                Some(&mut at),
+                want,
+                nix::fcntl::SpliceFFlags::empty(),
+            );
+            let err = match moved {
+                Ok(n) => return Ok(n),
+                Err(e) => e,
             };
-            if n >= 0 {
-                return Ok(n as usize);
-            }
-            match Errno::last() {
+            match err {
                 Errno::EINTR => {}
                 // A kernel or file system that cannot splice here: read instead (nothing moved).
                 Errno::EINVAL | Errno::ENOSYS => self.splice = false,
