@@ -356,9 +356,11 @@ fn xargs_work(cfg: &Config, shell_words: usize) -> crate::run::XargsWork {
             abort: true,
             gnu_trace: None,
             cannot_run: None,
+            trace_output: false,
         },
-        None if cfg.trace => crate::run::XargsWork {
-            trace: true,
+        None if cfg.trace || cfg.trace_output => crate::run::XargsWork {
+            trace: cfg.trace,
+            trace_output: cfg.trace_output,
             gnu_trace: Some(shell_words),
             ..crate::run::XargsWork::default()
         },

@@ -30,6 +30,9 @@ pub(crate) struct SpawnRunner<'a> {
     tty: Option<std::io::BufReader<std::fs::File>>,
     /// The command line as `-t` / `-p` show it.
     shown: Vec<u8>,
+    /// Where the children's stdout goes (the relay's pipe, the capture file, or frun's stdout):
+    /// `frun parallel -v` writes each command line there, before its command starts.
+    out_fd: std::os::fd::RawFd,
 }
 
 /// One question on the terminal at a time, whatever the workers.
@@ -61,11 +64,12 @@ impl<'a> SpawnRunner<'a> {
         errors: Option<&Arc<Capture>>,
     ) -> io::Result<SpawnRunner<'a>> {
         let shared = child.shared;
+        let out = child
+            .relay
+            .map(|r| r.child_fd())
+            .or(capture.map(|c| c.fd()));
         let spawner = Spawner::new(
-            child
-                .relay
-                .map(|r| r.child_fd())
-                .or(capture.map(|c| c.fd())),
+            out,
             child
                 .stdin
                 .as_ref()
@@ -89,16 +93,18 @@ impl<'a> SpawnRunner<'a> {
             sh_argv: Vec::new(),
             tty: None,
             shown: Vec::new(),
+            out_fd: out.unwrap_or(libc::STDOUT_FILENO),
         })
     }
 
     /// `frun xargs -t` / `-p`: shows the command line on stderr; with `-p` asks on /dev/tty
-    /// whether to run it. Ok(false): not to run it.
+    /// whether to run it. Ok(false): not to run it. `frun parallel -v` shows it on the job's
+    /// stdout (before the command writes there), `-t` on stderr.
     fn announce(&mut self, argv: &Argv) -> Result<bool, StopReason> {
         use std::io::{BufRead, Write};
-        let xargs = &self.child.shared.work.xargs;
+        let how = &self.child.shared.work.xargs;
         self.shown.clear();
-        match xargs.gnu_trace {
+        match how.gnu_trace {
             // A shell line as it is; a direct command's words quoted as GNU Parallel does.
             Some(skip) => {
                 for (i, w) in argv.words().skip(skip).enumerate() {
@@ -121,9 +127,14 @@ impl<'a> SpawnRunner<'a> {
                 }
             }
         }
-        if !xargs.prompt {
+        if !how.prompt {
             self.shown.push(b'\n');
-            let _ = std::io::stderr().lock().write_all(&self.shown);
+            if how.trace_output {
+                let _ = crate::output::emit::write_all(self.out_fd, &self.shown);
+            }
+            if how.trace {
+                let _ = std::io::stderr().lock().write_all(&self.shown);
+            }
             return Ok(true);
         }
         self.shown.extend_from_slice(b" ?...");
@@ -207,8 +218,8 @@ impl<'a> SpawnRunner<'a> {
 
 impl Runner for SpawnRunner<'_> {
     fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
-        let xargs = &self.child.shared.work.xargs;
-        if xargs.trace || xargs.prompt {
+        let how = &self.child.shared.work.xargs;
+        if how.trace || how.trace_output || how.prompt {
             match self.announce(attempt.argv) {
                 Ok(true) => {}
                 // Declined: nothing runs, and that is no failure.
@@ -216,7 +227,7 @@ impl Runner for SpawnRunner<'_> {
                 Err(why) => return Ok(Ending::Stop(why)),
             }
         }
-        if let Some(why) = &xargs.cannot_run {
+        if let Some(why) = &how.cannot_run {
             return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
         }
         let feed = self.child.open_feed()?;
