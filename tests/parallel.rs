@@ -64,6 +64,89 @@ const CASES: &[Case] = &[
     ("e", r"parallel -j1 -t echo {} ::: 'a b' c", ""),
     ("e", r"parallel -j1 -t 'echo {} | cat' ::: 'a b'", ""),
     ("e", r"parallel -j1 --verbose echo ::: x", ""),
+    // -v shows each line on stdout, as the first line of its job's output (tagged, in order).
+    ("e", r"parallel -k -v echo ::: a 'b c'", ""),
+    ("e", r"parallel -k -v --tag 'echo {}; echo z' ::: a b", ""),
+    ("e", r"parallel -k -tv echo ::: a", ""),
+    ("e", r"seq 3 | parallel -k -v --pipe -N1 cat", ""),
+    ("e", r"parallel -v -u echo ::: a", ""),
+    // --tag / --tagstring with --pipe: {} is empty, {#} and {%} are the job's.
+    (
+        "",
+        r"seq 3000 | parallel -j4 --pipe -N1000 -k --tagstring {%} wc",
+        "",
+    ),
+    (
+        "",
+        r"seq 4 | parallel -k --pipe -N2 --tagstring '{#}-{}' cat",
+        "",
+    ),
+    ("", r"seq 2 | parallel -k --pipe -N1 --tag cat", ""),
+    ("", r"seq 2 | parallel -k --pipe -N1 --tag --lb cat", ""),
+    ("", r"parallel -k --lb --tag echo ::: '' a", ""),
+    // --retries 0: as many attempts as it takes.
+    (
+        "",
+        r"parallel --retries 0 -u 'printf x >> cnt; n=$(stat -c %s cnt); echo $n; test $n -ge 3 # {}' ::: a",
+        "",
+    ),
+    // -N0: no value on the line; a word that was only {} goes.
+    ("", r"seq 2 | parallel -k -N0 echo replace {} curlies", ""),
+    ("", r"parallel -k -N0 echo 'a{}b' '{#}' ::: x y", ""),
+    // -i, -e, --replace, --eof: the value is optional, and the next word is it unless it
+    // starts with '-'.
+    (
+        "",
+        r"printf 'a\nEND\nb\n' | parallel -k --replace -eEND echo repl{}ce",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\nEND\nb\n' | parallel -k --replace + -eEND echo repl+ce",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\nEND\nb\n' | parallel -k -i -e END echo x{}",
+        "",
+    ),
+    ("", r"printf 'a\nEND\nb\n' | parallel -k --eof END echo", ""),
+    ("", r"printf 'a\n-\nb\n' | parallel -k -e - echo", ""),
+    // --header : without --colsep names tab-separated columns; a CRLF header line's names.
+    (
+        "",
+        r"printf 'A\tB\n1\tone\n' | parallel --header : echo {B} {A}",
+        "",
+    ),
+    (
+        "",
+        r"printf 'foo\r\nbar\r\n' | parallel --colsep , --header : echo {foo}",
+        "",
+    ),
+    // --colsep trims Perl's \s (a CRLF line's CR too), --trim l only on the left.
+    (
+        "",
+        r"printf ' a \f\r\nb\x0b,c\n' | parallel -k --colsep , echo '[{1}]'",
+        "",
+    ),
+    (
+        "",
+        r"printf ' a \r\n' | parallel --trim l --colsep , echo '[{1}]'",
+        "",
+    ),
+    // $PARALLEL: options first, then the command line's; other words before the command.
+    (
+        "",
+        r"PARALLEL=' -v' parallel echo ::: 'space in envvar OK'",
+        "",
+    ),
+    (
+        "",
+        r#"PARALLEL="-k --tagstring 'x y'" parallel echo ::: a b"#,
+        "",
+    ),
+    ("", r"PARALLEL='-j1 echo' parallel -k ::: a b", ""),
+    ("", r"PARALLEL='-j1' parallel -k -j2 echo ::: a b", ""),
     (
         "",
         r"parallel -j1 --joblog jl 'exit {}' ::: 0 1 2; echo $?; cut -f1,2,5-9 jl",

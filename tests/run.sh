@@ -24,6 +24,10 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 # The Python module's Rust unit tests link libpython (python3-dev has its .so).
 command -v python3-config >/dev/null || missing+=(python3-dev)
+# GNU Parallel, the reference of the parallel differential corpus and of its own test suite
+# (tests/gnu-parallel/), whose --csv functions need Perl's Text::CSV.
+command -v parallel >/dev/null || missing+=(parallel)
+perl -MText::CSV -e 1 2>/dev/null || missing+=(libtext-csv-perl)
 # A real terminal for the progress line tests (tests/progress.rs).
 command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).

@@ -16,6 +16,7 @@ mod cli_hardening;
 mod crash_corrupt;
 mod differential;
 mod faults;
+mod gnu_suite;
 mod input_faults;
 mod joblog;
 mod line_buffer;

@@ -11,6 +11,8 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+mod env;
+
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
 use frun_engine::exec::command::job::{
@@ -267,8 +269,10 @@ struct Options {
 
 /// Parses the words after `parallel`.
 /// Takes the words after the tool's name; the values of `:::` sources are moved, not copied.
+/// `$PARALLEL`'s options come first, as GNU Parallel reads them (the command line's own may
+/// then override them), and its other words go before the command line's command.
 pub fn parse(args: Vec<OsString>) -> Invocation {
-    match parse_inner(args) {
+    match parse_inner(args, std::env::var_os("PARALLEL")) {
         Ok(i) => i,
         Err(i) => i,
     }
@@ -285,7 +289,10 @@ const CONDUCT: Conduct = Conduct {
     checkpoint_unasked: false,
 };
 
-fn parse_inner(mut args: Vec<OsString>) -> Result<Invocation, Invocation> {
+fn parse_inner(
+    mut args: Vec<OsString>,
+    from_env: Option<OsString>,
+) -> Result<Invocation, Invocation> {
     let mut o = Options {
         cfg: Config {
             conduct: CONDUCT,
@@ -317,25 +324,38 @@ fn parse_inner(mut args: Vec<OsString>) -> Result<Invocation, Invocation> {
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_bytes();
-        if a == b"--" {
-            i += 1;
-            break;
-        }
-        if is_source_marker(a) || !a.starts_with(b"-") || a == b"-" {
-            break;
-        }
-        i += option(&mut o, &args, i)?;
-    }
-    args.drain(..i);
+    let mut env_words = match from_env.filter(|e| !e.is_empty()) {
+        Some(e) => env::shell_words(e.as_bytes())
+            .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?,
+        None => Vec::new(),
+    };
+    let n = options(&mut o, &env_words)?;
+    env_words.drain(..n);
+    let i = options(&mut o, &args)?;
+    args.splice(..i, env_words);
     let split = args
         .iter()
         .position(|w| is_source_marker(w.as_bytes()))
         .unwrap_or(args.len());
     let sources = sources(args.split_off(split))?;
     build(o, &args, sources)
+}
+
+/// Reads the options at the start of `args`; returns how many words they took (with a `--`
+/// that ends them).
+fn options(o: &mut Options, args: &[OsString]) -> Result<usize, Invocation> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_bytes();
+        if a == b"--" {
+            return Ok(i + 1);
+        }
+        if is_source_marker(a) || !a.starts_with(b"-") || a == b"-" {
+            break;
+        }
+        i += option(o, args, i)?;
+    }
+    Ok(i)
 }
 
 fn fixed(n: u64) -> Range {
@@ -371,11 +391,17 @@ fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocat
             continue;
         }
         let attached: String = shorts[k + 1..].iter().collect();
-        // -i and -e take an optional value, attached only.
+        // -i and -e take an optional value: attached, or the next word unless it looks like
+        // an option (GNU Parallel's option parser reads `-i echo {}` as the value "echo").
         if c == 'i' || c == 'e' {
-            let v = (!attached.is_empty()).then_some(attached);
-            short_value(o, c, v)?;
-            return Ok(1);
+            if !attached.is_empty() {
+                short_value(o, c, Some(attached))?;
+                return Ok(1);
+            }
+            let next = optional_value(args.get(i + 1));
+            let took = 1 + usize::from(next.is_some());
+            short_value(o, c, next)?;
+            return Ok(took);
         }
         if !attached.is_empty() {
             short_value(o, c, Some(attached))?;
@@ -388,6 +414,14 @@ fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocat
         return Ok(2);
     }
     Ok(1)
+}
+
+/// The value of an option whose value is optional (`-i`, `-e`, `--replace`, `--eof`), when it
+/// is not attached: the next word, unless there is none or it starts with `-` (a lone `-` is a
+/// value), as GNU Parallel's option parser takes it.
+fn optional_value(next: Option<&OsString>) -> Option<String> {
+    let w = next?.to_string_lossy();
+    (!w.starts_with('-') || w == "-").then(|| w.into_owned())
 }
 
 fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
@@ -406,7 +440,10 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
             o.delimiter_given = true;
         }
         'r' => o.skip_empty = true,
-        't' | 'v' => o.cfg.trace = true,
+        't' => o.cfg.trace = true,
+        // GNU Parallel's -v shows the line on stdout, with the job's output; -t (--verbose)
+        // on stderr.
+        'v' => o.cfg.trace_output = true,
         'x' => {}
         'h' => return Ok(()),
         'V' => {}
@@ -547,6 +584,17 @@ fn long_option(
     if let Some(v) = inline {
         set_value(o, canonical, Some(v))?;
         return Ok(1);
+    }
+    if canonical == "replace" || canonical == "eof" {
+        let v = optional_value(next);
+        let took = 1 + usize::from(v.is_some());
+        let canonical = if canonical == "replace" {
+            "replace-i"
+        } else {
+            "eof-e"
+        };
+        set_value(o, canonical, v)?;
+        return Ok(took);
     }
     let Some(v) = next else {
         return Err(refuse(format!("option {flag} requires an argument")));
@@ -719,8 +767,9 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "recend" => o.recend = Some(unescape(&v)),
         "recstart" => o.recstart = Some(unescape(&v)),
         "retries" => {
+            // N attempts in all; 0: as many as it takes (GNU Parallel's "0 = inf").
             let n = number("--retries", &v)?;
-            o.cfg.retries = Some(n.saturating_sub(1));
+            o.cfg.retries = Some(if n == 0 { u64::MAX } else { n - 1 });
         }
         "shell" => {
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
@@ -979,6 +1028,11 @@ fn build(
     if o.pipe {
         return pipe(o, command, sources);
     }
+    // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
+    // default column separator).
+    if o.header && o.colsep.is_none() {
+        o.colsep = Some("\t".to_string());
+    }
     let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header; // {N} with -X/-m
     // One source that is a file (or stdin), without --header, is read as it is: streamed,
     // one record per value. Anything else becomes tuples (the plan writes them).
@@ -1059,8 +1113,14 @@ fn build(
         bare: o.bare,
         numbered,
     });
-    // The tag's replacement strings read the job's values the way the line does.
-    o.cfg.tag = match (o.tag.take(), &o.cfg.job) {
+    set_tag(o.tag.take(), &mut o.cfg);
+    Ok(Invocation::Run(Box::new(o.cfg)))
+}
+
+/// The tag's replacement strings read the job's values the way the line does (with `--pipe`,
+/// `{}` is empty and `{#}`, `{%}` are the job's, as in GNU Parallel).
+fn set_tag(tag: Option<Vec<u8>>, cfg: &mut Config) {
+    cfg.tag = match (tag, &cfg.job) {
         (Some(t), Some(job)) => Some(JobSpec {
             words: vec![t],
             quote: false,
@@ -1068,7 +1128,6 @@ fn build(
         }),
         _ => None,
     };
-    Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
 /// `--results` and the `--resume` family, checked as GNU Parallel checks them. With
@@ -1146,6 +1205,7 @@ fn pipe(
         bare: false,
         numbered: false,
     });
+    set_tag(o.tag.take(), &mut o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 

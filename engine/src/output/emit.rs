@@ -78,6 +78,11 @@ impl Capture {
         self.fd.as_raw_fd()
     }
 
+    /// The capture file, borrowed.
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
     /// Bytes written so far (the end of the last batch's output).
     pub fn size(&self) -> io::Result<u64> {
         Ok(fstat(&self.fd)?.st_size as u64)

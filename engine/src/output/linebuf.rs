@@ -39,8 +39,10 @@ struct Control {
     done: bool,
     /// Why forwarding failed (the worker stops the run).
     failed: Option<EmitError>,
-    /// `--tag`: what each line of the batch starts with (before a tab); empty for none.
+    /// `--tag`: what each line of the batch starts with (before a tab), if anything (an empty
+    /// tag still puts the tab: `--pipe --tag`).
     tag: Vec<u8>,
+    tagging: bool,
 }
 
 /// A worker's line relay: the pipe its children write to, and the thread's controls.
@@ -77,16 +79,22 @@ impl LineRelay {
         self.write.as_raw_fd()
     }
 
+    /// The descriptor children get as their stdout, borrowed.
+    pub fn child_as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        std::os::fd::AsFd::as_fd(&self.write)
+    }
+
     /// Where lines of a batch that must wait (`-k`) are kept: the worker's capture file.
     pub fn keep_in(&self, capture: &Arc<Capture>) {
         let _ = self.capture.set(Arc::clone(capture));
     }
 
-    /// The lines of the batches to come start with `tag` and a tab (`--tag`; empty: none).
-    pub fn tag_lines_with(&self, tag: &[u8]) {
+    /// The lines of the batches to come start with `tag` and a tab (`--tag`; None: nothing).
+    pub fn tag_lines_with(&self, tag: Option<&[u8]>) {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
         c.tag.clear();
-        c.tag.extend_from_slice(tag);
+        c.tag.extend_from_slice(tag.unwrap_or_default());
+        c.tagging = tag.is_some();
     }
 
     /// Batch `seq`'s command is about to start.
@@ -243,7 +251,7 @@ impl Pump<'_> {
         }
         let lines = {
             let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
-            if c.tag.is_empty() || cut == 0 {
+            if !c.tagging || cut == 0 {
                 &self.pending[..cut]
             } else {
                 self.tagged.clear();

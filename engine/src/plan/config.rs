@@ -222,6 +222,9 @@ pub struct Config {
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
     pub trace: bool,
+    /// `frun parallel -v`: each command line goes to stdout, as the first line of
+    /// its job's output (grouped, ordered and tagged with it).
+    pub trace_output: bool,
     /// `--tag` / `--tagstring STR`: the tag each output line of a job starts with (its
     /// replacement strings filled in, before a tab).
     pub tag: Option<JobSpec>,
@@ -321,6 +324,7 @@ impl Default for Config {
             retries: None,
             progress: None,
             trace: false,
+            trace_output: false,
             tag: None,
             argument_lists: None,
             job_files: None,

@@ -354,9 +354,11 @@ fn interaction(cfg: &Config, shell_words: usize) -> crate::run::Interaction {
             abort: true,
             trace_shell_line: None,
             cannot_run: None,
+            trace_output: false,
         },
-        None if cfg.trace => crate::run::Interaction {
-            trace: true,
+        None if cfg.trace || cfg.trace_output => crate::run::Interaction {
+            trace: cfg.trace,
+            trace_output: cfg.trace_output,
             trace_shell_line: Some(shell_words),
             ..crate::run::Interaction::default()
         },

@@ -52,7 +52,12 @@ pub(super) fn materialize(
             if t.len() == 0 {
                 return Err("--header: an input source is empty (no column name)".into());
             }
-            header.extend(t.row(0).iter().map(|c| c.to_vec()));
+            // A name ends before a CR (a header line ending in CRLF), as GNU Parallel's does.
+            header.extend(
+                t.row(0)
+                    .iter()
+                    .map(|c| c.strip_suffix(b"\r").unwrap_or(c).to_vec()),
+            );
             t.first += 1;
         }
     }

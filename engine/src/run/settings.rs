@@ -81,6 +81,8 @@ pub type Feeder = Box<dyn FnOnce() -> Result<(), String> + Send>;
 pub struct Interaction {
     /// `-t`: each command line goes to stderr before it runs.
     pub trace: bool,
+    /// `frun parallel -v`: each command line goes first into its job's output.
+    pub trace_output: bool,
     /// `-p`: each command line is asked about on /dev/tty; only `y` runs it.
     pub prompt: bool,
     /// `--process-slot-var NAME`: each child gets NAME set to its worker's slot (0, 1, …).

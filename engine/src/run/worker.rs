@@ -473,10 +473,16 @@ impl Site for Post<'_> {
 
     fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
         let s = self.shared;
+        // A block on the command's stdin is no value of the line: `{}` in the tag is empty
+        // there, as in the command (GNU Parallel's `--pipe --tagstring`).
+        let values = match s.work.backend {
+            Backend::Stdin => &[][..],
+            _ => bytes,
+        };
         match &s.work.tag {
             Some(tag) => {
                 tag.render(
-                    bytes,
+                    values,
                     s.work.template.delimiter(),
                     seq + 1,
                     match self.slot.get() {
@@ -726,10 +732,8 @@ impl<'a, S: Site> Worker<'a, S> {
         self.attempts += 1;
         if let Some(r) = self.relay {
             self.tag.clear();
-            if !site.tag_of(bytes, part.seq, &mut self.tag) {
-                self.tag.clear();
-            }
-            r.tag_lines_with(&self.tag);
+            let tagged = site.tag_of(bytes, part.seq, &mut self.tag);
+            r.tag_lines_with(tagged.then_some(&self.tag[..]));
         }
         // Nothing runs on bytes read past the end of an input file that shrank.
         if !site.intact(part.end) {

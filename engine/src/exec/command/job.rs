@@ -140,6 +140,22 @@ enum Part {
 /// A template word: parts with no blank between them.
 type Word = Vec<Part>;
 
+/// `-N0`: a job has no values, so every replacement string of a value is empty, and a word
+/// that was nothing but such strings goes (GNU Parallel's `-N0 echo a {} b` runs `echo a b`).
+fn drop_values(words: &mut Vec<Word>, seps: &mut Vec<Vec<u8>>) {
+    let mut k = 0;
+    while k < words.len() {
+        let had = !words[k].is_empty();
+        words[k].retain(|p| !matches!(p, Part::Value(..)));
+        if had && words[k].is_empty() && seps.len() == words.len() {
+            words.remove(k);
+            seps.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+}
+
 /// A compiled line.
 #[derive(Clone, Debug)]
 pub struct JobLine {
@@ -390,6 +406,9 @@ impl JobLine {
             }
         }
         let (mut words, mut seps, seps_plain) = parse_line(&line, &spec.names, &spec.header, true);
+        if spec.bare {
+            drop_values(&mut words, &mut seps);
+        }
         // Any replacement string ({#} too) means the values go only where it says.
         let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
         let verbatim = spec.words.is_empty();
@@ -872,15 +891,17 @@ impl<'a> Iterator for TupleColumns<'a> {
     }
 }
 
+/// `--trim` (and `--colsep`'s default): Perl's `\s` bytes go, as GNU Parallel's `s/^\s+//`
+/// removes them: a value of a CRLF line loses its CR.
 fn trim(v: &[u8], t: Trim) -> &[u8] {
     let mut v = v;
     if t.left {
-        while let [b' ' | b'\t', rest @ ..] = v {
+        while let [b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c', rest @ ..] = v {
             v = rest;
         }
     }
     if t.right {
-        while let [rest @ .., b' ' | b'\t'] = v {
+        while let [rest @ .., b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c'] = v {
             v = rest;
         }
     }

@@ -4,6 +4,7 @@
 //! It starts and waits for one child at a time; what the ending means is the worker's business.
 
 use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -30,6 +31,10 @@ pub(crate) struct SpawnRunner<'a> {
     tty: Option<std::io::BufReader<std::fs::File>>,
     /// The command line as `-t` / `-p` show it.
     shown: Vec<u8>,
+    /// A copy of where the children's stdout goes (the relay's pipe, the capture file, or
+    /// frun's stdout), made only when each command line is shown there before its command
+    /// starts (`frun parallel -v`).
+    out_copy: Option<std::os::fd::OwnedFd>,
 }
 
 /// One question on the terminal at a time, whatever the workers.
@@ -44,11 +49,12 @@ impl<'a> SpawnRunner<'a> {
         errors: Option<&Arc<Capture>>,
     ) -> io::Result<SpawnRunner<'a>> {
         let shared = child.shared;
+        let out = child
+            .relay
+            .map(|r| r.child_fd())
+            .or(capture.map(|c| c.fd()));
         let spawner = Spawner::new(
-            child
-                .relay
-                .map(|r| r.child_fd())
-                .or(capture.map(|c| c.fd())),
+            out,
             child
                 .stdin
                 .as_ref()
@@ -61,6 +67,17 @@ impl<'a> SpawnRunner<'a> {
         let spawner = match errors {
             Some(c) => spawner.with_stderr(c.fd()),
             None => spawner,
+        };
+        let out_copy = if shared.work.interaction.trace_output {
+            let stdout = std::io::stdout();
+            let target = child
+                .relay
+                .map(|r| r.child_as_fd())
+                .or(capture.map(|c| c.as_fd()))
+                .unwrap_or(stdout.as_fd());
+            Some(crate::sys::dup_at_least(target, 3)?)
+        } else {
+            None
         };
         // `--process-slot-var`: the children's environment with the worker's slot in it.
         let spawner = match (&shared.work.interaction.slot_var, &shared.children_env) {
@@ -78,16 +95,18 @@ impl<'a> SpawnRunner<'a> {
             sh_argv: Vec::new(),
             tty: None,
             shown: Vec::new(),
+            out_copy,
         })
     }
 
     /// `frun xargs -t` / `-p`: shows the command line on stderr; with `-p` asks on /dev/tty
-    /// whether to run it. Ok(false): not to run it.
+    /// whether to run it. Ok(false): not to run it. `frun parallel -v` shows it on the job's
+    /// stdout (before the command writes there), `-t` on stderr.
     fn announce(&mut self, argv: &Argv) -> Result<bool, StopReason> {
         use std::io::{BufRead, Write};
-        let asked = &self.child.shared.work.interaction;
+        let how = &self.child.shared.work.interaction;
         self.shown.clear();
-        match asked.trace_shell_line {
+        match how.trace_shell_line {
             // A shell line as it is; a direct command's words quoted as GNU Parallel does.
             Some(skip) => {
                 for (i, w) in argv.words().skip(skip).enumerate() {
@@ -110,9 +129,16 @@ impl<'a> SpawnRunner<'a> {
                 }
             }
         }
-        if !asked.prompt {
+        if !how.prompt {
             self.shown.push(b'\n');
-            let _ = std::io::stderr().lock().write_all(&self.shown);
+            if how.trace_output {
+                if let Some(out) = &self.out_copy {
+                    let _ = crate::output::emit::write_all(out.as_fd(), &self.shown);
+                }
+            }
+            if how.trace {
+                let _ = std::io::stderr().lock().write_all(&self.shown);
+            }
             return Ok(true);
         }
         self.shown.extend_from_slice(b" ?...");
@@ -196,8 +222,8 @@ impl<'a> SpawnRunner<'a> {
 
 impl Runner for SpawnRunner<'_> {
     fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
-        let asked = &self.child.shared.work.interaction;
-        if asked.trace || asked.prompt {
+        let how = &self.child.shared.work.interaction;
+        if how.trace || how.trace_output || how.prompt {
             match self.announce(attempt.argv) {
                 Ok(true) => {}
                 // Declined: nothing runs, and that is no failure.
@@ -205,7 +231,7 @@ impl Runner for SpawnRunner<'_> {
                 Err(why) => return Ok(Ending::Stop(why)),
             }
         }
-        if let Some(why) = &asked.cannot_run {
+        if let Some(why) = &how.cannot_run {
             return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
         }
         let feed = self.child.open_feed()?;
