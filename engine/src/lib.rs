@@ -10,6 +10,8 @@
 //! they share. The front ends (frun's flags, `frun parallel`, `frun xargs`, the bash builtin, the
 //! Python module) build the `Config`; nothing here parses a command line.
 
+use crate::sys::errors::PROG;
+
 /// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
 /// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
 /// turn any message into a panic and exit status 101. A message that cannot be written is
@@ -69,7 +71,7 @@ fn run_planned(
     let settings = match unsafe { plan::plan(cfg) } {
         Ok(p) => p,
         Err(plan::PlanError::Usage(msg)) => {
-            eprintln!("frun: {msg}");
+            eprintln!("{PROG}: {msg}");
             // GNU Parallel ends with 255 on every error that is not a job's; xargs with 1.
             match cfg.dialect {
                 plan::config::Dialect::Parallel => return (ExitCode::Passed(255), None),
@@ -78,7 +80,7 @@ fn run_planned(
             }
         }
         Err(plan::PlanError::Missing(msg)) => {
-            eprintln!("frun: {msg}");
+            eprintln!("{PROG}: {msg}");
             let code = match cfg.dialect {
                 plan::config::Dialect::Parallel => ExitCode::Passed(255),
                 plan::config::Dialect::Xargs => ExitCode::Passed(1),
@@ -87,7 +89,7 @@ fn run_planned(
             return (code, None);
         }
         Err(plan::PlanError::Command(e)) => {
-            eprintln!("frun: {}", e.message());
+            eprintln!("{PROG}: {}", e.message());
             return (e.status(), None);
         }
     };

@@ -3,6 +3,8 @@
 //!
 //! Workers and the scanner report here; nothing here runs commands or writes output.
 
+use crate::sys::errors::PROG;
+
 use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -217,7 +219,7 @@ impl Ledger {
             Outcome::TimedOut(_) => {
                 self.timed_out.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed after its --job-timeout", place());
-                eprintln!("frun: {text}");
+                eprintln!("{PROG}: {text}");
                 self.note_first(batch.start, text);
             }
             Outcome::Exited(code) => {
@@ -227,13 +229,13 @@ impl Ledger {
             Outcome::ShellExited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: {}", place(), shell_exit_text(*code));
-                eprintln!("frun: {text}");
+                eprintln!("{PROG}: {text}");
                 self.note_first(batch.start, text);
             }
             Outcome::Signaled(sig) => {
                 self.signaled.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed by {}", place(), signal_text(*sig));
-                eprintln!("frun: {text}");
+                eprintln!("{PROG}: {text}");
                 self.note_first(batch.start, text);
             }
             Outcome::SpawnFailed(e) => {
@@ -243,7 +245,7 @@ impl Ledger {
                     place(),
                     crate::sys::errors::os_message(e)
                 );
-                eprintln!("frun: {text}");
+                eprintln!("{PROG}: {text}");
                 self.note_first(batch.start, text);
             }
         }
@@ -278,7 +280,7 @@ impl Ledger {
             batch.seq,
             whereabouts(batch)
         );
-        eprintln!("frun: {text}");
+        eprintln!("{PROG}: {text}");
         self.note_first(batch.start, text);
     }
 
@@ -327,7 +329,7 @@ impl Ledger {
             "record at input offset {offset} is {len} bytes, longer than the {max}-byte \
              argument limit; skipped (pass long records on stdin instead)"
         );
-        eprintln!("frun: {text}");
+        eprintln!("{PROG}: {text}");
         self.note_first(offset, text);
     }
 

@@ -5,6 +5,8 @@
 //!
 //! It only translates bytes: it runs nothing and knows nothing of the engine.
 
+use crate::sys::errors::PROG;
+
 use std::io::{self, Read, Write};
 
 use crate::exec::command::argv::{pack_arg, pack_end};
@@ -38,8 +40,12 @@ pub struct Rules {
     pub grouping: Grouping,
     /// `-s`: the most bytes a command line may take (each word and its NUL).
     pub max_chars: u64,
-    /// The bytes the command and its initial arguments take.
+    /// The bytes the command and its initial arguments take (with `-I`, without the replace
+    /// strings, which each item fills).
     pub initial: u64,
+    /// `-I`: how many replace strings the initial arguments hold (xargs replaces none in the
+    /// command's name).
+    pub replaced: u64,
     /// `-x`: a command that cannot take all its `-n`/`-L` items is an error.
     pub exit_if_too_long: bool,
     /// No `-r`: empty input still runs the command once.
@@ -63,8 +69,8 @@ pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(),
         Separator::Byte(b) => read_delimited(input, b, &mut cutter),
     };
     // What was cut before an error still runs (as xargs runs it), but with -L not the items
-    // of a line not yet complete.
-    if read.is_err() && matches!(rules.grouping, Grouping::Lines(_)) {
+    // of a line not yet complete, and with -x not the command still being filled.
+    if read.is_err() && (matches!(rules.grouping, Grouping::Lines(_)) || rules.exit_if_too_long) {
         cutter.pending.clear();
         cutter.args = 0;
         cutter.lines = 0;
@@ -93,6 +99,15 @@ struct Cutter<'a, W: Write> {
 impl<W: Write> Cutter<'_, W> {
     /// One item of the input; `line_end` when it ends a line (for `-L`).
     fn item(&mut self, item: &[u8]) -> Result<(), String> {
+        if self.rules.grouping == Grouping::Replace {
+            // The item fills each replace string of the one command it makes.
+            if self.rules.initial + self.rules.replaced * item.len() as u64 > self.rules.max_chars {
+                return Err("argument list too long".into());
+            }
+            pack_arg(item, &mut self.pending);
+            self.args += 1;
+            return self.flush();
+        }
         let cost = item.len() as u64 + 1;
         if self.args > 0 && self.size + cost > self.rules.max_chars {
             if self.rules.exit_if_too_long && self.rules.grouping != Grouping::Args(None) {
@@ -112,7 +127,6 @@ impl<W: Write> Cutter<'_, W> {
         self.size += cost;
         match self.rules.grouping {
             Grouping::Args(Some(n)) if self.args >= n => self.flush(),
-            Grouping::Replace => self.flush(),
             _ => Ok(()),
         }
     }
@@ -180,12 +194,18 @@ const PLAIN: u8 = 0;
 const BLANK: u8 = 1;
 const NEWLINE: u8 = 2;
 const SPECIAL: u8 = 3;
+/// `\v`, `\f`, `\r`: skipped between items (xargs' `isspace`), data inside one (they are not
+/// `isblank`, so they never end an item).
+const SPACE: u8 = 4;
 
 const CLASSES: [u8; 256] = {
     let mut t = [PLAIN; 256];
     t[b' ' as usize] = BLANK;
     t[b'\t' as usize] = BLANK;
     t[b'\n' as usize] = NEWLINE;
+    t[0x0b] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
     t[b'\'' as usize] = SPECIAL;
     t[b'"' as usize] = SPECIAL;
     t[b'\\' as usize] = SPECIAL;
@@ -226,7 +246,7 @@ impl Quoted {
     fn nul(&mut self) {
         if !self.warned_nul {
             eprintln!(
-                "frun: WARNING: a NUL character occurred in the input.  It cannot be passed \
+                "{PROG}: WARNING: a NUL character occurred in the input.  It cannot be passed \
                  through in the argument list.  Did you mean to use the --null option?"
             );
             self.warned_nul = true;
@@ -337,6 +357,8 @@ impl Quoted {
                 }
                 self.after_blank = true;
             }
+            // Between items it is skipped, as a blank is, but it ends nothing.
+            SPACE if !in_word => {}
             BLANK => {
                 if in_word && !self.end_item(rules, c)? {
                     return Ok(());
@@ -468,6 +490,7 @@ mod tests {
             grouping,
             max_chars: 1 << 17,
             initial: 5,
+            replaced: 0,
             exit_if_too_long: false,
             run_if_empty: true,
         }

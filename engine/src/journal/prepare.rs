@@ -4,6 +4,8 @@
 //! default place, only checking that it could be created. It must not write journal lines
 //! itself, nor touch stdout: [`Restore::apply`] does, once the input is known.
 
+use crate::sys::errors::PROG;
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsFd;
@@ -227,7 +229,7 @@ fn continue_resumed(path: &Path, loaded: &Loaded) -> Result<File, OpenError> {
             .and_then(|()| file.sync_data())
             .map_err(OpenError::Io)?;
         eprintln!(
-            "frun: resuming {}: its last line was cut short (a crash or a full disk); \
+            "{PROG}: resuming {}: its last line was cut short (a crash or a full disk); \
              dropped it",
             path.display()
         );
@@ -266,7 +268,7 @@ fn at_default_place(
                 OpenError::Busy => format!("{} is in use by another frun", path.display()),
             };
             eprintln!(
-                "frun: warning: {why}; this run cannot be resumed (choose a place with \
+                "{PROG}: warning: {why}; this run cannot be resumed (choose a place with \
                  --checkpoint-file)"
             );
             (None, Some(why))

@@ -3,6 +3,8 @@
 //! back to the output the checkpoint recorded. It must not write a journal, nor choose which
 //! file a run journals to.
 
+use crate::sys::errors::PROG;
+
 use std::io::{self, Read};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
@@ -141,13 +143,13 @@ impl Restore {
         let done = count(self.batches, "batch", "batches");
         if self.to_caller {
             eprintln!(
-                "frun: resuming {from}: {done} already done; their results are not produced again"
+                "{PROG}: resuming {from}: {done} already done; their results are not produced again"
             );
             return Ok(());
         }
         let Some(want) = self.want else {
             eprintln!(
-                "frun: resuming {from}: {done} already done; their output went straight to \
+                "{PROG}: resuming {from}: {done} already done; their output went straight to \
                  stdout (-u), so it cannot be matched up"
             );
             return Ok(());
@@ -158,7 +160,7 @@ impl Restore {
         // where it is, and this run's goes after it when the two are concatenated.
         let Some(size) = stdout_size(&stdout).filter(|&n| n > 0 || want == 0) else {
             eprintln!(
-                "frun: resuming {from}: {done} already done; keep only the first {bytes} of the \
+                "{PROG}: resuming {from}: {done} already done; keep only the first {bytes} of the \
                  earlier output (truncate -s {want} FILE)"
             );
             return Ok(());
@@ -179,11 +181,11 @@ impl Restore {
         }
         if size > want {
             eprintln!(
-                "frun: resuming {from}: {done} already done; truncated stdout from {size} to the \
+                "{PROG}: resuming {from}: {done} already done; truncated stdout from {size} to the \
                  {bytes} they wrote"
             );
         } else {
-            eprintln!("frun: resuming {from}: {done} already done ({bytes} of output)");
+            eprintln!("{PROG}: resuming {from}: {done} already done ({bytes} of output)");
         }
         Ok(())
     }

@@ -6,6 +6,8 @@
 //! call. It does not decide what a batch's exit value means, and it never writes to stdout:
 //! `--joblog -` lines go through the emitter, which owns stdout.
 
+use crate::sys::errors::PROG;
+
 use std::fs::File;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -274,7 +276,7 @@ fn cut_torn_line(file: &File, path: &Path) -> Result<(), String> {
         .and_then(|()| file.sync_data())
         .map_err(|e| cannot("cut its torn last line", e))?;
     eprintln!(
-        "frun: --joblog {}: its last line was cut short (a crash or a full disk); dropped it",
+        "{PROG}: --joblog {}: its last line was cut short (a crash or a full disk); dropped it",
         path.display()
     );
     Ok(())

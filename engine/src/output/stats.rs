@@ -2,6 +2,8 @@
 //! whole process tree (frun and every reaped child) over wall time × usable CPUs.
 //! It measures; it does not decide anything about the run.
 
+use crate::sys::errors::PROG;
+
 use std::time::Duration;
 
 use nix::sys::resource::{UsageWho, getrusage};
@@ -66,7 +68,7 @@ impl Stats {
             0.0
         };
         format!(
-            "frun: stats: batches={} records={} workers={}/{} wall={:.3}s cpu={:.3}s \
+            "{PROG}: stats: batches={} records={} workers={}/{} wall={:.3}s cpu={:.3}s \
              utilisation={:.1}% cpus={} records_per_s={:.0}",
             self.batches,
             self.records,

@@ -5,6 +5,8 @@
 //! Errors here are the user's (exit 2) or a missing command (126/127). Nothing is spawned and no
 //! thread is started.
 
+use crate::sys::errors::PROG;
+
 pub mod config;
 mod jobs_resume;
 mod plugin;
@@ -930,7 +932,7 @@ fn checkpoint(
         .map_err(PlanError::Usage)?;
         if let Some(cp) = &files.resume {
             eprintln!(
-                "frun: {}: continuing the run in {} ({} done before)",
+                "{PROG}: {}: continuing the run in {} ({} done before)",
                 files.dest.task,
                 dir.display(),
                 crate::sys::errors::count(cp.batches, "batch", "batches")

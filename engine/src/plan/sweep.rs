@@ -6,6 +6,8 @@
 //! may hold any byte but NUL, which no argument can hold anyway. [`crate::exec::command::job`] reads them
 //! back. Nothing here runs anything.
 
+use crate::sys::errors::PROG;
+
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -62,7 +64,7 @@ pub(super) fn materialize(
         if lens.iter().any(|&l| l != shortest) {
             let shown: Vec<String> = lens.iter().map(usize::to_string).collect();
             eprintln!(
-                "frun: --link: the sources hold {} values; truncating combinations to the shortest \
+                "{PROG}: --link: the sources hold {} values; truncating combinations to the shortest \
                  length ({shortest})",
                 shown.join(", ")
             );

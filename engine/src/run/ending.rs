@@ -3,6 +3,8 @@
 //!
 //! It reads the run's outcome; it must not start or stop anything.
 
+use crate::sys::errors::PROG;
+
 use super::{EndOfRun, Shared};
 use crate::dispatch::ledger::{HaltCount, HaltOn};
 use crate::journal::Journal;
@@ -23,20 +25,20 @@ impl Checkpointing<'_> {
     fn keep(&self, why: &str) {
         let Some(j) = self.journal() else {
             if let Some(m) = &self.ending.journal_missing {
-                eprintln!("frun: no checkpoint was kept ({m})");
+                eprintln!("{PROG}: no checkpoint was kept ({m})");
             }
             return;
         };
         match j.close_stopped(why) {
             Ok(()) if j.lost().is_some() => {
                 eprintln!(
-                    "frun: no checkpoint was kept ({})",
+                    "{PROG}: no checkpoint was kept ({})",
                     j.lost().unwrap_or_default()
                 )
             }
             Ok(()) => match &self.ending.results {
                 Some(r) => eprintln!(
-                    "frun: {}: {} done in this run are kept in {}; run the same command again \
+                    "{PROG}: {}: {} done in this run are kept in {}; run the same command again \
                      to continue",
                     r.task,
                     crate::sys::errors::count(j.batches(), "batch", "batches"),
@@ -44,7 +46,7 @@ impl Checkpointing<'_> {
                 ),
                 None => {
                     eprintln!(
-                        "frun: checkpoint {} ({} done in this run); resume with: frun --resume \
+                        "{PROG}: checkpoint {} ({} done in this run); resume with: frun --resume \
                          {} and the same arguments and input",
                         j.path().display(),
                         crate::sys::errors::count(j.batches(), "batch", "batches"),
@@ -52,7 +54,7 @@ impl Checkpointing<'_> {
                     );
                     if let Some(n) = j.kept_stdout() {
                         eprintln!(
-                            "frun: the done batches' output is the first {n} bytes of stdout: \
+                            "{PROG}: the done batches' output is the first {n} bytes of stdout: \
                              truncate your output file to exactly {n} bytes, then resume \
                              appending to it (>>, which cuts it there itself) or into a new file"
                         );
@@ -60,7 +62,7 @@ impl Checkpointing<'_> {
                 }
             },
             Err(e) => eprintln!(
-                "frun: cannot write the checkpoint {}: {}",
+                "{PROG}: cannot write the checkpoint {}: {}",
                 j.path().display(),
                 crate::sys::errors::os_message(&e)
             ),
@@ -74,7 +76,7 @@ impl Checkpointing<'_> {
         if self.ending.results.is_some() {
             if let Err(e) = j.close_finished(self.shared.spool.filled()) {
                 eprintln!(
-                    "frun: cannot write {}: {}",
+                    "{PROG}: cannot write {}: {}",
                     j.path().display(),
                     crate::sys::errors::os_message(&e)
                 );
@@ -93,10 +95,10 @@ impl Checkpointing<'_> {
             }
             StopReason::Signal(n) => {
                 if self.ending.statuses == super::Statuses::Frun {
-                    eprintln!("frun: Caught {}; stopping", signal_name(n));
+                    eprintln!("{PROG}: Caught {}; stopping", signal_name(n));
                 }
                 if let Some(s) = self.shared.ledger.summary() {
-                    eprintln!("frun: {s}");
+                    eprintln!("{PROG}: {s}");
                 }
                 self.keep(&format!("signal {n}"));
                 ExitCode::Signal(n)
@@ -105,12 +107,12 @@ impl Checkpointing<'_> {
                 let summary = self.shared.ledger.summary();
                 let peer = self.ending.statuses != super::Statuses::Frun;
                 if let Some(s) = summary.as_ref().filter(|_| !peer) {
-                    eprintln!("frun: {s}");
+                    eprintln!("{PROG}: {s}");
                 }
                 if peer {
-                    eprintln!("frun: stopped: --halt reached");
+                    eprintln!("{PROG}: stopped: --halt reached");
                 } else {
-                    eprintln!("frun: stopped: {}", self.halt_met(on));
+                    eprintln!("{PROG}: stopped: {}", self.halt_met(on));
                 }
                 self.keep("halt");
                 if self.ending.statuses == super::Statuses::Parallel {
@@ -125,17 +127,17 @@ impl Checkpointing<'_> {
                 }
             }
             StopReason::Fatal(msg) => {
-                eprintln!("frun: {msg}");
+                eprintln!("{PROG}: {msg}");
                 self.keep("fatal");
                 ExitCode::Error
             }
             StopReason::Refused(msg) => {
-                eprintln!("frun: {msg}");
+                eprintln!("{PROG}: {msg}");
                 // The checkpoint being resumed stays as it was (nothing was added).
                 ExitCode::Usage
             }
             StopReason::CannotRun(why) => {
-                eprintln!("frun: {}", why.message());
+                eprintln!("{PROG}: {}", why.message());
                 // A run that did nothing leaves nothing to resume.
                 if self.shared.ledger.batches() > 0 {
                     self.keep("the command cannot be started");
@@ -147,13 +149,13 @@ impl Checkpointing<'_> {
                 why.status()
             }
             StopReason::Abort { message, status } => {
-                eprintln!("frun: {message}");
+                eprintln!("{PROG}: {message}");
                 self.finish();
                 ExitCode::Passed(status)
             }
             StopReason::Setup(code) => {
                 eprintln!(
-                    "frun: the worker setup code (FORKRUN_EXTRA_SETUP) failed with status {code}"
+                    "{PROG}: the worker setup code (FORKRUN_EXTRA_SETUP) failed with status {code}"
                 );
                 if self.shared.ledger.batches() > 0 {
                     self.keep("setup failed");
@@ -166,7 +168,7 @@ impl Checkpointing<'_> {
     /// The input was read to its end (or could not be: `scan_error`).
     pub(super) fn completed(&self, scan_error: Option<String>) -> ExitCode {
         if let Some(e) = scan_error {
-            eprintln!("frun: cannot read input: {e}");
+            eprintln!("{PROG}: cannot read input: {e}");
             self.keep("input error");
             return ExitCode::Error;
         }
@@ -175,12 +177,12 @@ impl Checkpointing<'_> {
         }
         match self.shared.ledger.summary() {
             Some(s) if self.shared.ledger.given_up_batches() > 0 => {
-                eprintln!("frun: {s}");
+                eprintln!("{PROG}: {s}");
                 // What was given up can be run again alone, by resuming.
                 if let Some(r) = &self.ending.results {
                     self.finish();
                     eprintln!(
-                        "frun: {}: run the same command on {} again to retry what was given up",
+                        "{PROG}: {}: run the same command on {} again to retry what was given up",
                         r.task,
                         r.dir.display()
                     );
@@ -190,7 +192,7 @@ impl Checkpointing<'_> {
                 ExitCode::GivenUp
             }
             Some(s) => {
-                eprintln!("frun: {s}");
+                eprintln!("{PROG}: {s}");
                 self.finish();
                 ExitCode::CommandFailed
             }

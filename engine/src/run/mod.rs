@@ -4,6 +4,8 @@
 //! It owns the threads and the shared state; the stages themselves live in their own modules and
 //! only meet here. Threads: this one supervises, one scans, one per worker.
 
+use crate::sys::errors::PROG;
+
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -237,7 +239,7 @@ impl Shared {
     fn note_fewer_workers(&self, why: &str) {
         if !self.workers_noted.swap(true, Ordering::AcqRel) {
             eprintln!(
-                "frun: running with at most {} workers instead of {}: {why}",
+                "{PROG}: running with at most {} workers instead of {}: {why}",
                 self.workers_cap.load(Ordering::Acquire).max(1),
                 self.workers_max
             );
@@ -398,7 +400,7 @@ impl ScanEvents for Events<'_> {
             return;
         }
         eprintln!(
-            "frun: warning: the {what} at byte {offset} contains a NUL byte, which ends an \
+            "{PROG}: warning: the {what} at byte {offset} contains a NUL byte, which ends an \
              argument: it is cut there ({hint}; later such {what}s are not reported)"
         );
     }
@@ -566,7 +568,7 @@ pub fn run_reporting(
     match try_run(settings, sigmask, shell) {
         Ok(done) => done,
         Err(e) => {
-            eprintln!("frun: {}", crate::sys::errors::os_message(&e));
+            eprintln!("{PROG}: {}", crate::sys::errors::os_message(&e));
             (ExitCode::Error, RunReport::default())
         }
     }
@@ -747,7 +749,7 @@ fn wind_up(
     };
     let mut code = end(&shared, ending, shard);
     if let Err(msg) = fed {
-        eprintln!("frun: {msg}");
+        eprintln!("{PROG}: {msg}");
         code = ExitCode::Passed(1);
     }
     let done = report(&shared);
@@ -855,7 +857,7 @@ fn report_stats(shared: &Shared, e: &EndOfRun, shard: Option<crate::input::shard
     eprintln!("{}", stats.line());
     if let Some(m) = shard {
         eprintln!(
-            "frun: stats: shard={}/{} chunk={}",
+            "{PROG}: stats: shard={}/{} chunk={}",
             m.shard.index, m.shard.count, m.chunk
         );
     }
@@ -882,7 +884,7 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
         (a + load(&c.batches), s + load(&c.batches_stolen))
     });
     let mut lines = vec![format!(
-        "frun: stats: nodes={} source={} chunk={} cross_node={:.1}%",
+        "{PROG}: stats: nodes={} source={} chunk={} cross_node={:.1}%",
         layout.nodes.len(),
         layout.source,
         layout.chunk_size,
@@ -891,7 +893,7 @@ fn node_stats(rings: &Rings, wall: Duration) -> Vec<String> {
     for (i, (node, c)) in layout.nodes.iter().zip(&rings.counters).enumerate() {
         let cpus: Vec<String> = node.cpus.iter().map(|c| c.to_string()).collect();
         lines.push(format!(
-            "frun: stats: node={i} memory={} cpus={} distances={} workers={} chunks_placed={} \
+            "{PROG}: stats: node={i} memory={} cpus={} distances={} workers={} chunks_placed={} \
              chunks_bound={} chunks_stolen={} batches={} cross_node={:.1}% busy={:.1}%",
             node.memory.map_or("-".into(), |m| m.to_string()),
             cpus.join(","),

@@ -8,6 +8,8 @@
 //! function that crashes or exits takes the host with it; the worker sees the socket close and
 //! starts a fresh host for the next attempt. Nothing here runs inside frun's own process.
 
+use crate::sys::errors::PROG;
+
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -150,13 +152,13 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let (Some(mode), Some(wire), Some(library), Some(function)) =
         (args.get(1), args.get(2), args.get(3), args.get(4))
     else {
-        eprintln!("frun: the plugin host is started by frun -C, not by hand");
+        eprintln!("{PROG}: the plugin host is started by frun -C, not by hand");
         return 2;
     };
     if wire.as_bytes() != WIRE_VERSION.as_bytes() {
         let me = std::env::current_exe().unwrap_or_default();
         eprintln!(
-            "frun: -C: the plugin host {} is from another frun release (it speaks {}); use the \
+            "{PROG}: -C: the plugin host {} is from another frun release (it speaks {}); use the \
              frun-plugin-host shipped with this frun",
             me.display(),
             WIRE_VERSION
@@ -169,7 +171,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let plugin = match load(&library, &function) {
         Ok(p) => p,
         Err((status, message)) => {
-            eprintln!("frun: {message}");
+            eprintln!("{PROG}: {message}");
             return status;
         }
     };
@@ -188,7 +190,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
                 Ok(None) => 0,
                 Ok(Some(seq)) => {
                     eprintln!(
-                        "frun: -C {}: batch {seq}: the function closed or replaced its standard \
+                        "{PROG}: -C {}: batch {seq}: the function closed or replaced its standard \
                          output (fd 1), so its output went elsewhere; that attempt is dropped \
                          and its plugin host ends",
                         function.to_string_lossy()
@@ -196,7 +198,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
                     STDOUT_MOVED
                 }
                 Err(e) => {
-                    eprintln!("frun: plugin host: {}", crate::sys::errors::os_message(&e));
+                    eprintln!(
+                        "{PROG}: plugin host: {}",
+                        crate::sys::errors::os_message(&e)
+                    );
                     1
                 }
             }
