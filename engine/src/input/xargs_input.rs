@@ -55,6 +55,32 @@ pub struct Rules {
 /// Reads all of `input` and writes the commands to `out`. An error (an unmatched quote, an
 /// item too long) is xargs' message: the commands before it are written first.
 pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(), String> {
+    translate_counting(input, out, rules, &mut 0)
+}
+
+/// [`translate`] from a file (standard input): when it stops before the input's end (at the
+/// end-of-file string, or an error), the file's offset is set back to just after the last
+/// byte it used (the end-of-file string's terminator, the byte that was wrong), so that what
+/// follows stays for the next reader of a seekable input, as POSIX requires of xargs. A pipe
+/// cannot go back: what was read ahead of that point is gone, as with xargs.
+pub fn translate_file(input: &std::fs::File, out: impl Write, rules: &Rules) -> Result<(), String> {
+    let mut unread = 0u64;
+    let done = translate_counting(input, out, rules, &mut unread);
+    if unread > 0 {
+        let back = -(i64::try_from(unread).unwrap_or(i64::MAX));
+        // A pipe or a terminal says ESPIPE: nothing to give back.
+        let _ = nix::unistd::lseek(input, back, nix::unistd::Whence::SeekCur);
+    }
+    done
+}
+
+/// [`translate`], setting `unread` to the bytes read past the point where it stopped.
+fn translate_counting(
+    input: impl Read,
+    out: impl Write,
+    rules: &Rules,
+    unread: &mut u64,
+) -> Result<(), String> {
     let mut cutter = Cutter {
         rules,
         out: io::BufWriter::with_capacity(256 << 10, out),
@@ -65,8 +91,8 @@ pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(),
         commands: 0,
     };
     let read = match rules.separator {
-        Separator::Quoted => read_quoted(input, &mut cutter),
-        Separator::Byte(b) => read_delimited(input, b, &mut cutter),
+        Separator::Quoted => read_quoted(input, &mut cutter, unread),
+        Separator::Byte(b) => read_delimited(input, b, &mut cutter, unread),
     };
     // What was cut before an error still runs (as xargs runs it), but with -L not the items
     // of a line not yet complete, and with -x not the command still being filled.
@@ -233,6 +259,8 @@ struct Quoted {
     /// `-I`: leading blanks of a line are dropped, other blanks are data.
     replace: bool,
     ended: bool,
+    /// Where in the last buffer it stopped (at the end-of-file string or an error).
+    stopped: usize,
 }
 
 impl Quoted {
@@ -300,12 +328,18 @@ impl Quoted {
                     }
                     i += run;
                 }
-                State::Space | State::Word => self.outside(b, rules, c)?,
+                State::Space | State::Word => {
+                    if let Err(e) = self.outside(b, rules, c) {
+                        self.stopped = i;
+                        return Err(e);
+                    }
+                }
                 State::Quote(q) => {
                     if b == q {
                         self.state = State::Word;
                         self.escaped_blank = false;
                     } else if b == b'\n' {
+                        self.stopped = i;
                         return Err(format!(
                             "unmatched {} quote; by default quotes are special to xargs unless \
                              you use the -0 option",
@@ -328,6 +362,7 @@ impl Quoted {
                 }
             }
         }
+        self.stopped = i;
         Ok(())
     }
 
@@ -384,7 +419,11 @@ impl Quoted {
     }
 }
 
-fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<(), String> {
+fn read_quoted<W: Write>(
+    mut input: impl Read,
+    c: &mut Cutter<'_, W>,
+    unread: &mut u64,
+) -> Result<(), String> {
     let rules = c.rules;
     let mut q = Quoted {
         state: State::Space,
@@ -397,6 +436,7 @@ fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<
         phys_items: false,
         replace: rules.grouping == Grouping::Replace,
         ended: false,
+        stopped: 0,
     };
     let mut buf = vec![0u8; 128 << 10];
     while !q.ended {
@@ -406,7 +446,9 @@ fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read the input: {}", io_error(&e))),
         };
-        q.feed(&buf[..n], rules, c)?;
+        let fed = q.feed(&buf[..n], rules, c);
+        *unread = (n - q.stopped) as u64;
+        fed?;
     }
     if q.ended {
         return Ok(());
@@ -438,6 +480,7 @@ fn read_delimited<W: Write>(
     mut input: impl Read,
     delimiter: u8,
     c: &mut Cutter<'_, W>,
+    unread: &mut u64,
 ) -> Result<(), String> {
     let mut buf = vec![0u8; 256 << 10];
     let mut item: Vec<u8> = Vec::new();
@@ -451,14 +494,18 @@ fn read_delimited<W: Write>(
         let mut start = 0;
         for end in memchr::memchr_iter(delimiter, &buf[..n]) {
             let piece = &buf[start..end];
-            if item.is_empty() {
-                delimited_item(piece, c)?;
+            let done = if item.is_empty() {
+                delimited_item(piece, c)
             } else {
                 item.extend_from_slice(piece);
-                delimited_item(&item, c)?;
-                item.clear();
-            }
+                delimited_item(&item, c)
+            };
+            item.clear();
             start = end + 1;
+            if done.is_err() {
+                *unread = (n - start) as u64;
+                return done;
+            }
         }
         item.extend_from_slice(&buf[start..n]);
     }

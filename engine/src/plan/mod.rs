@@ -328,7 +328,7 @@ fn xargs_feed(cfg: &Config, source: File) -> Result<(File, Option<crate::run::Fe
     let rules = rules.clone();
     let writer = File::from(write);
     let feed: crate::run::Feeder =
-        Box::new(move || crate::input::xargs_input::translate(source, writer, &rules));
+        Box::new(move || crate::input::xargs_input::translate_file(&source, writer, &rules));
     Ok((File::from(read), Some(feed)))
 }
 
