@@ -34,3 +34,4 @@ mod shard;
 mod streams;
 mod sweeps;
 mod xargs;
+mod xargs_findutils;

@@ -397,7 +397,16 @@ fn build(o: Options, command: &[OsString]) -> Result<Invocation, Invocation> {
         return Err(refuse("the command name is empty"));
     }
     let initial: u64 = command.iter().map(|w| w.len() as u64 + 1).sum();
-    if initial >= max_chars {
+    // With -I, xargs fits the command's name first, the rest only filled, line by line.
+    let fixed = match o
+        .replace
+        .as_ref()
+        .filter(|_| o.grouping == Some(Grouping::Replace))
+    {
+        Some(_) => command[0].len() as u64 + 1,
+        None => initial,
+    };
+    if fixed >= max_chars {
         return Err(refuse(
             "cannot fit single argument within argument list size limit",
         ));
