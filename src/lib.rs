@@ -8,6 +8,8 @@
 //! parsers; the Python module is a crate of its own (python/). The engine (`frun_engine`)
 //! knows none of them.
 
+use frun_engine::sys::errors::PROG;
+
 /// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
 /// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
 /// turn any message into a panic and exit status 101. A message that cannot be written is
@@ -52,7 +54,7 @@ pub fn main_with_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
     closed: ClosedAtStart,
 ) -> ExitCode {
-    install_notices("frun");
+    install_notices();
     let mut args = args.into_iter().peekable();
     // Started by a worker as its plugin host (`-C`), not as frun.
     if args
@@ -61,14 +63,19 @@ pub fn main_with_args(
     {
         return ExitCode::Passed(exec::plugin::host::main(args.collect()));
     }
+    let args: Vec<std::ffi::OsString> = args.collect();
+    if let Some(name) = xargs_name(&args) {
+        errors::set_program_name(&name);
+    }
+    let args = args.into_iter();
     if closed.stdout {
-        eprintln!("frun: standard output is closed: the output would be lost (use >/dev/null)");
+        eprintln!("{PROG}: standard output is closed: the output would be lost (use >/dev/null)");
         return ExitCode::Error;
     }
     match parse_args(args) {
         Ok(cfg) if closed.stdin && cfg.input == frun_engine::plan::config::InputSpec::Stdin => {
             eprintln!(
-                "frun: standard input is closed: no records to read (use -a FILE, or </dev/null \
+                "{PROG}: standard input is closed: no records to read (use -a FILE, or </dev/null \
                  for no input)"
             );
             ExitCode::Usage
@@ -84,6 +91,18 @@ pub fn main_with_args(
     }
 }
 
+/// The name messages start with when frun is xargs: GNU xargs prints its `argv[0]` as given
+/// (`xargs`, `./xargs`), and `frun xargs` is xargs invoked as `xargs`.
+fn xargs_name(args: &[std::ffi::OsString]) -> Option<String> {
+    let first = args.first()?;
+    let called = std::path::Path::new(first).file_name().unwrap_or_default();
+    if xargs::is_name(called) {
+        return Some(first.to_string_lossy().into_owned());
+    }
+    let by_word = !parallel::is_name(called) && args.get(1).is_some_and(|w| xargs::is_name(w));
+    by_word.then(|| "xargs".to_string())
+}
+
 /// Parses the arguments. What needs no run (help, version, `frun merge`, a usage error) is done
 /// here and comes back as the exit status.
 pub fn parse_args(
@@ -97,7 +116,7 @@ pub fn parse_args(
             frun_engine::ConfigBuilder::from_config(*cfg)
                 .build()
                 .map_err(|e| {
-                    eprintln!("frun: {e}");
+                    eprintln!("{PROG}: {e}");
                     refusal_status(statuses, &RunError::Config(e))
                 })
         }
@@ -118,17 +137,17 @@ pub fn parse_args(
                 Ok(()) => ExitCode::Success,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::Success,
                 Err(e) => {
-                    eprintln!("frun: {}", errors::os_message(&e));
+                    eprintln!("{PROG}: {}", errors::os_message(&e));
                     ExitCode::Error
                 }
             })
         }
         Ok(Invocation::Refuse { message, status }) => {
-            eprintln!("frun: {message}");
+            eprintln!("{PROG}: {message}");
             Err(status)
         }
         Err(UsageError(msg)) => {
-            eprintln!("frun: {msg} (see frun --help)");
+            eprintln!("{PROG}: {msg} (see frun --help)");
             Err(ExitCode::Usage)
         }
     }
@@ -161,13 +180,14 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invoc
     native::parse(args)
 }
 
-/// Sends the engine's messages to stderr, each after `name: ` (a report as it is). A message
-/// that cannot be written (stderr closed, its reader gone) is dropped; the run goes on.
-pub fn install_notices(name: &'static str) {
+/// Sends the engine's messages to stderr, each after the program's name (`frun`, or the name
+/// a personality was invoked as: [`PROG`]) — a report as it is. A message that cannot be
+/// written (stderr closed, its reader gone) is dropped; the run goes on.
+pub fn install_notices() {
     use frun_engine::sys::notice::{Notice, NoticeKind, install};
-    install(std::sync::Arc::new(move |n: &Notice<'_>| match n.kind {
+    install(std::sync::Arc::new(|n: &Notice<'_>| match n.kind {
         NoticeKind::Report => eprintln!("{}", n.text),
-        NoticeKind::Problem | NoticeKind::Info => eprintln!("{name}: {}", n.text),
+        NoticeKind::Problem | NoticeKind::Info => eprintln!("{PROG}: {}", n.text),
     }));
 }
 
@@ -191,7 +211,7 @@ pub fn run_config(
     match frun_engine::run(cfg, io) {
         Ok(report) => report.status,
         Err(e) => {
-            eprintln!("frun: {e}");
+            eprintln!("{PROG}: {e}");
             refusal_status(cfg.conduct.statuses, &e)
         }
     }

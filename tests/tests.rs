@@ -35,3 +35,4 @@ mod shard;
 mod streams;
 mod sweeps;
 mod xargs;
+mod xargs_findutils;

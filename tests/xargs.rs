@@ -91,7 +91,7 @@ fn unmatched_quotes_are_status_1_after_what_came_before() {
         same(&["-n1", "echo"], input, false);
     }
     let (f, _) = both(&["echo"], b"a 'b");
-    assert!(String::from_utf8_lossy(&f.stderr).contains("frun: unmatched single quote"));
+    assert!(String::from_utf8_lossy(&f.stderr).contains("xargs: unmatched single quote"));
 }
 
 #[test]
@@ -300,7 +300,7 @@ fn failing_commands() {
     }
     let (f, _) = both(&["-n1", "sh", "-c", "exit 255"], b"a\n");
     assert!(
-        String::from_utf8_lossy(&f.stderr).contains("frun: sh: exited with status 255; aborting")
+        String::from_utf8_lossy(&f.stderr).contains("xargs: sh: exited with status 255; aborting")
     );
 }
 
@@ -375,7 +375,7 @@ fn bad_options_are_status_1() {
         assert!(f.stdout.is_empty());
         let err = String::from_utf8_lossy(&f.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.starts_with("frun: "), "{err}");
+        assert!(err.starts_with("xargs: "), "{err}");
     }
 }
 
@@ -475,12 +475,12 @@ fn a_missing_command_is_only_an_error_when_one_would_run() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0 0\n".repeat(4));
 }
 
-/// The same warnings, besides the program's name.
+/// The same warnings, word for word (both start with `xargs: `).
 #[track_caller]
 fn same_warnings(args: &[&str], input: &[u8]) {
     let (f, x) = both(args, input);
-    let f_err = String::from_utf8_lossy(&f.stderr).replace("frun: ", "");
-    let x_err = String::from_utf8_lossy(&x.stderr).replace("xargs: ", "");
+    let f_err = String::from_utf8_lossy(&f.stderr);
+    let x_err = String::from_utf8_lossy(&x.stderr);
     assert_eq!(f_err, x_err, "stderr of xargs {args:?}");
     same(args, input, false);
 }
@@ -510,4 +510,125 @@ fn the_last_of_replace_lines_and_args_counts() {
     for args in cases {
         same_warnings(args, input);
     }
+}
+
+/// `\f`, `\r` and `\v` are skipped between items (a CRLF file's blank lines make no command)
+/// but are data inside one, in every mode.
+#[test]
+fn form_feeds_returns_and_vertical_tabs_between_items() {
+    let inputs: &[&[u8]] = &[
+        b"a\r\n\r\nb\r\n\r\n",
+        b"\x0c\r \x0b\n",
+        b" \x0cx\x0c y\r\x0bz\n\x0b\n",
+        b"a \r\nb\n\x0c\nc d\n",
+        b"\r",
+    ];
+    let modes: &[&[&str]] = &[&[], &["-r"], &["-n1"], &["-L1"], &["-L2"], &["-I{}"]];
+    for input in inputs {
+        for mode in modes {
+            let mut args = mode.to_vec();
+            args.extend(if mode.contains(&"-I{}") {
+                &["printf", "[%s]\\n", "{}"][..]
+            } else {
+                PRINT
+            });
+            same(&args, input, false);
+        }
+    }
+}
+
+/// Stopping at the -E string (ended by a newline or a blank, in every mode) or at a bad quote
+/// leaves a seekable stdin just after it: the next reader gets the rest, as with GNU xargs.
+#[test]
+fn a_seekable_stdin_keeps_what_follows_the_end_string() {
+    let script = r#"
+        d=$(mktemp -d)
+        printf '1\n2\n3\n' > "$d/a"
+        printf 'a END b\nc\n' > "$d/b"
+        printf 'x\nEND\ny z\n' > "$d/c"
+        printf 'p\nq "r\ns\n' > "$d/d"
+        seq 100000 | sed 's/^50000$/END/' > "$d/e"
+        for x in xargs "$FRUN xargs"; do
+            for args in '-E 2' '-E END' '-E END -n1' '-E END -L1' '-E END -IX echo X' '-x -n2'; do
+                for f in a b c d; do
+                    { $x $args >/dev/null 2>&1; echo "$args $f $?"; cat | head -3; } < "$d/$f"
+                done
+            done
+            # Past the first buffer of either reader.
+            for args in '-E END' '-E END -s 2000' '-s 2000 -x'; do
+                { $x $args >/dev/null 2>&1; echo "$args e $?"; cat | head -3; } < "$d/e"
+            done
+            echo ==
+        done
+        rm -r "$d"
+    "#;
+    let out = crate::common::bash(script);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (gnu, frun) = text.split_once("==\n").expect(&text);
+    assert_eq!(frun.trim_end_matches("==\n"), gnu);
+    // The case of findutils' sv-bug-20273, spelt out.
+    assert!(gnu.contains("-E 2 a 0\n3\n"), "{gnu}");
+}
+
+/// -I fills the command line and counts that against -s (not the template plus the item).
+#[test]
+fn replace_counts_the_filled_command_against_s() {
+    let input = b"1\n22\n333\n4444\n55555\n666666\n7777777\n";
+    for s in ["12", "14", "15", "16", "17", "18", "20", "22", "25"] {
+        same(&["-IARG", "-s", s, "echo", "ARG"], input, false);
+        same(&["-IARG", "-s", s, "echo", "xARGx", "ARG"], input, false);
+        same(&["-i", "-s", s, "echo", "{}{}"], input, false);
+    }
+}
+
+/// With -x, an unmatched quote runs nothing of the command still being filled.
+#[test]
+fn exit_if_too_long_runs_nothing_before_an_unmatched_quote() {
+    for input in [&b"one\n\"two\nthree"[..], b"a b\nc 'd\n", b"a\nb\nc\n\"d\n"] {
+        for args in [
+            &["-x", "echo"][..],
+            &["-n2", "-x", "echo"],
+            &["-s20", "-x", "echo"],
+        ] {
+            same(args, input, false);
+        }
+    }
+}
+
+/// -t prints a run of control bytes in one `$'…'`, as GNU does.
+#[test]
+fn trace_prints_control_runs_together() {
+    same(
+        &["-t", "-0", "echo", "a"],
+        b"\x0c\r\t\x0b\n\0x\x01\x02y\0 \n\t\0",
+        true,
+    );
+}
+
+/// Messages start with the name xargs was invoked as: its path for a link (as GNU prints its
+/// argv[0]), `xargs` for `frun xargs`.
+#[test]
+fn messages_name_xargs_as_invoked() {
+    let out = crate::common::bash(
+        r#"d=$(mktemp -d); ln -s "$FRUN" "$d/xargs"; mkdir "$d/g"; ln -s /usr/bin/xargs "$d/g/xargs"
+           echo "a 'b" | "$d/xargs" 2>&1 >/dev/null; echo "a 'b" | "$d/g/xargs" 2>&1 >/dev/null
+           echo | "$FRUN" xargs -n 2>&1 | head -1; echo | xargs -n 2>&1 | head -1
+           rm -r "$d""#,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    let quote = "/xargs: unmatched single quote; by default quotes are special to xargs unless you \
+                 use the -0 option";
+    assert!(lines[0].ends_with(quote), "{text}");
+    assert!(lines[1].ends_with(quote), "{text}");
+    assert_eq!(lines[0].len() + 2, lines[1].len(), "{text}");
+    assert!(
+        lines[2].starts_with("xargs: option requires an argument -- 'n'"),
+        "{text}"
+    );
+    assert!(
+        lines[3].starts_with("xargs: option requires an argument -- 'n'"),
+        "{text}"
+    );
 }

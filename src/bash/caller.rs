@@ -276,6 +276,6 @@ fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: OwnedFd, old_mask: 
         drop(ctl);
         None
     };
-    crate::install_notices("frun");
+    crate::install_notices();
     exit_now(i32::from(crate::run_config(cfg, host, true)))
 }

@@ -3,6 +3,8 @@
 //! arguments. A bad option is xargs' usage error (status 1). It reads no file and starts
 //! nothing.
 
+use frun_engine::sys::errors::PROG;
+
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -63,7 +65,7 @@ impl Options {
             return;
         }
         eprintln!(
-            "frun: warning: options {previous} and {option} are mutually exclusive, ignoring \
+            "{PROG}: warning: options {previous} and {option} are mutually exclusive, ignoring \
              previous {previous} value"
         );
     }
@@ -348,12 +350,33 @@ fn limits() -> (u64, u64, u64) {
     (upper, upper.saturating_sub(env), env)
 }
 
+/// `-I`: the bytes the command line takes without its replace strings, and how many there are
+/// (counted left to right, not overlapping, in the initial arguments only: xargs replaces none
+/// in the command's name).
+fn replaced_size(command: &[OsString], replace: &[u8]) -> (u64, u64) {
+    let mut size = command[0].len() as u64 + 1;
+    let mut count = 0;
+    for word in &command[1..] {
+        let mut rest = word.as_bytes();
+        size += rest.len() as u64 + 1;
+        while let Some(i) = (!replace.is_empty())
+            .then(|| memchr::memmem::find(rest, replace))
+            .flatten()
+        {
+            size -= replace.len() as u64;
+            count += 1;
+            rest = &rest[i + replace.len()..];
+        }
+    }
+    (size, count)
+}
+
 fn build(o: Options, command: &[OsString]) -> Result<Invocation, Invocation> {
     let (upper, usable, env) = limits();
     let mut max_chars = DEFAULT_MAX_CHARS.min(usable);
     if let Some(s) = o.max_chars {
         if s > upper {
-            eprintln!("frun: value {s} for -s option should be <= {upper}");
+            eprintln!("{PROG}: value {s} for -s option should be <= {upper}");
         }
         max_chars = s.min(usable);
     }
@@ -377,7 +400,16 @@ fn build(o: Options, command: &[OsString]) -> Result<Invocation, Invocation> {
         return Err(refuse("the command name is empty"));
     }
     let initial: u64 = command.iter().map(|w| w.len() as u64 + 1).sum();
-    if initial >= max_chars {
+    // With -I, xargs fits the command's name first, the rest only filled, line by line.
+    let fixed = match o
+        .replace
+        .as_ref()
+        .filter(|_| o.grouping == Some(Grouping::Replace))
+    {
+        Some(_) => command[0].len() as u64 + 1,
+        None => initial,
+    };
+    if fixed >= max_chars {
         return Err(refuse(
             "cannot fit single argument within argument list size limit",
         ));
@@ -387,16 +419,21 @@ fn build(o: Options, command: &[OsString]) -> Result<Invocation, Invocation> {
         None => Separator::Quoted,
     };
     if o.eof.is_some() && o.delimiter.is_some() {
-        eprintln!("frun: warning: the -E option has no effect if -0 or -d is used.");
+        eprintln!("{PROG}: warning: the -E option has no effect if -0 or -d is used.");
     }
     let grouping = o.grouping.unwrap_or(Grouping::Args(None));
     let replace = o.replace.filter(|_| grouping == Grouping::Replace);
+    let (initial, replaced) = match &replace {
+        Some(r) => replaced_size(&command, r),
+        None => (initial, 0),
+    };
     let rules = Rules {
         separator,
         eof: o.eof.filter(|_| o.delimiter.is_none()),
         grouping,
         max_chars,
         initial,
+        replaced,
         // -I implies -x (a line that does not fit is an error).
         exit_if_too_long: o.exit_if_too_long || replace.is_some(),
         run_if_empty: !o.no_run_if_empty,

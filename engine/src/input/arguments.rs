@@ -38,8 +38,12 @@ pub struct Rules {
     pub grouping: Grouping,
     /// `-s`: the most bytes a command line may take (each word and its NUL).
     pub max_chars: u64,
-    /// The bytes the command and its initial arguments take.
+    /// The bytes the command and its initial arguments take (with `-I`, without the replace
+    /// strings, which each item fills).
     pub initial: u64,
+    /// `-I`: how many replace strings the initial arguments hold (xargs replaces none in the
+    /// command's name).
+    pub replaced: u64,
     /// `-x`: a command that cannot take all its `-n`/`-L` items is an error.
     pub exit_if_too_long: bool,
     /// No `-r`: empty input still runs the command once.
@@ -49,6 +53,32 @@ pub struct Rules {
 /// Reads all of `input` and writes the commands to `out`. An error (an unmatched quote, an
 /// item too long) is xargs' message: the commands before it are written first.
 pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(), String> {
+    translate_counting(input, out, rules, &mut 0)
+}
+
+/// [`translate`] from a file (standard input): when it stops before the input's end (at the
+/// end-of-file string, or an error), the file's offset is set back to just after the last
+/// byte it used (the end-of-file string's terminator, the byte that was wrong), so that what
+/// follows stays for the next reader of a seekable input, as POSIX requires of xargs. A pipe
+/// cannot go back: what was read ahead of that point is gone, as with xargs.
+pub fn translate_file(input: &std::fs::File, out: impl Write, rules: &Rules) -> Result<(), String> {
+    let mut unread = 0u64;
+    let done = translate_counting(input, out, rules, &mut unread);
+    if unread > 0 {
+        let back = -(i64::try_from(unread).unwrap_or(i64::MAX));
+        // A pipe or a terminal says ESPIPE: nothing to give back.
+        let _ = nix::unistd::lseek(input, back, nix::unistd::Whence::SeekCur);
+    }
+    done
+}
+
+/// [`translate`], setting `unread` to the bytes read past the point where it stopped.
+fn translate_counting(
+    input: impl Read,
+    out: impl Write,
+    rules: &Rules,
+    unread: &mut u64,
+) -> Result<(), String> {
     let mut cutter = Cutter {
         rules,
         out: io::BufWriter::with_capacity(256 << 10, out),
@@ -59,12 +89,12 @@ pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(),
         commands: 0,
     };
     let read = match rules.separator {
-        Separator::Quoted => read_quoted(input, &mut cutter),
-        Separator::Byte(b) => read_delimited(input, b, &mut cutter),
+        Separator::Quoted => read_quoted(input, &mut cutter, unread),
+        Separator::Byte(b) => read_delimited(input, b, &mut cutter, unread),
     };
     // What was cut before an error still runs (as xargs runs it), but with -L not the items
-    // of a line not yet complete.
-    if read.is_err() && matches!(rules.grouping, Grouping::Lines(_)) {
+    // of a line not yet complete, and with -x not the command still being filled.
+    if read.is_err() && (matches!(rules.grouping, Grouping::Lines(_)) || rules.exit_if_too_long) {
         cutter.pending.clear();
         cutter.args = 0;
         cutter.lines = 0;
@@ -93,6 +123,15 @@ struct Cutter<'a, W: Write> {
 impl<W: Write> Cutter<'_, W> {
     /// One item of the input; `line_end` when it ends a line (for `-L`).
     fn item(&mut self, item: &[u8]) -> Result<(), String> {
+        if self.rules.grouping == Grouping::Replace {
+            // The item fills each replace string of the one command it makes.
+            if self.rules.initial + self.rules.replaced * item.len() as u64 > self.rules.max_chars {
+                return Err("argument list too long".into());
+            }
+            pack_arg(item, &mut self.pending);
+            self.args += 1;
+            return self.flush();
+        }
         let cost = item.len() as u64 + 1;
         if self.args > 0 && self.size + cost > self.rules.max_chars {
             if self.rules.exit_if_too_long && self.rules.grouping != Grouping::Args(None) {
@@ -112,7 +151,6 @@ impl<W: Write> Cutter<'_, W> {
         self.size += cost;
         match self.rules.grouping {
             Grouping::Args(Some(n)) if self.args >= n => self.flush(),
-            Grouping::Replace => self.flush(),
             _ => Ok(()),
         }
     }
@@ -180,12 +218,18 @@ const PLAIN: u8 = 0;
 const BLANK: u8 = 1;
 const NEWLINE: u8 = 2;
 const SPECIAL: u8 = 3;
+/// `\v`, `\f`, `\r`: skipped between items (xargs' `isspace`), data inside one (they are not
+/// `isblank`, so they never end an item).
+const SPACE: u8 = 4;
 
 const CLASSES: [u8; 256] = {
     let mut t = [PLAIN; 256];
     t[b' ' as usize] = BLANK;
     t[b'\t' as usize] = BLANK;
     t[b'\n' as usize] = NEWLINE;
+    t[0x0b] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
     t[b'\'' as usize] = SPECIAL;
     t[b'"' as usize] = SPECIAL;
     t[b'\\' as usize] = SPECIAL;
@@ -213,6 +257,8 @@ struct Quoted {
     /// `-I`: leading blanks of a line are dropped, other blanks are data.
     replace: bool,
     ended: bool,
+    /// Where in the last buffer it stopped (at the end-of-file string or an error).
+    stopped: usize,
 }
 
 impl Quoted {
@@ -280,12 +326,18 @@ impl Quoted {
                     }
                     i += run;
                 }
-                State::Space | State::Word => self.outside(b, rules, c)?,
+                State::Space | State::Word => {
+                    if let Err(e) = self.outside(b, rules, c) {
+                        self.stopped = i;
+                        return Err(e);
+                    }
+                }
                 State::Quote(q) => {
                     if b == q {
                         self.state = State::Word;
                         self.escaped_blank = false;
                     } else if b == b'\n' {
+                        self.stopped = i;
                         return Err(format!(
                             "unmatched {} quote; by default quotes are special to xargs unless \
                              you use the -0 option",
@@ -308,6 +360,7 @@ impl Quoted {
                 }
             }
         }
+        self.stopped = i;
         Ok(())
     }
 
@@ -337,6 +390,8 @@ impl Quoted {
                 }
                 self.after_blank = true;
             }
+            // Between items it is skipped, as a blank is, but it ends nothing.
+            SPACE if !in_word => {}
             BLANK => {
                 if in_word && !self.end_item(rules, c)? {
                     return Ok(());
@@ -362,7 +417,11 @@ impl Quoted {
     }
 }
 
-fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<(), String> {
+fn read_quoted<W: Write>(
+    mut input: impl Read,
+    c: &mut Cutter<'_, W>,
+    unread: &mut u64,
+) -> Result<(), String> {
     let rules = c.rules;
     let mut q = Quoted {
         state: State::Space,
@@ -375,6 +434,7 @@ fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<
         phys_items: false,
         replace: rules.grouping == Grouping::Replace,
         ended: false,
+        stopped: 0,
     };
     let mut buf = vec![0u8; 128 << 10];
     while !q.ended {
@@ -384,7 +444,9 @@ fn read_quoted<W: Write>(mut input: impl Read, c: &mut Cutter<'_, W>) -> Result<
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read the input: {}", io_error(&e))),
         };
-        q.feed(&buf[..n], rules, c)?;
+        let fed = q.feed(&buf[..n], rules, c);
+        *unread = (n - q.stopped) as u64;
+        fed?;
     }
     if q.ended {
         return Ok(());
@@ -416,6 +478,7 @@ fn read_delimited<W: Write>(
     mut input: impl Read,
     delimiter: u8,
     c: &mut Cutter<'_, W>,
+    unread: &mut u64,
 ) -> Result<(), String> {
     let mut buf = vec![0u8; 256 << 10];
     let mut item: Vec<u8> = Vec::new();
@@ -429,14 +492,18 @@ fn read_delimited<W: Write>(
         let mut start = 0;
         for end in memchr::memchr_iter(delimiter, &buf[..n]) {
             let piece = &buf[start..end];
-            if item.is_empty() {
-                delimited_item(piece, c)?;
+            let done = if item.is_empty() {
+                delimited_item(piece, c)
             } else {
                 item.extend_from_slice(piece);
-                delimited_item(&item, c)?;
-                item.clear();
-            }
+                delimited_item(&item, c)
+            };
+            item.clear();
             start = end + 1;
+            if done.is_err() {
+                *unread = (n - start) as u64;
+                return done;
+            }
         }
         item.extend_from_slice(&buf[start..n]);
     }
@@ -468,6 +535,7 @@ mod tests {
             grouping,
             max_chars: 1 << 17,
             initial: 5,
+            replaced: 0,
             exit_if_too_long: false,
             run_if_empty: true,
         }

@@ -3,6 +3,8 @@
 //! run ends. It only reads counters the run keeps anyway (the ledger's records done): it must
 //! never add work to a worker or the scanner, and it decides nothing about the run.
 
+use crate::sys::errors::PROG;
+
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -309,10 +311,10 @@ fn template(style: Style, unit: &str, total_known: bool) -> ProgressStyle {
             format!("ETA: ? done: {{pos}} {unit} avg: {{rate}} elapsed {{elapsed_hms}}")
         }
         (Style::Summary, true) => format!(
-            "frun: {{pos}}/{{len}} {unit} ({{percent}}%), {{msg}} workers, {{rate}}, ETA {{eta_hms}}"
+            "{PROG}: {{pos}}/{{len}} {unit} ({{percent}}%), {{msg}} workers, {{rate}}, ETA {{eta_hms}}"
         ),
         (Style::Summary, false) => {
-            format!("frun: {{pos}} {unit}, {{msg}} workers, {{rate}}, elapsed {{elapsed_hms}}")
+            format!("{PROG}: {{pos}} {unit}, {{msg}} workers, {{rate}}, elapsed {{elapsed_hms}}")
         }
     };
     // The templates above are fixed and valid; a unit never holds a brace.

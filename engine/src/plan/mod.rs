@@ -324,7 +324,7 @@ fn argument_feed(
     let rules = rules.clone();
     let writer = File::from(write);
     let feed: crate::run::Feeder =
-        Box::new(move || crate::input::arguments::translate(source, writer, &rules));
+        Box::new(move || crate::input::arguments::translate_file(&source, writer, &rules));
     Ok((File::from(read), Some(feed)))
 }
 

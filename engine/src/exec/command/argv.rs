@@ -526,15 +526,23 @@ pub fn trace_quote(word: &[u8], out: &mut Vec<u8>) {
         out.push(b'"');
         return;
     }
-    // Single-quoted runs; a quote or control byte closes the run (reopened lazily).
+    // Single-quoted runs; a quote or control byte closes the run (reopened lazily). A run of
+    // control bytes shares one `$'…'` (`$'\f\r'`), as xargs prints it.
     out.push(b'\'');
     let mut open = true;
+    let mut dollar = false;
     for &b in word {
         if b == b'\'' || control(b) {
             if open {
                 out.push(b'\'');
                 open = false;
             }
+            if dollar && control(b) {
+                out.pop();
+            } else if control(b) {
+                out.extend_from_slice(b"$'");
+            }
+            dollar = control(b);
             if b == b'\'' {
                 out.extend_from_slice(b"\\'");
             } else {
@@ -550,11 +558,12 @@ pub fn trace_quote(word: &[u8], out: &mut Vec<u8>) {
                     _ => None,
                 };
                 match named {
-                    Some(c) => out.extend_from_slice(format!("$'\\{c}'").as_bytes()),
-                    None => out.extend_from_slice(format!("$'\\{b:03o}'").as_bytes()),
+                    Some(c) => out.extend_from_slice(format!("\\{c}'").as_bytes()),
+                    None => out.extend_from_slice(format!("\\{b:03o}'").as_bytes()),
                 }
             }
         } else {
+            dollar = false;
             if !open {
                 out.push(b'\'');
                 open = true;

@@ -1,0 +1,5 @@
+one
+two
+ EOF	
+three
+four

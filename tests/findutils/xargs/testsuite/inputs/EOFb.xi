@@ -1,0 +1,5 @@
+one
+two
+ bEOF	
+three
+four

@@ -1,0 +1,5 @@
+one
+two
+ EOFe	
+three
+four

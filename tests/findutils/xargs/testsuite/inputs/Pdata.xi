@@ -1,0 +1,3 @@
+sleep 2 && echo one
+sleep 1 && echo two
+echo three

@@ -1,0 +1,5 @@
+firstline
+secondline
+  _
+thirdline
+fourthline

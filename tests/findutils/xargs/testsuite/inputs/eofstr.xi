@@ -1,0 +1,5 @@
+firstline
+secondline
+EOF
+thirdline
+fourthline

@@ -1,0 +1,3 @@
+exit 255
+echo 1
+echo 2

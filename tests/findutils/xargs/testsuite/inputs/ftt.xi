@@ -1,0 +1,3 @@
+false
+echo 1
+echo 2

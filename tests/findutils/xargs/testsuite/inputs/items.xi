@@ -1,0 +1,8 @@
+ 	
+dumb
+ s  s 
+ff
+rr
+	t		t	
+vv
+ 	

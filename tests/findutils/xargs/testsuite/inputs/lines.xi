@@ -1,0 +1,6 @@
+first nonblank line
+second nonblank line
+
+third nonblank line
+
+fourth nonblank line

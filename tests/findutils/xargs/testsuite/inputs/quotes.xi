@@ -1,0 +1,5 @@
+   this is
+"quoted 	stuff"  
+and \
+an embedded   newline
+with 'single	quotes' as well.

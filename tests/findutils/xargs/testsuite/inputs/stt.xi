@@ -1,0 +1,3 @@
+kill $$
+echo 1
+echo 2
