@@ -83,8 +83,11 @@ impl Word {
 /// A batch's identity for `{ID}`: `NODE.WORKER.BATCH`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchId {
+    /// NUMA node of the worker (0 without NUMA).
     pub node: u32,
+    /// Worker number within the run.
     pub worker: u32,
+    /// The batch's place in input order.
     pub batch: u64,
     /// The batch's place in input order (0, 1, …): a job line's `{#}` is one more.
     pub seq: u64,
@@ -203,6 +206,7 @@ impl ArgvTemplate {
         self.job.is_some()
     }
 
+    /// Words the job line puts before the command line itself (see `JobLine::shell_words`); 0 without a job line.
     pub fn job_shell_words(&self) -> usize {
         self.job.as_ref().map_or(0, JobLine::shell_words)
     }
@@ -212,6 +216,7 @@ impl ArgvTemplate {
         self.delimiter
     }
 
+    /// The program to run, as `execve` takes it.
     pub fn path(&self) -> &CString {
         &self.path
     }
