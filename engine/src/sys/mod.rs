@@ -22,6 +22,7 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 pub struct Event(EventFd);
 
 impl Event {
+    /// A new event, not signalled.
     pub fn new() -> std::io::Result<Event> {
         EventFd::from_flags(EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)
             .map(Event)
@@ -39,6 +40,7 @@ impl Event {
         let _ = self.0.read();
     }
 
+    /// The eventfd, to poll on.
     pub fn raw(&self) -> RawFd {
         self.0.as_raw_fd()
     }
