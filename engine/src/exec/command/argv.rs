@@ -116,7 +116,7 @@ pub struct ArgvTemplate {
 }
 
 impl ArgvTemplate {
-    /// `path`: the resolved program; `words[0]` is the command as the user wrote it (argv[0]),
+    /// `path`: the resolved program; `words[0]` is the command as the user wrote it (`argv[0]`),
     /// the rest its fixed arguments.
     pub fn new(
         path: &std::path::Path,
@@ -221,7 +221,7 @@ impl ArgvTemplate {
         &self.path
     }
 
-    /// The command as the user named it (argv[0]).
+    /// The command as the user named it (`argv[0]`).
     pub fn argv0(&self) -> &[u8] {
         &self.argv0
     }
