@@ -206,7 +206,8 @@ impl ArgvTemplate {
         self.job.is_some()
     }
 
-    /// Words the job line puts before the command line itself (see `JobLine::shell_words`); 0 without a job line.
+    /// Words the job line puts before the command line itself (see `JobLine::shell_words`); 0
+    /// without a job line.
     pub fn job_shell_words(&self) -> usize {
         self.job.as_ref().map_or(0, JobLine::shell_words)
     }
