@@ -127,7 +127,7 @@ pub fn flat(cpus: Vec<usize>) -> Machine {
 
 /// The machine as hwloc sees it (the `hwloc` feature).
 #[cfg(feature = "hwloc")]
-pub fn from_hwloc() -> Result<Machine, String> {
+fn from_hwloc() -> Result<Machine, String> {
     use hwlocality::Topology;
     use hwlocality::object::types::ObjectType;
 
@@ -188,8 +188,9 @@ pub fn from_hwloc() -> Result<Machine, String> {
     })
 }
 
+/// Without the `hwloc` feature: an error saying so.
 #[cfg(not(feature = "hwloc"))]
-pub fn from_hwloc() -> Result<Machine, String> {
+fn from_hwloc() -> Result<Machine, String> {
     Err("this frun was built without hwloc".into())
 }
 
