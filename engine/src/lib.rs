@@ -10,6 +10,8 @@
 //! they share. The front ends (frun's flags, `frun parallel`, `frun xargs`, the bash builtin, the
 //! Python module) build the `Config`; nothing here parses a command line.
 
+#![deny(missing_docs)]
+
 /// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
 /// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
 /// turn any message into a panic and exit status 101. A message that cannot be written is
