@@ -1,5 +1,5 @@
 //! frun's front ends: the command lines users type, each turned into one engine
-//! [`Config`](frun_engine::plan::config::Config) and its run's outcome turned back into words
+//! `Config` (`frun_engine::Config`) and its run's outcome turned back into words
 //! and an exit status.
 //!
 //! [`native`] is frun's own flags, [`parallel`] GNU Parallel's command line (`frun parallel`),

@@ -64,6 +64,9 @@ python3 ci/repository.py
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo clippy --all-targets --release --features hwloc -- -D warnings
 cargo clippy --all-targets --release --features bash -- -D warnings
+# The API docs build without a warning: the engine's public items all documented (it denies
+# missing_docs), and no broken or private intra-doc link in either crate.
+RUSTDOCFLAGS="-D warnings" cargo doc -p frun-engine -p frun --no-deps --features hwloc
 # README's first command, as written, in a fresh Debian 12 root (needs root: debootstrap, chroot).
 if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
   stage "README's first command in a fresh Debian 12 root"

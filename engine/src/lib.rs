@@ -6,9 +6,11 @@
 //! the ledger of outcomes) → [`exec`] (the backends that run a batch) → [`output`] (captured
 //! output emitted whole or in order, the results directory, joblog, progress), with the
 //! [`journal`] recording what is done for a resume. [`plan`] derives each stage's settings from
-//! a `Config`, [`run`] wires the stages and supervises one run; [`sys`] holds the system calls
+//! a `Config`, [`run`](mod@run) wires the stages and supervises one run; [`sys`] holds the system calls
 //! they share. The front ends (frun's flags, `frun parallel`, `frun xargs`, the bash builtin, the
 //! Python module) build the `Config`; nothing here parses a command line.
+
+#![deny(missing_docs)]
 
 /// A message of the engine (a problem, by default; `info:` or `report:` first for the other
 /// kinds), handed to the front end's sink ([`sys::notice`]): the engine prints nothing itself.

@@ -12,6 +12,7 @@ pub struct Batch {
     pub start: u64,
     /// One past the last byte (after the last delimiter, or end of input).
     pub end: u64,
+    /// Number of records in the range.
     pub records: u64,
 }
 
@@ -21,9 +22,13 @@ pub struct Batch {
 /// longer than `max_record_len` cannot be passed at all (the kernel's per-argument limit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArgSpace {
+    /// Bytes of budget each byte of a record costs (one per place the template inserts it).
     pub per_byte: u64,
+    /// Bytes of budget each record costs beyond its bytes (terminating NULs and argv pointers).
     pub per_record: u64,
+    /// Bytes of argument space one command may use, after the template's own words.
     pub budget: u64,
+    /// Longest record, in bytes, that fits in one argument.
     pub max_record_len: u64,
 }
 

@@ -17,6 +17,7 @@ pub struct Halt {
     pub now: bool,
     /// Which batches count.
     pub on: HaltOn,
+    /// How many such batches make the run stop.
     pub count: HaltCount,
 }
 
@@ -31,8 +32,10 @@ pub enum HaltOn {
     Done,
 }
 
+/// The threshold of a [`Halt`]: a number of batches or a share of the finished ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HaltCount {
+    /// This many batches.
     Batches(u64),
     /// Percent of the finished batches (1 to 100), from the third finished batch on.
     Percent(u64),
@@ -54,6 +57,7 @@ pub struct FailureShown {
 /// How one batch ended.
 #[derive(Debug)]
 pub enum Outcome {
+    /// The command exited with status 0 (or the plugin returned 0).
     Ok,
     /// The command exited with this non-zero status.
     Exited(i32),
@@ -282,10 +286,12 @@ impl Ledger {
         self.note_first(batch.start, text);
     }
 
+    /// Batches that still failed after their last retry.
     pub fn given_up_batches(&self) -> u64 {
         self.given_up.load(Ordering::Relaxed)
     }
 
+    /// Retries started so far (a batch run three times counts two).
     pub fn retries(&self) -> u64 {
         self.retried.load(Ordering::Relaxed)
     }
@@ -331,6 +337,7 @@ impl Ledger {
         self.note_first(offset, text);
     }
 
+    /// Batches finished so far, however they ended.
     pub fn batches(&self) -> u64 {
         self.batches.load(Ordering::Relaxed)
     }
@@ -340,10 +347,12 @@ impl Ledger {
         self.oversized.load(Ordering::Relaxed)
     }
 
+    /// Records in the finished batches.
     pub fn records(&self) -> u64 {
         self.records.load(Ordering::Relaxed)
     }
 
+    /// Batches whose last attempt failed (non-zero exit, signal, timeout or spawn error).
     pub fn failed_batches(&self) -> u64 {
         self.exited.load(Ordering::Relaxed)
             + self.signaled.load(Ordering::Relaxed)
@@ -422,6 +431,7 @@ pub struct InputRelease {
 }
 
 impl InputRelease {
+    /// A table for `capacity` batches in flight at once (rounded up to a power of two).
     pub fn new(capacity: usize) -> std::io::Result<InputRelease> {
         Ok(InputRelease {
             slots: crate::sys::ZeroedWords::new(capacity.next_power_of_two())?,
@@ -442,6 +452,7 @@ impl InputRelease {
         self.slot(seq).store(seq + 1, Ordering::Release);
     }
 
+    /// Whether batch `seq` has released its input bytes.
     pub fn is_released(&self, seq: u64) -> bool {
         self.slot(seq).load(Ordering::Acquire) == seq + 1
     }

@@ -69,6 +69,7 @@ impl RuntimeMedian {
         self.count.fetch_add(1, Ordering::Release);
     }
 
+    /// Batches recorded so far.
     pub fn count(&self) -> u64 {
         self.count.load(Ordering::Acquire)
     }
@@ -116,6 +117,7 @@ pub struct StartGate {
 }
 
 impl StartGate {
+    /// A gate that lets starts through at least `gap` apart.
     pub fn new(gap: Duration) -> StartGate {
         StartGate {
             gap,

@@ -72,6 +72,7 @@ struct Header {
 /// What a claim gave.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Claim {
+    /// The next batch, for this worker to run.
     Batch(Batch),
     /// The producer closed the ring and every batch is taken, or the run was aborted.
     Done,
@@ -80,6 +81,7 @@ pub enum Claim {
 /// What a look at one ticket found (see [`Ring::poll`]).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Poll {
+    /// The batch at that ticket is published.
     Ready(Batch),
     /// Not published yet.
     Pending,
@@ -444,6 +446,7 @@ impl Ring {
         h.hunger_armed.store(1, Ordering::SeqCst);
     }
 
+    /// Withdraws an [`arm_hunger`](Ring::arm_hunger) request that no worker has answered.
     pub fn disarm_hunger(&self) {
         self.header().hunger_armed.store(0, Ordering::Release);
     }

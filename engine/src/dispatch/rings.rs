@@ -21,8 +21,9 @@ pub struct NodeCounters {
     pub chunks_placed: AtomicU64,
     /// Chunks this node's workers started on another node's ring.
     pub chunks_stolen: AtomicU64,
-    /// Batches this node's workers ran, and how many of them came from another node.
+    /// Batches this node's workers ran.
     pub batches: AtomicU64,
+    /// Of `batches`, those taken from another node's ring.
     pub batches_stolen: AtomicU64,
     /// Time this node's workers spent on batches.
     pub busy_ns: AtomicU64,
@@ -52,6 +53,7 @@ pub struct Rings {
     aborted: AtomicBool,
     hunger_armed: AtomicU32,
     hunger_fd: AtomicI32,
+    /// Per-node counters, indexed by node, for `--stats`.
     pub counters: Vec<NodeCounters>,
 }
 
@@ -94,6 +96,7 @@ impl Rings {
         self.rings.len() == 1
     }
 
+    /// How the spool's chunks are spread over the nodes.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -170,6 +173,7 @@ impl Rings {
         self.hunger_armed.store(1, Ordering::SeqCst);
     }
 
+    /// Withdraws an [`arm_hunger`](Rings::arm_hunger) request that no worker has answered.
     pub fn disarm_hunger(&self) {
         if self.single() {
             return self.rings[0].disarm_hunger();

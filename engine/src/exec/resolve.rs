@@ -19,6 +19,7 @@ pub enum ResolveError {
 }
 
 impl ResolveError {
+    /// The exit status frun ends with for this error (127 or 126).
     pub fn status(&self) -> ExitCode {
         match self {
             ResolveError::NotFound(_) => ExitCode::NotFound,
@@ -26,6 +27,7 @@ impl ResolveError {
         }
     }
 
+    /// The one-line message, naming the program.
     pub fn message(&self) -> &str {
         match self {
             ResolveError::NotFound(m) | ResolveError::NotExecutable(m) => m,

@@ -46,6 +46,7 @@ pub const REQUEST_RANGE: u32 = 2;
 pub struct Range {
     /// Where the batch's bytes start in the spool's file.
     pub file_offset: u64,
+    /// Bytes in the batch.
     pub len: u64,
     /// The batch's first byte as an input offset.
     pub input_offset: u64,
@@ -57,6 +58,7 @@ pub struct Range {
 pub const RANGE_LEN: usize = 32;
 
 impl Range {
+    /// The range's bytes, as sent.
     pub fn to_bytes(self) -> [u8; RANGE_LEN] {
         let mut b = [0u8; RANGE_LEN];
         for (i, v) in [self.file_offset, self.len, self.input_offset, self.seq]
@@ -68,6 +70,7 @@ impl Range {
         b
     }
 
+    /// A range from the bytes received.
     pub fn from_bytes(b: &[u8; RANGE_LEN]) -> Range {
         let at = |i: usize| u64::from_ne_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
         Range {
@@ -88,6 +91,7 @@ pub const REQUEST_PLUGIN: u32 = 4;
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 pub struct Header {
+    /// Kind-specific flags (0 when a kind has none).
     pub flags: u32,
     /// Words in a request (0 in the start-up message).
     pub words: u32,
@@ -292,6 +296,7 @@ pub struct ShellWorker {
 /// Why a worker shell could not be started.
 #[derive(Debug)]
 pub enum StartError {
+    /// Starting the shell, or talking to it, failed.
     Io(io::Error),
     /// The setup code (`FORKRUN_EXTRA_SETUP`) ended with this status.
     Setup(i32),
@@ -351,6 +356,7 @@ impl ShellWorker {
         }
     }
 
+    /// The worker shell's process id.
     pub fn pid(&self) -> libc::pid_t {
         self.pid
     }

@@ -24,7 +24,9 @@ unsafe extern "C" {
 /// How a child ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChildEnd {
+    /// Exited with this status.
     Exited(i32),
+    /// Killed by this signal.
     Signaled(i32),
 }
 

@@ -34,6 +34,7 @@ const PAUSE_MIN: Duration = Duration::from_micros(20);
 const PAUSE_MAX: Duration = Duration::from_millis(2);
 
 impl StdinSlot {
+    /// Reserves a descriptor, holding /dev/null for now.
     pub fn new() -> io::Result<StdinSlot> {
         let idle = OwnedFd::from(crate::sys::dev_null()?);
         let slot = RefCell::new(crate::sys::dup_at_least(idle.as_fd(), 3)?);

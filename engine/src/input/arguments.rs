@@ -32,9 +32,11 @@ pub enum Grouping {
 /// How the input becomes commands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rules {
+    /// How the input splits into items (`-0`, `-d`, or blanks and quotes).
     pub separator: Separator,
     /// `-E STR`: an item equal to it ends the input (default mode only).
     pub eof: Option<Vec<u8>>,
+    /// How many items or lines one command gets (`-n`, `-L`, `-I`).
     pub grouping: Grouping,
     /// `-s`: the most bytes a command line may take (each word and its NUL).
     pub max_chars: u64,

@@ -38,6 +38,7 @@ impl RecordBounds {
         })
     }
 
+    /// The bytes to search for: the end string, then the start string.
     pub fn pattern(&self) -> &[u8] {
         &self.pattern[..self.end_len as usize + self.start_len as usize]
     }

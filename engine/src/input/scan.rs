@@ -31,19 +31,32 @@ const BLOCK: usize = 16 << 10;
 /// takes at most 6 MiB of arguments.
 pub const HARD_MAX_RECORDS: u64 = 1 << 20;
 
-/// The hard maximum batch size in stdin mode, where ARG_MAX does not apply: records and bytes.
+/// The hard maximum batch size in stdin mode, where ARG_MAX does not apply: records.
 pub const HARD_MAX_STDIN_RECORDS: u64 = 1 << 30;
+/// The hard maximum batch size in stdin mode: bytes (16 MiB).
 pub const HARD_MAX_STDIN_BYTES: u64 = 16 << 20;
 
 /// Batch sizes, as the plan resolved them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sizing {
     /// Start at `init`, adapt within `[init, max]` (fixed when `init == max`).
-    Adaptive { init: u64, max: u64 },
+    Adaptive {
+        /// Records in the first batch.
+        init: u64,
+        /// Records a batch may grow to.
+        max: u64,
+    },
     /// Exactly `n` records per batch; never cut early.
     Exact(u64),
     /// `size` records per batch until `from` records are out, then `tail` per batch.
-    Tail { size: u64, from: u64, tail: u64 },
+    Tail {
+        /// Records per batch at first.
+        size: u64,
+        /// Records after which batches shrink.
+        from: u64,
+        /// Records per batch from then on.
+        tail: u64,
+    },
     /// Raw `n`-byte chunks, records ignored (`-b`).
     Bytes(u64),
     /// About `n` bytes per chunk, cut at the last record boundary (`--block`).
@@ -109,17 +122,24 @@ struct Window {
 /// Totals of one scan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScanTotals {
+    /// Records scanned (0 for batches that were cut without counting).
     pub records: u64,
+    /// Batches published.
     pub batches: u64,
 }
 
 /// What the plan decides for the scanner, once per run.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
+    /// The byte that ends each record.
     pub delimiter: u8,
+    /// How big batches are.
     pub sizing: Sizing,
+    /// `--limit`: stop after this many records.
     pub limit: Option<u64>,
+    /// `--timeout`: publish a partial batch after this long without new input.
     pub timeout: Option<Duration>,
+    /// The argument space a batch may fill; None when records do not become arguments.
     pub arg_space: Option<ArgSpace>,
     /// Batches are measured in bytes (stdin mode): an input whose size is known is shared out
     /// by bytes from its first batch on, instead of growing from one record.
@@ -144,8 +164,11 @@ pub struct Settings {
 
 /// The scanner: its settings, and what it works with during the run.
 pub struct Scanner<'a> {
+    /// What the plan decided.
     pub settings: Settings,
+    /// The spool the input is read into.
     pub spool: &'a Spool,
+    /// The rings the batches are published on.
     pub ring: &'a Rings,
     /// Readable when the run stops (an eventfd).
     pub stop_fd: RawFd,

@@ -11,7 +11,9 @@
 /// `--shard`: which task this is, of how many.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This task's number, from 0.
     pub index: u64,
+    /// How many tasks share the input.
     pub count: u64,
 }
 
@@ -71,6 +73,7 @@ const MAX_CHUNK: u64 = 256 << 20;
 /// Which chunks are this task's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShardMap {
+    /// Which task this is.
     pub shard: Shard,
     /// Chunk size in bytes.
     pub chunk: u64,
@@ -110,6 +113,7 @@ impl ShardMap {
         at / self.chunk
     }
 
+    /// Whether chunk number `chunk` belongs to this task.
     pub fn owns(&self, chunk: u64) -> bool {
         chunk % self.shard.count == self.shard.index
     }

@@ -22,6 +22,7 @@ pub struct FileId {
 }
 
 impl FileId {
+    /// The identity of the file `m` describes.
     pub fn of(m: &std::fs::Metadata) -> FileId {
         FileId {
             dev: m.dev(),

@@ -58,12 +58,16 @@ pub fn digest(data: &[u8]) -> String {
 /// What identifies the input: its first bytes and, when known, its size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputId {
+    /// How many first bytes were hashed (at most `HEAD_BYTES`).
     pub head_len: u64,
+    /// Hex SHA-256 of those bytes.
     pub head_hash: String,
+    /// The input's size in bytes, when it is a regular file.
     pub size: Option<u64>,
 }
 
 impl InputId {
+    /// The identity of an input that begins with `head` and has `size` bytes.
     pub fn of(head: &[u8], size: Option<u64>) -> InputId {
         InputId {
             head_len: head.len() as u64,
@@ -76,7 +80,9 @@ impl InputId {
 /// A journal read back for `--resume`.
 #[derive(Debug, Default)]
 pub struct Checkpoint {
+    /// The hash of the command the journal was written for (its `run` line).
     pub run: String,
+    /// The input the journal was written for (its `input` line), when recorded.
     pub input: Option<InputId>,
     /// Completed input intervals, sorted and merged.
     pub intervals: Vec<(u64, u64)>,
@@ -98,8 +104,11 @@ pub struct Checkpoint {
 /// A task's share and output order, as its journal records them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskLine {
+    /// This task's number, from 0 (`--shard I/N`: I).
     pub index: u64,
+    /// How many tasks share the input (N).
     pub count: u64,
+    /// The shard chunk size in bytes.
     pub chunk: u64,
     /// `ordered` (`-k`) or `buffered`.
     pub order: String,
@@ -111,6 +120,7 @@ pub enum OpenError {
     Busy,
     /// It is not a file frun may use as a journal (one line, why).
     Refused(String),
+    /// Reading, writing or locking it failed.
     Io(io::Error),
 }
 

@@ -21,6 +21,7 @@ use super::{Checkpoint, OpenError};
 
 /// The checkpoint side of a run, set up before any work.
 pub struct Prepared {
+    /// The journal this run writes (None when it keeps none).
     pub journal: Option<Arc<Journal>>,
     /// The checkpoint being resumed.
     pub resume: Option<Checkpoint>,

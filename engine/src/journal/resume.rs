@@ -34,7 +34,9 @@ pub fn read_cap(input_size: Option<u64>) -> u64 {
 
 /// A journal read back, with the file it was read from.
 pub struct Loaded {
+    /// What the journal holds.
     pub checkpoint: Checkpoint,
+    /// The journal file's identity, so the run can refuse one that is also its input or output.
     pub id: FileId,
     /// The journal's bytes, as read.
     pub text: Vec<u8>,

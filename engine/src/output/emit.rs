@@ -42,6 +42,7 @@ pub struct Capture {
 
 /// A batch whose outcome is final, as a worker hands it to the emitter.
 pub struct Finished {
+    /// The batch's place in input order.
     pub seq: u64,
     /// Its output (None: the batch produced none, or it was given up).
     pub piece: Option<Piece>,
@@ -53,8 +54,11 @@ pub struct Finished {
 
 /// A finished batch's output: `[off, off + len)` of a capture file.
 pub struct Piece {
+    /// The capture file that holds the bytes.
     pub capture: Arc<Capture>,
+    /// Where they start in it.
     pub off: u64,
+    /// How many bytes.
     pub len: u64,
 }
 
@@ -63,10 +67,12 @@ pub struct Piece {
 pub enum EmitError {
     /// The reader of stdout went away (EPIPE).
     Closed,
+    /// Writing failed otherwise.
     Io(io::Error),
 }
 
 impl Capture {
+    /// A new, empty capture file (a memfd: it goes away with its last descriptor).
     pub fn new() -> io::Result<Arc<Capture>> {
         Ok(Arc::new(Capture {
             fd: memfd_create(c"frun-out", MFdFlags::MFD_CLOEXEC)?,
@@ -74,6 +80,7 @@ impl Capture {
         }))
     }
 
+    /// The descriptor children get as their stdout.
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
@@ -212,12 +219,16 @@ fn copy_range_slow(
 /// The input intervals a finished batch completed: usually all of it; less when parts of it
 /// were given up (those are not recorded as done).
 pub enum DoneSet {
+    /// Nothing was completed (the whole batch was given up).
     None,
+    /// One interval `[start, end)` of input offsets.
     One(u64, u64),
+    /// Several intervals `[start, end)`, in input order.
     Many(Box<[(u64, u64)]>),
 }
 
 impl DoneSet {
+    /// The set holding these intervals.
     pub fn of(parts: &[(u64, u64)]) -> DoneSet {
         match parts {
             [] => DoneSet::None,

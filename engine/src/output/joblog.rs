@@ -21,7 +21,12 @@ pub const HEADER: &[u8] =
 /// Where joblog lines go.
 pub enum Joblog {
     /// A file (or FIFO, or device) of its own.
-    File { file: Mutex<File>, name: String },
+    File {
+        /// The open file, shared by the workers.
+        file: Mutex<File>,
+        /// Its name, for messages.
+        name: String,
+    },
     /// `-`: stdout, through the emitter, so a line never lands inside a batch's output.
     Stdout,
 }
@@ -30,7 +35,9 @@ pub enum Joblog {
 pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
     /// 1-based, in input order.
     pub seq: u64,
+    /// When the batch's command started.
     pub start: SystemTime,
+    /// How long it ran.
     pub runtime: Duration,
     /// Bytes written to the command's stdin.
     pub send: u64,
@@ -43,6 +50,7 @@ pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
     /// The command line's words, as run: each shell-quoted where it needs it (as GNU Parallel
     /// shows values), except the first when `raw_first` (a shell line, shown as it is).
     pub command: I,
+    /// The first word is a shell line, shown unquoted.
     pub raw_first: bool,
 }
 

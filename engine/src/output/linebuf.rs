@@ -60,6 +60,7 @@ pub struct LineRelay {
 }
 
 impl LineRelay {
+    /// A relay with its pipe set up (the thread that moves whole lines out of it starts later).
     pub fn new() -> io::Result<LineRelay> {
         let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
         fcntl(&read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;

@@ -28,6 +28,7 @@ pub enum Style {
 /// Progress as asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spec {
+    /// Bar, ETA or summary line.
     pub style: Style,
     /// Drawn even when stderr is not a terminal (`=always`).
     pub forced: bool,
@@ -55,13 +56,18 @@ pub struct Counts {
 
 /// What the run's total is before the input is all read.
 pub enum Total {
+    /// Not known until the input ends.
     Unknown,
+    /// Known from the start: this many.
     Known(u64),
     /// A regular input file: its delimiters from byte `from` on are counted in a background
     /// thread (the total is shown once the count ends).
     Count {
+        /// The input file.
         file: File,
+        /// Where the run's input starts in it.
         from: u64,
+        /// The byte that ends each record.
         delimiter: u8,
     },
 }
@@ -70,6 +76,7 @@ pub enum Total {
 pub struct Source {
     /// What is counted: "records", or "chunks" with `-b`.
     pub unit: &'static str,
+    /// The total the meter shows done against.
     pub total: Total,
     /// `-n`: the total is at most this.
     pub limit: Option<u64>,

@@ -9,12 +9,19 @@ use nix::sys::time::TimeVal;
 
 /// Figures of one run.
 pub struct Stats {
+    /// Time from the run's start to its end.
     pub wall: Duration,
+    /// CPU time (user and system) of frun and its children.
     pub cpu: Duration,
+    /// Batches finished.
     pub batches: u64,
+    /// Records in them.
     pub records: u64,
+    /// Workers started.
     pub workers: usize,
+    /// The most workers the run could have started.
     pub workers_max: usize,
+    /// CPUs the run may use.
     pub cpus: usize,
 }
 

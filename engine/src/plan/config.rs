@@ -22,13 +22,16 @@ pub enum Bound {
     Default,
     /// `-1`: the flag's hard maximum.
     HardMax,
+    /// This number.
     Value(u64),
 }
 
 /// `INIT:MAX`, or a single value `N` meaning `N:N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Range {
+    /// The first value.
     pub init: Bound,
+    /// The value it may grow to.
     pub max: Bound,
 }
 
@@ -61,7 +64,9 @@ pub const DEFAULT_BYTES: u64 = 1 << 20;
 /// Where records come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputSpec {
+    /// Standard input.
     Stdin,
+    /// This file.
     File(PathBuf),
     /// Input sources combined into one record per tuple (`:::`, `::::`, `--link`): the plan
     /// reads them all and writes the tuples to an in-memory file.
@@ -71,6 +76,7 @@ pub enum InputSpec {
 /// The input sources of a sweep, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sweep {
+    /// The sources, in the order given.
     pub sources: Vec<Source>,
     /// `--link`: the i-th values of every source go together; otherwise every combination,
     /// the last source varying fastest.
@@ -110,11 +116,13 @@ impl Sweep {
 /// One input source of a sweep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
+    /// Where its values come from.
     pub values: SourceValues,
     /// `:::+` / `::::+`: linked to the source before it instead of combined with it.
     pub linked: bool,
 }
 
+/// Where the values of one sweep source come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceValues {
     /// `::: a b c`.
@@ -159,25 +167,39 @@ impl Default for Conduct {
 /// Everything the user asked for, validated.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// `-j INIT:MAX`: how many workers run batches at once.
     pub workers: Range,
+    /// `-l`, `-L`, `-b`, `--block`: how records are grouped into batches.
     pub batch: BatchSpec,
+    /// `--order` (`-k`, `-u`): how batch output reaches stdout.
     pub order: OrderMode,
+    /// `-i`: `{}` and the other replacement strings in any word are replaced by the records.
     pub insert: bool,
+    /// `-I`: `{ID}` in any word is replaced by the batch id `NODE.WORKER.BATCH`.
     pub insert_id: bool,
     /// Batches go to the command's stdin (`-s`, implied by `-b`/`--block` unless `+s`).
     pub stdin: bool,
+    /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
+    /// `-t`: a partial batch is flushed after this long without new input.
     pub timeout: Option<Duration>,
+    /// The byte that ends each record (`-z`: NUL; `-d`).
     pub delimiter: u8,
+    /// Where records come from.
     pub input: InputSpec,
+    /// `-U`: records are word-split and glob-expanded (each batch runs through bash).
     pub unsafe_words: bool,
+    /// `-X`: a binary on disk is preferred over a same-named shell function or builtin.
     pub external: bool,
+    /// `-N`: each command line is printed, shell-quoted, instead of run.
     pub dry_run: bool,
+    /// `-v`: a summary line on stderr at the end.
     pub stats: bool,
     /// `--nodes`: NUMA placement.
     pub nodes: NodeSpec,
     /// A non-zero exit retries the batch (`-E`).
     pub retry_failed: bool,
+    /// `--halt`: when failures stop the run.
     pub halt: Option<Halt>,
     /// `--joblog FILE` (`-`: stdout): a GNU Parallel joblog line per finished batch.
     pub joblog: Option<PathBuf>,
@@ -192,6 +214,7 @@ pub struct Config {
     pub job_timeout: Option<JobTimeout>,
     /// `--delay`: at least this long between two batch starts.
     pub delay: Option<Duration>,
+    /// `--checkpoint-file FILE`: where the checkpoint journal goes.
     pub checkpoint_file: Option<PathBuf>,
     /// No checkpoint journal unless `checkpoint_file` or `resume` asks for one (a library front
     /// end, which must not leave files in the caller's directory).
@@ -199,6 +222,7 @@ pub struct Config {
     /// Stdout is a pipe to the program that started the run and collects its output (a library
     /// front end): a resume has no earlier output there to cut back, so it says nothing of it.
     pub output_to_caller: bool,
+    /// `--resume FILE`: the checkpoint journal of the run to continue.
     pub resume: Option<PathBuf>,
     /// `--shard`: this task's share of the input.
     pub shard: ShardSpec,
@@ -253,6 +277,7 @@ pub struct Config {
 pub struct PluginSpec {
     /// The library's path, taken literally (relative to the working directory; never searched).
     pub library: PathBuf,
+    /// The name of the function to call in it.
     pub function: OsString,
 }
 
@@ -275,8 +300,11 @@ pub struct ArgumentLists {
     pub rules: crate::input::arguments::Rules,
     /// `-I STR`: STR in the initial arguments is replaced by the line.
     pub replace: Option<Vec<u8>>,
+    /// `-t`: each command line goes to stderr before it runs.
     pub trace: bool,
+    /// `-p`: each command line is asked about on the terminal before it runs.
     pub prompt: bool,
+    /// `--process-slot-var NAME`: each command gets its slot number in this environment variable.
     pub slot_var: Option<OsString>,
 }
 
@@ -356,6 +384,8 @@ impl Config {
 pub enum ShardSpec {
     /// Slurm's task inside an `srun` step, else none.
     Auto,
+    /// No sharding: this task does all of the input.
     None,
+    /// This task's share, as given.
     Given(Shard),
 }

@@ -63,17 +63,23 @@ pub fn stop_signals(preempt: bool) -> Vec<i32> {
 
 /// State every thread of the run shares.
 pub struct Shared {
+    /// Every input byte, at a fixed address for the whole run.
     pub spool: Spool,
+    /// The rings the scanner publishes batches on and workers claim them from.
     pub rings: Rings,
+    /// The emitter: how batch output reaches stdout.
     pub output: Output,
+    /// What happened to every batch, and the retry and halt decisions.
     pub ledger: Ledger,
     /// Which batches no longer need their input (the spool frees behind them).
     pub input_release: InputRelease,
+    /// Why and when the run stops.
     pub stop: Stop,
     /// What every worker does with a batch.
     pub work: Work,
     /// `--stats`: workers time their batches (per-node busy share).
     pub stats: bool,
+    /// The byte that ends each record.
     pub delimiter: u8,
     /// The input as messages name it.
     input_name: String,
@@ -89,6 +95,7 @@ pub struct Shared {
     pub children: Vec<AtomicI32>,
     /// Job lines' `{%}`: which slot each running job holds.
     pub slots: crate::dispatch::slots::JobSlots,
+    /// The signal mask children start with (frun's mask before it blocked signals).
     pub sigmask: libc::sigset_t,
     /// Each child leads its own process group (stopping it reaches its descendants). Off only
     /// when children share frun's terminal as stdin and must stay in the foreground group.
@@ -122,6 +129,7 @@ pub struct Shared {
     pub clock: timeouts::Clock,
     /// `--delay`.
     pub gate: Option<crate::dispatch::pace::StartGate>,
+    /// `--joblog`: where joblog lines go.
     pub joblog: Option<crate::output::joblog::Joblog>,
 }
 
@@ -576,7 +584,7 @@ pub struct Halted {
     pub last_failure: Option<crate::dispatch::ledger::FailureShown>,
 }
 
-/// [`run`], also saying what the run did.
+/// Runs the planned run to the end and says what it did: the engine side of [`crate::run()`].
 pub fn run_reporting(
     settings: Settings,
     sigmask: libc::sigset_t,

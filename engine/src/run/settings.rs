@@ -14,11 +14,13 @@ use crate::sys::numa::Layout;
 
 /// One run, as the plan resolved it.
 pub struct Settings {
+    /// The input, opened.
     pub input: Input,
     /// Records and batches: handed to the scanner whole.
     pub scan: crate::input::scan::Settings,
     /// How each batch runs.
     pub work: Work,
+    /// How many workers, and where they run.
     pub workers: Workers,
     /// How output reaches stdout (the emitter's one setting).
     pub order: crate::output::emit::OrderMode,
@@ -63,6 +65,7 @@ pub enum Statuses {
 
 /// The input, opened.
 pub struct Input {
+    /// The open input (standard input or the file).
     pub file: File,
     /// The input as messages name it: its path, or "standard input".
     pub name: String,
@@ -113,11 +116,15 @@ pub enum Backend {
 
 /// What every worker does with a batch.
 pub struct Work {
+    /// How a batch is run: its records as arguments, on stdin, or shown (`-N`).
     pub backend: Backend,
+    /// The command line each batch's records are added to.
     pub template: ArgvTemplate,
     /// Batches go to stdin, not into arguments (also for `--dry-run`).
     pub records_on_stdin: bool,
+    /// When a failed attempt is run again.
     pub retry: RetryPolicy,
+    /// `--halt`: when failures stop the run.
     pub halt: Option<Halt>,
     /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
@@ -129,6 +136,8 @@ pub struct Work {
     pub joblog_skip_words: usize,
     /// The first word a joblog line shows is a shell line, shown as it is (not quoted).
     pub joblog_raw_first: bool,
+    /// How each command is shown, confirmed and identified (`-t`, `-p`, `-v`, the slot
+    /// variable), and what ends the run at once: all off for frun's own flags.
     pub interaction: Interaction,
     /// `frun parallel --results NAME`: each job's stdout and stderr are saved there instead of
     /// printed.
@@ -150,6 +159,7 @@ pub struct Work {
 pub struct Workers {
     /// Workers started before the run grows by need (`-j INIT:MAX`'s INIT).
     pub init: usize,
+    /// The most workers the run grows to (`-j INIT:MAX`'s MAX).
     pub max: usize,
     /// NUMA placement: nodes, their workers and CPUs, and the chunk-to-node map.
     pub layout: Arc<Layout>,

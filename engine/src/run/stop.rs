@@ -19,7 +19,9 @@ pub enum StopReason {
     /// `--halt` was reached (on failures: exit 1); `now` ends running commands, otherwise they
     /// finish.
     Halt {
+        /// Running commands are ended at once.
         now: bool,
+        /// Which batches `--halt` counted.
         on: crate::dispatch::ledger::HaltOn,
         /// Jobs failed when it was reached (GNU Parallel's status counts them, not the
         /// failures of jobs that were still running).
@@ -35,9 +37,15 @@ pub enum StopReason {
     Setup(i32),
     /// A command's end stops the run at once, as the personality's tool does (xargs: a command
     /// exited 255, 124; was killed, 125): this message, this status.
-    Abort { message: String, status: i32 },
+    Abort {
+        /// The one-line message (without `frun: `).
+        message: String,
+        /// The exit status.
+        status: i32,
+    },
 }
 
+/// The run's stop: its reason, set once, and an eventfd readable from then on.
 pub struct Stop {
     /// 0 = running; otherwise set once.
     state: AtomicU32,
@@ -46,6 +54,7 @@ pub struct Stop {
 }
 
 impl Stop {
+    /// A run not stopping yet.
     pub fn new() -> std::io::Result<Stop> {
         Ok(Stop {
             state: AtomicU32::new(0),
@@ -73,10 +82,12 @@ impl Stop {
         self.is_stopped() && matches!(self.reason(), Some(StopReason::Halt { now: false, .. }))
     }
 
+    /// Whether a stop was requested.
     pub fn is_stopped(&self) -> bool {
         self.state.load(Ordering::Acquire) != 0
     }
 
+    /// Why the run is stopping (None while it is not).
     pub fn reason(&self) -> Option<StopReason> {
         self.reason
             .lock()

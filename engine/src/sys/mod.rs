@@ -27,6 +27,7 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 pub struct Event(EventFd);
 
 impl Event {
+    /// A new event, not signalled.
     pub fn new() -> std::io::Result<Event> {
         EventFd::from_flags(EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)
             .map(Event)
@@ -44,6 +45,7 @@ impl Event {
         let _ = self.0.read();
     }
 
+    /// The eventfd, to poll on.
     pub fn raw(&self) -> RawFd {
         self.0.as_raw_fd()
     }
@@ -121,7 +123,9 @@ pub fn default_disposition(signal: i32) {
 /// the spool's fault guard).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Disposition {
+    /// The signal's default action (SIG_DFL).
     Default,
+    /// The signal is ignored (SIG_IGN).
     Ignore,
 }
 
@@ -345,10 +349,12 @@ impl Mapping {
         self.ptr
     }
 
+    /// The mapping's length in bytes.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the mapping holds no bytes.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

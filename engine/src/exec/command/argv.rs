@@ -83,8 +83,11 @@ impl Word {
 /// A batch's identity for `{ID}`: `NODE.WORKER.BATCH`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchId {
+    /// NUMA node of the worker (0 without NUMA).
     pub node: u32,
+    /// Worker number within the run.
     pub worker: u32,
+    /// The batch's place in input order.
     pub batch: u64,
     /// The batch's place in input order (0, 1, …): a job line's `{#}` is one more.
     pub seq: u64,
@@ -113,7 +116,7 @@ pub struct ArgvTemplate {
 }
 
 impl ArgvTemplate {
-    /// `path`: the resolved program; `words[0]` is the command as the user wrote it (argv[0]),
+    /// `path`: the resolved program; `words[0]` is the command as the user wrote it (`argv[0]`),
     /// the rest its fixed arguments.
     pub fn new(
         path: &std::path::Path,
@@ -203,6 +206,8 @@ impl ArgvTemplate {
         self.job.is_some()
     }
 
+    /// Words the job line puts before the command line itself (see `JobLine::shell_words`); 0
+    /// without a job line.
     pub fn job_shell_words(&self) -> usize {
         self.job.as_ref().map_or(0, JobLine::shell_words)
     }
@@ -212,11 +217,12 @@ impl ArgvTemplate {
         self.delimiter
     }
 
+    /// The program to run, as `execve` takes it.
     pub fn path(&self) -> &CString {
         &self.path
     }
 
-    /// The command as the user named it (argv[0]).
+    /// The command as the user named it (`argv[0]`).
     pub fn argv0(&self) -> &[u8] {
         &self.argv0
     }

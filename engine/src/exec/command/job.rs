@@ -25,6 +25,7 @@ pub struct JobSpec {
     pub shell: PathBuf,
     /// How a record splits into the columns `{1}`, `{2}`, … name.
     pub columns: Columns,
+    /// How a job line spreads a batch's records over its replacement strings.
     pub spread: Spread,
     /// The replacement strings' spellings (`-I`, `--er`, …).
     pub names: ReplacementNames,
@@ -74,19 +75,28 @@ pub enum Spread {
 /// `--trim`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Trim {
+    /// Drop blanks at the start of each record.
     pub left: bool,
+    /// Drop blanks at the end of each record.
     pub right: bool,
 }
 
 /// The spellings of the replacement strings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplacementNames {
+    /// The whole record (`{}`).
     pub whole: Vec<u8>,
+    /// The record without its extension (`{.}`).
     pub no_ext: Vec<u8>,
+    /// The record's last path component (`{/}`).
     pub basename: Vec<u8>,
+    /// The record's directory (`{//}`).
     pub dirname: Vec<u8>,
+    /// The last path component without its extension (`{/.}`).
     pub basename_no_ext: Vec<u8>,
+    /// The job's sequence number (`{#}`).
     pub seq: Vec<u8>,
+    /// The job's slot number (`{%}`).
     pub slot: Vec<u8>,
 }
 

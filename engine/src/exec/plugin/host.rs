@@ -301,14 +301,21 @@ fn put_stdin(fd: RawFd) -> std::io::Result<()> {
 
 /// One batch as a call sees it: the request and what the caller knows besides.
 pub struct Batch<'a> {
+    /// The request as it came over the socket.
     pub request: &'a Request,
+    /// Records in the batch (counted by the host when the request says 0).
     pub records: u64,
+    /// The worker that runs the batch.
     pub worker: u32,
+    /// That worker's NUMA node.
     pub node: u32,
+    /// Which host of this worker this is: 1 for the first, one more after each lost one.
     pub incarnation: u32,
     /// The spool, read-only: the batch is at `request.spool_offset` for `request.len` bytes.
     pub fd_in: RawFd,
+    /// The byte that ends each record.
     pub delimiter: u8,
+    /// Batches come on the function's stdin (`-s`) rather than as its arguments.
     pub stdin_mode: bool,
 }
 

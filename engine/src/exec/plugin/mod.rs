@@ -35,6 +35,7 @@ pub struct PluginWork {
     pub host: PathBuf,
     /// The library, as an absolute path (taken literally: never searched for).
     pub library: PathBuf,
+    /// The name of the function to call in the library (`FN` of `-C SO:FN`).
     pub function: OsString,
     /// The fixed words after `-C SO:FN`: the function's first arguments.
     pub words: Vec<OsString>,
@@ -286,7 +287,9 @@ pub struct HostProcess {
 
 /// What a worker's host is started with besides the plugin itself.
 pub struct HostStart<'a> {
+    /// The plugin: binary, library, function and fixed words.
     pub work: &'a PluginWork,
+    /// The start-up message the host gets first.
     pub hello: Hello,
     /// The host's fd 1 (None: frun's stdout).
     pub stdout: Option<RawFd>,
@@ -294,7 +297,9 @@ pub struct HostStart<'a> {
     pub stdin: RawFd,
     /// The spool, handed to the function as the context's `fd_in`.
     pub spool: RawFd,
+    /// The signal mask the host starts with (frun's mask before it blocked signals).
     pub sigmask: &'a libc::sigset_t,
+    /// The host leads a process group of its own, so stopping it reaches everything it started.
     pub own_group: bool,
     /// The host's environment, when the commands get one of their own (None: frun's).
     pub env: Option<&'a [std::ffi::CString]>,
@@ -332,6 +337,7 @@ impl HostProcess {
         }
     }
 
+    /// The host's process id.
     pub fn pid(&self) -> libc::pid_t {
         self.pid
     }

@@ -31,12 +31,17 @@ pub const REQUEST_STDIN: u32 = 1;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Hello {
+    /// Start-up flags (`HELLO_STDIN_MODE`).
     pub flags: u32,
+    /// The worker this host serves.
     pub worker: u32,
+    /// That worker's NUMA node.
     pub node: u32,
     /// Which host of this worker this is: 1 for the first, one more after each lost one.
     pub incarnation: u32,
+    /// The byte that ends each record.
     pub delimiter: u32,
+    /// Zero; keeps the layout free of padding.
     pub reserved: u32,
 }
 
@@ -50,24 +55,30 @@ pub struct Request {
     pub spool_offset: u64,
     /// Where they start in the input.
     pub input_offset: u64,
+    /// Bytes in the batch.
     pub len: u64,
     /// Records in the batch (0: not counted).
     pub records: u64,
     /// Earlier attempts at this batch (0 on the first).
     pub attempt: u32,
+    /// Request flags (`REQUEST_STDIN`).
     pub flags: u32,
     /// The worker and its node (for a worker shell, which gets no start-up message of ours).
     pub worker: u32,
+    /// That worker's NUMA node.
     pub node: u32,
+    /// The byte that ends each record.
     pub delimiter: u32,
+    /// Zero; keeps the layout free of padding.
     pub reserved: u32,
 }
 
 /// Plain-data messages that travel as their bytes: each field's native-endian bytes in order,
 /// which is the struct's own layout (`repr(C)`, no padding: both ends are one binary).
 pub trait Message: Copy + Default {
+    /// The message's bytes, as sent.
     fn to_bytes(&self) -> Vec<u8>;
-    /// `b` must hold exactly a message's bytes.
+    /// The message from bytes received; `b` must hold exactly one message.
     fn from_bytes(b: &[u8]) -> Self;
 }
 

@@ -328,6 +328,7 @@ impl Drop for Spool {
 }
 
 impl Ingest {
+    /// True once the input has ended.
     pub fn at_eof(&self) -> bool {
         self.eof
     }

@@ -35,6 +35,7 @@ pub struct Destination {
     pub out: File,
     /// The task, for messages: `task I/N`.
     pub task: String,
+    /// The results directory.
     pub dir: PathBuf,
     /// The number of this task's files (`A` in `task-I-of-N.A.out`): how many runs of this
     /// task wrote to DIR before.
@@ -43,7 +44,9 @@ pub struct Destination {
 
 /// This task's files, set up before any work.
 pub struct TaskFiles {
+    /// Where the task's output goes.
     pub dest: Destination,
+    /// The task's journal, in the results directory.
     pub journal: Arc<Journal>,
     /// What earlier runs completed, when there were any.
     pub resume: Option<Checkpoint>,

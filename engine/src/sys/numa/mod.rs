@@ -49,6 +49,7 @@ pub struct Node {
 /// Where everything of one run goes.
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// The run's nodes, each with its workers and CPUs.
     pub nodes: Vec<Node>,
     /// `distance[i][j]` between the run's nodes (10 = local).
     pub distance: Vec<Vec<u32>>,

@@ -19,6 +19,7 @@ pub struct MachineNode {
 /// What discovery found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Machine {
+    /// The nodes found, with their CPUs.
     pub nodes: Vec<MachineNode>,
     /// `distance[i][j]`, node indices as in `nodes` (10 = local).
     pub distance: Vec<Vec<u32>>,
@@ -30,6 +31,7 @@ pub struct Machine {
 
 /// The usual distance between two different nodes when nothing says otherwise.
 pub const REMOTE: u32 = 20;
+/// The distance of a node to itself (and the unit distances are counted in).
 pub const LOCAL: u32 = 10;
 
 /// A simulated machine is asked for.
@@ -123,8 +125,9 @@ pub fn flat(cpus: Vec<usize>) -> Machine {
     }
 }
 
+/// The machine as hwloc sees it (the `hwloc` feature).
 #[cfg(feature = "hwloc")]
-pub fn from_hwloc() -> Result<Machine, String> {
+fn from_hwloc() -> Result<Machine, String> {
     use hwlocality::Topology;
     use hwlocality::object::types::ObjectType;
 
@@ -185,8 +188,9 @@ pub fn from_hwloc() -> Result<Machine, String> {
     })
 }
 
+/// Without the `hwloc` feature: an error saying so.
 #[cfg(not(feature = "hwloc"))]
-pub fn from_hwloc() -> Result<Machine, String> {
+fn from_hwloc() -> Result<Machine, String> {
     Err("this frun was built without hwloc".into())
 }
 
