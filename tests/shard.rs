@@ -231,7 +231,9 @@ fn a_stopped_run_continues_on_another_number_of_tasks() {
     let input = write_seq(d.path(), 100_000);
     let res = d.path().join("r");
     let res = res.to_str().unwrap();
-    let script = "sleep 0.02; printf 'r%s\\n' \"$@\"";
+    // Each task's share takes about 2 s on an idle machine: the SIGTERM at 0.8 s always finds
+    // it running (at 20 ms a batch a quiet machine could finish a share first).
+    let script = "sleep 0.05; printf 'r%s\\n' \"$@\"";
     let args = [
         "--results",
         res,
