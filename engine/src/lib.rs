@@ -63,7 +63,9 @@ impl Io {
         }
     }
 
-    /// A run whose messages are dropped: its report and its error say how it went.
+    /// A run that brings no sink of its own: its messages go to the one installed before
+    /// ([`sys::notice::install`]; the command-line front ends install theirs at start), or
+    /// nowhere when there is none. Its report and its error say how it went either way.
     pub fn quiet() -> Io {
         Io::default()
     }
