@@ -39,11 +39,6 @@ seq 10 > num10; seq 1000 > num1000; seq 30000 > num30000
 /// differ (so the list stays true), for the reason given.
 type Case = (&'static str, &'static str, &'static str);
 
-/// Why `-X`/`-m` lines over a large input differ.
-const LONG_LINES: &str = "D:-X/-m over more records than one line holds: GNU fills lines to its \
-    own length limit (about 64 KB) and spreads only the rest over the job slots; frun spreads all \
-    records evenly over the job slots (each line within ARG_MAX)";
-
 const CASES: &[Case] = &[
     ("", r"parallel -k --tag echo ::: a b ::: 1", ""),
     (
@@ -937,21 +932,60 @@ const CASES: &[Case] = &[
         r"parallel -k --jobs 4 -X echo pre-{}-post ::: A B C D E F G",
         "",
     ),
+    ("", r"cat num30000 | parallel --jobs 4 -m echo | wc -l", ""),
     (
-        LONG_LINES,
-        r"cat num30000 | parallel --jobs 4 -m echo | wc -l",
         "",
-    ),
-    (
-        LONG_LINES,
         r"cat num30000 | parallel -k --jobs 4 -m echo | md5sum",
         "",
     ),
+    ("", r"cat num30000 | parallel -k -X echo | md5sum", ""),
+    // Lines filled to GNU's length (63664 bytes, or -s), the rest spread over the slots once
+    // it fits in one line; -n caps a line; values quoted and context repeated count.
     (
-        LONG_LINES,
-        r"cat num30000 | parallel -k -X echo | md5sum",
+        "",
+        r"seq 30000 | parallel -k -j4 -m echo | awk '{print NF}'",
         "",
     ),
+    (
+        "",
+        r"seq 100000 | parallel -k -j3 -X echo | awk '{print NF, length}'",
+        "",
+    ),
+    (
+        "",
+        r"seq 100000 | parallel -k -j2 -X echo a{}b{.}c | md5sum",
+        "",
+    ),
+    ("", r"seq 150 | parallel -k -j3 -s 100 -X echo", ""),
+    ("", r"seq 65 | parallel -k -j3 -s 100 -X echo", ""),
+    ("", r"seq 66 | parallel -k -j3 --max-chars 100 -X echo", ""),
+    ("", r"seq 100 | parallel -k -j1 -s 100 -X echo x{}y {}", ""),
+    ("", r"seq 100 | parallel -k -j4 -s 100 -m echo x{}y", ""),
+    (
+        "",
+        r"yes 'a b' | head -100 | parallel -k -j1 -s 100 -X echo",
+        "",
+    ),
+    ("", r"seq 12 | parallel -k -j2 -n4 -X echo", ""),
+    ("", r"seq 8 | parallel -k -j2 -n4 -m echo", ""),
+    (
+        "",
+        r"seq 3000 | parallel -k -Xj1 'echo {} {} {} {} | wc'",
+        "",
+    ),
+    ("", r"seq 92 | parallel -k -j0 -X -s 100 echo", ""),
+    (
+        "",
+        r"seq 15 | parallel -k -j1 -s 80 -X echo a{}b{.}c{.}",
+        "",
+    ),
+    ("", r"parallel -k --xapply echo ::: a b ::: 1 2", ""),
+    (
+        "",
+        r"parallel -k --show-limits echo ::: a; parallel -k -s 100 --show-limits echo ::: b",
+        "",
+    ),
+    ("e", r"parallel -k -s 100000 -X echo ::: a b", ""),
     ("", r"parallel -k -j1 -X echo ::: $(seq 10)", ""),
     ("", r"parallel -k -j2 -X echo ::: $(seq 10)", ""),
     ("", r"parallel -k -j3 -X echo ::: $(seq 10)", ""),
@@ -1899,7 +1933,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--interactive", "--interactive"),
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),
-    ("-s 100", "-s"),
     ("-L 2", "-L"),
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),

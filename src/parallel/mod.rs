@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod env;
+mod lines;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -206,9 +207,6 @@ const REFUSED: &[(&str, &str)] = &[
         "use frun -s CMD (batches of records on stdin)",
     ),
     ("--keep-order-on-interrupt", "use -k"),
-    ("--max-chars", "frun fills commands up to ARG_MAX itself"),
-    ("-s", "frun fills commands up to ARG_MAX itself"),
-    ("--show-limits", "use frun xargs --show-limits"),
     (
         "--arg-sep",
         "use ::: (frun does not rename input-source markers)",
@@ -221,7 +219,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
-    ("--xapply", "use --link"),
     ("--regexp", "use --recstart and --recend with plain strings"),
     (
         "--remove-rec-sep",
@@ -265,6 +262,8 @@ struct Options {
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
+    /// `-s`, `--show-limits`.
+    lines: lines::Lines,
 }
 
 /// Parses the words after `parallel`.
@@ -321,6 +320,7 @@ fn parse_inner(
         recstart: None,
         delimiter_given: false,
         group: false,
+        lines: lines::Lines::default(),
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
@@ -476,9 +476,6 @@ fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invoca
     if c == 'S' {
         return Err(refused("-S"));
     }
-    if c == 's' {
-        return Err(refused("-s"));
-    }
     set_value(o, name, v)
 }
 
@@ -528,6 +525,8 @@ const SWITCHES: &[&str] = &[
     "resume",
     "resume-failed",
     "retry-failed",
+    "xapply",
+    "show-limits",
 ];
 
 fn long_option(
@@ -575,6 +574,7 @@ fn long_option(
         "delay" => "delay",
         "shell" => "shell",
         "results" | "res" => "results",
+        "max-chars" => "max-chars",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -619,7 +619,8 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             o.delimiter_given = true;
         }
         "no-run-if-empty" => o.skip_empty = true,
-        "link" => o.link = true,
+        "link" | "xapply" => o.link = true,
+        "show-limits" => o.lines.show_limits = true,
         "shuf" => o.shuffle = true,
         "dry-run" | "dryrun" => o.cfg.dry_run = true,
         "verbose" => o.cfg.trace = true,
@@ -790,6 +791,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "halt" => o.cfg.halt = halt(&v)?,
         "results" => o.cfg.job_files = Some(results_name(&v)?),
+        "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
         _ => unreachable!("canonical names only"),
     }
     Ok(())
@@ -1091,9 +1093,12 @@ fn build(
     };
     o.cfg.batch = match (o.spread, o.per_job) {
         (Spread::One, n) => BatchSpec::Exact(n.unwrap_or(1)),
-        (_, Some(n)) => BatchSpec::FillThenSpread(n),
-        (_, None) => BatchSpec::Even,
+        (_, n) => BatchSpec::Fill {
+            chars: o.lines.chars(),
+            records: n.unwrap_or(u64::MAX),
+        },
     };
+    o.lines.show();
     let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
     o.cfg.command = if command.is_empty() {
         vec![OsString::from("sh")]

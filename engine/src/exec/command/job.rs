@@ -627,6 +627,31 @@ impl JobLine {
         argv.finish();
     }
 
+    /// The length of the shell line of the job of `batch`'s records (each ending in
+    /// `delimiter`), as GNU Parallel measures a line it fills (`-X`, `-m`): the line the shell
+    /// gets, values quoted, job number and slot 1. `records` and `out` are scratch space.
+    pub fn shell_line_len(
+        &self,
+        batch: &[u8],
+        delimiter: u8,
+        records: &mut Vec<(usize, usize)>,
+        out: &mut Vec<u8>,
+    ) -> u64 {
+        records.clear();
+        out.clear();
+        let mut start = 0;
+        for i in memchr::memchr_iter(delimiter, batch) {
+            records.push((start, i));
+            start = i + 1;
+        }
+        if start < batch.len() {
+            records.push((start, batch.len()));
+        }
+        let mut sink = ShellSink { out };
+        self.fill(batch, 1, 1, records, &mut sink);
+        out.len() as u64
+    }
+
     /// A tag (`--tagstring STR`, `--tag` is `{}`): `spec`'s words, one word, its replacement
     /// strings filled in with the values as they are.
     pub fn tag(spec: &JobSpec) -> Result<JobLine, String> {
