@@ -20,6 +20,10 @@ pub(super) struct Lines {
     pub(super) max_chars: Option<u64>,
     /// `--show-limits`.
     pub(super) show_limits: bool,
+    /// `-L`/`-l`/`--max-lines` was given: lines ending in a blank go on with the next one.
+    pub(super) max_lines: bool,
+    /// Lines per job (`-L 0`: 0).
+    pub(super) lines: u64,
 }
 
 impl Lines {
@@ -56,5 +60,60 @@ impl Lines {
         );
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    }
+}
+
+/// Whether `w` is a count an option with an optional number takes (`-l 2`, `--max-lines 0`).
+pub(super) fn is_count(w: &str) -> bool {
+    !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `-L N`, `-l [N]`, `--max-lines[=N]` (`flag` is `L` for `-L`): N lines per job; `-l` and
+/// `--max-lines` without N, and `-l 0`, are 1; `-L 0` (also written `-L -0`) gives each line a
+/// job that gets no value.
+pub(super) fn max_lines(l: &mut Lines, flag: char, v: &str) -> Result<(), String> {
+    let digits = if flag == 'L' {
+        v.strip_prefix('-').unwrap_or(v)
+    } else {
+        v
+    };
+    let n = if digits.is_empty() && flag != 'L' {
+        1
+    } else {
+        crate::units::parse_number(digits).map_err(|e| format!("-{flag} '{v}': {e}"))?
+    };
+    l.max_lines = true;
+    l.lines = match (flag, n) {
+        ('L', 0) => 0,
+        (_, 0) => 1,
+        (_, n) => n,
+    };
+    Ok(())
+}
+
+/// How a job's values fill a word that holds `{}`: with `-N` and `-L` (`positional`) over one
+/// source (`numbered`), the word is repeated for each value as with `-X`; else as asked.
+pub(super) fn job_spread(
+    asked: frun_engine::exec::command::job::Spread,
+    positional: bool,
+    numbered: bool,
+) -> frun_engine::exec::command::job::Spread {
+    use frun_engine::exec::command::job::Spread;
+    match (asked, positional) {
+        (Spread::One, true) if numbered => Spread::Context,
+        (Spread::One, true) => Spread::One,
+        (a, _) => a,
+    }
+}
+
+impl Lines {
+    /// Records per job for `-L`/`-l` (at least 1: `-L 0` runs one line per job).
+    pub(super) fn per_job(&self) -> u64 {
+        self.lines.max(1)
+    }
+
+    /// `-L 0`: the job gets no value.
+    pub(super) fn bare(&self) -> bool {
+        self.max_lines && self.lines == 0
     }
 }

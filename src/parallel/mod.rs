@@ -391,6 +391,19 @@ fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocat
             continue;
         }
         let attached: String = shorts[k + 1..].iter().collect();
+        // -l takes an optional number: attached, or the next word when it is one.
+        if c == 'l' {
+            let next = args.get(i + 1).map(|w| w.to_string_lossy().into_owned());
+            let (v, took) = match next.filter(|w| attached.is_empty() && lines::is_count(w)) {
+                Some(w) => (w, 2),
+                None => (attached, 1),
+            };
+            lines::max_lines(&mut o.lines, 'l', &v).map_err(refuse)?;
+            o.per_job = Some(o.lines.per_job());
+            o.positional = true;
+            o.bare = false;
+            return Ok(took);
+        }
         // -i and -e take an optional value: attached, or the next word unless it looks like
         // an option (GNU Parallel's option parser reads `-i echo {}` as the value "echo").
         if c == 'i' || c == 'e' {
@@ -470,7 +483,8 @@ fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invoca
         'C' => "colsep",
         'S' => "sshlogin",
         's' => "max-chars",
-        'L' | 'l' => "max-lines",
+        'L' => "max-lines-L",
+        'l' => "max-lines",
         _ => unreachable!("listed in option()"),
     };
     if c == 'S' {
@@ -575,6 +589,7 @@ fn long_option(
         "shell" => "shell",
         "results" | "res" => "results",
         "max-chars" => "max-chars",
+        "max-lines" => "max-lines",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -584,6 +599,14 @@ fn long_option(
     if let Some(v) = inline {
         set_value(o, canonical, Some(v))?;
         return Ok(1);
+    }
+    if canonical == "max-lines" {
+        let v = next
+            .map(|w| w.to_string_lossy().into_owned())
+            .filter(|w| lines::is_count(w));
+        let took = 1 + usize::from(v.is_some());
+        set_value(o, canonical, v)?;
+        return Ok(took);
     }
     if canonical == "replace" || canonical == "eof" {
         let v = optional_value(next);
@@ -685,18 +708,18 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
-            // -N0: each record is a job of its own that gets no value.
-            o.bare = n == 0 && name == "max-replace-args";
-            if n == 0 && !o.bare {
-                return Err(refuse(format!("--{name} must be at least 1")));
-            }
+            // -N0 (and -n0): each record is a job of its own that gets no value.
+            o.bare = n == 0;
             o.per_job = Some(n.max(1));
             o.positional = name == "max-replace-args";
         }
-        "max-lines" => {
-            return Err(refuse(
-                "-L/-l (lines per job) is not supported by frun parallel; use -N",
-            ));
+        "max-lines" | "max-lines-L" => {
+            let flag = if name == "max-lines" { 'l' } else { 'L' };
+            lines::max_lines(&mut o.lines, flag, &v).map_err(refuse)?;
+            // -L 0: each line is a job of its own that gets no value (as -N0).
+            o.bare = o.lines.bare();
+            o.per_job = Some(o.lines.per_job());
+            o.positional = true;
         }
         "replace" => o.names.whole = v.into_bytes(),
         "replace-i" => {
@@ -1049,7 +1072,7 @@ fn build(
         _ => None,
     }
     // -E, -r and --shuf look at every value first: the sources are read whole.
-    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle);
+    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle && !o.lines.max_lines);
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -1085,6 +1108,7 @@ fn build(
                 eof: o.eof.clone(),
                 skip_empty: o.skip_empty,
                 shuffle: o.shuffle,
+                continued: o.lines.max_lines,
             };
             // Tuples end in NUL (their values hold LEN:BYTES).
             o.cfg.delimiter = 0;
@@ -1111,7 +1135,7 @@ fn build(
         literal: false,
         shell: shell(),
         columns,
-        spread: if o.positional { Spread::One } else { o.spread },
+        spread: lines::job_spread(o.spread, o.positional, numbered && !o.bare),
         names: o.names,
         trim,
         header: Vec::new(),
@@ -1173,6 +1197,11 @@ fn pipe(
     command: &[OsString],
     sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
+    if o.lines.max_lines && !o.pipepart {
+        return Err(refuse(
+            "--pipe with -L/-l/--max-lines (lines per block) is not supported by frun parallel; use --pipe -N",
+        ));
+    }
     match sources.as_slice() {
         [] => {}
         [

@@ -97,6 +97,9 @@ pub struct Sweep {
     pub skip_empty: bool,
     /// `--shuf`: the tuples run in a random order.
     pub shuffle: bool,
+    /// A value ending in a blank (space or tab) goes on with the next one, as one value (the
+    /// lines of xargs' and GNU Parallel's `-L`).
+    pub continued: bool,
 }
 
 impl Sweep {
@@ -112,6 +115,7 @@ impl Sweep {
             eof: None,
             skip_empty: false,
             shuffle: false,
+            continued: false,
         }
     }
 }
