@@ -77,11 +77,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "par_seqreplace_long_line",
         "-s: a job's line longer than -s runs instead of ending the run with GNU's error",
     ),
-    ("par_test_E", "-E with multiple sources"),
-    (
-        "par_test_X_with_multiple_source",
-        "-X with several sources groups values differently",
-    ),
     (
         "par_test_r_with_pipe",
         "-r with --pipe runs a job for a blank block",

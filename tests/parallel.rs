@@ -1029,11 +1029,25 @@ const CASES: &[Case] = &[
     ("", r"parallel -k -j2 -m echo a{}b {} ::: 1 2 3", ""),
     ("", r"parallel -k -j1 -X echo {#} {} ::: 1 2 3", ""),
     ("", r"parallel -k -j4 -X echo ::: 1 2", ""),
+    ("", r"parallel -k -j2 -X echo {1}-{2} ::: a b ::: 1 2", ""),
     (
-        "D:-X with several input sources: GNU keeps only each job's first tuple's value of each source; frun repeats the context for every tuple",
-        r"parallel -k -j2 -X echo {1}-{2} ::: a b ::: 1 2",
+        "",
+        r"parallel -k -j2 -X echo {1}-{2} x{}y ::: a b ::: c d",
         "",
     ),
+    (
+        "",
+        r"parallel -k -j1 -X echo {2}/{.} ::: a.x b.y ::: c.z",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j2 -X echo {}-{.} ::: a b c ::: d e f",
+        "",
+    ),
+    // -E ending a source at its first value leaves one empty value beside the others.
+    ("", r"parallel -k -E 3 echo ::: 1 2 ::: 3 4 ::: 5", ""),
+    ("", r"parallel -k -E 3 echo ::: 3 4 ::: 3 5", ""),
     ("", r"parallel -k -j1 -X echo {.} ::: a.x b.y", ""),
     ("", r"parallel -k -j1 -m echo {.} ::: a.x b.y", ""),
     ("", r"parallel -k -j1 -X 'echo {}' ::: 'a b' c", ""),

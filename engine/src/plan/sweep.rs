@@ -46,6 +46,13 @@ pub(super) fn materialize(
         }
         kept.push(vals);
     }
+    // A source that `-E` ended at its first value is one empty value beside sources that still
+    // hold some (as GNU Parallel reads it); when all are empty, there is nothing to run.
+    if sweep.eof.is_some() && kept.iter().any(|v| !v.is_empty()) {
+        for v in kept.iter_mut().filter(|v| v.is_empty()) {
+            v.push(&[]);
+        }
+    }
     // Continued values are joined into one arena per source, then sliced from it.
     let joins: Vec<Option<(Vec<u8>, Vec<usize>)>> = kept
         .iter()

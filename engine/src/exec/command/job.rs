@@ -46,6 +46,8 @@ pub struct JobSpec {
 struct Values<'a> {
     rs: &'a [&'a [u8]],
     job: &'a [&'a [u8]],
+    /// Where `{N}` takes its value instead of `rs` (`-X` over tuples: the job's first one).
+    first: Option<&'a [u8]>,
 }
 
 /// How a record splits into columns.
@@ -744,7 +746,10 @@ impl JobLine {
                 _ => false,
             };
             let repeats = self.spread == Spread::Context && w.iter().any(repeated);
-            if repeats {
+            let tuples = matches!(self.columns, ColumnSplit::Tuple) && !self.numbered;
+            if repeats && tuples {
+                self.fill_tuples_word(w, records.len(), &record, seq, slot, raw, sink);
+            } else if repeats {
                 let job: Vec<&[u8]> = if self.numbered {
                     (0..records.len()).map(record).collect()
                 } else {
@@ -755,7 +760,11 @@ impl JobLine {
                         sink.brk();
                     }
                     let rs = [record(r)];
-                    let values = Values { rs: &rs, job: &job };
+                    let values = Values {
+                        rs: &rs,
+                        job: &job,
+                        first: None,
+                    };
                     self.fill_word(w, values, seq, slot, raw, sink);
                 }
             } else if self.spread == Spread::One && records.len() > 1 {
@@ -765,7 +774,61 @@ impl JobLine {
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
                 let job = if self.numbered { &rs[..] } else { &[][..] };
-                self.fill_word(w, Values { rs: &rs, job }, seq, slot, raw, sink);
+                self.fill_word(
+                    w,
+                    Values {
+                        rs: &rs,
+                        job,
+                        first: None,
+                    },
+                    seq,
+                    slot,
+                    raw,
+                    sink,
+                );
+            }
+        }
+    }
+
+    /// `-X` over a sweep's tuples, as GNU Parallel fills it: a word holding `{}` (any form of
+    /// it) comes once for every value of every tuple; a word holding only `{N}` comes once,
+    /// with the job's first tuple's values.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_tuples_word<'b>(
+        &self,
+        w: &Word,
+        count: usize,
+        record: &dyn Fn(usize) -> &'b [u8],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        let whole = w.iter().any(|p| matches!(p, Part::Value(Column::All, _)));
+        if !whole {
+            let rs = [record(0)];
+            let values = Values {
+                rs: &rs,
+                job: &[],
+                first: None,
+            };
+            self.fill_word(w, values, seq, slot, raw, sink);
+            return;
+        }
+        let mut first = true;
+        for r in 0..count {
+            for value in tuple_spans(record(r)) {
+                if !first {
+                    sink.brk();
+                }
+                first = false;
+                let rs = [value];
+                let values = Values {
+                    rs: &rs,
+                    job: &[],
+                    first: Some(record(0)),
+                };
+                self.fill_word(w, values, seq, slot, raw, sink);
             }
         }
     }
@@ -795,6 +858,16 @@ impl JobLine {
                             if raw { sink.lit(&v) } else { sink.value(&v) }
                         });
                     }
+                }
+                Part::Value(col @ Column::Index(_), form) if values.first.is_some() => {
+                    let first = values.first.unwrap_or_default();
+                    self.each_column(first, *col, |k, v| {
+                        if k > 0 {
+                            sink.brk();
+                        }
+                        let v = transform(trim(v, self.trim), *form);
+                        if raw { sink.lit(&v) } else { sink.value(&v) }
+                    });
                 }
                 Part::Value(col, form) => {
                     for (i, r) in values.rs.iter().enumerate() {
@@ -906,6 +979,21 @@ fn pick(len: usize, n: i64) -> Option<usize> {
 /// The values of a sweep's tuple (`LEN:BYTES` each).
 fn tuple_columns(r: &[u8]) -> TupleColumns<'_> {
     TupleColumns(r)
+}
+
+/// Each value of a tuple record as a tuple of its own (its `LEN:BYTES` span), in order.
+fn tuple_spans(r: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = r;
+    std::iter::from_fn(move || {
+        let colon = memchr::memchr(b':', rest)?;
+        let len = std::str::from_utf8(&rest[..colon])
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())?;
+        let end = (colon + 1 + len).min(rest.len());
+        let (span, after) = rest.split_at(end);
+        rest = after;
+        Some(span)
+    })
 }
 
 /// The values of a tuple record, in order, read as they are needed (no list is built).
