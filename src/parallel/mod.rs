@@ -1309,7 +1309,8 @@ Run GNU Parallel command lines on frun's engine
 Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
---group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
+--group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
+--max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR, --recstart STR,
 --retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
@@ -1325,7 +1326,7 @@ number of failed jobs (101 for more than 100), 255 for an error on the command l
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json. --will-cite and
+--results NAME.csv/.tsv/.json, --pipe with -L. --will-cite and
 --citation are accepted and do nothing.
 ";
 
