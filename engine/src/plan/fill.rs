@@ -99,3 +99,63 @@ impl Iterator for Spans<'_> {
         Some((start, end))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::cuts;
+    use crate::exec::command::job::{Columns, JobLine, JobSpec, ReplacementNames, Spread, Trim};
+
+    fn line(words: &[&str], spread: Spread) -> JobLine {
+        let spec = JobSpec {
+            words: words.iter().map(|w| w.as_bytes().to_vec()).collect(),
+            quote: false,
+            literal: false,
+            shell: "/bin/sh".into(),
+            columns: Columns::Whole,
+            spread,
+            names: ReplacementNames::default(),
+            trim: Trim::default(),
+            header: Vec::new(),
+            bare: false,
+            numbered: true,
+        };
+        JobLine::new(&spec, |_| false).unwrap()
+    }
+
+    fn seq(n: u64) -> Vec<u8> {
+        (1..=n)
+            .map(|i| format!("{i}\n"))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    #[test]
+    fn lines_fill_to_the_length_then_the_rest_spreads_over_the_workers() {
+        // `echo 1 … 34` is 97 bytes: with its one more, 98 fit in 100; 35 would make 101.
+        let echo = line(&["echo"], Spread::Context);
+        assert_eq!(
+            cuts(&echo, &seq(150), b'\n', 100, u64::MAX, 3),
+            [34, 31, 31, 24, 23, 3, 3, 1]
+        );
+        // 35..65 fill the second line exactly: being the last, it is spread instead.
+        assert_eq!(
+            cuts(&echo, &seq(65), b'\n', 100, u64::MAX, 3),
+            [34, 11, 11, 9]
+        );
+        assert_eq!(cuts(&echo, &seq(10), b'\n', 100, u64::MAX, 3), [4, 4, 2]);
+        assert_eq!(cuts(&echo, &seq(8), b'\n', 100, 4, 2), [4, 2, 2]);
+        assert_eq!(cuts(&echo, b"", b'\n', 100, u64::MAX, 2), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn repeated_words_and_quoted_values_count_as_the_shell_gets_them() {
+        // -X repeats `x{}y` per value: `echo x1y … x20y` is 95 bytes, 21 values 101.
+        let x = line(&["echo", "x{}y"], Spread::Context);
+        assert_eq!(cuts(&x, &seq(20), b'\n', 96, u64::MAX, 1), [20]);
+        assert_eq!(cuts(&x, &seq(21), b'\n', 96, u64::MAX, 1), [20, 1]);
+        // `'a b'` is 5 bytes on the line: 15 of them make `echo` + 89 + 1 = 95.
+        let echo = line(&["echo"], Spread::Context);
+        let ab = b"a b\n".repeat(16);
+        assert_eq!(cuts(&echo, &ab, b'\n', 100, u64::MAX, 1), [15, 1]);
+    }
+}
