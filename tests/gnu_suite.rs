@@ -25,16 +25,8 @@ const FRUN_AGREES: usize = 63;
 /// Where GNU Parallel agrees with its wanted results and frun, without refusing, does not.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
-        "par_10000_5_rpl_X",
-        "-X spreads records over job slots instead of filling lines to GNU's 64 KB",
-    ),
-    (
         "par_PARALLEL_ENV",
         "PARALLEL_ENV (code run before each job) is ignored",
-    ),
-    (
-        "par_X_I_meta",
-        "-X spreads records over job slots instead of filling lines to GNU's 64 KB",
     ),
     (
         "par__pipepart_spawn",
@@ -66,14 +58,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "--files is refused, but the function pipes that into wc -l",
     ),
     (
-        "par_maxlinelen_X_I",
-        "-X fills lines to ARG_MAX, not GNU's 64 KB",
-    ),
-    (
-        "par_maxlinelen_m_I",
-        "-m fills lines to ARG_MAX, not GNU's 64 KB",
-    ),
-    (
         "par_newline_in_command",
         "GNU reads `{1` newline `}` as {1}; frun leaves it as text",
     ),
@@ -91,20 +75,11 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     ),
     (
         "par_seqreplace_long_line",
-        "-s is refused, but inside a pipeline that hides the refusal",
-    ),
-    ("par_test_E", "-E with multiple sources"),
-    (
-        "par_test_X_with_multiple_source",
-        "-X with several sources groups values differently",
+        "-s: a job's line longer than -s runs instead of ending the run with GNU's error",
     ),
     (
         "par_test_r_with_pipe",
         "-r with --pipe runs a job for a blank block",
-    ),
-    (
-        "par_too_long_line_X",
-        "-X fills lines to ARG_MAX, not GNU's 64 KB",
     ),
     ("par_version", "--version prints one line, not GNU's 11"),
     (

@@ -39,11 +39,6 @@ seq 10 > num10; seq 1000 > num1000; seq 30000 > num30000
 /// differ (so the list stays true), for the reason given.
 type Case = (&'static str, &'static str, &'static str);
 
-/// Why `-X`/`-m` lines over a large input differ.
-const LONG_LINES: &str = "D:-X/-m over more records than one line holds: GNU fills lines to its \
-    own length limit (about 64 KB) and spreads only the rest over the job slots; frun spreads all \
-    records evenly over the job slots (each line within ARG_MAX)";
-
 const CASES: &[Case] = &[
     ("", r"parallel -k --tag echo ::: a b ::: 1", ""),
     (
@@ -937,21 +932,89 @@ const CASES: &[Case] = &[
         r"parallel -k --jobs 4 -X echo pre-{}-post ::: A B C D E F G",
         "",
     ),
+    ("", r"cat num30000 | parallel --jobs 4 -m echo | wc -l", ""),
     (
-        LONG_LINES,
-        r"cat num30000 | parallel --jobs 4 -m echo | wc -l",
         "",
-    ),
-    (
-        LONG_LINES,
         r"cat num30000 | parallel -k --jobs 4 -m echo | md5sum",
         "",
     ),
+    ("", r"cat num30000 | parallel -k -X echo | md5sum", ""),
+    // Lines filled to GNU's length (63664 bytes, or -s), the rest spread over the slots once
+    // it fits in one line; -n caps a line; values quoted and context repeated count.
     (
-        LONG_LINES,
-        r"cat num30000 | parallel -k -X echo | md5sum",
+        "",
+        r"seq 30000 | parallel -k -j4 -m echo | awk '{print NF}'",
         "",
     ),
+    (
+        "",
+        r"seq 100000 | parallel -k -j3 -X echo | awk '{print NF, length}'",
+        "",
+    ),
+    (
+        "",
+        r"seq 100000 | parallel -k -j2 -X echo a{}b{.}c | md5sum",
+        "",
+    ),
+    ("", r"seq 150 | parallel -k -j3 -s 100 -X echo", ""),
+    ("", r"seq 65 | parallel -k -j3 -s 100 -X echo", ""),
+    ("", r"seq 66 | parallel -k -j3 --max-chars 100 -X echo", ""),
+    ("", r"seq 100 | parallel -k -j1 -s 100 -X echo x{}y {}", ""),
+    ("", r"seq 100 | parallel -k -j4 -s 100 -m echo x{}y", ""),
+    (
+        "",
+        r"yes 'a b' | head -100 | parallel -k -j1 -s 100 -X echo",
+        "",
+    ),
+    ("", r"seq 12 | parallel -k -j2 -n4 -X echo", ""),
+    ("", r"seq 8 | parallel -k -j2 -n4 -m echo", ""),
+    (
+        "",
+        r"seq 3000 | parallel -k -Xj1 'echo {} {} {} {} | wc'",
+        "",
+    ),
+    ("", r"seq 92 | parallel -k -j0 -X -s 100 echo", ""),
+    (
+        "",
+        r"seq 15 | parallel -k -j1 -s 80 -X echo a{}b{.}c{.}",
+        "",
+    ),
+    ("", r"parallel -k --xapply echo ::: a b ::: 1 2", ""),
+    (
+        "",
+        r"parallel -k --show-limits echo ::: a; parallel -k -s 100 --show-limits echo ::: b",
+        "",
+    ),
+    ("e", r"parallel -k -s 100000 -X echo ::: a b", ""),
+    // -L/-l/--max-lines: lines per job, a line ending in a blank going on with the next.
+    (
+        "",
+        r"parallel -k -L1 printf '<%s>' ; echo",
+        "a b\nc d \ne\nf g\n",
+    ),
+    ("", r"parallel -k -L2 echo '{1}={2}'", "a b\nc d \ne\nf g\n"),
+    ("", r"parallel -k -L2 -X echo 'x{}y'", "a b\nc d \ne\nf g\n"),
+    ("", r"parallel -k -L2 -m echo 'x{}y'", "a b\nc d \ne\nf g\n"),
+    ("", r"seq 19 | parallel -k -L 10 echo a{}b", ""),
+    ("", r"seq 19 | parallel -k -N 10 echo a{}b", ""),
+    ("", r"parallel -kr -L2 echo ::: foo '' 'ole ' bar quux", ""),
+    (
+        "",
+        r"parallel -kr -L2 -E bar echo",
+        "foo\n\nole \nbar\nquux\n",
+    ),
+    ("", r"parallel -k --max-lines 3 echo", "> \n> \n>\n"),
+    ("", r"parallel -k --max-lines=2 echo", "a \nb\nc\nd\n"),
+    ("", r"seq 5 | parallel -k -l echo {} OK", ""),
+    ("", r"seq 3 | parallel -k -l0 echo l0", ""),
+    ("", r"seq 3 | parallel -k -l 2 echo", ""),
+    (
+        "",
+        r"printf '1\0002\0003\000' | parallel -k -0 -L -0 echo {} OK",
+        "",
+    ),
+    ("", r"seq 2 | parallel -k -L0 echo L0", ""),
+    ("", r"seq 2 | parallel -k -n0 echo n0", ""),
     ("", r"parallel -k -j1 -X echo ::: $(seq 10)", ""),
     ("", r"parallel -k -j2 -X echo ::: $(seq 10)", ""),
     ("", r"parallel -k -j3 -X echo ::: $(seq 10)", ""),
@@ -966,11 +1029,25 @@ const CASES: &[Case] = &[
     ("", r"parallel -k -j2 -m echo a{}b {} ::: 1 2 3", ""),
     ("", r"parallel -k -j1 -X echo {#} {} ::: 1 2 3", ""),
     ("", r"parallel -k -j4 -X echo ::: 1 2", ""),
+    ("", r"parallel -k -j2 -X echo {1}-{2} ::: a b ::: 1 2", ""),
     (
-        "D:-X with several input sources: GNU keeps only each job's first tuple's value of each source; frun repeats the context for every tuple",
-        r"parallel -k -j2 -X echo {1}-{2} ::: a b ::: 1 2",
+        "",
+        r"parallel -k -j2 -X echo {1}-{2} x{}y ::: a b ::: c d",
         "",
     ),
+    (
+        "",
+        r"parallel -k -j1 -X echo {2}/{.} ::: a.x b.y ::: c.z",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j2 -X echo {}-{.} ::: a b c ::: d e f",
+        "",
+    ),
+    // -E ending a source at its first value leaves one empty value beside the others.
+    ("", r"parallel -k -E 3 echo ::: 1 2 ::: 3 4 ::: 5", ""),
+    ("", r"parallel -k -E 3 echo ::: 3 4 ::: 3 5", ""),
     ("", r"parallel -k -j1 -X echo {.} ::: a.x b.y", ""),
     ("", r"parallel -k -j1 -m echo {.} ::: a.x b.y", ""),
     ("", r"parallel -k -j1 -X 'echo {}' ::: 'a b' c", ""),
@@ -1899,8 +1976,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--interactive", "--interactive"),
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),
-    ("-s 100", "-s"),
-    ("-L 2", "-L"),
+    ("-L 2 --pipe", "--pipe with -L"),
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),

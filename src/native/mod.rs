@@ -465,6 +465,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
             eof: None,
             skip_empty: false,
             shuffle: false,
+            continued: false,
         });
         cfg.delimiter = 0;
         // One invocation per tuple unless -l / -L say otherwise (as forkrun's sweeps).

@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod env;
+mod lines;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -206,9 +207,6 @@ const REFUSED: &[(&str, &str)] = &[
         "use frun -s CMD (batches of records on stdin)",
     ),
     ("--keep-order-on-interrupt", "use -k"),
-    ("--max-chars", "frun fills commands up to ARG_MAX itself"),
-    ("-s", "frun fills commands up to ARG_MAX itself"),
-    ("--show-limits", "use frun xargs --show-limits"),
     (
         "--arg-sep",
         "use ::: (frun does not rename input-source markers)",
@@ -221,7 +219,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
-    ("--xapply", "use --link"),
     ("--regexp", "use --recstart and --recend with plain strings"),
     (
         "--remove-rec-sep",
@@ -265,6 +262,8 @@ struct Options {
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
+    /// `-s`, `--show-limits`.
+    lines: lines::Lines,
 }
 
 /// Parses the words after `parallel`.
@@ -321,6 +320,7 @@ fn parse_inner(
         recstart: None,
         delimiter_given: false,
         group: false,
+        lines: lines::Lines::default(),
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
@@ -391,6 +391,19 @@ fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocat
             continue;
         }
         let attached: String = shorts[k + 1..].iter().collect();
+        // -l takes an optional number: attached, or the next word when it is one.
+        if c == 'l' {
+            let next = args.get(i + 1).map(|w| w.to_string_lossy().into_owned());
+            let (v, took) = match next.filter(|w| attached.is_empty() && lines::is_count(w)) {
+                Some(w) => (w, 2),
+                None => (attached, 1),
+            };
+            lines::max_lines(&mut o.lines, 'l', &v).map_err(refuse)?;
+            o.per_job = Some(o.lines.per_job());
+            o.positional = true;
+            o.bare = false;
+            return Ok(took);
+        }
         // -i and -e take an optional value: attached, or the next word unless it looks like
         // an option (GNU Parallel's option parser reads `-i echo {}` as the value "echo").
         if c == 'i' || c == 'e' {
@@ -470,14 +483,12 @@ fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invoca
         'C' => "colsep",
         'S' => "sshlogin",
         's' => "max-chars",
-        'L' | 'l' => "max-lines",
+        'L' => "max-lines-L",
+        'l' => "max-lines",
         _ => unreachable!("listed in option()"),
     };
     if c == 'S' {
         return Err(refused("-S"));
-    }
-    if c == 's' {
-        return Err(refused("-s"));
     }
     set_value(o, name, v)
 }
@@ -528,6 +539,8 @@ const SWITCHES: &[&str] = &[
     "resume",
     "resume-failed",
     "retry-failed",
+    "xapply",
+    "show-limits",
 ];
 
 fn long_option(
@@ -575,6 +588,8 @@ fn long_option(
         "delay" => "delay",
         "shell" => "shell",
         "results" | "res" => "results",
+        "max-chars" => "max-chars",
+        "max-lines" => "max-lines",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -584,6 +599,14 @@ fn long_option(
     if let Some(v) = inline {
         set_value(o, canonical, Some(v))?;
         return Ok(1);
+    }
+    if canonical == "max-lines" {
+        let v = next
+            .map(|w| w.to_string_lossy().into_owned())
+            .filter(|w| lines::is_count(w));
+        let took = 1 + usize::from(v.is_some());
+        set_value(o, canonical, v)?;
+        return Ok(took);
     }
     if canonical == "replace" || canonical == "eof" {
         let v = optional_value(next);
@@ -619,7 +642,8 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             o.delimiter_given = true;
         }
         "no-run-if-empty" => o.skip_empty = true,
-        "link" => o.link = true,
+        "link" | "xapply" => o.link = true,
+        "show-limits" => o.lines.show_limits = true,
         "shuf" => o.shuffle = true,
         "dry-run" | "dryrun" => o.cfg.dry_run = true,
         "verbose" => o.cfg.trace = true,
@@ -684,18 +708,18 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
-            // -N0: each record is a job of its own that gets no value.
-            o.bare = n == 0 && name == "max-replace-args";
-            if n == 0 && !o.bare {
-                return Err(refuse(format!("--{name} must be at least 1")));
-            }
+            // -N0 (and -n0): each record is a job of its own that gets no value.
+            o.bare = n == 0;
             o.per_job = Some(n.max(1));
             o.positional = name == "max-replace-args";
         }
-        "max-lines" => {
-            return Err(refuse(
-                "-L/-l (lines per job) is not supported by frun parallel; use -N",
-            ));
+        "max-lines" | "max-lines-L" => {
+            let flag = if name == "max-lines" { 'l' } else { 'L' };
+            lines::max_lines(&mut o.lines, flag, &v).map_err(refuse)?;
+            // -L 0: each line is a job of its own that gets no value (as -N0).
+            o.bare = o.lines.bare();
+            o.per_job = Some(o.lines.per_job());
+            o.positional = true;
         }
         "replace" => o.names.whole = v.into_bytes(),
         "replace-i" => {
@@ -790,6 +814,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "halt" => o.cfg.halt = halt(&v)?,
         "results" => o.cfg.job_files = Some(results_name(&v)?),
+        "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
         _ => unreachable!("canonical names only"),
     }
     Ok(())
@@ -1047,7 +1072,7 @@ fn build(
         _ => None,
     }
     // -E, -r and --shuf look at every value first: the sources are read whole.
-    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle);
+    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle && !o.lines.max_lines);
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -1083,6 +1108,7 @@ fn build(
                 eof: o.eof.clone(),
                 skip_empty: o.skip_empty,
                 shuffle: o.shuffle,
+                continued: o.lines.max_lines,
             };
             // Tuples end in NUL (their values hold LEN:BYTES).
             o.cfg.delimiter = 0;
@@ -1091,9 +1117,12 @@ fn build(
     };
     o.cfg.batch = match (o.spread, o.per_job) {
         (Spread::One, n) => BatchSpec::Exact(n.unwrap_or(1)),
-        (_, Some(n)) => BatchSpec::FillThenSpread(n),
-        (_, None) => BatchSpec::Even,
+        (_, n) => BatchSpec::Fill {
+            chars: o.lines.chars(),
+            records: n.unwrap_or(u64::MAX),
+        },
     };
+    o.lines.show();
     let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
     o.cfg.command = if command.is_empty() {
         vec![OsString::from("sh")]
@@ -1106,7 +1135,7 @@ fn build(
         literal: false,
         shell: shell(),
         columns,
-        spread: if o.positional { Spread::One } else { o.spread },
+        spread: lines::job_spread(o.spread, o.positional, numbered && !o.bare),
         names: o.names,
         trim,
         header: Vec::new(),
@@ -1168,6 +1197,11 @@ fn pipe(
     command: &[OsString],
     sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
+    if o.lines.max_lines && !o.pipepart {
+        return Err(refuse(
+            "--pipe with -L/-l/--max-lines (lines per block) is not supported by frun parallel; use --pipe -N",
+        ));
+    }
     match sources.as_slice() {
         [] => {}
         [
@@ -1275,7 +1309,8 @@ Run GNU Parallel command lines on frun's engine
 Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
---group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
+--group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
+--max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR, --recstart STR,
 --retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
@@ -1291,7 +1326,7 @@ number of failed jobs (101 for more than 100), 255 for an error on the command l
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json. --will-cite and
+--results NAME.csv/.tsv/.json, --pipe with -L. --will-cite and
 --citation are accepted and do nothing.
 ";
 

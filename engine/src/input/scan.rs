@@ -129,12 +129,15 @@ pub struct ScanTotals {
 }
 
 /// What the plan decides for the scanner, once per run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// The byte that ends each record.
     pub delimiter: u8,
     /// How big batches are.
     pub sizing: Sizing,
+    /// The records each batch takes, in order, when the plan decided them all from the whole
+    /// input (`-X`/`-m` lines filled by length); `sizing` is then the first one's, fixed.
+    pub cuts: Option<std::sync::Arc<[u64]>>,
     /// `--limit`: stop after this many records.
     pub limit: Option<u64>,
     /// `--timeout`: publish a partial batch after this long without new input.
@@ -315,7 +318,13 @@ impl Scanner<'_> {
     fn scan(&self, ingest: &mut Ingest, events: &dyn ScanEvents) -> io::Result<ScanTotals> {
         let run = Run::new(self, events);
         match self.settings.sizing {
-            Sizing::Adaptive { init, max } => RecordScan::new(run, init, max, false).scan(ingest),
+            Sizing::Adaptive { init, max } => {
+                // Batches the plan cut fit their line: they are taken as they are.
+                let cuts = self.settings.cuts.clone();
+                let mut scan = RecordScan::new(run, init, max, cuts.is_some());
+                scan.cuts = cuts.map(|c| (c, 0));
+                scan.scan(ingest)
+            }
             Sizing::Exact(n) => RecordScan::new(run, n, n, true).scan(ingest),
             Sizing::Tail { size, from, tail } => {
                 let mut scan = RecordScan::new(run, size, size, false);
@@ -799,6 +808,8 @@ struct RecordScan<'s, 'a> {
     target: u64,
     /// Once this many records are out, batches take that many ([`Sizing::Tail`]).
     tail: Option<(u64, u64)>,
+    /// The records of every batch, and the batch being built ([`Settings::cuts`]).
+    cuts: Option<(std::sync::Arc<[u64]>, usize)>,
     /// The batch being built.
     p: Pending,
 }
@@ -815,6 +826,7 @@ impl<'s, 'a> RecordScan<'s, 'a> {
             limit,
             target: init,
             tail: None,
+            cuts: None,
             p: Pending {
                 start: 0,
                 cursor: 0,
@@ -858,6 +870,12 @@ impl<'s, 'a> RecordScan<'s, 'a> {
         self.p.start = self.p.cursor;
         self.p.records = 0;
         self.p.cost = 0;
+        if let Some((cuts, at)) = &mut self.cuts {
+            *at += 1;
+            if let Some(&n) = cuts.get(*at) {
+                (self.init, self.max, self.target) = (n, n, n);
+            }
+        }
         self.run.published(seq, self.p.start)
     }
 
@@ -1227,6 +1245,7 @@ mod tests {
             Settings {
                 delimiter: b'\n',
                 sizing: self.sizing,
+                cuts: None,
                 limit: self.limit,
                 timeout: None,
                 arg_space: self.space,

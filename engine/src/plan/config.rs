@@ -49,13 +49,16 @@ pub enum BatchSpec {
     /// `--block -N` of GNU Parallel's `--pipepart`: the input file cut into about N chunks
     /// per worker (at record boundaries); the input must be a regular file.
     BlocksPerWorker(u64),
-    /// As many records per batch as spread them evenly over the workers, within ARG_MAX
-    /// (GNU Parallel's `-X` and `-m`); the input is read whole first.
-    Even,
-    /// N records per batch, and the last batches' records (the last N or fewer) spread
-    /// evenly over the workers (GNU Parallel's `-X -n N` and `-m -n N`); the input is read
-    /// whole first.
-    FillThenSpread(u64),
+    /// Lines filled the way GNU Parallel's `-X` and `-m` fill them: as many records as keep
+    /// the job's shell line (plus one) within `chars` bytes, at most `records`; once the
+    /// records left all fit in one line, they are spread evenly over the workers instead. The
+    /// input is read whole first.
+    Fill {
+        /// The longest line, in bytes (GNU Parallel's `-s`, its line length plus one).
+        chars: u64,
+        /// The most records in one line (`-n`; `u64::MAX`: no limit).
+        records: u64,
+    },
 }
 
 /// Default chunk size of `-b` given without a number.
@@ -94,6 +97,9 @@ pub struct Sweep {
     pub skip_empty: bool,
     /// `--shuf`: the tuples run in a random order.
     pub shuffle: bool,
+    /// A value ending in a blank (space or tab) goes on with the next one, as one value (the
+    /// lines of xargs' and GNU Parallel's `-L`).
+    pub continued: bool,
 }
 
 impl Sweep {
@@ -109,6 +115,7 @@ impl Sweep {
             eof: None,
             skip_empty: false,
             shuffle: false,
+            continued: false,
         }
     }
 }

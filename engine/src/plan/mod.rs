@@ -8,6 +8,7 @@
 pub mod builder;
 pub mod config;
 pub mod error;
+mod fill;
 mod jobs_resume;
 mod plugin;
 mod sweep;
@@ -194,7 +195,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     builder::check(cfg)?;
     let mut input = open_input(cfg)?;
-    let sizing = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
+    let (sizing, cuts) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
     let input_size = input
         .file
         .metadata()
@@ -258,6 +259,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let scan = crate::input::scan::Settings {
         delimiter: cfg.delimiter,
         sizing,
+        cuts,
         limit: cfg.limit,
         timeout: cfg.timeout,
         arg_space: Some(command.arg_space),
@@ -380,46 +382,45 @@ fn arg_max() -> u64 {
         .min(KERNEL_MAX)
 }
 
-/// `-X` / `-m`: the input's records spread evenly over `workers` batches (at least one record
-/// each); input from a pipe is read whole into memory first.
-fn even(input: &mut Opened, delimiter: u8, workers: u64) -> Result<Sizing, RunError> {
-    let records = count_input(input, delimiter)?;
-    let per = records.div_ceil(workers.max(1)).clamp(1, HARD_MAX_RECORDS);
-    Ok(Sizing::Adaptive {
-        init: per,
-        max: per,
-    })
-}
+/// The records of each batch, when the plan decided them all ([`crate::input::scan::Settings::cuts`]).
+type Cuts = Option<std::sync::Arc<[u64]>>;
 
-/// `-X -n N`: jobs of N records, then the last N or fewer spread evenly over the workers
-/// (as GNU Parallel cuts them: `-j2 -n4` over 7 values gives 4, 2, 1).
-fn fill_then_spread(
+/// `-X` / `-m`: the records each job takes, from the whole input (read into memory first
+/// when it is a pipe) and the job's line.
+fn fill(
+    cfg: &Config,
     input: &mut Opened,
-    delimiter: u8,
     workers: u64,
-    n: u64,
-) -> Result<Sizing, RunError> {
-    let n = n.clamp(1, HARD_MAX_RECORDS);
-    let records = count_input(input, delimiter)?;
-    let from = records.saturating_sub(1) / n * n;
-    let tail = (records - from).div_ceil(workers.max(1)).max(1);
-    Ok(if from == 0 {
+    chars: u64,
+    cap: u64,
+) -> Result<(Sizing, Cuts), RunError> {
+    let bytes = read_whole(input)?;
+    let Some(spec) = &cfg.job else {
+        return Err(RunError::config(
+            "batch",
+            "lines filled by length need a job line",
+        ));
+    };
+    let mut spec = spec.clone();
+    if !input.header.is_empty() {
+        spec.header = input.header.clone();
+    }
+    let line = crate::exec::command::job::JobLine::new(&spec, |_| false)
+        .map_err(|m| RunError::config("command", m))?;
+    let cuts = fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers);
+    let first = cuts.first().copied().unwrap_or(1);
+    Ok((
         Sizing::Adaptive {
-            init: tail,
-            max: tail,
-        }
-    } else {
-        Sizing::Tail {
-            size: n,
-            from,
-            tail,
-        }
-    })
+            init: first,
+            max: first,
+        },
+        Some(cuts.into()),
+    ))
 }
 
-/// Counts the input's records, leaving it to be read again from its start (a pipe's bytes
-/// are kept in a memfd, which becomes the input).
-fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, RunError> {
+/// Reads the whole input, leaving it to be read again from its start (a pipe's bytes are kept
+/// in a memfd, which becomes the input).
+fn read_whole(input: &mut Opened) -> Result<Vec<u8>, RunError> {
     use std::io::{Read, Seek, Write};
     let name = input.name.clone();
     let read_err = |e: std::io::Error| {
@@ -448,22 +449,21 @@ fn count_input(input: &mut Opened, delimiter: u8) -> Result<u64, RunError> {
             .map_err(read_err)?;
         input.file = copy;
     }
-    Ok(crate::dispatch::batch::count_records(&bytes, delimiter))
+    Ok(bytes)
 }
 
 /// The batch sizes that depend on the input (`-X`/`-m`, `--pipepart --block -N`), else
-/// `sizing` as it is.
+/// `sizing` as it is; with the records each batch takes when the plan decided them all.
 fn input_sizing(
     cfg: &Config,
     sizing: Sizing,
     input: &mut Opened,
     workers: u64,
-) -> Result<Sizing, RunError> {
+) -> Result<(Sizing, Cuts), RunError> {
     match cfg.batch {
-        BatchSpec::Even => even(input, cfg.delimiter, workers),
-        BatchSpec::FillThenSpread(n) => fill_then_spread(input, cfg.delimiter, workers, n),
-        BatchSpec::BlocksPerWorker(n) => blocks_per_worker(input, n, workers),
-        _ => Ok(sizing),
+        BatchSpec::Fill { chars, records } => fill(cfg, input, workers, chars, records),
+        BatchSpec::BlocksPerWorker(n) => Ok((blocks_per_worker(input, n, workers)?, None)),
+        _ => Ok((sizing, None)),
     }
 }
 
@@ -591,9 +591,8 @@ fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
         // Settled once the input file's size is known (`blocks_per_worker`).
         BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
         BatchSpec::Exact(n) => Sizing::Exact(n),
-        // Settled once the input's records are counted (`even`).
-        BatchSpec::Even => Sizing::Adaptive { init: 1, max: 1 },
-        BatchSpec::FillThenSpread(n) => Sizing::Adaptive { init: n, max: n },
+        // Settled once the input is read (`fill`).
+        BatchSpec::Fill { .. } => Sizing::Adaptive { init: 1, max: 1 },
         BatchSpec::Lines(r) => {
             let (init, max) = resolve_range(r, 1, hard_max, hard_max, "--lines")?;
             Sizing::Adaptive { init, max }

@@ -33,7 +33,7 @@ pub(super) fn materialize(
         .iter()
         .map(|s| file_bytes(s, delimiter))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut tables = Vec::with_capacity(sweep.sources.len());
+    let mut kept = Vec::with_capacity(sweep.sources.len());
     for (s, bytes) in sweep.sources.iter().zip(&contents) {
         let mut vals = values(s, bytes.as_deref(), delimiter);
         if let Some(eof) = &sweep.eof {
@@ -44,6 +44,35 @@ pub(super) fn materialize(
         if sweep.skip_empty {
             vals.retain(|v| !v.iter().all(|&b| b == b' ' || b == b'\t'));
         }
+        kept.push(vals);
+    }
+    // A source that `-E` ended at its first value is one empty value beside sources that still
+    // hold some (as GNU Parallel reads it); when all are empty, there is nothing to run.
+    if sweep.eof.is_some() && kept.iter().any(|v| !v.is_empty()) {
+        for v in kept.iter_mut().filter(|v| v.is_empty()) {
+            v.push(&[]);
+        }
+    }
+    // Continued values are joined into one arena per source, then sliced from it.
+    let joins: Vec<Option<(Vec<u8>, Vec<usize>)>> = kept
+        .iter()
+        .map(|vals| sweep.continued.then(|| continued(vals)))
+        .collect();
+    let mut tables = Vec::with_capacity(sweep.sources.len());
+    for (vals, join) in kept.into_iter().zip(&joins) {
+        let vals = match join {
+            Some((arena, ends)) => {
+                let mut start = 0;
+                ends.iter()
+                    .map(|&end| {
+                        let v = &arena[start..end];
+                        start = end;
+                        v
+                    })
+                    .collect()
+            }
+            None => vals,
+        };
         tables.push(Table::new(vals, colsep.as_ref()));
     }
     let mut header = Vec::new();
@@ -95,6 +124,25 @@ pub(super) fn materialize(
         .map(|g| g.len as u64)
         .fold(1u64, u64::saturating_mul);
     Ok((file, header, tuples))
+}
+
+/// `vals` with every value that ends in a blank joined to the one after it: the joined values
+/// one after another, and where each ends.
+fn continued(vals: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
+    let mut arena = Vec::with_capacity(vals.iter().map(|v| v.len()).sum());
+    let mut ends = Vec::new();
+    let mut open = false;
+    for v in vals {
+        arena.extend_from_slice(v);
+        open = matches!(v.last(), Some(b' ' | b'\t'));
+        if !open {
+            ends.push(arena.len());
+        }
+    }
+    if open {
+        ends.push(arena.len());
+    }
+    (arena, ends)
 }
 
 /// The bytes of a `::::` source, read whole (None for `::: words`).

@@ -758,6 +758,7 @@ fn try_run(
         shared.add_worker();
     }
     let scan_workers = workers.max.min(ceiling.0) as u64;
+    let shard = scan.shard;
     if ingest.fd().is_none() && shared.spool.filled() <= INLINE_SCAN_BYTES {
         // A few records already in memory: cut on this thread, which then supervises. The scan
         // cannot wait: at most INLINE_SCAN_BYTES batches fit the ring's RING_SLOTS, no window
@@ -771,7 +772,6 @@ fn try_run(
     if let Some(m) = progress {
         m.finish(shared.stop.reason().is_none() && !shared.spool.shrank());
     }
-    let shard = scan.shard;
     Ok(wind_up(shared, feeder, &ending, shard, exits_after))
 }
 

@@ -46,6 +46,8 @@ pub struct JobSpec {
 struct Values<'a> {
     rs: &'a [&'a [u8]],
     job: &'a [&'a [u8]],
+    /// Where `{N}` takes its value instead of `rs` (`-X` over tuples: the job's first one).
+    first: Option<&'a [u8]>,
 }
 
 /// How a record splits into columns.
@@ -627,6 +629,31 @@ impl JobLine {
         argv.finish();
     }
 
+    /// The length of the shell line of the job of `batch`'s records (each ending in
+    /// `delimiter`), as GNU Parallel measures a line it fills (`-X`, `-m`): the line the shell
+    /// gets, values quoted, job number and slot 1. `records` and `out` are scratch space.
+    pub fn shell_line_len(
+        &self,
+        batch: &[u8],
+        delimiter: u8,
+        records: &mut Vec<(usize, usize)>,
+        out: &mut Vec<u8>,
+    ) -> u64 {
+        records.clear();
+        out.clear();
+        let mut start = 0;
+        for i in memchr::memchr_iter(delimiter, batch) {
+            records.push((start, i));
+            start = i + 1;
+        }
+        if start < batch.len() {
+            records.push((start, batch.len()));
+        }
+        let mut sink = ShellSink { out };
+        self.fill(batch, 1, 1, records, &mut sink);
+        out.len() as u64
+    }
+
     /// A tag (`--tagstring STR`, `--tag` is `{}`): `spec`'s words, one word, its replacement
     /// strings filled in with the values as they are.
     pub fn tag(spec: &JobSpec) -> Result<JobLine, String> {
@@ -719,7 +746,10 @@ impl JobLine {
                 _ => false,
             };
             let repeats = self.spread == Spread::Context && w.iter().any(repeated);
-            if repeats {
+            let tuples = matches!(self.columns, ColumnSplit::Tuple) && !self.numbered;
+            if repeats && tuples {
+                self.fill_tuples_word(w, records.len(), &record, seq, slot, raw, sink);
+            } else if repeats {
                 let job: Vec<&[u8]> = if self.numbered {
                     (0..records.len()).map(record).collect()
                 } else {
@@ -730,7 +760,11 @@ impl JobLine {
                         sink.brk();
                     }
                     let rs = [record(r)];
-                    let values = Values { rs: &rs, job: &job };
+                    let values = Values {
+                        rs: &rs,
+                        job: &job,
+                        first: None,
+                    };
                     self.fill_word(w, values, seq, slot, raw, sink);
                 }
             } else if self.spread == Spread::One && records.len() > 1 {
@@ -740,7 +774,61 @@ impl JobLine {
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
                 let job = if self.numbered { &rs[..] } else { &[][..] };
-                self.fill_word(w, Values { rs: &rs, job }, seq, slot, raw, sink);
+                self.fill_word(
+                    w,
+                    Values {
+                        rs: &rs,
+                        job,
+                        first: None,
+                    },
+                    seq,
+                    slot,
+                    raw,
+                    sink,
+                );
+            }
+        }
+    }
+
+    /// `-X` over a sweep's tuples, as GNU Parallel fills it: a word holding `{}` (any form of
+    /// it) comes once for every value of every tuple; a word holding only `{N}` comes once,
+    /// with the job's first tuple's values.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_tuples_word<'b>(
+        &self,
+        w: &Word,
+        count: usize,
+        record: &dyn Fn(usize) -> &'b [u8],
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        let whole = w.iter().any(|p| matches!(p, Part::Value(Column::All, _)));
+        if !whole {
+            let rs = [record(0)];
+            let values = Values {
+                rs: &rs,
+                job: &[],
+                first: None,
+            };
+            self.fill_word(w, values, seq, slot, raw, sink);
+            return;
+        }
+        let mut first = true;
+        for r in 0..count {
+            for value in tuple_spans(record(r)) {
+                if !first {
+                    sink.brk();
+                }
+                first = false;
+                let rs = [value];
+                let values = Values {
+                    rs: &rs,
+                    job: &[],
+                    first: Some(record(0)),
+                };
+                self.fill_word(w, values, seq, slot, raw, sink);
             }
         }
     }
@@ -770,6 +858,16 @@ impl JobLine {
                             if raw { sink.lit(&v) } else { sink.value(&v) }
                         });
                     }
+                }
+                Part::Value(col @ Column::Index(_), form) if values.first.is_some() => {
+                    let first = values.first.unwrap_or_default();
+                    self.each_column(first, *col, |k, v| {
+                        if k > 0 {
+                            sink.brk();
+                        }
+                        let v = transform(trim(v, self.trim), *form);
+                        if raw { sink.lit(&v) } else { sink.value(&v) }
+                    });
                 }
                 Part::Value(col, form) => {
                     for (i, r) in values.rs.iter().enumerate() {
@@ -881,6 +979,21 @@ fn pick(len: usize, n: i64) -> Option<usize> {
 /// The values of a sweep's tuple (`LEN:BYTES` each).
 fn tuple_columns(r: &[u8]) -> TupleColumns<'_> {
     TupleColumns(r)
+}
+
+/// Each value of a tuple record as a tuple of its own (its `LEN:BYTES` span), in order.
+fn tuple_spans(r: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = r;
+    std::iter::from_fn(move || {
+        let colon = memchr::memchr(b':', rest)?;
+        let len = std::str::from_utf8(&rest[..colon])
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())?;
+        let end = (colon + 1 + len).min(rest.len());
+        let (span, after) = rest.split_at(end);
+        rest = after;
+        Some(span)
+    })
 }
 
 /// The values of a tuple record, in order, read as they are needed (no list is built).

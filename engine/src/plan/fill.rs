@@ -1,0 +1,161 @@
+//! Lines filled by length (GNU Parallel's `-X` and `-m`): how many records each job takes,
+//! decided once from the whole input before the run starts.
+//!
+//! It measures each record's share of the job's shell line and cuts the input into jobs; it
+//! reads nothing itself (the plan hands it the input's bytes) and runs nothing.
+
+use crate::exec::command::job::JobLine;
+
+/// The records each job takes, in order: as many as keep the line (plus one) within `chars`
+/// bytes, at most `cap`; once the records left all fit in one line, they are spread evenly
+/// over `workers` jobs instead (the last ones may hold one record fewer). A record whose line
+/// alone is too long is a job of its own. Empty when the input holds no record.
+pub(super) fn cuts(
+    line: &JobLine,
+    bytes: &[u8],
+    delimiter: u8,
+    chars: u64,
+    cap: u64,
+    workers: u64,
+) -> Vec<u64> {
+    let mut spans = Spans {
+        bytes,
+        delimiter,
+        at: 0,
+    };
+    let mut records = Vec::new();
+    let mut out = Vec::new();
+    let mut len = |r: &[u8]| line.shell_line_len(r, delimiter, &mut records, &mut out);
+    let total = crate::dispatch::batch::count_records(bytes, delimiter);
+    // Each record after a line's first adds its own length less what its line shares with
+    // the others: the same for every record, found from the first two.
+    let shared = match (spans.peek(0), spans.peek(1)) {
+        (Some(a), Some(b)) => {
+            let both = &bytes[a.0..b.1];
+            (len(&bytes[a.0..a.1]) + len(&bytes[b.0..b.1])).saturating_sub(len(both))
+        }
+        _ => 0,
+    };
+    let mut cuts = Vec::new();
+    let mut done = 0u64;
+    let mut next = spans.next().map(|(s, e)| len(&bytes[s..e]));
+    while let Some(first) = next {
+        let mut cost = first + 1;
+        let mut n = 1u64;
+        next = spans.next().map(|(s, e)| len(&bytes[s..e]));
+        while let Some(l) = next.filter(|_| n < cap) {
+            let add = l.saturating_sub(shared);
+            if cost + add > chars {
+                break;
+            }
+            cost += add;
+            n += 1;
+            next = spans.next().map(|(s, e)| len(&bytes[s..e]));
+        }
+        if done + n == total && n > 1 {
+            // The rest fits in this one line: spread it over the workers.
+            let per = n.div_ceil(workers.max(1));
+            let mut left = n;
+            while left > 0 {
+                cuts.push(per.min(left));
+                left -= per.min(left);
+            }
+            break;
+        }
+        cuts.push(n);
+        done += n;
+    }
+    cuts
+}
+
+/// The records of `bytes`, each with its delimiter (the last one maybe without).
+struct Spans<'a> {
+    bytes: &'a [u8],
+    delimiter: u8,
+    at: usize,
+}
+
+impl Spans<'_> {
+    /// The `k`th record from here, without moving on.
+    fn peek(&self, k: usize) -> Option<(usize, usize)> {
+        let mut s = Spans { ..*self };
+        for _ in 0..k {
+            s.next()?;
+        }
+        s.next()
+    }
+}
+
+impl Iterator for Spans<'_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        let start = self.at;
+        let end = memchr::memchr(self.delimiter, &self.bytes[start..])
+            .map_or(self.bytes.len(), |i| start + i + 1);
+        self.at = end;
+        Some((start, end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cuts;
+    use crate::exec::command::job::{Columns, JobLine, JobSpec, ReplacementNames, Spread, Trim};
+
+    fn line(words: &[&str], spread: Spread) -> JobLine {
+        let spec = JobSpec {
+            words: words.iter().map(|w| w.as_bytes().to_vec()).collect(),
+            quote: false,
+            literal: false,
+            shell: "/bin/sh".into(),
+            columns: Columns::Whole,
+            spread,
+            names: ReplacementNames::default(),
+            trim: Trim::default(),
+            header: Vec::new(),
+            bare: false,
+            numbered: true,
+        };
+        JobLine::new(&spec, |_| false).unwrap()
+    }
+
+    fn seq(n: u64) -> Vec<u8> {
+        (1..=n)
+            .map(|i| format!("{i}\n"))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    #[test]
+    fn lines_fill_to_the_length_then_the_rest_spreads_over_the_workers() {
+        // `echo 1 … 34` is 97 bytes: with its one more, 98 fit in 100; 35 would make 101.
+        let echo = line(&["echo"], Spread::Context);
+        assert_eq!(
+            cuts(&echo, &seq(150), b'\n', 100, u64::MAX, 3),
+            [34, 31, 31, 24, 23, 3, 3, 1]
+        );
+        // 35..65 fill the second line exactly: being the last, it is spread instead.
+        assert_eq!(
+            cuts(&echo, &seq(65), b'\n', 100, u64::MAX, 3),
+            [34, 11, 11, 9]
+        );
+        assert_eq!(cuts(&echo, &seq(10), b'\n', 100, u64::MAX, 3), [4, 4, 2]);
+        assert_eq!(cuts(&echo, &seq(8), b'\n', 100, 4, 2), [4, 2, 2]);
+        assert_eq!(cuts(&echo, b"", b'\n', 100, u64::MAX, 2), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn repeated_words_and_quoted_values_count_as_the_shell_gets_them() {
+        // -X repeats `x{}y` per value: `echo x1y … x20y` is 95 bytes, 21 values 101.
+        let x = line(&["echo", "x{}y"], Spread::Context);
+        assert_eq!(cuts(&x, &seq(20), b'\n', 96, u64::MAX, 1), [20]);
+        assert_eq!(cuts(&x, &seq(21), b'\n', 96, u64::MAX, 1), [20, 1]);
+        // `'a b'` is 5 bytes on the line: 15 of them make `echo` + 89 + 1 = 95.
+        let echo = line(&["echo"], Spread::Context);
+        let ab = b"a b\n".repeat(16);
+        assert_eq!(cuts(&echo, &ab, b'\n', 100, u64::MAX, 1), [15, 1]);
+    }
+}
