@@ -36,21 +36,10 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "par_X_I_meta",
         "-X spreads records over job slots instead of filling lines to GNU's 64 KB",
     ),
-    (
-        "par__pipepart_spawn",
-        "--pipepart without --block: frun's block count differs",
-    ),
-    (
-        "par_block_negative_prefix",
-        "--block -N: frun's blocks differ",
-    ),
+    ("par__pipepart_spawn", "--progress prints no per-host line"),
     (
         "par_blocking_redir",
         "the wc of output redirected to process substitutions is missing (not yet understood)",
-    ),
-    (
-        "par_bug34241",
-        "-r with --pipe runs a job for a blank block",
     ),
     ("par_delimiter_space", "-d does not split ::: values"),
     (
@@ -78,10 +67,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "GNU reads `{1` newline `}` as {1}; frun leaves it as text",
     ),
     (
-        "par_pipepart_block",
-        "--pipepart --block: different block edges",
-    ),
-    (
         "par_pipepart_recend_recstart",
         "no warning when a record outgrows --block",
     ),
@@ -97,10 +82,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_test_X_with_multiple_source",
         "-X with several sources groups values differently",
-    ),
-    (
-        "par_test_r_with_pipe",
-        "-r with --pipe runs a job for a blank block",
     ),
     (
         "par_too_long_line_X",

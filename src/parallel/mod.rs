@@ -1187,6 +1187,7 @@ fn pipe(
     }
     o.cfg.batch = pipe_batches(&mut o)?;
     o.cfg.stdin = true;
+    o.cfg.skip_blank_batches = o.skip_empty;
     if command.is_empty() {
         return Err(refuse("--pipe needs a command"));
     }
@@ -1260,6 +1261,8 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         Some(n) => BatchSpec::Exact(n),
         // Neither string: raw blocks.
         None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
+        // --pipepart cuts at the first record boundary past each block's size.
+        None if o.pipepart => BatchSpec::BlockPast(block),
         None => BatchSpec::Block(block),
     })
 }
