@@ -1429,6 +1429,17 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
         r"parallel -j2 -k --pipepart -a num1000 --recend '5\n' --block 10 md5sum",
         "",
     ),
+    // --round-robin --pipepart: one block per job slot, whatever --block says.
+    (
+        "s",
+        r"parallel -j2 --pipepart -a num30000 --block 14 --round-robin wc",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j3 -k --pipepart -a num30000 --round-robin md5sum",
+        "",
+    ),
     // -r with --pipe: a block of blank lines starts no job.
     ("", r"echo | parallel -r -j2 -N1 --pipe cat | wc -l", ""),
     ("", r"printf ' \n\n' | parallel -r --pipe cat | wc -l", ""),
@@ -1440,6 +1451,22 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
     (
         "",
         r"printf 'a\n\nb\n' | parallel -k -r -N1 --pipe 'echo x; cat'",
+        "",
+    ),
+    // -r drops blank lines inside --pipe's blocks too, not --pipepart's.
+    (
+        "",
+        r"printf 'a\n\n  \nb\n' | parallel -k -r --pipe 'echo x; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\n  ' | parallel -k -r --pipe 'echo x; cat' | od -c",
+        "",
+    ),
+    (
+        "",
+        r"printf '\n \n' > bl; parallel -r --pipepart -a bl 'echo x; cat' | od -c",
         "",
     ),
     // --- --recstart, and --recend of more than one byte (--pipe and --pipepart).

@@ -183,8 +183,9 @@ pub struct Config {
     pub insert_id: bool,
     /// Batches go to the command's stdin (`-s`, implied by `-b`/`--block` unless `+s`).
     pub stdin: bool,
-    /// With `stdin`: a batch of nothing but ASCII whitespace runs no command.
-    pub skip_blank_batches: bool,
+    /// With `stdin`: lines of nothing but ASCII whitespace are dropped from each batch, and a
+    /// batch left empty runs no command.
+    pub drop_blank_lines: bool,
     /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
     /// `-t`: a partial batch is flushed after this long without new input.
@@ -328,7 +329,7 @@ impl Default for Config {
             insert: false,
             insert_id: false,
             stdin: false,
-            skip_blank_batches: false,
+            drop_blank_lines: false,
             limit: None,
             timeout: None,
             delimiter: b'\n',

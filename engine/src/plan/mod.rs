@@ -554,7 +554,7 @@ fn work(
         job_files: None,
         skip_jobs: Vec::new(),
         skip_saved: false,
-        skip_blank: cfg.stdin && cfg.skip_blank_batches,
+        drop_blank: cfg.stdin && cfg.drop_blank_lines,
         tag: extra.tag,
         line_buffer: cfg.line_buffer,
         plugin: extra.plugin,
