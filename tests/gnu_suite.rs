@@ -28,21 +28,10 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "par_PARALLEL_ENV",
         "PARALLEL_ENV (code run before each job) is ignored",
     ),
-    (
-        "par__pipepart_spawn",
-        "--pipepart without --block: frun's block count differs",
-    ),
-    (
-        "par_block_negative_prefix",
-        "--block -N: frun's blocks differ",
-    ),
+    ("par__pipepart_spawn", "--progress prints no per-host line"),
     (
         "par_blocking_redir",
         "the wc of output redirected to process substitutions is missing (not yet understood)",
-    ),
-    (
-        "par_bug34241",
-        "-r with --pipe runs a job for a blank block",
     ),
     ("par_delimiter_space", "-d does not split ::: values"),
     (
@@ -62,10 +51,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "GNU reads `{1` newline `}` as {1}; frun leaves it as text",
     ),
     (
-        "par_pipepart_block",
-        "--pipepart --block: different block edges",
-    ),
-    (
         "par_pipepart_recend_recstart",
         "no warning when a record outgrows --block",
     ),
@@ -76,10 +61,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_seqreplace_long_line",
         "-s: a job's line longer than -s runs instead of ending the run with GNU's error",
-    ),
-    (
-        "par_test_r_with_pipe",
-        "-r with --pipe runs a job for a blank block",
     ),
     ("par_version", "--version prints one line, not GNU's 11"),
     (

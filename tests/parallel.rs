@@ -1473,6 +1473,79 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
     ("", r"parallel --pipepart -a num10 -N1 wc -l; echo $?", ""),
     ("", r"parallel --pipepart -a /dev/null wc -l; echo $?", ""),
     ("", r"parallel --pipepart -a missing wc -l; echo $?", ""),
+    // --pipepart cuts as GNU does: each block ends at the first record end past its size, so
+    // the number of jobs and their contents are GNU's.
+    ("", r"parallel -j2 -k --pipepart echo {#} :::: num1000", ""),
+    (
+        "",
+        r"parallel -j2 -k --block -1 --pipepart echo {#} :::: num1000",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 -k --block -10 --pipepart echo {#} :::: num1000",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 -k --block 100 --pipepart -a num1000 md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 -k --block 7 --pipepart -a num1000 md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 -a num30000 --pipepart --block -0.01k -k md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 -k --pipepart -a num1000 --recend '5\n' --block 10 md5sum",
+        "",
+    ),
+    // --round-robin --pipepart: one block per job slot, whatever --block says.
+    (
+        "s",
+        r"parallel -j2 --pipepart -a num30000 --block 14 --round-robin wc",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j3 -k --pipepart -a num30000 --round-robin md5sum",
+        "",
+    ),
+    // -r with --pipe: a block of blank lines starts no job.
+    ("", r"echo | parallel -r -j2 -N1 --pipe cat | wc -l", ""),
+    ("", r"printf ' \n\n' | parallel -r --pipe cat | wc -l", ""),
+    (
+        "",
+        r"echo | parallel -r -j2 -N1 --pipe md5sum -c && echo OK",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\n\nb\n' | parallel -k -r -N1 --pipe 'echo x; cat'",
+        "",
+    ),
+    // -r drops blank lines inside --pipe's blocks too, not --pipepart's.
+    (
+        "",
+        r"printf 'a\n\n  \nb\n' | parallel -k -r --pipe 'echo x; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\n  ' | parallel -k -r --pipe 'echo x; cat' | od -c",
+        "",
+    ),
+    (
+        "",
+        r"printf '\n \n' > bl; parallel -r --pipepart -a bl 'echo x; cat' | od -c",
+        "",
+    ),
     // --- --recstart, and --recend of more than one byte (--pipe and --pipepart).
     (
         "",

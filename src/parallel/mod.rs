@@ -198,14 +198,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--tmpdir", "frun keeps output in memory; set FRUN_TMPDIR"),
     ("--tempdir", "frun keeps output in memory; set FRUN_TMPDIR"),
-    (
-        "--roundrobin",
-        "use frun -s CMD (batches of records on stdin)",
-    ),
-    (
-        "--round-robin",
-        "use frun -s CMD (batches of records on stdin)",
-    ),
     ("--keep-order-on-interrupt", "use -k"),
     (
         "--arg-sep",
@@ -257,6 +249,8 @@ struct Options {
     pipepart: bool,
     /// `--block -N` (with `--pipepart`): N blocks per job slot.
     blocks_per_slot: Option<u64>,
+    /// `--round-robin`: with `--pipepart`, one block per job slot.
+    round_robin: bool,
     recend: Option<Vec<u8>>,
     recstart: Option<Vec<u8>>,
     delimiter_given: bool,
@@ -316,6 +310,7 @@ fn parse_inner(
         block: None,
         pipepart: false,
         blocks_per_slot: None,
+        round_robin: false,
         recend: None,
         recstart: None,
         delimiter_given: false,
@@ -522,6 +517,8 @@ const SWITCHES: &[&str] = &[
     "spreadstdin",
     "pipepart",
     "pipe-part",
+    "round-robin",
+    "roundrobin",
     "line-buffer",
     "linebuffer",
     "lb",
@@ -667,6 +664,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             o.pipe = true;
             o.pipepart = true;
         }
+        "round-robin" | "roundrobin" => o.round_robin = true,
         "version" => {
             return Err(Invocation::Print(
                 format!(
@@ -1221,6 +1219,8 @@ fn pipe(
     }
     o.cfg.batch = pipe_batches(&mut o)?;
     o.cfg.stdin = true;
+    // GNU Parallel's -r drops blank lines from --pipe's blocks (not from --pipepart's).
+    o.cfg.drop_blank_lines = o.skip_empty && !o.pipepart;
     if command.is_empty() {
         return Err(refuse("--pipe needs a command"));
     }
@@ -1255,6 +1255,11 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
             "--pipepart is incompatible with --max-replace-args, --max-lines, and -L",
         ));
     }
+    if o.round_robin && !o.pipepart {
+        return Err(refuse(
+            "--round-robin is supported with --pipepart only: with --pipe, use frun -s CMD (batches of records on stdin)",
+        ));
+    }
     if o.blocks_per_slot.is_some() && !o.pipepart {
         return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
     }
@@ -1284,6 +1289,10 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         })?);
     }
     // GNU Parallel's --pipepart cuts a file into 10 blocks per job slot unless told.
+    // --round-robin --pipepart: each job slot gets one block, whatever --block says.
+    if o.round_robin && o.pipepart {
+        return Ok(BatchSpec::BlocksPerWorker(1));
+    }
     let block = match (o.block, o.blocks_per_slot) {
         (Some(0) | None, None) if o.pipepart => return Ok(BatchSpec::BlocksPerWorker(10)),
         (_, Some(per)) => return Ok(BatchSpec::BlocksPerWorker(per)),
@@ -1294,6 +1303,8 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         Some(n) => BatchSpec::Exact(n),
         // Neither string: raw blocks.
         None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
+        // --pipepart cuts at the first record boundary past each block's size.
+        None if o.pipepart => BatchSpec::BlockPast(block),
         None => BatchSpec::Block(block),
     })
 }
@@ -1312,7 +1323,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
-(-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR, --recstart STR,
+(-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
+job slot), --recend STR, --recstart STR,
 --retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,

@@ -83,7 +83,27 @@ impl Feed {
     /// pause adapts to the reader: it halves while the pipe is found mostly empty and doubles
     /// while it is found mostly full; a reader slower than that (or one that reads nothing) is
     /// then waited for in the pipe, as a blocking write would.
-    pub fn send(self, file: BorrowedFd<'_>, mut off: u64, len: u64) -> io::Result<()> {
+    pub fn send(self, file: BorrowedFd<'_>, off: u64, len: u64) -> io::Result<()> {
+        self.copy(file, off, len).map(|_| ())
+    }
+
+    /// As [`Feed::send`], for the byte ranges `runs` (offsets from `off`) one after another.
+    pub fn send_runs(
+        self,
+        file: BorrowedFd<'_>,
+        off: u64,
+        runs: impl Iterator<Item = (usize, usize)>,
+    ) -> io::Result<()> {
+        for (start, end) in runs {
+            if !self.copy(file, off + start as u64, (end - start) as u64)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies `len` bytes at `off` of `file` into the pipe; false when the reader went away.
+    fn copy(&self, file: BorrowedFd<'_>, mut off: u64, len: u64) -> io::Result<bool> {
         let end = off + len;
         let mut pause = PAUSE_MIN * 4;
         while off < end {
@@ -110,11 +130,11 @@ impl Feed {
                     }
                 }
                 Err(Errno::EINTR) => {}
-                Err(Errno::EPIPE) => return Ok(()),
+                Err(Errno::EPIPE) => return Ok(false),
                 Err(e) => return Err(e.into()),
             }
         }
-        Ok(())
+        Ok(true)
     }
 }
 

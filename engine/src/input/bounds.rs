@@ -55,6 +55,11 @@ impl RecordBounds {
         memmem::rfind(&data[from..to], self.pattern()).map(|i| from + i + end)
     }
 
+    /// The length of the end string (a boundary falls just after it).
+    pub fn end_len(&self) -> u64 {
+        u64::from(self.end_len)
+    }
+
     /// The first boundary `p > lo` in `data`.
     pub fn first_after(&self, data: &[u8], lo: usize) -> Option<usize> {
         let end = self.end_len as usize;

@@ -61,6 +61,9 @@ pub enum Sizing {
     Bytes(u64),
     /// About `n` bytes per chunk, cut at the last record boundary (`--block`).
     Block(u64),
+    /// At least `n` bytes per chunk, cut at the first record boundary whose end pattern starts
+    /// `n` bytes or more past the chunk's start.
+    BlockPast(u64),
 }
 
 /// What the scanner tells the rest of the engine while it runs.
@@ -333,6 +336,11 @@ impl Scanner<'_> {
             }
             Sizing::Bytes(n) => ChunkScan::new(run, n, false).scan(ingest),
             Sizing::Block(n) => ChunkScan::new(run, n, true).scan(ingest),
+            Sizing::BlockPast(n) => {
+                let mut scan = ChunkScan::new(run, n, true);
+                scan.past = true;
+                scan.scan(ingest)
+            }
         }
     }
 
@@ -340,7 +348,7 @@ impl Scanner<'_> {
     /// largest batches when those are bigger.
     fn window_bytes(&self) -> u64 {
         let batch = match self.settings.sizing {
-            Sizing::Bytes(n) | Sizing::Block(n) => n,
+            Sizing::Bytes(n) | Sizing::Block(n) | Sizing::BlockPast(n) => n,
             _ => self.settings.arg_space.map_or(0, |s| s.budget),
         };
         WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
@@ -573,6 +581,8 @@ struct ChunkScan<'s, 'a> {
     size: u64,
     /// Chunks end at a record boundary (`--block`), and are searched for NULs per record.
     at_records: bool,
+    /// Chunks end at the first record boundary at or past `size` bytes, not the last within.
+    past: bool,
     /// Where the next chunk starts.
     start: u64,
     /// A record longer than a chunk, from `start`, not ended yet: how far its end was looked
@@ -600,6 +610,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             run,
             size,
             at_records,
+            past: false,
             start: 0,
             long: None,
             single: false,
@@ -682,13 +693,20 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         let spool = self.run.sc.spool;
         // Once no record ends within the chunk's size, none will: only the rest is searched,
         // each byte once however the input arrives.
-        let known_long = self.long.is_some_and(|l| l.start == start);
+        let known_long = self.past || self.long.is_some_and(|l| l.start == start);
         let found = if let Some(b) = &self.run.sc.settings.bounds {
             let data = spool.bytes(start, bound);
             let within = (!known_long)
                 .then(|| b.last_in(data, 0, size as usize))
                 .flatten();
             let from = self.resume_long(b.pattern().len() as u64) - start;
+            // Past mode: the end pattern starts at `size` or later (`first_after` finds a
+            // boundary past `from`, a pattern starting at `from + 1 - end` or later).
+            let from = if self.past {
+                from.max(size + b.end_len()) - 1
+            } else {
+                from
+            };
             within
                 .or_else(|| b.first_after(data, from as usize))
                 .map(|p| start + p as u64)
@@ -700,7 +718,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             // A record longer than the chunk is a chunk of its own.
             let from = self.resume_long(0);
             // No delimiter within the chunk's size: the chunk is one record, to the first one.
-            self.single = within.is_none();
+            self.single = within.is_none() && !self.past;
             within.map(|i| start + i as u64 + 1).or_else(|| {
                 memchr::memchr(delimiter, spool.bytes(from, bound)).map(|j| from + j as u64 + 1)
             })

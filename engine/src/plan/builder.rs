@@ -183,7 +183,10 @@ pub(crate) fn check(cfg: &Config) -> Result<(), ConfigError> {
     }
     let chunked = matches!(
         cfg.batch,
-        BatchSpec::Bytes(_) | BatchSpec::Block(_) | BatchSpec::BlocksPerWorker(_)
+        BatchSpec::Bytes(_)
+            | BatchSpec::Block(_)
+            | BatchSpec::BlockPast(_)
+            | BatchSpec::BlocksPerWorker(_)
     );
     if chunked && cfg.limit.is_some() {
         return Err(ConfigError::new(

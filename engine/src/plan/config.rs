@@ -46,8 +46,12 @@ pub enum BatchSpec {
     Bytes(u64),
     /// `--block N`: about N bytes, cut at record boundaries.
     Block(u64),
+    /// Chunks of at least N bytes: each ends at the first record boundary at or past N bytes
+    /// from its start (GNU Parallel's `--pipepart --block N`).
+    BlockPast(u64),
     /// `--block -N` of GNU Parallel's `--pipepart`: the input file cut into about N chunks
-    /// per worker (at record boundaries); the input must be a regular file.
+    /// per worker: chunks of at least 1 + size / (N × workers) bytes, as [`BatchSpec::BlockPast`];
+    /// the input must be a regular file.
     BlocksPerWorker(u64),
     /// Lines filled the way GNU Parallel's `-X` and `-m` fill them: as many records as keep
     /// the job's shell line (plus one) within `chars` bytes, at most `records`; once the
@@ -186,6 +190,9 @@ pub struct Config {
     pub insert_id: bool,
     /// Batches go to the command's stdin (`-s`, implied by `-b`/`--block` unless `+s`).
     pub stdin: bool,
+    /// With `stdin`: lines of nothing but ASCII whitespace are dropped from each batch, and a
+    /// batch left empty runs no command.
+    pub drop_blank_lines: bool,
     /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
     /// `-t`: a partial batch is flushed after this long without new input.
@@ -329,6 +336,7 @@ impl Default for Config {
             insert: false,
             insert_id: false,
             stdin: false,
+            drop_blank_lines: false,
             limit: None,
             timeout: None,
             delimiter: b'\n',

@@ -82,6 +82,7 @@ fn run_identity(cfg: &Config) -> String {
     let chunks = match cfg.batch {
         BatchSpec::Bytes(n) => format!("bytes {n}"),
         BatchSpec::Block(n) => format!("block {n}"),
+        BatchSpec::BlockPast(n) => format!("block past {n}"),
         BatchSpec::BlocksPerWorker(n) => format!("blocks per worker {n}"),
         _ => "records".into(),
     };
@@ -467,8 +468,8 @@ fn input_sizing(
     }
 }
 
-/// `--pipepart --block -N`: chunks of the input file's size over `per` chunks for each of
-/// `workers` workers (at least one byte each).
+/// `--pipepart --block -N`: chunks of at least 1 + the input file's size over `per` chunks for
+/// each of `workers` workers, each ending at the first record boundary past that.
 fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, RunError> {
     let meta = input.file.metadata().ok().filter(|m| m.is_file());
     let Some(meta) = meta else {
@@ -481,7 +482,7 @@ fn blocks_per_worker(input: &Opened, per: u64, workers: u64) -> Result<Sizing, R
         ));
     };
     let chunks = per.saturating_mul(workers).max(1);
-    Ok(Sizing::Block(meta.len().div_ceil(chunks).max(1)))
+    Ok(Sizing::BlockPast(meta.len() / chunks + 1))
 }
 
 /// Leading words of the command line the joblog does not show: -U runs the command as
@@ -553,6 +554,7 @@ fn work(
         job_files: None,
         skip_jobs: Vec::new(),
         skip_saved: false,
+        drop_blank: cfg.stdin && cfg.drop_blank_lines,
         tag: extra.tag,
         line_buffer: cfg.line_buffer,
         plugin: extra.plugin,
@@ -588,6 +590,7 @@ fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
             Sizing::Bytes(n)
         }
         BatchSpec::Block(n) => Sizing::Block(n),
+        BatchSpec::BlockPast(n) => Sizing::BlockPast(n),
         // Settled once the input file's size is known (`blocks_per_worker`).
         BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
         BatchSpec::Exact(n) => Sizing::Exact(n),

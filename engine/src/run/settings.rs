@@ -147,6 +147,9 @@ pub struct Work {
     pub skip_jobs: Vec<u64>,
     /// `--resume` with `--results`: a job whose results are there is not run again.
     pub skip_saved: bool,
+    /// Blank lines are dropped from what a command gets on stdin, and a batch of nothing but
+    /// blank lines is not run.
+    pub drop_blank: bool,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::command::job::JobLine>,
     /// `--line-buffer`: commands' output is passed on line by line while they run.

@@ -442,6 +442,7 @@ impl Site for Post<'_> {
     fn skips(&self, bytes: &[u8], seq: u64) -> bool {
         let w = &self.shared.work;
         let skipped = w.skip_jobs.binary_search(&(seq + 1)).is_ok()
+            || (w.drop_blank && crate::input::blank::all_blank(bytes))
             || match &w.job_files {
                 Some(r) if w.skip_saved => r.saved(bytes, seq + 1),
                 _ => false,

@@ -172,7 +172,13 @@ impl Child<'_> {
         }
         if let Some(feed) = feed {
             let (file, off) = shared.spool.file_at(part.start);
-            match feed.send(file, off, part.end - part.start) {
+            let sent = if shared.work.drop_blank {
+                let runs = crate::input::blank::kept_runs(shared.spool.bytes(part.start, part.end));
+                feed.send_runs(file, off, runs)
+            } else {
+                feed.send(file, off, part.end - part.start)
+            };
+            match sent {
                 // The file shrank: the batch is not recorded (the worker checks before).
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => shared.spool.mark_shrank(),
                 r => r?,
