@@ -1839,6 +1839,15 @@ BB
     ("", r"parallel --retry-failed echo ::: a; echo $?", ""),
     ("E", r"parallel --resume echo ::: a; echo $?", ""),
     ("E", r"parallel --resume-failed echo ::: a; echo $?", ""),
+    // Where output goes: the consumers of a process substitution outlive the run (issue 35).
+    ("", r"echo 3 | parallel seq > >(wc -c); wait $!", ""),
+    ("e", r"echo 3 | parallel seq 2> >(wc -c >&2); wait $!", ""),
+    // --jl is --joblog; +FILE appends; --dry-run appends nothing.
+    (
+        "",
+        r"parallel -k --jl log echo ::: 1 2; parallel --dry-run -k --jl +log echo ::: 3; wc -l < log",
+        "",
+    ),
     (
         "D:--results NAME.csv/.tsv/.json: GNU writes one CSV/TSV/JSON file; frun refuses those names (status 255)",
         r"parallel --results out.csv echo ::: a; echo $?",

@@ -568,7 +568,7 @@ fn long_option(
         "recend" => "recend",
         "recstart" => "recstart",
         "retries" => "retries",
-        "joblog" => "joblog",
+        "joblog" | "jl" => "joblog",
         "tagstring" => "tagstring",
         "timeout" => "timeout",
         "halt" | "halt-on-error" => "halt",
