@@ -45,10 +45,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "--block -N: frun's blocks differ",
     ),
     (
-        "par_blocking_redir",
-        "the wc of output redirected to process substitutions is missing (not yet understood)",
-    ),
-    (
         "par_bug34241",
         "-r with --pipe runs a job for a blank block",
     ),
@@ -60,10 +56,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_lb_mem_usage",
         "(timing) --lb's peak memory for a double-length line: 1x, not GNU's 2x, at times",
-    ),
-    (
-        "par_linebuffer_files",
-        "--files is refused, but the function pipes that into wc -l",
     ),
     (
         "par_maxlinelen_X_I",

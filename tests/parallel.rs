@@ -1842,6 +1842,39 @@ BB
     // Where output goes: the consumers of a process substitution outlive the run (issue 35).
     ("", r"echo 3 | parallel seq > >(wc -c); wait $!", ""),
     ("e", r"echo 3 | parallel seq 2> >(wc -c >&2); wait $!", ""),
+    // --files: each job's output in a new private file in --tmpdir/$TMPDIR; its name printed.
+    (
+        "",
+        r"parallel -k --files --tmpdir . --tag 'seq {}' ::: 2 3 | sed 's/par[^/]*\.par$/F/'; cat ./*.par | sort; stat -c %a ./*.par | sort -u",
+        "",
+    ),
+    (
+        "",
+        r"mkdir t; TMPDIR=$PWD/t parallel --files echo ::: a | grep -c '/t/par'; cat t/*.par",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel -v --pipe --tagstring foo --files --tmpdir . cat | cut -f1; cat ./*.par",
+        "",
+    ),
+    (
+        "",
+        r"parallel --files --tmpdir . --lb 'seq {}' ::: 1 2 3 | wc -l; cat ./*.par | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel --files --tmpdir . --dry-run echo ::: a >/dev/null; ls",
+        "",
+    ),
+    // --compress: output is the same (frun buffers in memory, not in files).
+    ("", r"parallel -k --compress seq {} 3 ::: 1 2", ""),
+    (
+        "e",
+        r"parallel --compress ls /{} ::: nofile 2>&1 >/dev/null",
+        "",
+    ),
     // --jl is --joblog; +FILE appends; --dry-run appends nothing.
     (
         "",
@@ -1913,7 +1946,9 @@ const REFUSED: &[(&str, &str)] = &[
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
-    ("--compress", "--compress"),
+    ("--compress-program gzip", "--compress-program"),
+    ("--compress --results out", "--compress"),
+    ("--files -u", "--files"),
     ("--xargs", "--xargs"),
 ];
 

@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod env;
+mod storage;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -161,10 +162,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--wd", "frun runs commands in the current directory"),
     ("--ssh", "frun runs on this machine"),
     (
-        "--files",
-        "frun's own --results DIR keeps each task's output for frun merge",
-    ),
-    (
         "--shebang",
         "run the script's lines through frun parallel -a SCRIPT instead",
     ),
@@ -186,7 +183,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--termseq", "frun ends jobs with TERM then KILL"),
-    ("--compress", "frun keeps output in memory, uncompressed"),
     (
         "--compress-program",
         "frun keeps output in memory, uncompressed",
@@ -195,8 +191,6 @@ const REFUSED: &[(&str, &str)] = &[
         "--decompress-program",
         "frun keeps output in memory, uncompressed",
     ),
-    ("--tmpdir", "frun keeps output in memory; set FRUN_TMPDIR"),
-    ("--tempdir", "frun keeps output in memory; set FRUN_TMPDIR"),
     (
         "--roundrobin",
         "use frun -s CMD (batches of records on stdin)",
@@ -265,6 +259,12 @@ struct Options {
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
+    /// `--files`: each job's output is kept in a file; its name is printed.
+    files: bool,
+    /// `--tmpdir DIR`.
+    tmpdir: Option<PathBuf>,
+    /// `--compress`.
+    compress: bool,
 }
 
 /// Parses the words after `parallel`.
@@ -321,6 +321,9 @@ fn parse_inner(
         recstart: None,
         delimiter_given: false,
         group: false,
+        files: false,
+        tmpdir: None,
+        compress: false,
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
@@ -528,6 +531,8 @@ const SWITCHES: &[&str] = &[
     "resume",
     "resume-failed",
     "retry-failed",
+    "files",
+    "compress",
 ];
 
 fn long_option(
@@ -575,6 +580,7 @@ fn long_option(
         "delay" => "delay",
         "shell" => "shell",
         "results" | "res" => "results",
+        "tmpdir" | "tempdir" => "tmpdir",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -639,6 +645,8 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "resume" => o.cfg.job_resume = Some(JobResume::Resume),
         "resume-failed" => o.cfg.job_resume = Some(JobResume::ResumeFailed),
         "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
+        "files" => o.files = true,
+        "compress" => o.compress = true,
         "pipepart" | "pipe-part" => {
             o.pipe = true;
             o.pipepart = true;
@@ -790,6 +798,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "halt" => o.cfg.halt = halt(&v)?,
         "results" => o.cfg.job_files = Some(results_name(&v)?),
+        "tmpdir" => storage::set_tmpdir(o, &v)?,
         _ => unreachable!("canonical names only"),
     }
     Ok(())
@@ -1015,6 +1024,7 @@ fn build(
 ) -> Result<Invocation, Invocation> {
     refuse_perl(&o, command)?;
     results_and_resume(&mut o)?;
+    storage::settle(&mut o)?;
     check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
         sources.insert(

@@ -555,6 +555,7 @@ fn work(
         skip_saved: false,
         tag: extra.tag,
         line_buffer: cfg.line_buffer,
+        output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
     })
 }
