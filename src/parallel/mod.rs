@@ -1288,11 +1288,14 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --group, -X, -m, -N N, -n N, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place), --block N (-N: N blocks per job slot), --recend STR, --recstart STR,
---retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
+--retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
-with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/}
+with -k the oldest job's live, the others' in order after), --files (each job's output in a
+new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
+yours to remove), --compress (output is buffered in memory, so nothing changes; refused with
+--files and --results). Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too). A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
@@ -1301,7 +1304,7 @@ number of failed jobs (101 for more than 100), 255 for an error on the command l
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json. --will-cite and
+--results NAME.csv/.tsv/.json, --compress-program. --will-cite and
 --citation are accepted and do nothing.
 ";
 
