@@ -1868,6 +1868,11 @@ BB
         r"parallel --files --tmpdir . --dry-run echo ::: a >/dev/null; ls",
         "",
     ),
+    (
+        "D:a joblog of a command line holding a newline: GNU writes the newline as NUL; frun refuses the line (255)",
+        "parallel --jl log 'echo \"a\nb\"' ::: x 2>/dev/null; echo $?",
+        "",
+    ),
     // --compress: output is the same (frun buffers in memory, not in files).
     ("", r"parallel -k --compress seq {} 3 ::: 1 2", ""),
     (

@@ -1025,6 +1025,7 @@ fn build(
     refuse_perl(&o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
+    storage::check_joblog(&o, command)?;
     check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
         sources.insert(

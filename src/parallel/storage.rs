@@ -5,6 +5,8 @@
 //! and where it would change files frun writes (`--files`, `--results`) it is refused. It only
 //! turns those options into engine settings; it writes nothing itself.
 
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use super::{Options, refuse};
@@ -32,6 +34,20 @@ pub(super) fn set_tmpdir(o: &mut Options, v: &str) -> Result<(), Invocation> {
         )));
     }
     o.tmpdir = Some(dir);
+    Ok(())
+}
+
+/// A joblog with a command line that holds a newline is refused: GNU Parallel writes such a
+/// line's newlines as NUL bytes and reads them back so for `--resume`/`--retry-failed`; frun's
+/// joblog writes them as `\n`, which would read back differently.
+pub(super) fn check_joblog(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
+    let newline = command.iter().any(|w| w.as_bytes().contains(&b'\n'));
+    if o.cfg.joblog.is_some() && newline {
+        return Err(refuse(
+            "--joblog with a command line that holds a newline is not supported by frun \
+             parallel (GNU Parallel writes its newlines into the joblog as NUL bytes)",
+        ));
+    }
     Ok(())
 }
 
