@@ -1873,6 +1873,11 @@ BB
         "parallel --jl log 'echo \"a\nb\"' ::: x 2>/dev/null; echo $?",
         "",
     ),
+    (
+        "D:--tmpdir or $TMPDIR not a directory: GNU dies in perl (status 2); frun refuses it in one line (255)",
+        r"parallel --files --tmpdir /nonexistent echo ::: a 2>/dev/null; echo $?; TMPDIR=/nonexistent parallel --files echo ::: a 2>/dev/null; echo $?",
+        "",
+    ),
     // --compress: output is the same (frun buffers in memory, not in files).
     ("", r"parallel -k --compress seq {} 3 ::: 1 2", ""),
     (

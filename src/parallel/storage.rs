@@ -27,13 +27,20 @@ fn tmpdir(o: &Options) -> PathBuf {
 /// `--tmpdir DIR`: DIR must be a directory one can write in, as GNU Parallel checks.
 pub(super) fn set_tmpdir(o: &mut Options, v: &str) -> Result<(), Invocation> {
     let dir = PathBuf::from(v);
-    let writable = nix::unistd::access(&dir, nix::unistd::AccessFlags::W_OK).is_ok();
-    if v.is_empty() || !dir.is_dir() || !writable {
+    usable("--tmpdir", &dir)?;
+    o.tmpdir = Some(dir);
+    Ok(())
+}
+
+/// `dir` is a directory one can write in (else a refusal naming `what`).
+fn usable(what: &str, dir: &std::path::Path) -> Result<(), Invocation> {
+    let writable = nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok();
+    if dir.as_os_str().is_empty() || !dir.is_dir() || !writable {
         return Err(refuse(format!(
-            "--tmpdir {v}: not a directory frun can write in"
+            "{what} {}: not a directory frun can write in",
+            dir.display()
         )));
     }
-    o.tmpdir = Some(dir);
     Ok(())
 }
 
@@ -75,6 +82,8 @@ pub(super) fn settle(o: &mut Options) -> Result<(), Invocation> {
         ));
     }
     o.cfg.line_buffer = false;
-    o.cfg.output_files_in = Some(tmpdir(o));
+    let dir = tmpdir(o);
+    usable("the directory for --files", &dir)?;
+    o.cfg.output_files_in = Some(dir);
     Ok(())
 }

@@ -811,6 +811,8 @@ impl<'a, S: Site> Worker<'a, S> {
                 // With a line relay, lines are tagged as they pass.
                 if let Some(dir) = site.output_files_in() {
                     if let Err(e) = spill_output(c, settled.kept, dir) {
+                        // The output is neither kept nor printed in place of its file's name.
+                        c.discard_from(settled.kept)?;
                         let why = crate::sys::errors::os_message(&e);
                         let msg = format!("cannot keep a job's output in {}: {why}", dir.display());
                         site.stop().request(StopReason::Fatal(msg));
