@@ -29,10 +29,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "PARALLEL_ENV (code run before each job) is ignored",
     ),
     ("par__pipepart_spawn", "--progress prints no per-host line"),
-    (
-        "par_blocking_redir",
-        "the wc of output redirected to process substitutions is missing (not yet understood)",
-    ),
     ("par_delimiter_space", "-d does not split ::: values"),
     (
         "par_jobslot_repl",
@@ -41,10 +37,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_lb_mem_usage",
         "(timing) --lb's peak memory for a double-length line: 1x, not GNU's 2x, at times",
-    ),
-    (
-        "par_linebuffer_files",
-        "--files is refused, but the function pipes that into wc -l",
     ),
     (
         "par_newline_in_command",
@@ -62,11 +54,11 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "par_seqreplace_long_line",
         "-s: a job's line longer than -s runs instead of ending the run with GNU's error",
     ),
-    ("par_version", "--version prints one line, not GNU's 11"),
     (
         "par_verbose_t",
         "(timing) -t with -k shows lines on stderr as jobs start, which workers may do out of order",
     ),
+    ("par_version", "--version prints one line, not GNU's 11"),
 ];
 
 /// Runs both suites; returns (function, file) -> (GNU's verdict, frun's verdict).

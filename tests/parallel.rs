@@ -1989,6 +1989,58 @@ BB
     ("", r"parallel --retry-failed echo ::: a; echo $?", ""),
     ("E", r"parallel --resume echo ::: a; echo $?", ""),
     ("E", r"parallel --resume-failed echo ::: a; echo $?", ""),
+    // Where output goes: the consumers of a process substitution outlive the run (issue 35).
+    ("", r"echo 3 | parallel seq > >(wc -c); wait $!", ""),
+    ("e", r"echo 3 | parallel seq 2> >(wc -c >&2); wait $!", ""),
+    // --files: each job's output in a new private file in --tmpdir/$TMPDIR; its name printed.
+    (
+        "",
+        r"parallel -k --files --tmpdir . --tag 'seq {}' ::: 2 3 | sed 's/par[^/]*\.par$/F/'; cat ./*.par | sort; stat -c %a ./*.par | sort -u",
+        "",
+    ),
+    (
+        "",
+        r"mkdir t; TMPDIR=$PWD/t parallel --files echo ::: a | grep -c '/t/par'; cat t/*.par",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel -v --pipe --tagstring foo --files --tmpdir . cat | cut -f1; cat ./*.par",
+        "",
+    ),
+    (
+        "",
+        r"parallel --files --tmpdir . --lb 'seq {}' ::: 1 2 3 | wc -l; cat ./*.par | sort",
+        "",
+    ),
+    (
+        "",
+        r"parallel --files --tmpdir . --dry-run echo ::: a >/dev/null; ls",
+        "",
+    ),
+    (
+        "D:a joblog of a command line holding a newline: GNU writes the newline as NUL; frun refuses the line (255)",
+        "parallel --jl log 'echo \"a\nb\"' ::: x 2>/dev/null; echo $?",
+        "",
+    ),
+    (
+        "D:--tmpdir or $TMPDIR not a directory: GNU dies in perl (status 2); frun refuses it in one line (255)",
+        r"parallel --files --tmpdir /nonexistent echo ::: a 2>/dev/null; echo $?; TMPDIR=/nonexistent parallel --files echo ::: a 2>/dev/null; echo $?",
+        "",
+    ),
+    // --compress: output is the same (frun buffers in memory, not in files).
+    ("", r"parallel -k --compress seq {} 3 ::: 1 2", ""),
+    (
+        "e",
+        r"parallel --compress ls /{} ::: nofile 2>&1 >/dev/null",
+        "",
+    ),
+    // --jl is --joblog; +FILE appends; --dry-run appends nothing.
+    (
+        "",
+        r"parallel -k --jl log echo ::: 1 2; parallel --dry-run -k --jl +log echo ::: 3; wc -l < log",
+        "",
+    ),
     (
         "D:--results NAME.csv/.tsv/.json: GNU writes one CSV/TSV/JSON file; frun refuses those names (status 255)",
         r"parallel --results out.csv echo ::: a; echo $?",
@@ -2053,7 +2105,9 @@ const REFUSED: &[(&str, &str)] = &[
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
-    ("--compress", "--compress"),
+    ("--compress-program gzip", "--compress-program"),
+    ("--compress --results out", "--compress"),
+    ("--files -u", "--files"),
     ("--xargs", "--xargs"),
 ];
 

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 mod env;
 mod lines;
+mod storage;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -162,10 +163,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--wd", "frun runs commands in the current directory"),
     ("--ssh", "frun runs on this machine"),
     (
-        "--files",
-        "frun's own --results DIR keeps each task's output for frun merge",
-    ),
-    (
         "--shebang",
         "run the script's lines through frun parallel -a SCRIPT instead",
     ),
@@ -187,7 +184,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--termseq", "frun ends jobs with TERM then KILL"),
-    ("--compress", "frun keeps output in memory, uncompressed"),
     (
         "--compress-program",
         "frun keeps output in memory, uncompressed",
@@ -196,8 +192,6 @@ const REFUSED: &[(&str, &str)] = &[
         "--decompress-program",
         "frun keeps output in memory, uncompressed",
     ),
-    ("--tmpdir", "frun keeps output in memory; set FRUN_TMPDIR"),
-    ("--tempdir", "frun keeps output in memory; set FRUN_TMPDIR"),
     ("--keep-order-on-interrupt", "use -k"),
     (
         "--arg-sep",
@@ -258,6 +252,12 @@ struct Options {
     group: bool,
     /// `-s`, `--show-limits`.
     lines: lines::Lines,
+    /// `--files`: each job's output is kept in a file; its name is printed.
+    files: bool,
+    /// `--tmpdir DIR`.
+    tmpdir: Option<PathBuf>,
+    /// `--compress`.
+    compress: bool,
 }
 
 /// Parses the words after `parallel`.
@@ -316,6 +316,9 @@ fn parse_inner(
         delimiter_given: false,
         group: false,
         lines: lines::Lines::default(),
+        files: false,
+        tmpdir: None,
+        compress: false,
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
@@ -538,6 +541,8 @@ const SWITCHES: &[&str] = &[
     "retry-failed",
     "xapply",
     "show-limits",
+    "files",
+    "compress",
 ];
 
 fn long_option(
@@ -578,7 +583,7 @@ fn long_option(
         "recend" => "recend",
         "recstart" => "recstart",
         "retries" => "retries",
-        "joblog" => "joblog",
+        "joblog" | "jl" => "joblog",
         "tagstring" => "tagstring",
         "timeout" => "timeout",
         "halt" | "halt-on-error" => "halt",
@@ -587,6 +592,7 @@ fn long_option(
         "results" | "res" => "results",
         "max-chars" => "max-chars",
         "max-lines" => "max-lines",
+        "tmpdir" | "tempdir" => "tmpdir",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -660,6 +666,8 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "resume" => o.cfg.job_resume = Some(JobResume::Resume),
         "resume-failed" => o.cfg.job_resume = Some(JobResume::ResumeFailed),
         "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
+        "files" => o.files = true,
+        "compress" => o.compress = true,
         "pipepart" | "pipe-part" => {
             o.pipe = true;
             o.pipepart = true;
@@ -813,6 +821,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "halt" => o.cfg.halt = halt(&v)?,
         "results" => o.cfg.job_files = Some(results_name(&v)?),
         "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
+        "tmpdir" => storage::set_tmpdir(o, &v)?,
         _ => unreachable!("canonical names only"),
     }
     Ok(())
@@ -1038,6 +1047,8 @@ fn build(
 ) -> Result<Invocation, Invocation> {
     refuse_perl(&o, command)?;
     results_and_resume(&mut o)?;
+    storage::settle(&mut o)?;
+    storage::check_joblog(&o, command)?;
     check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
@@ -1325,11 +1336,14 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
---retries N, --joblog FILE, --resume, --resume-failed, --retry-failed, --results
+--retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
-with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/}
+with -k the oldest job's live, the others' in order after), --files (each job's output in a
+new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
+yours to remove), --compress (output is buffered in memory, so nothing changes; refused with
+--files and --results). Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too). A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
@@ -1338,7 +1352,7 @@ number of failed jobs (101 for more than 100), 255 for an error on the command l
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json, --pipe with -L. --will-cite and
+--results NAME.csv/.tsv/.json, --pipe with -L, --compress-program. --will-cite and
 --citation are accepted and do nothing.
 ";
 

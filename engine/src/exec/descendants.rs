@@ -4,12 +4,18 @@
 //! end, ends the ones still running (SIGTERM, SIGKILL after a grace period), again and again
 //! until none is left, since ending one re-parents its own children to frun.
 //!
+//! Children frun already had when the run began are not the run's: a shell that starts
+//! `frun … > >(consumer)` forks the consumer of the process substitution from the process that
+//! then becomes frun, and that consumer must outlive frun to read what frun wrote. They are
+//! listed at the start and never signalled.
+//!
 //! Adopted processes are children of frun's main thread (the kernel gives orphans to the first
 //! live thread of the subreaper), the thread that supervises the run; commands are children of
 //! the worker threads that started them. Reaping waits only for the main thread's own children
 //! (`__WNOTHREAD`), so it never takes a worker's child from it.
 
 use std::collections::HashSet;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -18,9 +24,26 @@ use nix::sys::signal::{Signal, kill, killpg};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
 
-/// Makes frun the reaper of orphaned descendants (call before any command starts).
+/// The children frun had before the run started any command (see the module comment).
+static PREEXISTING: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
+
+/// Makes frun the reaper of orphaned descendants (call before any command starts), and notes
+/// the children it already has, which the run leaves alone.
 pub fn adopt_orphans() {
     let _ = set_child_subreaper(true);
+    let before = children();
+    if let Ok(mut p) = PREEXISTING.lock() {
+        *p = before;
+    }
+}
+
+/// The children the run itself brought: every child but those noted by [`adopt_orphans`].
+fn run_children() -> Vec<libc::pid_t> {
+    let mut kids = children();
+    if let Ok(p) = PREEXISTING.lock() {
+        kids.retain(|k| !p.contains(k));
+    }
+    kids
 }
 
 /// Reaps the adopted descendants that have ended (non-blocking). Call from the main thread.
@@ -101,7 +124,7 @@ pub fn end_all(grace: Duration, workers_gone: bool) {
     // A bound, so a descendant that keeps forking faster than it is killed cannot hold frun.
     let give_up = started + grace + Duration::from_secs(10);
     loop {
-        let kids = children();
+        let kids = run_children();
         if kids.is_empty() {
             return;
         }

@@ -278,6 +278,9 @@ pub struct Config {
     /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
     /// (GNU Parallel's layout) instead of printed.
     pub job_files: Option<Vec<u8>>,
+    /// `frun parallel --files`: each job's output is kept in a new file in this directory and
+    /// the file's name is printed instead (tagged as output is).
+    pub output_files_in: Option<PathBuf>,
     /// `frun parallel --resume`, `--resume-failed`, `--retry-failed`: which jobs of an earlier
     /// run (its `--joblog`, or its `--results`) are run again.
     pub job_resume: Option<JobResume>,
@@ -371,6 +374,7 @@ impl Default for Config {
             tag: None,
             argument_lists: None,
             job_files: None,
+            output_files_in: None,
             job_resume: None,
             record_bounds: None,
             line_buffer: false,

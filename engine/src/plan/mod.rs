@@ -557,6 +557,7 @@ fn work(
         drop_blank: cfg.stdin && cfg.drop_blank_lines,
         tag: extra.tag,
         line_buffer: cfg.line_buffer,
+        output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
     })
 }

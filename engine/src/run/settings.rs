@@ -154,6 +154,8 @@ pub struct Work {
     pub tag: Option<crate::exec::command::job::JobLine>,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
+    /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.
+    pub output_files_in: Option<std::path::PathBuf>,
     /// `-C SO:FN`: batches are calls of a C function in plugin hosts instead of commands.
     pub plugin: Option<crate::exec::plugin::PluginWork>,
 }

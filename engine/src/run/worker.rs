@@ -216,6 +216,11 @@ pub(super) trait Site {
     fn tag_of(&self, _bytes: &[u8], _seq: u64, _out: &mut Vec<u8>) -> bool {
         false
     }
+    /// `frun parallel --files`: the directory each job's output is kept in (its file's name is
+    /// the job's output instead).
+    fn output_files_in(&self) -> Option<&std::path::Path> {
+        None
+    }
     /// Whether batch `seq` (its records `bytes`) was done by an earlier run and is not run
     /// again (`frun parallel --resume…`).
     fn skips(&self, _bytes: &[u8], _seq: u64) -> bool {
@@ -470,6 +475,10 @@ impl Site for Post<'_> {
                 .map_err(StopReason::Fatal),
             None => Ok(()),
         }
+    }
+
+    fn output_files_in(&self) -> Option<&std::path::Path> {
+        self.shared.work.output_files_in.as_deref()
     }
 
     fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
@@ -801,6 +810,15 @@ impl<'a, S: Site> Worker<'a, S> {
         if verdict == Verdict::Final {
             if let Some(c) = self.capture {
                 // With a line relay, lines are tagged as they pass.
+                if let Some(dir) = site.output_files_in() {
+                    if let Err(e) = spill_output(c, settled.kept, dir) {
+                        // The output is neither kept nor printed in place of its file's name.
+                        c.discard_from(settled.kept)?;
+                        let why = crate::sys::errors::os_message(&e);
+                        let msg = format!("cannot keep a job's output in {}: {why}", dir.display());
+                        site.stop().request(StopReason::Fatal(msg));
+                    }
+                }
                 let mut tag = Vec::new();
                 if self.relay.is_none() && site.tag_of(bytes, part.seq, &mut tag) {
                     tag_lines(c, settled.kept, &tag)?;
@@ -1010,6 +1028,18 @@ fn split_point(bytes: &[u8], delimiter: u8) -> Option<u64> {
 
 #[cfg(test)]
 mod tests;
+
+/// `--files`: moves what was written to `capture` from `off` on into a new file in `dir` and
+/// writes the file's name and a newline there instead.
+fn spill_output(capture: &Capture, off: u64, dir: &std::path::Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let out = capture.read_from(off)?;
+    let path = crate::output::results::spill::keep(dir, &out)?;
+    capture.discard_from(off)?;
+    let mut line = path.as_os_str().as_bytes().to_vec();
+    line.push(b'\n');
+    capture.append(&line)
+}
 
 /// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
 /// without its newline too).

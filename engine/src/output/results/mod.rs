@@ -10,6 +10,7 @@
 //! exclusive creation and POSIX record locks (NFS has both).
 
 pub mod job_files;
+pub mod spill;
 
 use std::fs::{File, OpenOptions};
 use std::io;
