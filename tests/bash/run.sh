@@ -401,6 +401,10 @@ check "parset: an invalid name is refused, nothing runs" "255 no" \
   "$(in_bash 'parset -bad touch ::: ran 2>/dev/null; echo "$? $([[ -e ran ]] && echo yes || echo no)"')"
 check "parset: under set -Eeuo pipefail" "[1][2]" \
   "$(in_bash 'set -Eeuo pipefail; parset a,b echo ::: 1 2; printf "[%s]" "$a" "$b"')"
+check "parset: a --tag of the caller's (argument or \$PARALLEL) is refused, a value --tag is not" \
+  "255 255 [--tag]" \
+  "$(in_bash 'parset a --tag echo ::: 1 2>/dev/null; x=$?; PARALLEL=--tag parset a echo ::: 1 2>/dev/null
+    y=$?; parset a echo ::: --tag; echo "$x $y [$a]"')"
 check "env_parset is parset" "[q]" "$(in_bash 'env_parset a echo ::: q; printf "[%s]" "$a"')"
 
 # GNU Parallel's own env_parallel/parset test functions (tests/gnu-parallel, set aside in the
