@@ -86,6 +86,7 @@ fi
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   stage "benchmark smoke run"
   QUICK=1 bash benches/run.sh
+  QUICK=1 bash benches/vs-gnu.sh  # a few seconds: 50 jobs, 5000 values, 50000 lines
 fi
 if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   stage "distribution checks"

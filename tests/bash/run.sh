@@ -361,6 +361,68 @@ check "TERM to the shell running frun: 143, checkpoint kept" "143 yes" \
   "$(cat first.status) $([[ $(cat second.status) == 0 ]] && echo yes || echo no)"
 check "resumed after TERM: the output is one whole run" "$(seq 3000 | cksum)" "$(cksum <resumed.txt)"
 
+# --- GNU Parallel's bash companions: env_parallel and parset -------------------------------------
+# Expectations are literals or made by bash alone (printf, declare -p of an array built by hand).
+check "env_parallel: a function and a variable of the calling shell" $'f:a:42\nf:b:42' \
+  "$(in_bash 'v=42; f() { echo "f:$1:$v"; }; env_parallel -k f ::: a b')"
+check "env_parallel: --env NAME and --env=NAME are accepted and ignored" $'g:1\ng:2' \
+  "$(in_bash 'g() { echo "g:$1"; }; env_parallel --env g -k --env=_ g ::: 1 2')"
+check "env_parallel: --session/--end-session/--record-env do nothing and succeed" "0 0 0 ." \
+  "$(in_bash 'env_parallel --session; a=$?; env_parallel --record-env; b=$?; env_parallel --end-session; echo "$a $b $? ."')"
+check "env_parallel: an alias of the calling shell, and the shell's option restored" $'al 1 x\noff' \
+  "$(in_bash 'alias al="echo al \$v"; v=1; env_parallel al ::: x; shopt expand_aliases | cut -f2')"
+check "env_parallel: a value after ::: that reads --env is kept" "--env" \
+  "$(in_bash 'env_parallel echo ::: --env')"
+check "parset: an indexed array, one element per job, in input order" \
+  "$(a=($'1' $'1\n2' $'1\n2\n3'); declare -p a | sed 's/^declare -a a=//')" \
+  "$(in_bash 'parset a seq ::: 1 2 3; declare -p a | sed "s/^declare -a a=//"')"
+check "parset: the array is cleared first" "declare -a a=([0]=\"x\")" \
+  "$(in_bash 'a=(old old old); parset a echo ::: x; declare -p a')"
+check "parset: an associative array, keyed by the arguments" "val  1=1|val  2=2|" \
+  "$(in_bash 'declare -A as; f() { echo "${1: -1}"; }; parset as f ::: "val  1" "val  2"
+    for k in "val  1" "val  2"; do printf "%s=%s|" "$k" "${as[$k]}"; done')"
+check "parset: a key is data, never evaluated" "1 none" \
+  "$(in_bash 'declare -A as; parset as echo ::: "\$(touch pwned)"; echo "${#as[@]} $([[ -e pwned ]] && echo made || echo none)"')"
+check "parset: several variables, split at commas and blanks, array elements too" "[x  1][y][z][w]" \
+  "$(in_bash 'parset "a,b c m[4]" echo ::: "x  1" y z w; printf "[%s]" "$a" "$b" "$c" "${m[4]}"')"
+check "parset: trailing newlines cut, inner ones and a missing last newline kept, empty output empty" \
+  "[a\\n\\nb][c][]" \
+  "$(in_bash 'f() { case $1 in 1) printf "a\n\nb\n\n\n" ;; 2) printf c ;; esac; }
+    parset a,b,c f ::: 1 2 3; printf "[%s]" "${a//$'"'\n'"'/\\n}" "$b" "$c"')"
+check "parset: a function and a variable of the calling shell" "[w:1][w:2]" \
+  "$(in_bash 'v=w; f() { echo "$v:$1"; }; parset x f ::: 1 2; printf "[%s]" "${x[@]}"')"
+check "parset: failing jobs: the status counts them, every value is still set" "2 [o0][o1][o2]" \
+  "$(in_bash 'f() { echo "o$1"; [[ $1 == 0 ]]; }; parset a,b,c f ::: 0 1 2 2>/dev/null; s=$?; echo "$s $(printf "[%s]" "$a" "$b" "$c")"')"
+check "parset: standard error passes through, not into the value" "[out] err" \
+  "$(in_bash 'f() { echo out; echo err >&2; }; parset a f ::: 1 2>e; printf "[%s] " "$a"; cat e')"
+check "parset: too few names: an error, the named ones set" $'parset: Error: Too few named destination variables\n[1][2]' \
+  "$(in_bash 'parset a,b echo ::: 1 2 3 2>&1; printf "[%s]" "$a" "$b"')"
+check "parset: an invalid name is refused, nothing runs" "255 no" \
+  "$(in_bash 'parset -bad touch ::: ran 2>/dev/null; echo "$? $([[ -e ran ]] && echo yes || echo no)"')"
+check "parset: under set -Eeuo pipefail" "[1][2]" \
+  "$(in_bash 'set -Eeuo pipefail; parset a,b echo ::: 1 2; printf "[%s]" "$a" "$b"')"
+check "parset: a --tag of the caller's (argument or \$PARALLEL) is refused, a value --tag is not" \
+  "255 255 [--tag]" \
+  "$(in_bash 'parset a --tag echo ::: 1 2>/dev/null; x=$?; PARALLEL=--tag parset a echo ::: 1 2>/dev/null
+    y=$?; parset a echo ::: --tag; echo "$x $y [$a]"')"
+check "env_parset is parset" "[q]" "$(in_bash 'env_parset a echo ::: q; printf "[%s]" "$a"')"
+
+# GNU Parallel's own env_parallel/parset test functions (tests/gnu-parallel, set aside in the
+# `parallel` ratchet) with this frun.bash as env_parallel.bash: a ratchet of agreeing ones.
+# par_parset2 waits for -v to print to stdout, par_parset_tee for --tee,
+# par_do_not_export_PARALLEL_ENV for {= =}; par_totaljobs needs pv, par_parset_assoc_arr ssh
+# and ksh/zsh (GNU Parallel cannot pass those two here either).
+ran=yes
+python3 "$repo/tests/gnu-parallel/run.py" --impl frun --frun "$repo/target/release/frun" \
+  --bash-companions "$FRUN_BASH" --table companions.tsv >/dev/null 2>companions.err || ran=no
+check "GNU's env_parallel/parset functions: run.py runs them" "yes" "$ran"
+touch companions.tsv
+agrees=$(awk -F'\t' '$3 == "agrees"' companions.tsv | wc -l)
+check "GNU's env_parallel/parset functions: at least 4 agree" 1 "$((agrees >= 4))"
+for f in par_env_parallel_pipefail par_extglob par_empty_command par_parset; do
+  check "GNU's $f agrees" agrees "$(awk -F'\t' -v f="$f" '$1 == f { print $3 }' companions.tsv)"
+done
+
 # --- forkrun's scripts, unchanged ------------------------------------------------------------
 # -U with a function: the worker shell splits and globs each record (with the caller's IFS),
 # nothing else; the function still sees the caller's variables.

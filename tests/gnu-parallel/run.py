@@ -30,6 +30,7 @@ import json
 import os
 import re
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -199,7 +200,12 @@ def verdict(impl, got, want, timed_out):
     return "differs"
 
 
-def run_suite(impl, frun, only, jobs_scale, keep):
+# The functions that need env_parallel/parset only; with --bash-companions FRUN_BASH they run
+# (and only they), `env_parallel.bash` on PATH being a file that sources FRUN_BASH.
+COMPANIONS = {n for n, why in SET_ASIDE.items() if "env_parallel" in why}
+
+
+def run_suite(impl, frun, only, jobs_scale, keep, companions=None):
     # No digits in the path: some functions turn every number of their output into 0.
     root = f"/tmp/gnu-parallel-suite-{impl}"
     shutil.rmtree(root, ignore_errors=True)
@@ -217,6 +223,10 @@ def run_suite(impl, frun, only, jobs_scale, keep):
         f.write('#!/bin/sh\nexec "$@" 2>&1\n')
     os.chmod(os.path.join(bindir, "stdout"), 0o755)
     path = bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin")
+    if companions and impl == "frun":  # GNU's own env_parallel.bash is on PATH
+        with open(os.path.join(bindir, "env_parallel.bash"), "w") as f:
+            f.write(f'source {shlex.quote(os.path.abspath(companions))}\n')
+        os.chmod(os.path.join(bindir, "env_parallel.bash"), 0o755)
     if impl == "frun":
         # A copy: a rebuild during the run must not change the program under test.
         shutil.copy(frun, os.path.join(bindir, "parallel"))
@@ -255,7 +265,9 @@ def run_suite(impl, frun, only, jobs_scale, keep):
             want = wanted_slices(wanted_text, names)
             todo = []
             for n in names:
-                if n in SET_ASIDE:
+                if companions and n not in COMPANIONS:
+                    continue
+                if n in SET_ASIDE and not companions:
                     results[f"{n}/{base}"] = {
                         "name": n,
                         "file": base,
@@ -296,6 +308,11 @@ def main():
     ap.add_argument("--jobs-scale", type=float, default=1.0)
     ap.add_argument("--keep", action="store_true", help="keep the temporary HOME")
     ap.add_argument("--diff", action="store_true", help="print what differs")
+    ap.add_argument(
+        "--bash-companions",
+        metavar="FRUN_BASH",
+        help="run only the env_parallel/parset functions, with this frun.bash as env_parallel.bash",
+    )
     ap.add_argument("only", nargs="*", help="run only these functions")
     a = ap.parse_args()
     sys.stdout.reconfigure(errors="backslashreplace")
@@ -310,7 +327,9 @@ def main():
     res = {}
     for impl in impls:
         start = time.monotonic()
-        res[impl] = run_suite(impl, a.frun, set(a.only), a.jobs_scale, a.keep)
+        res[impl] = run_suite(
+            impl, a.frun, set(a.only), a.jobs_scale, a.keep, a.bash_companions
+        )
         counts = {}
         for r in res[impl].values():
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
