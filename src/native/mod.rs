@@ -495,6 +495,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
         header: Vec::new(),
         bare: false,
         numbered: false,
+        rpl: Vec::new(),
     });
     Ok(())
 }

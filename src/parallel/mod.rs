@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod env;
+mod plus;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -134,8 +135,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--tmpl", "frun does not fill template files"),
     ("--embed", "frun does not embed itself in scripts"),
     ("--filter", "frun does not evaluate perl filters"),
-    ("--plus", "frun has no perl replacement strings"),
-    ("--rpl", "frun has no perl replacement strings"),
     ("--parens", "frun has no perl replacement strings"),
     (
         "--cat",
@@ -265,6 +264,10 @@ struct Options {
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
+    /// `--plus`.
+    plus: bool,
+    /// `--rpl 'TAG PERL'`, in order.
+    rpl: Vec<frun_engine::exec::command::perl::Rpl>,
 }
 
 /// Parses the words after `parallel`.
@@ -321,6 +324,8 @@ fn parse_inner(
         recstart: None,
         delimiter_given: false,
         group: false,
+        plus: false,
+        rpl: Vec::new(),
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
@@ -528,6 +533,7 @@ const SWITCHES: &[&str] = &[
     "resume",
     "resume-failed",
     "retry-failed",
+    "plus",
 ];
 
 fn long_option(
@@ -575,6 +581,7 @@ fn long_option(
         "delay" => "delay",
         "shell" => "shell",
         "results" | "res" => "results",
+        "rpl" => "rpl",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -614,6 +621,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "ungroup" => o.cfg.order = OrderMode::Unbuffered,
         "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "quote" => o.quote = true,
+        "plus" => o.plus = true,
         "null" => {
             o.cfg.delimiter = 0;
             o.delimiter_given = true;
@@ -775,6 +783,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
         "tagstring" => o.tag = Some(v.into_bytes()),
+        "rpl" => o.rpl.push(plus::rpl(&v).map_err(refuse)?),
         "joblog" => set_joblog(o, &v)?,
         "timeout" => {
             o.cfg.job_timeout = Some(
@@ -987,23 +996,33 @@ fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
     Ok(())
 }
 
-/// Refuses a perl expression (`{= … =}`) in the command or the templates. GNU Parallel joins
-/// the command's words into one line before it looks for replacement strings; so does this
-/// check (the tag and results templates are lines of their own).
-fn refuse_perl(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
+/// Refuses a perl expression (`{= … =}`) where frun evaluates none: in the tag and results
+/// templates, and in a `--pipe` command (whose `{}` has no value). GNU Parallel joins the
+/// command's words into one line before it looks for replacement strings; so does this check.
+/// With `--plus`, refuses the strings it does not have, and puts its strings after the
+/// user's own (`--rpl`).
+fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> {
     let line = command
         .iter()
         .map(|w| w.as_bytes())
         .collect::<Vec<_>>()
         .join(&b' ');
-    for text in [
-        Some(line.as_slice()),
-        o.tag.as_deref(),
-        o.cfg.job_files.as_deref(),
-    ] {
+    let piped = o.pipe.then_some(line.as_slice());
+    for text in [piped, o.tag.as_deref(), o.cfg.job_files.as_deref()] {
         if let Some(e) = text.and_then(perl_expression) {
             return Err(refuse(perl_refusal(e)));
         }
+    }
+    if o.plus {
+        if let Some(why) = plus::plus_refusal(&line) {
+            return Err(refuse(why));
+        }
+        o.rpl.extend(plus::plus());
+    }
+    if o.pipe && !o.rpl.is_empty() {
+        return Err(refuse(
+            "--plus and --rpl strings need a job's values; --pipe jobs have none",
+        ));
     }
     Ok(())
 }
@@ -1013,7 +1032,7 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
-    refuse_perl(&o, command)?;
+    refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     check_line_buffer(&o)?;
     for f in o.arg_files.drain(..).rev() {
@@ -1112,6 +1131,7 @@ fn build(
         header: Vec::new(),
         bare: o.bare,
         numbered,
+        rpl: std::mem::take(&mut o.rpl),
     });
     set_tag(o.tag.take(), &mut o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
@@ -1204,6 +1224,7 @@ fn pipe(
         header: Vec::new(),
         bare: false,
         numbered: false,
+        rpl: Vec::new(),
     });
     set_tag(o.tag.take(), &mut o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
