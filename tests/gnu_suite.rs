@@ -74,10 +74,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "-m fills lines to ARG_MAX, not GNU's 64 KB",
     ),
     (
-        "par_newline_in_command",
-        "GNU reads `{1` newline `}` as {1}; frun leaves it as text",
-    ),
-    (
         "par_pipepart_block",
         "--pipepart --block: different block edges",
     ),

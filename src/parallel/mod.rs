@@ -1305,13 +1305,16 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, 
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after). Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
-{name//} {name/.} (in --tagstring too). A line without shell syntax is run directly; a line
+{name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
+'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%} {uniq}
+{choose_k}), evaluated in one perl process per run. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
 number of failed jobs (101 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
-where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
+where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
+--pipe, --tmux, --sql, --semaphore,
 --results NAME.csv/.tsv/.json. --will-cite and
 --citation are accepted and do nothing.
 ";

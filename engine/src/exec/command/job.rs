@@ -441,10 +441,17 @@ impl JobLine {
             seps.push(b" ".to_vec());
         }
         // Values in the first word are part of the command's name: put in as they are (GNU
-        // Parallel's `l{}` with `s /bin/ls` runs `ls /bin/ls`).
+        // Parallel's `l{}` with `s /bin/ls` runs `ls /bin/ls`), unless the word is a variable
+        // assignment (`x={}`), whose value GNU Parallel quotes.
         let raw_first = words.first().is_some_and(|w| {
-            w.iter()
-                .any(|p| matches!(p, Part::Value(..) | Part::Perl(..)))
+            let first = w
+                .iter()
+                .position(|p| matches!(p, Part::Value(..) | Part::Perl(..)));
+            first.is_some_and(|k| {
+                !w[..k]
+                    .iter()
+                    .any(|p| matches!(p, Part::Lit(l) if l.contains(&b'=')))
+            })
         });
         // Perl's values (`uq()` ones too) go into a shell line, as GNU Parallel puts them.
         let evaluator = match perl.exprs.is_empty() {
@@ -602,6 +609,8 @@ impl JobLine {
     /// Fills `argv` with the job of the records in `batch` (each ending in `delimiter`, the
     /// last maybe not): job number `seq` (from 1), run in slot `slot` (from 1).
     pub fn build(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, argv: &mut Argv) {
+        // Perl's values are computed job after job, in the jobs' order, as GNU Parallel's are.
+        let _turn = self.perl.as_ref().map(|p| p.turn(seq));
         argv.clear();
         argv.records.clear();
         let mut start = 0;
@@ -909,6 +918,8 @@ impl JobLine {
                 sink.brk();
             }
             match perl.eval(id, v, &arg_refs, seq, slot, &mut out) {
+                // GNU Parallel's own process runs the expressions: their `exit` ends the run.
+                Ok(Outcome::Exit(code)) => crate::sys::exit_now(code),
                 Ok(Outcome::Quoted) if !raw => sink.value(&out),
                 Ok(_) => sink.lit(&out),
                 Err(e) => {
@@ -1171,7 +1182,11 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
     // {N}, {-N}, {N.}, {N/}, {N//}, {N/.}, and {name…} for a header's column names.
     let rest = s.strip_prefix(b"{")?;
     let close = memchr::memchr(b'}', rest)?;
-    let inner = &rest[..close];
+    // `{N` and blanks before the `}` (a command written over several lines) is `{N}`.
+    let inner = match rest[..close].trim_ascii_end() {
+        i if i.len() < close && i.iter().all(u8::is_ascii_digit) && !i.is_empty() => i,
+        _ => &rest[..close],
+    };
     let forms: [(&[u8], Form); 5] = [
         (b"/.", Form::BaseNoExt),
         (b"//", Form::Dir),
@@ -1218,6 +1233,17 @@ impl PerlParts {
             return None;
         }
         let found = match expression_at(s) {
+            // `{=NAME …=}`: the column a header names.
+            Some(mut f) if f.position.is_none() => {
+                let named = header.iter().position(|h| {
+                    f.expr.starts_with(h) && f.expr.get(h.len()).is_none_or(u8::is_ascii_whitespace)
+                });
+                if let Some(i) = named {
+                    f.expr.drain(..header[i].len());
+                    f.position = Some(i as i64 + 1);
+                }
+                f
+            }
             Some(f) => f,
             None => {
                 let f = self.tags.at(s)?;

@@ -18,7 +18,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// A user-defined replacement string: `tag` stands for the perl expression `body`, as if the
 /// line held `{=BODY=}` (a body that starts with a number is positional, as `{=N …=}` is).
@@ -36,6 +37,7 @@ pub struct Rpl {
 /// that answers frun's requests.
 const SCRIPT: &str = r#"
 use strict;
+BEGIN { *CORE::GLOBAL::exit = sub { my $c = shift || 0; main::frun_answer(3, "$c"); CORE::exit($c); }; }
 binmode STDIN; binmode STDOUT;
 package Frun::Job;
 sub seq { $main::frun_seq }
@@ -81,23 +83,23 @@ sub hhmmss { frun_t('%H%M%S') }
 sub hhmm { frun_t('%H%M') }
 sub frun_blob {
     my $n = <STDIN>;
-    exit 0 unless defined $n;
+    CORE::exit(0) unless defined $n;
     chomp $n;
     my $b = '';
     while (length($b) < $n) {
         my $r = read(STDIN, $b, $n - length($b), length($b));
-        exit 0 unless $r;
+        CORE::exit(0) unless $r;
     }
     return $b;
 }
 sub frun_answer { my ($st, $b) = @_; print STDOUT "$st ", length($b), "\n", $b; flush STDOUT; }
 my $count = <STDIN>;
-exit 0 unless defined $count;
+CORE::exit(0) unless defined $count;
 my @code;
 for my $i (1 .. $count) {
     my $e = frun_blob();
     my $sub = eval "no strict; no warnings; sub { $e\n; }";
-    if (!$sub) { my $m = $@; print STDOUT "err ", length($m), "\n", $m; exit 1; }
+    if (!$sub) { my $m = $@; print STDOUT "err ", length($m), "\n", $m; CORE::exit(1); }
     push @code, $sub;
 }
 print STDOUT "ok\n"; flush STDOUT;
@@ -118,6 +120,9 @@ while (defined(my $head = <STDIN>)) {
 /// One perl process evaluating a run's expressions.
 pub struct Evaluator {
     io: Mutex<Pipes>,
+    /// The job whose values are computed next (from 1), and the jobs waiting for their turn.
+    next: Mutex<u64>,
+    turns: Condvar,
     /// The expressions' texts, by id (for messages).
     exprs: Vec<Vec<u8>>,
 }
@@ -137,12 +142,28 @@ impl std::fmt::Debug for Evaluator {
     }
 }
 
+/// A job's turn to have its values computed ([`Evaluator::turn`]).
+pub struct Turn<'a> {
+    next: MutexGuard<'a, u64>,
+    seq: u64,
+    turns: &'a Condvar,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        *self.next = (*self.next).max(self.seq + 1);
+        self.turns.notify_all();
+    }
+}
+
 /// What evaluating an expression gave.
 pub enum Outcome {
     /// The value, to be quoted as any value is.
     Quoted,
     /// The value, put in as it is (`uq()`).
     Unquoted,
+    /// The expression called perl's `exit` with this status: the run ends there.
+    Exit(i32),
 }
 
 fn put_blob(out: &mut Vec<u8>, b: &[u8]) {
@@ -198,8 +219,33 @@ impl Evaluator {
                 from,
                 buf: Vec::new(),
             }),
+            next: Mutex::new(1),
+            turns: Condvar::new(),
             exprs,
         })
+    }
+
+    /// Waits until job `seq` is the next one (its values computed after those of the jobs
+    /// before it), at most a moment: a job that never comes (resumed, already done) does not
+    /// hold the others up. The turn lasts while the returned guard lives.
+    pub fn turn(&self, seq: u64) -> Turn<'_> {
+        let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        let deadline = std::time::Instant::now() + Duration::from_millis(50);
+        while *next < seq {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            next = match self.turns.wait_timeout(next, left) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        Turn {
+            next,
+            seq,
+            turns: &self.turns,
+        }
     }
 
     /// Evaluates expression `id` with `$_` = `value`, `@arg` = `args` (`$arg[1]` the first),
@@ -237,6 +283,9 @@ impl Evaluator {
         match status {
             0 => Ok(Outcome::Quoted),
             1 => Ok(Outcome::Unquoted),
+            3 => Ok(Outcome::Exit(
+                String::from_utf8_lossy(out).trim().parse().unwrap_or(255),
+            )),
             _ => {
                 let msg = String::from_utf8_lossy(out);
                 let msg = msg.trim_end().trim_start_matches("frun: ");
