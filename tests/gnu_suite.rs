@@ -107,6 +107,10 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "par_verbose_t",
         "(timing) -t with -k shows lines on stderr as jobs start, which workers may do out of order",
     ),
+    (
+        "par_wrong_slot_rpl_resume",
+        "--resume: {%} of the resumed jobs; the slots are given out in another order",
+    ),
 ];
 
 /// Runs both suites; returns (function, file) -> (GNU's verdict, frun's verdict).

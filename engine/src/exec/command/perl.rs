@@ -44,6 +44,10 @@ sub seq { $main::frun_seq }
 sub slot { $main::frun_slot }
 sub total_jobs { main::total_jobs() }
 sub skip { main::skip() }
+package Frun::Unknown;
+sub TIESCALAR { my ($c, $n) = @_; bless [$n], $c }
+sub FETCH { die "frun: \$Global::$_[0][0] is not supported\n" }
+sub STORE { }
 package Frun::Queue;
 sub total_jobs { main::total_jobs() }
 package main;
@@ -51,6 +55,8 @@ our ($frun_seq, $frun_slot, $frun_uq, @arg);
 our $job = bless {}, 'Frun::Job';
 $Global::JobQueue = bless {}, 'Frun::Queue';
 $Global::use = {};
+tie $Global::total_completed, 'Frun::Unknown', 'total_completed';
+tie $Global::max_jobs_running, 'Frun::Unknown', 'max_jobs_running';
 sub seq { $frun_seq }
 sub slot { $frun_slot }
 sub uq { $frun_uq = 1; }
