@@ -478,3 +478,44 @@ impl Tags {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions_and_their_positions_are_read_as_gnu_parallel_reads_them() {
+        let f = |s: &str| expression_at(s.as_bytes()).map(|f| (f.position, f.expr, f.len));
+        assert_eq!(f("{= s/a/b/ =}x"), Some((None, b" s/a/b/ ".to_vec(), 12)));
+        assert_eq!(f("{=2 s/a/b/=}"), Some((Some(2), b" s/a/b/".to_vec(), 12)));
+        assert_eq!(f("{=-1 $_=1=}"), Some((Some(-1), b" $_=1".to_vec(), 11)));
+        // `{=2s/…/` is no position: the expression starts right after `{=`.
+        assert_eq!(f("{=2x=}"), Some((None, b"2x".to_vec(), 6)));
+        assert_eq!(f("{==}"), Some((None, Vec::new(), 4)));
+        // A `{=` inside before the `=}`: this one is text.
+        assert_eq!(f("{= {= =}"), None);
+        assert_eq!(f("{=}"), None);
+    }
+
+    #[test]
+    fn the_longest_user_string_wins_and_its_groups_reach_perl_as_variables() {
+        let rpl = |t: &str, b: &str| Rpl {
+            tag: t.as_bytes().to_vec(),
+            body: b.as_bytes().to_vec(),
+        };
+        let tags =
+            Tags::new(&[rpl("%", ""), rpl("%D", "s:/.*::"), rpl("{r(\\d)}", "$$1")]).unwrap();
+        let at = |s: &str| tags.at(s.as_bytes()).map(|f| (f.position, f.expr, f.len));
+        assert_eq!(at("%D/x"), Some((None, b"s:/.*::".to_vec(), 2)));
+        assert_eq!(at("%x"), Some((None, Vec::new(), 1)));
+        assert_eq!(
+            at("{2r3}"),
+            Some((
+                Some(2),
+                b"local ($::frun_c1) = ('3');$::frun_c1".to_vec(),
+                5
+            ))
+        );
+        assert_eq!(at("{rx}"), None);
+    }
+}
