@@ -39,10 +39,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "(timing) --lb's peak memory for a double-length line: 1x, not GNU's 2x, at times",
     ),
     (
-        "par_newline_in_command",
-        "GNU reads `{1` newline `}` as {1}; frun leaves it as text",
-    ),
-    (
         "par_pipepart_recend_recstart",
         "no warning when a record outgrows --block",
     ),

@@ -2061,6 +2061,99 @@ BB
         r"parallel -N x echo ::: a; echo $?",
         "",
     ),
+    // --- perl replacement strings: {= =}, {=N =}, --rpl, --plus (one perl process per run).
+    ("", r"parallel -k echo {= s/a/b/ =} ::: a ab", ""),
+    (
+        "",
+        r"parallel -k echo '{=1 $_=uc($_) =}-{2}' ::: a b ::: c",
+        "",
+    ),
+    ("", r"parallel -k echo l{= s/a/b/ =}x ::: a", ""),
+    ("", r"parallel echo '{= s/a/b/=}{= {= s/a/b/=}' ::: a", ""),
+    ("", r"parallel echo {={= =} '{= {= =} =}' ::: a", ""),
+    (
+        "",
+        r"parallel -j1 -k 'echo {= $_=++$::G =}' ::: 1 2 ::: a b",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 -k 'echo {=1 $_=++$::G =}' ::: 1 2 ::: a b",
+        "",
+    ),
+    ("", r"parallel -k echo '{}{=uq()=}' ::: '`echo foo`'", ""),
+    ("", r#"parallel -k echo '{= $_=Q($_) =}' ::: "a'b""#, ""),
+    (
+        "",
+        r#"parallel -k 'echo {= $_=pQ($_) =}' ::: 'a$b@c\d"e'"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -j1 -k echo '{= $_=$job->seq()." ".slot()." ".seq() =}' ::: a b"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k echo '{= $_="$arg[2]$arg[1]" =}' ::: a ::: b"#,
+        "",
+    ),
+    ("", r"parallel -k -X echo 'x{= s/a/b/ =}' ::: a a", ""),
+    ("", r"echo p /bin/true | parallel l{= s/p/s/ =}", ""),
+    ("", r"echo s /bin/true | parallel l{}", ""),
+    (
+        "",
+        r"parallel --header : echo '{=v2=}{=v1 $_=Q($_)=}' ::: v1 K ::: v2 O",
+        "",
+    ),
+    ("", "parallel \"echo {1\n } {2}\" ::: O ::: K", ""),
+    (
+        "",
+        r#"parallel -k echo '{= exit if $_ eq "b" =}' ::: a; echo $?"#,
+        "",
+    ),
+    (
+        "D:a perl expression that dies: GNU prints perl's message and stops with status 25 (perl's \
+         errno); frun prints it as one `frun:` line and stops with status 255",
+        r#"parallel -j1 -k 'echo x{= die "boom\n" if $_ eq "b" =}' ::: a b c 2>/dev/null; echo $?"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {+/} {+.} {..} {+..} {/..} {...} {+...} {/...} ::: a/b.c.d x a.b. a..",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {%.z.z} {%%.z.*z} {#z.*z.} {##z.*z.} ::: z.z.foo.z.z.z",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {:-def} {:2} {:1:2} {/a/X} {//a/X} {^a} {^^a} {,A} {,,A} ::: abAB ''",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {2:1:2} {1/a/X} {1+/} {2/..} ::: a/b.c ::: d/e.f.g",
+        "",
+    ),
+    ("", r"parallel -k --plus echo '{slot}' ::: a", ""),
+    (
+        "",
+        r"parallel -k --rpl '{x} s/a/X/g' echo {x} {2x} ::: aa ::: ba",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --rpl '%D s:/[^/]*$::' --rpl '%' echo %D % ::: a/b/c",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --rpl '{r(\d)} $_ = $_ x $$1' echo {r3} {2r2} ::: ab ::: c",
+        "",
+    ),
 ];
 
 /// Flags frun parallel refuses: (the flags as written before `touch ran ::: 1`, the flag the
@@ -2091,8 +2184,8 @@ const REFUSED: &[(&str, &str)] = &[
     ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
     ("--nice 17", "--nice"),
-    ("--plus", "--plus"),
-    ("--rpl '{..} s:x::'", "--rpl"),
+    ("--plus echo {##}", "{##}"),
+    ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),
     ("--env X", "--env"),
     ("--workdir .", "--workdir"),

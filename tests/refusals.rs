@@ -1,5 +1,5 @@
 //! Lines and values frun does not understand or cannot pass are refused, never run as
-//! something else: perl expressions anywhere in a command line, values too long for one
+//! something else: perl expressions where frun evaluates none (and all of them without perl), values too long for one
 //! argument, NUL bytes inside values, an empty column separator. Each case states what GNU
 //! Parallel does and checks that nothing ran (files the command would have touched are there,
 //! nothing on stdout).
@@ -7,37 +7,35 @@
 use crate::common::*;
 
 #[test]
-fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
+fn a_perl_expression_is_evaluated_as_gnu_parallel_does_or_refused_where_frun_has_none() {
     let dir = tempfile::tempdir().unwrap();
-    // GNU Parallel joins the words and evaluates `s/\.bak$//`, removing x: frun has no perl,
-    // so it must remove nothing at all (it used to remove x.bak, the value itself).
+    // GNU Parallel joins the words and evaluates `s/\.bak$//`: it removes x, not x.bak.
     std::fs::write(dir.path().join("x"), "").unwrap();
     std::fs::write(dir.path().join("x.bak"), "").unwrap();
     let o = bash_in(
         dir.path(),
         r#""$FRUN" parallel rm -f {= 's/\.bak$//' =} ::: x.bak"#,
     );
-    assert_one_line_error(&o, 255, r"{= s/\.bak$// =}");
-    assert!(dir.path().join("x").exists() && dir.path().join("x.bak").exists());
+    assert_code(&o, 0);
+    assert!(!dir.path().join("x").exists() && dir.path().join("x.bak").exists());
+    // Split over words, one word, glued to text, positional, with -X: GNU's values.
+    for (line, want) in [
+        (r#""$FRUN" parallel echo {= s/a/b/ =} ::: a"#, "b\n"),
+        (r#""$FRUN" parallel echo {=s/a/b/=} ::: a"#, "b\n"),
+        (r#""$FRUN" parallel echo l{= s/a/b/ =}x ::: a"#, "lbx\n"),
+        (r#""$FRUN" parallel echo {=1 s/a/b/ =} ::: a"#, "b\n"),
+        (
+            r#""$FRUN" parallel -j1 -X echo {= s/a/b/ =} ::: a b"#,
+            "b b\n",
+        ),
+        (r#""$FRUN" parallel 'echo {= s/a/b/' '=}' ::: a"#, "b\n"),
+    ] {
+        let o = bash_in(dir.path(), line);
+        assert_code(&o, 0);
+        assert_eq!(out(&o), want, "{line}");
+    }
+    // Where frun evaluates no perl (the tag, --results names, --pipe): refused, nothing runs.
     for (line, expression) in [
-        // Split over words, one word, glued to text, positional, in the tag, in --results.
-        (
-            r#""$FRUN" parallel echo {= s/a/b/ =} ::: a"#,
-            "{= s/a/b/ =}",
-        ),
-        (r#""$FRUN" parallel echo {=s/a/b/=} ::: a"#, "{=s/a/b/=}"),
-        (
-            r#""$FRUN" parallel echo l{= s/a/b/ =}x ::: a"#,
-            "{= s/a/b/ =}",
-        ),
-        (
-            r#""$FRUN" parallel echo {=1 s/a/b/ =} ::: a"#,
-            "{=1 s/a/b/ =}",
-        ),
-        (
-            r#""$FRUN" parallel -X echo {= s/a/b/ =} ::: a b"#,
-            "{= s/a/b/ =}",
-        ),
         (
             r#""$FRUN" parallel --tagstring '{= s/a/b/ =}' echo ::: a"#,
             "{= s/a/b/ =}",
@@ -47,7 +45,7 @@ fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
             "{= s/a/b/ =}",
         ),
         (
-            r#""$FRUN" parallel 'echo {= s/a/b/' '=}' ::: a"#,
+            r#"echo a | "$FRUN" parallel --pipe echo {= s/a/b/ =}"#,
             "{= s/a/b/ =}",
         ),
     ] {
@@ -66,6 +64,61 @@ fn a_perl_expression_anywhere_in_the_line_is_refused_before_anything_runs() {
     let o = bash_in(dir.path(), r#"echo a | "$FRUN" xargs -I{} echo {= {} =}"#);
     assert_code(&o, 0);
     assert_eq!(out(&o), "{= a =}\n");
+}
+
+#[test]
+fn perl_strings_without_perl_a_dying_expression_and_a_syntax_error_say_so_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // No perl on PATH: one line, nothing runs (the command is found by its full path).
+    let o = bash_in(
+        dir.path(),
+        r#"PATH=/nonexistent "$FRUN" parallel /usr/bin/touch {= s/a/b/ =} ::: a"#,
+    );
+    assert_one_line_error(&o, 255, "need perl");
+    assert!(!dir.path().join("b").exists());
+    // An expression perl cannot compile: one line, nothing runs.
+    let o = bash_in(dir.path(), r#""$FRUN" parallel touch {= s/a/ =} ::: a"#);
+    assert_one_line_error(&o, 255, "does not compile");
+    assert!(!dir.path().join("a").exists());
+    // An expression that dies: GNU Parallel stops there, before that job runs (its status is
+    // perl's errno; frun's is 255): the jobs before it ran, none after it.
+    let o = bash_in(
+        dir.path(),
+        r#""$FRUN" parallel -j1 -k 'touch x{= die "boom\n" if $_ eq "b" =}' ::: a b c"#,
+    );
+    assert_one_line_error(&o, 255, "boom");
+    assert!(dir.path().join("xa").exists());
+    assert!(!dir.path().join("xb").exists() && !dir.path().join("xc").exists());
+    // A --plus string frun has not got: refused, not left as text.
+    let o = bash_in(dir.path(), r#""$FRUN" parallel --plus touch {##} ::: a"#);
+    assert_one_line_error(&o, 255, "{##}");
+}
+
+#[test]
+fn the_perl_process_ends_with_frun_even_when_frun_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = format!("FRUN_PERL_MARK_{}", std::process::id());
+    // frun is killed while a job runs: the perl it started reads end-of-file and exits.
+    let script = format!(
+        r#"{mark}=1 "$FRUN" parallel -j1 'sleep {{= $_ =}}' ::: 3 & f=$!
+        sleep 0.5; kill -9 $f; wait $f 2>/dev/null
+        for i in $(seq 50); do
+          left=$(grep -l '{mark}=' /proc/[0-9]*/environ 2>/dev/null | grep -v self | while read e; do
+            c=$(tr '\0' ' ' < "${{e%environ}}cmdline" 2>/dev/null); case "$c" in perl*) echo "$c";; esac; done)
+          [ -z "$left" ] && break; sleep 0.1
+        done
+        echo "left:$left""#
+    );
+    let o = bash_in(dir.path(), &script);
+    assert_eq!(out(&o).trim(), "left:", "a perl outlived frun");
+    // A run that ends normally leaves no perl either.
+    let script = format!(
+        r#"{mark}=2 "$FRUN" parallel echo {{= s/a/b/ =}} ::: a
+        grep -l '{mark}=2' /proc/[0-9]*/environ 2>/dev/null | grep -v self | while read e; do
+          tr '\0' ' ' < "${{e%environ}}cmdline"; done"#
+    );
+    let o = bash_in(dir.path(), &script);
+    assert_eq!(out(&o), "b\n");
 }
 
 #[test]

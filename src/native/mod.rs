@@ -496,6 +496,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
         header: Vec::new(),
         bare: false,
         numbered: false,
+        rpl: Vec::new(),
     });
     Ok(())
 }

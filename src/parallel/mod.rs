@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 mod env;
 mod lines;
+mod plus;
 mod storage;
 
 use crate::invocation::Invocation;
@@ -136,8 +137,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--tmpl", "frun does not fill template files"),
     ("--embed", "frun does not embed itself in scripts"),
     ("--filter", "frun does not evaluate perl filters"),
-    ("--plus", "frun has no perl replacement strings"),
-    ("--rpl", "frun has no perl replacement strings"),
     ("--parens", "frun has no perl replacement strings"),
     (
         "--cat",
@@ -258,6 +257,10 @@ struct Options {
     tmpdir: Option<PathBuf>,
     /// `--compress`.
     compress: bool,
+    /// `--plus`.
+    plus: bool,
+    /// `--rpl 'TAG PERL'`, in order.
+    rpl: Vec<frun_engine::exec::command::perl::Rpl>,
 }
 
 /// Parses the words after `parallel`.
@@ -319,6 +322,8 @@ fn parse_inner(
         files: false,
         tmpdir: None,
         compress: false,
+        plus: false,
+        rpl: Vec::new(),
     };
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
@@ -543,6 +548,7 @@ const SWITCHES: &[&str] = &[
     "show-limits",
     "files",
     "compress",
+    "plus",
 ];
 
 fn long_option(
@@ -593,6 +599,7 @@ fn long_option(
         "max-chars" => "max-chars",
         "max-lines" => "max-lines",
         "tmpdir" | "tempdir" => "tmpdir",
+        "rpl" => "rpl",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -640,6 +647,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "ungroup" => o.cfg.order = OrderMode::Unbuffered,
         "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "quote" => o.quote = true,
+        "plus" => o.plus = true,
         "null" => {
             o.cfg.delimiter = 0;
             o.delimiter_given = true;
@@ -805,6 +813,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
         "tagstring" => o.tag = Some(v.into_bytes()),
+        "rpl" => o.rpl.push(plus::rpl(&v).map_err(refuse)?),
         "joblog" => set_joblog(o, &v)?,
         "timeout" => {
             o.cfg.job_timeout = Some(
@@ -1019,23 +1028,33 @@ fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
     Ok(())
 }
 
-/// Refuses a perl expression (`{= … =}`) in the command or the templates. GNU Parallel joins
-/// the command's words into one line before it looks for replacement strings; so does this
-/// check (the tag and results templates are lines of their own).
-fn refuse_perl(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
+/// Refuses a perl expression (`{= … =}`) where frun evaluates none: in the tag and results
+/// templates, and in a `--pipe` command (whose `{}` has no value). GNU Parallel joins the
+/// command's words into one line before it looks for replacement strings; so does this check.
+/// With `--plus`, refuses the strings it does not have, and puts its strings after the
+/// user's own (`--rpl`).
+fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> {
     let line = command
         .iter()
         .map(|w| w.as_bytes())
         .collect::<Vec<_>>()
         .join(&b' ');
-    for text in [
-        Some(line.as_slice()),
-        o.tag.as_deref(),
-        o.cfg.job_files.as_deref(),
-    ] {
+    let piped = o.pipe.then_some(line.as_slice());
+    for text in [piped, o.tag.as_deref(), o.cfg.job_files.as_deref()] {
         if let Some(e) = text.and_then(perl_expression) {
             return Err(refuse(perl_refusal(e)));
         }
+    }
+    if o.plus {
+        if let Some(why) = plus::plus_refusal(&line) {
+            return Err(refuse(why));
+        }
+        o.rpl.extend(plus::plus());
+    }
+    if o.pipe && !o.rpl.is_empty() {
+        return Err(refuse(
+            "--plus and --rpl strings need a job's values; --pipe jobs have none",
+        ));
     }
     Ok(())
 }
@@ -1045,7 +1064,7 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
-    refuse_perl(&o, command)?;
+    refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
     storage::check_joblog(&o, command)?;
@@ -1150,6 +1169,7 @@ fn build(
         header: Vec::new(),
         bare: o.bare,
         numbered,
+        rpl: std::mem::take(&mut o.rpl),
     });
     set_tag(o.tag.take(), &mut o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
@@ -1249,6 +1269,7 @@ fn pipe(
         header: Vec::new(),
         bare: false,
         numbered: false,
+        rpl: Vec::new(),
     });
     set_tag(o.tag.take(), &mut o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
@@ -1345,14 +1366,17 @@ new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed;
 yours to remove), --compress (output is buffered in memory, so nothing changes; refused with
 --files and --results). Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
-{name//} {name/.} (in --tagstring too). A line without shell syntax is run directly; a line
+{name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
+'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%} {uniq}
+{choose_k}), evaluated in one perl process per run. A line without shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
 number of failed jobs (101 for more than 100), 255 for an error on the command line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
-where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,
---results NAME.csv/.tsv/.json, --pipe with -L, --compress-program. --will-cite and
+where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
+--pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L,
+--compress-program. --will-cite and
 --citation are accepted and do nothing.
 ";
 

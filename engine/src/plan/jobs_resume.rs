@@ -129,6 +129,7 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
         header: Vec::new(),
         bare: false,
         numbered: false,
+        rpl: Vec::new(),
     });
     Ok(Some(retry))
 }

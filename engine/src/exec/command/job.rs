@@ -6,8 +6,10 @@
 //! without starting a shell). It only builds argument vectors: nothing here spawns, and a warm
 //! [`Argv`] is refilled without allocating.
 
+use crate::exec::command::perl::{Evaluator, Outcome, Rpl, Tags, expression_at};
 use crate::exec::command::words::Argv;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A GNU Parallel-style command: a line with replacement strings (`{}`, `{.}`, `{1}`, …), run
 /// once per job (one record, or several with `-X` / `-m`).
@@ -38,6 +40,8 @@ pub struct JobSpec {
     /// `-X`/`-m` over one input source: `{N}` is the job's N-th value (`{-N}` from the end),
     /// as GNU Parallel numbers them, not a column of each value.
     pub numbered: bool,
+    /// User-defined replacement strings that stand for perl expressions (`--rpl`).
+    pub rpl: Vec<Rpl>,
 }
 
 /// The values a word is filled with: `rs` for `{}` (one, or all with `-m`), and the job's
@@ -147,6 +151,8 @@ enum Part {
     Seq,
     /// `{%}`: the job slot, from 1.
     Slot,
+    /// `{=EXPR=}` (its id in the line's expressions) over the values `Column` names.
+    Perl(Column, usize),
 }
 
 /// A template word: parts with no blank between them.
@@ -189,6 +195,9 @@ pub struct JobLine {
     /// [`JobSpec::numbered`] (only with `-X`/`-m`).
     numbered: bool,
     trim: Trim,
+    /// The perl process computing the line's perl replacement strings (none: the line has
+    /// none, and no perl runs).
+    perl: Option<Arc<Evaluator>>,
 }
 
 #[derive(Clone, Debug)]
@@ -400,12 +409,16 @@ impl JobLine {
             Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
             Columns::Separator(re) => ColumnSplit::Regex(column_separator(re)?),
         };
-        if let Some(e) = perl_expression(&spec.words.join(&b' ')) {
-            return Err(perl_refusal(e));
-        }
         if spec.literal {
+            if let Some(e) = perl_expression(&spec.words.join(&b' ')) {
+                return Err(perl_refusal(e));
+            }
             return Ok(JobLine::literal(spec, columns));
         }
+        let mut perl = PerlParts {
+            tags: Tags::new(&spec.rpl)?,
+            exprs: Vec::new(),
+        };
         let mut line = Vec::new();
         for (i, w) in spec.words.iter().enumerate() {
             if i > 0 {
@@ -417,7 +430,8 @@ impl JobLine {
                 line.extend_from_slice(w);
             }
         }
-        let (mut words, mut seps, seps_plain) = parse_line(&line, &spec.names, &spec.header, true);
+        let (mut words, mut seps, seps_plain) =
+            parse_line(&line, &spec.names, &spec.header, true, Some(&mut perl));
         if spec.bare {
             drop_values(&mut words, &mut seps);
         }
@@ -428,7 +442,24 @@ impl JobLine {
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
             seps.push(b" ".to_vec());
         }
-        let raw_first = matches!(words.first().and_then(|w| w.first()), Some(Part::Value(..)));
+        // Values in the first word are part of the command's name: put in as they are (GNU
+        // Parallel's `l{}` with `s /bin/ls` runs `ls /bin/ls`), unless the word is a variable
+        // assignment (`x={}`), whose value GNU Parallel quotes.
+        let raw_first = words.first().is_some_and(|w| {
+            let first = w
+                .iter()
+                .position(|p| matches!(p, Part::Value(..) | Part::Perl(..)));
+            first.is_some_and(|k| {
+                !w[..k]
+                    .iter()
+                    .any(|p| matches!(p, Part::Lit(l) if l.contains(&b'=')))
+            })
+        });
+        // Perl's values (`uq()` ones too) go into a shell line, as GNU Parallel puts them.
+        let evaluator = match perl.exprs.is_empty() {
+            true => None,
+            false => Some(Arc::new(Evaluator::start(perl.exprs)?)),
+        };
         let shell_free = seps_plain
             && words.iter().all(|w| {
                 w.iter().all(|p| match p {
@@ -452,8 +483,9 @@ impl JobLine {
             || words
                 .iter()
                 .all(|w| w.iter().filter(|p| matches!(p, Part::Value(..))).count() <= 1);
-        let shell = (verbatim || !(shell_free && first_plain && splits_cleanly))
-            .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
+        let shell =
+            (verbatim || evaluator.is_some() || !(shell_free && first_plain && splits_cleanly))
+                .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
         Ok(JobLine {
             words,
             seps,
@@ -466,6 +498,7 @@ impl JobLine {
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
             trim: spec.trim,
+            perl: evaluator,
         })
     }
 
@@ -476,7 +509,7 @@ impl JobLine {
             .words
             .iter()
             .map(|w| {
-                let (mut parsed, _, _) = parse_line(w, &spec.names, &spec.header, false);
+                let (mut parsed, _, _) = parse_line(w, &spec.names, &spec.header, false, None);
                 parsed.pop().unwrap_or_else(|| vec![Part::Lit(Vec::new())])
             })
             .collect();
@@ -500,6 +533,7 @@ impl JobLine {
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
             trim: spec.trim,
+            perl: None,
         }
     }
 
@@ -553,7 +587,7 @@ impl JobLine {
             .words
             .iter()
             .flatten()
-            .filter(|p| matches!(p, Part::Value(..)))
+            .filter(|p| matches!(p, Part::Value(..) | Part::Perl(..)))
             .count() as u64;
         let part_len = |p: &Part| match p {
             Part::Lit(l) => l.len() as u64 + 1,
@@ -563,9 +597,12 @@ impl JobLine {
         let repeated: u64 = self
             .words
             .iter()
-            .filter(|w| w.iter().any(|p| matches!(p, Part::Value(..))))
+            .filter(|w| {
+                w.iter()
+                    .any(|p| matches!(p, Part::Value(..) | Part::Perl(..)))
+            })
             .flatten()
-            .filter(|p| !matches!(p, Part::Value(..)))
+            .filter(|p| !matches!(p, Part::Value(..) | Part::Perl(..)))
             .map(part_len)
             .sum();
         (values.max(u64::from(self.verbatim)), lits, repeated)
@@ -574,6 +611,8 @@ impl JobLine {
     /// Fills `argv` with the job of the records in `batch` (each ending in `delimiter`, the
     /// last maybe not): job number `seq` (from 1), run in slot `slot` (from 1).
     pub fn build(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, argv: &mut Argv) {
+        // Perl's values are computed job after job, in the jobs' order, as GNU Parallel's are.
+        let _turn = self.perl.as_ref().map(|p| p.turn(seq));
         argv.clear();
         argv.records.clear();
         let mut start = 0;
@@ -741,8 +780,10 @@ impl JobLine {
             let raw = wi == 0 && self.raw_first;
             // A numbered `{N}` is one value of the job, not repeated.
             let repeated = |p: &Part| match p {
-                Part::Value(Column::Index(_), _) => !self.numbered,
-                Part::Value(..) => true,
+                Part::Value(Column::Index(_), _) | Part::Perl(Column::Index(_), _) => {
+                    !self.numbered
+                }
+                Part::Value(..) | Part::Perl(..) => true,
                 _ => false,
             };
             let repeats = self.spread == Spread::Context && w.iter().any(repeated);
@@ -848,6 +889,11 @@ impl JobLine {
                 Part::Lit(l) => sink.lit(l),
                 Part::Seq => sink.lit(itoa(seq).as_bytes()),
                 Part::Slot => sink.lit(itoa(slot).as_bytes()),
+                Part::Perl(col, id) => {
+                    let by_record = self.numbered && matches!(col, Column::Index(_));
+                    let rs = if by_record { values.job } else { values.rs };
+                    self.fill_perl(*col, *id, rs, by_record, seq, slot, raw, sink);
+                }
                 Part::Value(Column::Index(n), form) if self.numbered => {
                     if let Some(&v) = pick(values.job.len(), *n).map(|i| &values.job[i]) {
                         self.each_column(v, Column::All, |k, v| {
@@ -911,6 +957,7 @@ impl JobLine {
                 Part::Lit(l) => sink.lit(l),
                 Part::Seq => sink.lit(itoa(seq).as_bytes()),
                 Part::Slot => sink.lit(itoa(slot).as_bytes()),
+                Part::Perl(col, id) => self.fill_perl(*col, *id, rs, true, seq, slot, raw, sink),
                 Part::Value(Column::All, form) => {
                     for (i, r) in rs.iter().enumerate() {
                         if i > 0 {
@@ -923,6 +970,63 @@ impl JobLine {
                     if let Some(i) = pick(rs.len(), *n) {
                         record(sink, rs[i], *form);
                     }
+                }
+            }
+        }
+    }
+
+    /// A perl replacement string over the records `rs`: `{=…=}` is evaluated for each of
+    /// their values, `{=N …=}` for the N-th (the N-th record when `by_record`, else the N-th
+    /// column of the record), with `@arg` all of them. An expression that dies ends the run
+    /// as GNU Parallel's does.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_perl(
+        &self,
+        col: Column,
+        id: usize,
+        rs: &[&[u8]],
+        by_record: bool,
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        let Some(perl) = &self.perl else { return };
+        let mut args: Vec<Vec<u8>> = Vec::new();
+        for r in rs {
+            self.each_column(r, Column::All, |_, v| {
+                args.push(trim(v, self.trim).to_vec())
+            });
+        }
+        let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let targets: Vec<&[u8]> = match col {
+            Column::All => arg_refs.clone(),
+            Column::Index(n) if by_record && rs.len() > 1 => pick(rs.len(), n)
+                .map(|i| trim(rs[i], self.trim))
+                .into_iter()
+                .collect(),
+            Column::Index(n) => pick(arg_refs.len(), n)
+                .map(|i| arg_refs[i])
+                .into_iter()
+                .collect(),
+        };
+        let mut out = Vec::new();
+        for (k, v) in targets.iter().enumerate() {
+            if k > 0 {
+                sink.brk();
+            }
+            match perl.eval(id, v, &arg_refs, seq, slot, &mut out) {
+                // GNU Parallel's own process runs the expressions: their `exit` ends the run.
+                Ok(Outcome::Exit(code)) => crate::sys::exit_now(code),
+                Ok(Outcome::Quoted) if !raw => sink.value(&out),
+                Ok(_) => sink.lit(&out),
+                Err(e) => {
+                    // GNU Parallel stops at an expression that dies, before its job runs.
+                    crate::sys::notice::say(
+                        crate::sys::notice::NoticeKind::Problem,
+                        format_args!("{e}"),
+                    );
+                    crate::sys::exit_now(255);
                 }
             }
         }
@@ -1191,7 +1295,11 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
     // {N}, {-N}, {N.}, {N/}, {N//}, {N/.}, and {name…} for a header's column names.
     let rest = s.strip_prefix(b"{")?;
     let close = memchr::memchr(b'}', rest)?;
-    let inner = &rest[..close];
+    // `{N` and blanks before the `}` (a command written over several lines) is `{N}`.
+    let inner = match rest[..close].trim_ascii_end() {
+        i if i.len() < close && i.iter().all(u8::is_ascii_digit) && !i.is_empty() => i,
+        _ => &rest[..close],
+    };
     let forms: [(&[u8], Form); 5] = [
         (b"/.", Form::BaseNoExt),
         (b"//", Form::Dir),
@@ -1218,6 +1326,59 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
     None
 }
 
+/// The perl replacement strings of a line being parsed: the user-defined ones, and the
+/// expressions found so far (each once: its id is its index).
+struct PerlParts {
+    tags: Tags,
+    exprs: Vec<Vec<u8>>,
+}
+
+impl PerlParts {
+    /// The perl replacement string at the start of `s` (`{=…=}` or a user-defined one longer
+    /// than any other replacement string there), and its length.
+    fn at(
+        &mut self,
+        s: &[u8],
+        names: &ReplacementNames,
+        header: &[Vec<u8>],
+    ) -> Option<(Part, usize)> {
+        if s.first() != Some(&b'{') && self.tags.is_empty() {
+            return None;
+        }
+        let found = match expression_at(s) {
+            // `{=NAME …=}`: the column a header names.
+            Some(mut f) if f.position.is_none() => {
+                let named = header.iter().position(|h| {
+                    f.expr.starts_with(h) && f.expr.get(h.len()).is_none_or(u8::is_ascii_whitespace)
+                });
+                if let Some(i) = named {
+                    f.expr.drain(..header[i].len());
+                    f.position = Some(i as i64 + 1);
+                }
+                f
+            }
+            Some(f) => f,
+            None => {
+                let f = self.tags.at(s)?;
+                let other = replacement_at(s, names, header).map_or(0, |(_, l)| l);
+                if f.len < other {
+                    return None;
+                }
+                f
+            }
+        };
+        let id = match self.exprs.iter().position(|e| *e == found.expr) {
+            Some(id) => id,
+            None => {
+                self.exprs.push(found.expr);
+                self.exprs.len() - 1
+            }
+        };
+        let col = found.position.map_or(Column::All, Column::Index);
+        Some((Part::Perl(col, id), found.len))
+    }
+}
+
 /// Splits a line into words at blanks (with `split`; else it is one word), each word into its
 /// parts, and keeps the blanks before each word. Also says whether every blank run is plain
 /// spaces (tabs and newlines are shell syntax).
@@ -1226,6 +1387,7 @@ fn parse_line(
     names: &ReplacementNames,
     header: &[Vec<u8>],
     split: bool,
+    mut perl: Option<&mut PerlParts>,
 ) -> (Vec<Word>, Vec<Vec<u8>>, bool) {
     let mut words = Vec::new();
     let mut seps = Vec::new();
@@ -1236,6 +1398,17 @@ fn parse_line(
     let mut i = 0;
     while i < line.len() {
         let b = line[i];
+        if let Some((part, len)) = perl
+            .as_deref_mut()
+            .and_then(|p| p.at(&line[i..], names, header))
+        {
+            if !lit.is_empty() {
+                word.push(Part::Lit(std::mem::take(&mut lit)));
+            }
+            word.push(part);
+            i += len;
+            continue;
+        }
         if split && (b == b' ' || b == b'\t' || b == b'\n') {
             plain_seps &= b == b' ';
             if !lit.is_empty() {
