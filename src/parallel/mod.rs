@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod env;
+mod profile;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -265,6 +266,10 @@ struct Options {
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
+    /// `-J NAME` / `--profile NAME`, in order (read before the other options).
+    profiles: Vec<String>,
+    /// `--plain`: no profile and no `$PARALLEL`.
+    plain: bool,
 }
 
 /// Parses the words after `parallel`.
@@ -293,7 +298,26 @@ fn parse_inner(
     mut args: Vec<OsString>,
     from_env: Option<OsString>,
 ) -> Result<Invocation, Invocation> {
-    let mut o = Options {
+    let mut o = fresh_options();
+    // GNU Parallel uses every core by default.
+    o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
+    let (mut env_words, prologue) = profile_and_env(&args, from_env)?;
+    let n = options(&mut o, &env_words)?;
+    env_words.drain(..n);
+    let i = options(&mut o, &args)?;
+    args.splice(..i, env_words);
+    o.cfg.shell_prologue = prologue;
+    let split = args
+        .iter()
+        .position(|w| is_source_marker(w.as_bytes()))
+        .unwrap_or(args.len());
+    let sources = sources(args.split_off(split))?;
+    build(o, &args, sources)
+}
+
+/// The options before any word is read.
+fn fresh_options() -> Options {
+    Options {
         cfg: Config {
             conduct: CONDUCT,
             ..Config::default()
@@ -321,24 +345,35 @@ fn parse_inner(
         recstart: None,
         delimiter_given: false,
         group: false,
-    };
-    // GNU Parallel uses every core by default.
-    o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
-    let mut env_words = match from_env.filter(|e| !e.is_empty()) {
-        Some(e) => env::shell_words(e.as_bytes())
-            .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?,
-        None => Vec::new(),
-    };
-    let n = options(&mut o, &env_words)?;
-    env_words.drain(..n);
-    let i = options(&mut o, &args)?;
-    args.splice(..i, env_words);
-    let split = args
-        .iter()
-        .position(|w| is_source_marker(w.as_bytes()))
-        .unwrap_or(args.len());
-    let sources = sources(args.split_off(split))?;
-    build(o, &args, sources)
+        profiles: Vec::new(),
+        plain: false,
+    }
+}
+
+/// The words that come before the command line's, as GNU Parallel reads them: the profiles'
+/// (`-J`, among the command line's options only, else the default `config`), then
+/// `$PARALLEL`'s; none with `--plain`. Also `$PARALLEL_ENV`'s code, which no job inherits.
+fn profile_and_env(
+    args: &[OsString],
+    from_env: Option<OsString>,
+) -> Result<(Vec<OsString>, Option<Vec<u8>>), Invocation> {
+    let mut first = fresh_options();
+    // A pass over the command line's options finds -J and --plain where they are options
+    // (its errors are the second pass's too).
+    options(&mut first, args)?;
+    let home = profile::home(&mut |w| eprintln!("parallel: Warning: {w}"));
+    let mut words = Vec::new();
+    if !first.plain {
+        words = profile::profile_words(&first.profiles, &home).map_err(refuse)?;
+        if let Some(e) = from_env.filter(|e| !e.is_empty()) {
+            words.extend(
+                env::shell_words(e.as_bytes())
+                    .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?,
+            );
+        }
+    }
+    let code = profile::parallel_env(std::env::var_os("PARALLEL_ENV")).map_err(refuse)?;
+    Ok((words, code))
 }
 
 /// Reads the options at the start of `args`; returns how many words they took (with a `--`
@@ -384,7 +419,7 @@ fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocat
     let mut k = 0;
     while k < shorts.len() {
         let c = shorts[k];
-        let takes = "jPNnIaEdCSsLlie".contains(c);
+        let takes = "jPNnIaEdCSsLlieJ".contains(c);
         if !takes {
             short_switch(o, c)?;
             k += 1;
@@ -471,6 +506,7 @@ fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invoca
         'S' => "sshlogin",
         's' => "max-chars",
         'L' | 'l' => "max-lines",
+        'J' => "profile",
         _ => unreachable!("listed in option()"),
     };
     if c == 'S' {
@@ -492,6 +528,7 @@ fn refused(flag: &str) -> Invocation {
 
 /// Options that take no value.
 const SWITCHES: &[&str] = &[
+    "plain",
     "tag",
     "verbose",
     "bar",
@@ -575,6 +612,7 @@ fn long_option(
         "delay" => "delay",
         "shell" => "shell",
         "results" | "res" => "results",
+        "profile" => "profile",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -605,6 +643,7 @@ fn long_option(
 
 fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
     match name {
+        "plain" => o.plain = true,
         "keep-order" => o.cfg.order = OrderMode::Ordered,
         "no-keep-order" => o.cfg.order = OrderMode::Buffered,
         "group" => {
@@ -682,6 +721,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
     let v = v.unwrap_or_default();
     match name {
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
+        "profile" => o.profiles.push(v),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0: each record is a job of its own that gets no value.
