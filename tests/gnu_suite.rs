@@ -29,10 +29,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "-X spreads records over job slots instead of filling lines to GNU's 64 KB",
     ),
     (
-        "par_PARALLEL_ENV",
-        "PARALLEL_ENV (code run before each job) is ignored",
-    ),
-    (
         "par_X_I_meta",
         "-X spreads records over job slots instead of filling lines to GNU's 64 KB",
     ),
