@@ -183,6 +183,17 @@ const CASES: &[Case] = &[
         r"parallel -J no-such-profile echo ::: a; echo $?",
         "",
     ),
+    // --process-slot-var: the job's slot, from 0, in the job's environment.
+    (
+        "s",
+        r"seq 4 | parallel -j4 --process-slot-var=n 'sleep 0.{}; echo $n'",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel -j1 --process-slot-var n -q sh -c 'echo $n:$0'",
+        "",
+    ),
     // $PARALLEL_ENV: code run before each job's line in its shell; a file's content; not
     // shown by -v, and not inherited by the jobs.
     ("", r"PARALLEL_ENV='v=ok' parallel -v echo '$v' ::: a", ""),

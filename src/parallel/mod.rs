@@ -613,6 +613,7 @@ fn long_option(
         "shell" => "shell",
         "results" | "res" => "results",
         "profile" => "profile",
+        "process-slot-var" => "process-slot-var",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -722,6 +723,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
     match name {
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
         "profile" => o.profiles.push(v),
+        "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0: each record is a job of its own that gets no value.
@@ -1328,6 +1330,10 @@ with -k the oldest job's live, the others' in order after). Replacement strings:
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
 number of failed jobs (101 for more than 100), 255 for an error on the command line.
+--process-slot-var NAME puts the job's slot (from 0) in NAME. Options are read from the
+profiles (-J NAME, else config; in $PARALLEL_HOME, $XDG_CONFIG_HOME/parallel, ~/.parallel;
+none with --plain), then $PARALLEL, then the command line; $PARALLEL_ENV (code, or a file
+of it) runs in each job's shell before its line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =}, --tmux, --sql, --semaphore,

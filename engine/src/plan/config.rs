@@ -245,6 +245,9 @@ pub struct Config {
     /// `--dry-run` or the trace, which show the line; frun's own words (`literal`) and a bash
     /// worker shell's `eval` run without it.
     pub shell_prologue: Option<Vec<u8>>,
+    /// Each command gets its slot number (from 0) in this environment variable (frun xargs
+    /// sets its own in `ArgumentLists`).
+    pub slot_var: Option<OsString>,
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
@@ -322,6 +325,7 @@ impl Default for Config {
         };
         Config {
             shell_prologue: None,
+            slot_var: None,
             workers: default_range,
             batch: BatchSpec::Lines(default_range),
             order: OrderMode::Buffered,

@@ -360,9 +360,13 @@ fn interaction(cfg: &Config, shell_words: usize) -> crate::run::Interaction {
             trace: cfg.trace,
             trace_output: cfg.trace_output,
             trace_shell_line: Some(shell_words),
+            slot_var: cfg.slot_var.clone(),
             ..crate::run::Interaction::default()
         },
-        None => crate::run::Interaction::default(),
+        None => crate::run::Interaction {
+            slot_var: cfg.slot_var.clone(),
+            ..crate::run::Interaction::default()
+        },
     }
 }
 
