@@ -302,8 +302,13 @@ fn parse_inner(
     // GNU Parallel uses every core by default.
     o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
     let (mut env_words, prologue) = profile_and_env(&args, from_env)?;
-    let n = options(&mut o, &env_words)?;
-    env_words.drain(..n);
+    // Each list's options end at its first other word; those words go before the command.
+    let mut rest = Vec::new();
+    for words in env_words.iter_mut() {
+        let n = options(&mut o, words)?;
+        rest.extend(words.drain(n..));
+    }
+    let env_words = rest;
     let i = options(&mut o, &args)?;
     args.splice(..i, env_words);
     o.cfg.shell_prologue = prologue;
@@ -350,26 +355,25 @@ fn fresh_options() -> Options {
     }
 }
 
+/// The profiles' words and `$PARALLEL`'s (each list parsed on its own), and `$PARALLEL_ENV`'s
+/// code.
+type Before = ([Vec<OsString>; 2], Option<Vec<u8>>);
+
 /// The words that come before the command line's, as GNU Parallel reads them: the profiles'
 /// (`-J`, among the command line's options only, else the default `config`), then
 /// `$PARALLEL`'s; none with `--plain`. Also `$PARALLEL_ENV`'s code, which no job inherits.
-fn profile_and_env(
-    args: &[OsString],
-    from_env: Option<OsString>,
-) -> Result<(Vec<OsString>, Option<Vec<u8>>), Invocation> {
+fn profile_and_env(args: &[OsString], from_env: Option<OsString>) -> Result<Before, Invocation> {
     let mut first = fresh_options();
     // A pass over the command line's options finds -J and --plain where they are options
     // (its errors are the second pass's too).
     options(&mut first, args)?;
     let home = profile::home(&mut |w| eprintln!("parallel: Warning: {w}"));
-    let mut words = Vec::new();
+    let mut words = [Vec::new(), Vec::new()];
     if !first.plain {
-        words = profile::profile_words(&first.profiles, &home).map_err(refuse)?;
+        words[0] = profile::profile_words(&first.profiles, &home).map_err(refuse)?;
         if let Some(e) = from_env.filter(|e| !e.is_empty()) {
-            words.extend(
-                env::shell_words(e.as_bytes())
-                    .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?,
-            );
+            words[1] = env::shell_words(e.as_bytes())
+                .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?;
         }
     }
     let code = profile::parallel_env(std::env::var_os("PARALLEL_ENV")).map_err(refuse)?;
