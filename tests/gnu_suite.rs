@@ -24,10 +24,6 @@ const FRUN_AGREES: usize = 63;
 
 /// Where GNU Parallel agrees with its wanted results and frun, without refusing, does not.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "par_PARALLEL_ENV",
-        "PARALLEL_ENV (code run before each job) is ignored",
-    ),
     ("par__pipepart_spawn", "--progress prints no per-host line"),
     ("par_delimiter_space", "-d does not split ::: values"),
     (

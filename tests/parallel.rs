@@ -142,6 +142,71 @@ const CASES: &[Case] = &[
     ),
     ("", r"PARALLEL='-j1 echo' parallel -k ::: a b", ""),
     ("", r"PARALLEL='-j1' parallel -k -j2 echo ::: a b", ""),
+    // Profiles (-J, the default `config`) in $PARALLEL_HOME, before $PARALLEL's options.
+    (
+        "",
+        r"mkdir ph; echo --tag > ph/t; PARALLEL_HOME=$PWD/ph parallel -J t echo ::: a",
+        "",
+    ),
+    (
+        "",
+        r"printf '%s\n' '# a comment' '-k --tagstring x' > p; parallel -J ./p echo ::: a b; parallel -J $PWD/p echo ::: c",
+        "",
+    ),
+    (
+        "",
+        r"mkdir ph; printf '%s\n' -k --tag > ph/config; PARALLEL_HOME=$PWD/ph parallel echo ::: a b; PARALLEL_HOME=$PWD/ph parallel --plain -k echo ::: c d",
+        "",
+    ),
+    (
+        "",
+        r"mkdir ph; echo --tag > ph/t; PARALLEL_HOME=$PWD/ph parallel -k echo -J t ::: a; PARALLEL_HOME=$PWD/ph parallel -kJt echo ::: b",
+        "",
+    ),
+    (
+        "",
+        r"mkdir ph; echo '-j1 --tagstring p echo' > ph/t; PARALLEL='--tagstring e' PARALLEL_HOME=$PWD/ph parallel -J t -k ::: a b",
+        "",
+    ),
+    (
+        "D:a profile others can write is refused (GNU Parallel reads it)",
+        r"mkdir ph; echo --tag > ph/t; chmod 666 ph/t; PARALLEL_HOME=$PWD/ph parallel -J t echo ::: a; echo $?",
+        "",
+    ),
+    (
+        "D:a named profile found nowhere is an error (GNU Parallel ignores the -J)",
+        r"parallel -J no-such-profile echo ::: a; echo $?",
+        "",
+    ),
+    // --process-slot-var: the job's slot, from 0, in the job's environment.
+    (
+        "s",
+        r"seq 4 | parallel -j4 --process-slot-var=n 'sleep 0.{}; echo $n'",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel -j1 --process-slot-var n -q sh -c 'echo $n:$0'",
+        "",
+    ),
+    // $PARALLEL_ENV: code run before each job's line in its shell; a file's content; not
+    // shown by -v, and not inherited by the jobs.
+    ("", r"PARALLEL_ENV='v=ok' parallel -v echo '$v' ::: a", ""),
+    (
+        "",
+        r"echo 'f() { echo f$1; }' > envf; PARALLEL_ENV=$PWD/envf parallel -k f ::: a b",
+        "",
+    ),
+    (
+        "",
+        r"PARALLEL_ENV='v=1' parallel -k 'echo ${PARALLEL_ENV-unset} {}' ::: a; PARALLEL_ENV='v=1' parallel echo ::: plain",
+        "",
+    ),
+    (
+        "",
+        r#"PARALLEL_ENV=$'a=1\001b=2' parallel -k 'echo $a$b {} $0 $#' ::: x"#,
+        "",
+    ),
     (
         "",
         r"parallel -j1 --joblog jl 'exit {}' ::: 0 1 2; echo $?; cut -f1,2,5-9 jl",

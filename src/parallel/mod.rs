@@ -14,6 +14,7 @@ use std::path::PathBuf;
 mod env;
 mod lines;
 mod plus;
+mod profile;
 mod storage;
 
 use crate::invocation::Invocation;
@@ -261,6 +262,10 @@ struct Options {
     plus: bool,
     /// `--rpl 'TAG PERL'`, in order.
     rpl: Vec<frun_engine::exec::command::perl::Rpl>,
+    /// `-J NAME` / `--profile NAME`, in order (read before the other options).
+    profiles: Vec<String>,
+    /// `--plain`: no profile and no `$PARALLEL`.
+    plain: bool,
 }
 
 /// Parses the words after `parallel`.
@@ -289,7 +294,31 @@ fn parse_inner(
     mut args: Vec<OsString>,
     from_env: Option<OsString>,
 ) -> Result<Invocation, Invocation> {
-    let mut o = Options {
+    let mut o = fresh_options();
+    // GNU Parallel uses every core by default.
+    o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
+    let (mut env_words, prologue) = profile_and_env(&args, from_env)?;
+    // Each list's options end at its first other word; those words go before the command.
+    let mut rest = Vec::new();
+    for words in env_words.iter_mut() {
+        let n = options(&mut o, words)?;
+        rest.extend(words.drain(n..));
+    }
+    let env_words = rest;
+    let i = options(&mut o, &args)?;
+    args.splice(..i, env_words);
+    o.cfg.shell_prologue = prologue;
+    let split = args
+        .iter()
+        .position(|w| is_source_marker(w.as_bytes()))
+        .unwrap_or(args.len());
+    let sources = sources(args.split_off(split))?;
+    build(o, &args, sources)
+}
+
+/// The options before any word is read.
+fn fresh_options() -> Options {
+    Options {
         cfg: Config {
             conduct: CONDUCT,
             ..Config::default()
@@ -324,24 +353,34 @@ fn parse_inner(
         compress: false,
         plus: false,
         rpl: Vec::new(),
-    };
-    // GNU Parallel uses every core by default.
-    o.cfg.workers = fixed(frun_engine::sys::usable_cpus() as u64);
-    let mut env_words = match from_env.filter(|e| !e.is_empty()) {
-        Some(e) => env::shell_words(e.as_bytes())
-            .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?,
-        None => Vec::new(),
-    };
-    let n = options(&mut o, &env_words)?;
-    env_words.drain(..n);
-    let i = options(&mut o, &args)?;
-    args.splice(..i, env_words);
-    let split = args
-        .iter()
-        .position(|w| is_source_marker(w.as_bytes()))
-        .unwrap_or(args.len());
-    let sources = sources(args.split_off(split))?;
-    build(o, &args, sources)
+        profiles: Vec::new(),
+        plain: false,
+    }
+}
+
+/// The profiles' words and `$PARALLEL`'s (each list parsed on its own), and `$PARALLEL_ENV`'s
+/// code.
+type Before = ([Vec<OsString>; 2], Option<Vec<u8>>);
+
+/// The words that come before the command line's, as GNU Parallel reads them: the profiles'
+/// (`-J`, among the command line's options only, else the default `config`), then
+/// `$PARALLEL`'s; none with `--plain`. Also `$PARALLEL_ENV`'s code, which no job inherits.
+fn profile_and_env(args: &[OsString], from_env: Option<OsString>) -> Result<Before, Invocation> {
+    let mut first = fresh_options();
+    // A pass over the command line's options finds -J and --plain where they are options
+    // (its errors are the second pass's too).
+    options(&mut first, args)?;
+    let home = profile::home(&mut |w| eprintln!("parallel: Warning: {w}"));
+    let mut words = [Vec::new(), Vec::new()];
+    if !first.plain {
+        words[0] = profile::profile_words(&first.profiles, &home).map_err(refuse)?;
+        if let Some(e) = from_env.filter(|e| !e.is_empty()) {
+            words[1] = env::shell_words(e.as_bytes())
+                .map_err(|why| refuse(format!("$PARALLEL holds {why}")))?;
+        }
+    }
+    let code = profile::parallel_env(std::env::var_os("PARALLEL_ENV")).map_err(refuse)?;
+    Ok((words, code))
 }
 
 /// Reads the options at the start of `args`; returns how many words they took (with a `--`
@@ -387,7 +426,7 @@ fn option(o: &mut Options, args: &[OsString], i: usize) -> Result<usize, Invocat
     let mut k = 0;
     while k < shorts.len() {
         let c = shorts[k];
-        let takes = "jPNnIaEdCSsLlie".contains(c);
+        let takes = "jPNnIaEdCSsLlieJ".contains(c);
         if !takes {
             short_switch(o, c)?;
             k += 1;
@@ -488,6 +527,7 @@ fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invoca
         's' => "max-chars",
         'L' => "max-lines-L",
         'l' => "max-lines",
+        'J' => "profile",
         _ => unreachable!("listed in option()"),
     };
     if c == 'S' {
@@ -506,6 +546,7 @@ fn refused(flag: &str) -> Invocation {
 
 /// Options that take no value.
 const SWITCHES: &[&str] = &[
+    "plain",
     "tag",
     "verbose",
     "bar",
@@ -600,6 +641,8 @@ fn long_option(
         "max-lines" => "max-lines",
         "tmpdir" | "tempdir" => "tmpdir",
         "rpl" => "rpl",
+        "profile" => "profile",
+        "process-slot-var" => "process-slot-var",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -638,6 +681,7 @@ fn long_option(
 
 fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
     match name {
+        "plain" => o.plain = true,
         "keep-order" => o.cfg.order = OrderMode::Ordered,
         "no-keep-order" => o.cfg.order = OrderMode::Buffered,
         "group" => {
@@ -720,6 +764,8 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
     let v = v.unwrap_or_default();
     match name {
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
+        "profile" => o.profiles.push(v),
+        "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0 (and -n0): each record is a job of its own that gets no value.
@@ -1372,6 +1418,10 @@ yours to remove), --compress (output is buffered in memory, so nothing changes; 
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
 number of failed jobs (101 for more than 100), 255 for an error on the command line.
+--process-slot-var NAME puts the job's slot (from 0) in NAME. Options are read from the
+profiles (-J NAME, else config; in $PARALLEL_HOME, $XDG_CONFIG_HOME/parallel, ~/.parallel;
+none with --plain), then $PARALLEL, then the command line; $PARALLEL_ENV (code, or a file
+of it) runs in each job's shell before its line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and

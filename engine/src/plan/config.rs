@@ -254,6 +254,14 @@ pub struct Config {
     /// The command is a GNU Parallel-style line with replacement strings (then `command` holds
     /// its words, for messages and the checkpoint's identity).
     pub job: Option<JobSpec>,
+    /// Shell code run before each job's line, in the same shell (so its assignments and
+    /// functions are there); the line then always runs through the shell. Not shown by
+    /// `--dry-run` or the trace, which show the line; frun's own words (`literal`) and a bash
+    /// worker shell's `eval` run without it.
+    pub shell_prologue: Option<Vec<u8>>,
+    /// Each command gets its slot number (from 0) in this environment variable (frun xargs
+    /// sets its own in `ArgumentLists`).
+    pub slot_var: Option<OsString>,
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
@@ -333,6 +341,8 @@ impl Default for Config {
             max: Bound::Default,
         };
         Config {
+            shell_prologue: None,
+            slot_var: None,
             workers: default_range,
             batch: BatchSpec::Lines(default_range),
             order: OrderMode::Buffered,

@@ -363,9 +363,13 @@ fn interaction(cfg: &Config, shell_words: usize) -> crate::run::Interaction {
             trace: cfg.trace,
             trace_output: cfg.trace_output,
             trace_shell_line: Some(shell_words),
+            slot_var: cfg.slot_var.clone(),
             ..crate::run::Interaction::default()
         },
-        None => crate::run::Interaction::default(),
+        None => crate::run::Interaction {
+            slot_var: cfg.slot_var.clone(),
+            ..crate::run::Interaction::default()
+        },
     }
 }
 
@@ -766,6 +770,9 @@ fn job_command(
     let mut line =
         crate::exec::command::job::JobLine::new(&spec, |w| !in_worker && found(w).is_some())
             .map_err(|m| RunError::config("command", m))?;
+    if let Some(code) = cfg.shell_prologue.as_ref().filter(|_| !spec.literal) {
+        line = line.with_prologue(code, spec.shell.as_os_str().as_bytes());
+    }
     if in_worker {
         line = line.eval_in_worker();
     } else if cfg.dry_run && !spec.literal {

@@ -188,6 +188,8 @@ pub struct JobLine {
     shell: Option<Vec<u8>>,
     /// `eval LINE` instead of `SHELL -c LINE`.
     eval: bool,
+    /// Shell code run first, in the same shell (`Config::shell_prologue`).
+    prologue: Option<Vec<u8>>,
     /// The record is the command line itself (no command was given).
     verbatim: bool,
     columns: ColumnSplit,
@@ -499,6 +501,7 @@ impl JobLine {
             numbered: spec.numbered && spec.spread != Spread::One,
             trim: spec.trim,
             perl: evaluator,
+            prologue: None,
         })
     }
 
@@ -534,6 +537,7 @@ impl JobLine {
             numbered: spec.numbered && spec.spread != Spread::One,
             trim: spec.trim,
             perl: None,
+            prologue: None,
         }
     }
 
@@ -546,11 +550,28 @@ impl JobLine {
         self
     }
 
+    /// Runs `code` before the line in the same shell: `SHELL -c 'CODE<newline>eval "shift; $1"'
+    /// SHELL LINE`, so the line sees the code's variables and functions, `$0` is the shell and
+    /// no positional parameter is set (as with `SHELL -c LINE`), and the line stays a word of
+    /// its own for the trace and the joblog. A line without shell syntax runs through the shell
+    /// too. (A bash worker shell's `eval LINE` runs without it.)
+    #[must_use]
+    pub fn with_prologue(mut self, code: &[u8], shell: &[u8]) -> JobLine {
+        if self.shell.is_none() {
+            self.shell = Some(shell.to_vec());
+        }
+        let mut wrap = code.to_vec();
+        wrap.extend_from_slice(b"\neval \"shift; $1\"");
+        self.prologue = Some(wrap);
+        self
+    }
+
     /// Words before the line itself: `SHELL -c` (2), `eval` (1), none without a shell.
     pub fn shell_words(&self) -> usize {
         match (&self.shell, self.eval) {
             (None, _) => 0,
             (Some(_), true) => 1,
+            (Some(_), false) if self.prologue.is_some() => 4,
             (Some(_), false) => 2,
         }
     }
@@ -643,6 +664,11 @@ impl JobLine {
             Some(sh) => {
                 if self.eval {
                     argv.push_word(b"eval");
+                } else if let Some(wrap) = &self.prologue {
+                    argv.push_word(sh);
+                    argv.push_word(b"-c");
+                    argv.push_word(wrap);
+                    argv.push_word(sh);
                 } else {
                     argv.push_word(sh);
                     argv.push_word(b"-c");
