@@ -118,6 +118,7 @@ mod tests {
             header: Vec::new(),
             bare: false,
             numbered: true,
+            rpl: Vec::new(),
         };
         JobLine::new(&spec, |_| false).unwrap()
     }
