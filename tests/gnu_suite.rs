@@ -39,6 +39,10 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "no warning when a record outgrows --block",
     ),
     (
+        "par_process_slot_var",
+        "(timing) a job's slot is the worker's that took it, not always the lowest free one",
+    ),
+    (
         "par_result_replace",
         "--results NAME with replacement strings nests the directories otherwise",
     ),
@@ -49,6 +53,10 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_verbose_t",
         "(timing) -t with -k shows lines on stderr as jobs start, which workers may do out of order",
+    ),
+    (
+        "par_wrong_slot_rpl_resume",
+        "{%} of resumed jobs comes in another order (the slot order, not the perl expressions)",
     ),
     ("par_version", "--version prints one line, not GNU's 11"),
 ];
