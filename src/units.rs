@@ -9,6 +9,16 @@ pub use frun_engine::plan::config::{Bound, Range};
 /// either case) or `Ki Mi Gi Ti Pi Ei` (powers of 1024). A fraction is allowed before a unit
 /// (`1.5k`) when the result is whole.
 pub fn parse_number(s: &str) -> Result<u64, String> {
+    number(s, false)
+}
+
+/// [`parse_number`], but a fraction of a unit is rounded down instead of refused: GNU
+/// Parallel's `--block 3.1` is 3 bytes, `--block 1.5k` 1500.
+pub fn parse_number_floor(s: &str) -> Result<u64, String> {
+    number(s, true)
+}
+
+fn number(s: &str, floor: bool) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -51,7 +61,7 @@ pub fn parse_number(s: &str) -> Result<u64, String> {
             frac.parse().map_err(|_| format!("'{s}' is too large"))?
         };
         let total = (w as u128 * scale as u128 + f as u128) * mult as u128;
-        if total % (scale as u128) != 0 {
+        if !floor && total % (scale as u128) != 0 {
             return Err(format!("'{s}' is not a whole number"));
         }
         return u64::try_from(total / scale as u128).map_err(|_| format!("'{s}' is too large"));
@@ -235,6 +245,17 @@ pub fn parse_halt(s: &str) -> Result<Option<Halt>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fractions_of_a_unit() {
+        assert_eq!(parse_number("1.5k"), Ok(1500));
+        assert!(parse_number("3.1").is_err());
+        assert_eq!(parse_number_floor("3.1"), Ok(3));
+        assert_eq!(parse_number_floor("1.0005k"), Ok(1000));
+        assert_eq!(parse_number_floor("0.5"), Ok(0));
+        assert_eq!(parse_number_floor("2Ki"), Ok(2048));
+        assert!(parse_number_floor("1.2.3").is_err());
+    }
 
     #[test]
     fn halt_specs() {

@@ -1397,6 +1397,14 @@ const CASES: &[Case] = &[
     ("", r"parallel --ungroup -j1 echo ::: a b", ""),
     ("s", r"seq 20 | parallel echo", ""),
     ("s", r"seq 20 | parallel -j0 echo", ""),
+    // --block with a fraction of a byte or of a unit: rounded down.
+    ("", r"seq 5 | parallel --block 3.1 --pipe wc", ""),
+    ("", r"seq 1000 | parallel -k --block 1.5k --pipe wc", ""),
+    (
+        "",
+        r"seq 1000 | parallel -k --block 0.9995k --pipe wc -c",
+        "",
+    ),
     ("", r"seq 5 | parallel -j0 -k echo", ""),
     ("", r"seq 5 | parallel -j 200% -k echo", ""),
     ("", r"seq 5 | parallel -j 50% -k echo", ""),

@@ -844,7 +844,14 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
                 o.block = None;
             }
             None => {
-                o.block = Some(number("--block", &v)?);
+                let bytes = crate::units::parse_number_floor(&v)
+                    .map_err(|e| refuse(format!("--block '{v}': {e}")))?;
+                if bytes == 0 {
+                    return Err(refuse(format!(
+                        "--block '{v}': a block holds at least 1 byte"
+                    )));
+                }
+                o.block = Some(bytes);
                 o.blocks_per_slot = None;
             }
         },
