@@ -1024,6 +1024,9 @@ const CASES: &[Case] = &[
     ("", r"seq 150 | parallel -k -j3 -s 100 -X echo", ""),
     ("", r"seq 65 | parallel -k -j3 -s 100 -X echo", ""),
     ("", r"seq 66 | parallel -k -j3 --max-chars 100 -X echo", ""),
+    // A line that cannot be shrunk below -s: GNU Parallel's error, status 255.
+    ("", r"parallel -X -s 10 echo ::: 123456789 1", ""),
+    ("", r"printf '%050d\n' 1 | parallel -m -s 40 echo", ""),
     ("", r"seq 100 | parallel -k -j1 -s 100 -X echo x{}y {}", ""),
     ("", r"seq 100 | parallel -k -j4 -s 100 -m echo x{}y", ""),
     (

@@ -8,8 +8,8 @@ use crate::exec::command::job::JobLine;
 
 /// The records each job takes, in order: as many as keep the line (plus one) within `chars`
 /// bytes, at most `cap`; once the records left all fit in one line, they are spread evenly
-/// over `workers` jobs instead (the last ones may hold one record fewer). A record whose line
-/// alone is too long is a job of its own. Empty when the input holds no record.
+/// over `workers` jobs instead (the last ones may hold one record fewer). Empty when the input
+/// holds no record. A record whose line alone is too long ends it: [`TooLong`] says which.
 pub(super) fn cuts(
     line: &JobLine,
     bytes: &[u8],
@@ -17,7 +17,7 @@ pub(super) fn cuts(
     chars: u64,
     cap: u64,
     workers: u64,
-) -> Vec<u64> {
+) -> Result<Vec<u64>, TooLong> {
     let mut spans = Spans {
         bytes,
         delimiter,
@@ -41,6 +41,12 @@ pub(super) fn cuts(
     let mut next = spans.next().map(|(s, e)| len(&bytes[s..e]));
     while let Some(first) = next {
         let mut cost = first + 1;
+        if cost > chars {
+            return Err(TooLong {
+                record: done,
+                length: first,
+            });
+        }
         let mut n = 1u64;
         next = spans.next().map(|(s, e)| len(&bytes[s..e]));
         while let Some(l) = next.filter(|_| n < cap) {
@@ -65,7 +71,14 @@ pub(super) fn cuts(
         cuts.push(n);
         done += n;
     }
-    cuts
+    Ok(cuts)
+}
+
+/// The record (counted from 0) whose job's line alone is `length` bytes, too long for the limit.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct TooLong {
+    pub(super) record: u64,
+    pub(super) length: u64,
 }
 
 /// The records of `bytes`, each with its delimiter (the last one maybe without).
@@ -102,7 +115,7 @@ impl Iterator for Spans<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::cuts;
+    use super::{TooLong, cuts};
     use crate::exec::command::job::{Columns, JobLine, JobSpec, ReplacementNames, Spread, Trim};
 
     fn line(words: &[&str], spread: Spread) -> JobLine {
@@ -135,28 +148,49 @@ mod tests {
         // `echo 1 … 34` is 97 bytes: with its one more, 98 fit in 100; 35 would make 101.
         let echo = line(&["echo"], Spread::Context);
         assert_eq!(
-            cuts(&echo, &seq(150), b'\n', 100, u64::MAX, 3),
+            cuts(&echo, &seq(150), b'\n', 100, u64::MAX, 3).unwrap(),
             [34, 31, 31, 24, 23, 3, 3, 1]
         );
         // 35..65 fill the second line exactly: being the last, it is spread instead.
         assert_eq!(
-            cuts(&echo, &seq(65), b'\n', 100, u64::MAX, 3),
+            cuts(&echo, &seq(65), b'\n', 100, u64::MAX, 3).unwrap(),
             [34, 11, 11, 9]
         );
-        assert_eq!(cuts(&echo, &seq(10), b'\n', 100, u64::MAX, 3), [4, 4, 2]);
-        assert_eq!(cuts(&echo, &seq(8), b'\n', 100, 4, 2), [4, 2, 2]);
-        assert_eq!(cuts(&echo, b"", b'\n', 100, u64::MAX, 2), Vec::<u64>::new());
+        assert_eq!(
+            cuts(&echo, &seq(10), b'\n', 100, u64::MAX, 3).unwrap(),
+            [4, 4, 2]
+        );
+        assert_eq!(cuts(&echo, &seq(8), b'\n', 100, 4, 2).unwrap(), [4, 2, 2]);
+        assert_eq!(
+            cuts(&echo, b"", b'\n', 100, u64::MAX, 2).unwrap(),
+            Vec::<u64>::new()
+        );
     }
 
     #[test]
     fn repeated_words_and_quoted_values_count_as_the_shell_gets_them() {
         // -X repeats `x{}y` per value: `echo x1y … x20y` is 95 bytes, 21 values 101.
         let x = line(&["echo", "x{}y"], Spread::Context);
-        assert_eq!(cuts(&x, &seq(20), b'\n', 96, u64::MAX, 1), [20]);
-        assert_eq!(cuts(&x, &seq(21), b'\n', 96, u64::MAX, 1), [20, 1]);
+        assert_eq!(cuts(&x, &seq(20), b'\n', 96, u64::MAX, 1).unwrap(), [20]);
+        assert_eq!(cuts(&x, &seq(21), b'\n', 96, u64::MAX, 1).unwrap(), [20, 1]);
         // `'a b'` is 5 bytes on the line: 15 of them make `echo` + 89 + 1 = 95.
         let echo = line(&["echo"], Spread::Context);
         let ab = b"a b\n".repeat(16);
-        assert_eq!(cuts(&echo, &ab, b'\n', 100, u64::MAX, 1), [15, 1]);
+        assert_eq!(cuts(&echo, &ab, b'\n', 100, u64::MAX, 1).unwrap(), [15, 1]);
+    }
+
+    #[test]
+    fn a_record_whose_line_alone_is_too_long_ends_the_cuts() {
+        // `echo 12345` is 10 bytes: with its one more, 11 do not fit in 10.
+        let echo = line(&["echo"], Spread::Context);
+        let input = b"1\n2\n12345\n3\n";
+        assert_eq!(
+            cuts(&echo, input, b'\n', 10, u64::MAX, 1),
+            Err(TooLong {
+                record: 2,
+                length: 10
+            })
+        );
+        assert_eq!(cuts(&echo, b"1234\n", b'\n', 10, u64::MAX, 1), Ok(vec![1]));
     }
 }

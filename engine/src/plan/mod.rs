@@ -412,7 +412,16 @@ fn fill(
     }
     let line = crate::exec::command::job::JobLine::new(&spec, |_| false)
         .map_err(|m| RunError::config("command", m))?;
-    let cuts = fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers);
+    let cuts =
+        fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers).map_err(|t| {
+            RunError::config(
+                "max-chars",
+                format!(
+                    "command line too long ({} >= {chars}) at record {}: nothing ran",
+                    t.length, t.record
+                ),
+            )
+        })?;
     let first = cuts.first().copied().unwrap_or(1);
     Ok((
         Sizing::Adaptive {
