@@ -834,27 +834,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
                 _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
             });
         }
-        "block" => match v.strip_prefix('-') {
-            Some(per) => {
-                let n = number("--block", per)?;
-                if n == 0 {
-                    return Err(refuse("--block -N: N must be at least 1"));
-                }
-                o.blocks_per_slot = Some(n);
-                o.block = None;
-            }
-            None => {
-                let bytes = crate::units::parse_number_floor(&v)
-                    .map_err(|e| refuse(format!("--block '{v}': {e}")))?;
-                if bytes == 0 {
-                    return Err(refuse(format!(
-                        "--block '{v}': a block holds at least 1 byte"
-                    )));
-                }
-                o.block = Some(bytes);
-                o.blocks_per_slot = None;
-            }
-        },
+        "block" => set_block(o, &v)?,
         "recend" => o.recend = Some(unescape(&v)),
         "recstart" => o.recstart = Some(unescape(&v)),
         "retries" => {
@@ -889,6 +869,31 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
     Ok(())
 }
 
+/// `--block N` (bytes, a fraction rounded down) or `--block -N` (blocks per job slot).
+fn set_block(o: &mut Options, v: &str) -> Result<(), Invocation> {
+    match v.strip_prefix('-') {
+        Some(per) => {
+            let n = number("--block", per)?;
+            if n == 0 {
+                return Err(refuse("--block -N: N must be at least 1"));
+            }
+            o.blocks_per_slot = Some(n);
+            o.block = None;
+        }
+        None => {
+            let bytes = crate::units::parse_number_floor(v)
+                .map_err(|e| refuse(format!("--block '{v}': {e}")))?;
+            if bytes == 0 {
+                return Err(refuse(format!(
+                    "--block '{v}': a block holds at least 1 byte"
+                )));
+            }
+            o.block = Some(bytes);
+            o.blocks_per_slot = None;
+        }
+    }
+    Ok(())
+}
 /// `--results NAME`: a directory tree, or a file name with replacement strings; GNU Parallel's
 /// CSV, TSV and JSON files are refused.
 fn results_name(v: &str) -> Result<Vec<u8>, Invocation> {
