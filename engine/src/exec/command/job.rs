@@ -635,15 +635,7 @@ impl JobLine {
         // Perl's values are computed job after job, in the jobs' order, as GNU Parallel's are.
         let _turn = self.perl.as_ref().map(|p| p.turn(seq));
         argv.clear();
-        argv.records.clear();
-        let mut start = 0;
-        for i in memchr::memchr_iter(delimiter, batch) {
-            argv.records.push((start, i));
-            start = i + 1;
-        }
-        if start < batch.len() {
-            argv.records.push((start, batch.len()));
-        }
+        record_spans(batch, delimiter, &mut argv.records);
         let mut line = std::mem::take(&mut argv.scratch);
         line.clear();
         if self.print {
@@ -704,16 +696,8 @@ impl JobLine {
         records: &mut Vec<(usize, usize)>,
         out: &mut Vec<u8>,
     ) -> u64 {
-        records.clear();
         out.clear();
-        let mut start = 0;
-        for i in memchr::memchr_iter(delimiter, batch) {
-            records.push((start, i));
-            start = i + 1;
-        }
-        if start < batch.len() {
-            records.push((start, batch.len()));
-        }
+        record_spans(batch, delimiter, records);
         let mut sink = ShellSink { out };
         self.fill(batch, 1, 1, records, &mut sink);
         out.len() as u64
@@ -740,14 +724,7 @@ impl JobLine {
     pub fn render(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, out: &mut Vec<u8>) {
         out.clear();
         let mut records = Vec::new();
-        let mut start = 0;
-        for i in memchr::memchr_iter(delimiter, batch) {
-            records.push((start, i));
-            start = i + 1;
-        }
-        if start < batch.len() {
-            records.push((start, batch.len()));
-        }
+        record_spans(batch, delimiter, &mut records);
         let mut sink = PlainSink { out };
         self.fill(batch, seq, slot, &records, &mut sink);
     }
@@ -1498,6 +1475,19 @@ fn quote_around_replacements(
     }
 }
 
+/// The byte ranges of `batch`'s records, each ending in `delimiter` (the last maybe not), into
+/// `spans` (cleared first; its memory is reused).
+fn record_spans(batch: &[u8], delimiter: u8, spans: &mut Vec<(usize, usize)>) {
+    spans.clear();
+    let mut start = 0;
+    for i in memchr::memchr_iter(delimiter, batch) {
+        spans.push((start, i));
+        start = i + 1;
+    }
+    if start < batch.len() {
+        spans.push((start, batch.len()));
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
