@@ -131,7 +131,6 @@ fn a_value_too_long_for_one_argument_is_named_and_the_run_fails_as_gnu_parallel_
     // long one is named on stderr and the status says the run did not do everything.
     for line in [
         r#""$FRUN" parallel echo :::: v"#,
-        r#""$FRUN" parallel -X echo :::: v"#,
         r#""$FRUN" parallel 'echo {} | wc -c' :::: v"#,
         r#""$FRUN" parallel echo < v"#,
     ] {
@@ -140,6 +139,17 @@ fn a_value_too_long_for_one_argument_is_named_and_the_run_fails_as_gnu_parallel_
         assert!(err(&o).contains("is 200000 bytes"), "{line}: {}", err(&o));
         assert!(!out(&o).contains("aaaa"), "{line}");
     }
+    // -X fills lines to GNU Parallel's 63664 bytes: a value whose line alone is longer is found
+    // while the lines are measured, before anything runs, with GNU's numbers (line length with
+    // its terminator >= the limit); nothing runs, not even the short value.
+    let o = bash_in(dir.path(), r#""$FRUN" parallel -X echo :::: v"#);
+    assert_code(&o, 255);
+    assert!(
+        err(&o).contains("command line too long (200005 >= 63664)"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(out(&o), "");
     // frun's own flags keep their status (123), as README says.
     let o = bash_in(dir.path(), r#""$FRUN" -l1 echo < v"#);
     assert_code(&o, 123);
