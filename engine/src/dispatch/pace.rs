@@ -128,10 +128,36 @@ impl StartGate {
     /// Waits for this start's turn; false when `stop` (an eventfd readable once the run stops)
     /// became readable first. Workers queue on the gate's lock, one start at a time.
     pub fn wait(&self, stop: BorrowedFd<'_>) -> bool {
+        self.hold().wait(stop)
+    }
+
+    /// Takes the gate before a worker claims its batch, so that starts go in the order the
+    /// batches were claimed (a worker that claimed later cannot start first): the holder
+    /// claims, then [`StartTurn::wait`]s for its start's time, or lets go without starting
+    /// (nothing to claim, or a batch that is not run).
+    pub fn hold(&self) -> StartTurn<'_> {
+        StartTurn {
+            gap: self.gap,
+            last: self.last.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+}
+
+/// A worker's hold on the [`StartGate`]: no other start passes until it is dropped.
+pub struct StartTurn<'a> {
+    gap: Duration,
+    last: std::sync::MutexGuard<'a, Option<Instant>>,
+}
+
+impl StartTurn<'_> {
+    /// Waits until `gap` has passed since the previous start, and counts this start as now;
+    /// false when `stop` became readable first.
+    pub fn wait(mut self, stop: BorrowedFd<'_>) -> bool {
         use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            let left = last.map_or(Duration::ZERO, |t| self.gap.saturating_sub(t.elapsed()));
+            let left = self
+                .last
+                .map_or(Duration::ZERO, |t| self.gap.saturating_sub(t.elapsed()));
             let ms = left.as_nanos().div_ceil(1_000_000).min(60_000) as u16;
             let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
             if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
@@ -141,7 +167,7 @@ impl StartGate {
                 break;
             }
         }
-        *last = Some(Instant::now());
+        *self.last = Some(Instant::now());
         true
     }
 }
@@ -190,5 +216,31 @@ mod tests {
         );
         ev.signal();
         assert!(!gate.wait(fd), "a stop ends the wait");
+    }
+
+    #[test]
+    fn starts_go_in_the_order_of_the_claims_made_under_the_gate() {
+        use std::sync::atomic::AtomicUsize;
+        let gate = StartGate::new(Duration::from_millis(20));
+        let ev = crate::sys::Event::new().unwrap();
+        let claims = AtomicUsize::new(0);
+        let starts = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for worker in 0..4u64 {
+                let (gate, ev, claims, starts) = (&gate, &ev, &claims, &starts);
+                s.spawn(move || {
+                    for _ in 0..5 {
+                        let turn = gate.hold();
+                        let claimed = claims.fetch_add(1, Ordering::Relaxed);
+                        // A worker that claimed earlier is slower to reach its wait.
+                        std::thread::sleep(Duration::from_millis(worker * 3));
+                        assert!(turn.wait(ev.as_fd()));
+                        starts.lock().unwrap().push(claimed);
+                    }
+                });
+            }
+        });
+        let starts = starts.into_inner().unwrap();
+        assert_eq!(starts, (0..20).collect::<Vec<_>>());
     }
 }

@@ -112,6 +112,11 @@ fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Re
                     "cannot set up a worker: {}",
                     crate::sys::errors::os_message(&e)
                 ),
+                if e.raw_os_error() == Some(libc::EMFILE) {
+                    crate::sys::notice::WorkerLimit::OpenFiles
+                } else {
+                    crate::sys::notice::WorkerLimit::Other
+                },
             );
             return Ok(());
         }
@@ -187,6 +192,10 @@ pub(super) trait Site {
     /// Waits for this start's turn (`--delay`); false when the run stopped meanwhile.
     fn pace(&self) -> bool {
         true
+    }
+    /// `--delay`: the start gate, held from before a claim to the claimed batch's start.
+    fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
+        None
     }
     /// Whether successful attempts' runtimes are wanted ([`Site::note_runtime`]).
     fn measures_runtimes(&self) -> bool {
@@ -385,6 +394,10 @@ impl Site for Post<'_> {
         }
     }
 
+    fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
+        self.shared.gate.as_ref().map(|g| g.hold())
+    }
+
     fn measures_runtimes(&self) -> bool {
         matches!(
             self.shared.clock.limit,
@@ -540,6 +553,8 @@ struct Worker<'a, S: Site> {
     /// `tag` (`--tag`; reused, empty for none).
     relay: Option<&'a LineRelay>,
     tag: Vec<u8>,
+    /// The next attempt had its `--delay` turn already (the claim waited for it).
+    paced: bool,
 }
 
 /// What a batch's joblog line says, gathered over its attempts.
@@ -609,6 +624,7 @@ impl<'a, S: Site> Worker<'a, S> {
             line: Vec::new(),
             relay: None,
             tag: Vec::new(),
+            paced: false,
         }
     }
 
@@ -616,7 +632,12 @@ impl<'a, S: Site> Worker<'a, S> {
     fn serve(mut self) -> io::Result<()> {
         let timed = self.site.timed();
         let mut finished = false;
-        while let Some(batch) = self.site.claim(finished) {
+        loop {
+            // `--delay`: the gate is held across the claim, so batches start in claim order.
+            let turn = self.site.start_turn();
+            let Some(batch) = self.site.claim(finished) else {
+                break;
+            };
             finished = true;
             if self.site.stop().is_stopped() {
                 break;
@@ -625,10 +646,17 @@ impl<'a, S: Site> Worker<'a, S> {
                 .site
                 .skips(self.site.bytes(batch.start, batch.end), batch.seq)
             {
+                drop(turn);
                 if !self.skip(&batch) {
                     break;
                 }
                 continue;
+            }
+            if let Some(turn) = turn {
+                if !turn.wait(self.site.stop().as_fd()) {
+                    break;
+                }
+                self.paced = true;
             }
             let began = timed.then(Instant::now);
             // None: the run stops, and the batch stays undone (a resume runs it).
@@ -753,8 +781,9 @@ impl<'a, S: Site> Worker<'a, S> {
         if self.release_early {
             site.release(part.seq);
         }
-        // `--delay`: a run that stops meanwhile leaves the part undone.
-        if !site.pace() {
+        // `--delay`: a run that stops meanwhile leaves the part undone (a batch's first
+        // attempt waited for its turn when it was claimed).
+        if !std::mem::take(&mut self.paced) && !site.pace() {
             return Ok(None);
         }
         if let Some(j) = &mut self.job {
