@@ -184,10 +184,23 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invoc
 /// a personality was invoked as: [`PROG`]) — a report as it is. A message that cannot be
 /// written (stderr closed, its reader gone) is dropped; the run goes on.
 pub fn install_notices() {
+    install_notices_for(Statuses::Summarised);
+}
+
+/// [`install_notices`] for the personality whose exit statuses are `statuses`: GNU Parallel's
+/// words some messages as GNU does ([`parallel::gnu_words`]).
+fn install_notices_for(statuses: Statuses) {
     use frun_engine::sys::notice::{Notice, NoticeKind, install};
-    install(std::sync::Arc::new(|n: &Notice<'_>| match n.kind {
-        NoticeKind::Report => eprintln!("{}", n.text),
-        NoticeKind::Problem | NoticeKind::Info => eprintln!("{PROG}: {}", n.text),
+    let gnu = statuses == Statuses::JobCount;
+    install(std::sync::Arc::new(move |n: &Notice<'_>| {
+        if let Some(words) = gnu.then(|| parallel::gnu_words(n)).flatten() {
+            eprintln!("{words}");
+            return;
+        }
+        match n.kind {
+            NoticeKind::Report => eprintln!("{}", n.text),
+            NoticeKind::Problem | NoticeKind::Info => eprintln!("{PROG}: {}", n.text),
+        }
     }));
 }
 
@@ -201,6 +214,9 @@ pub fn run_config(
     shell: Option<std::sync::Arc<dyn exec::shell::Host>>,
     exits_after: bool,
 ) -> ExitCode {
+    if cfg.conduct.statuses != Statuses::Summarised {
+        install_notices_for(cfg.conduct.statuses);
+    }
     let mut io = Io::quiet();
     if let Some(host) = shell {
         io = io.with_shell(host);

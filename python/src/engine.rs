@@ -84,6 +84,7 @@ pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<O
             notices(&frun_engine::Notice {
                 kind: frun_engine::NoticeKind::Problem,
                 text: &e.to_string(),
+                fact: None,
             });
             e.status()
         }

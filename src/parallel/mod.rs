@@ -1442,6 +1442,24 @@ where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --resu
 --citation are accepted and do nothing.
 ";
 
+/// The engine's message as GNU Parallel words it, where a script may filter GNU's words (its
+/// own suite drops its "Only enough file handles" warnings with grep); None for the others,
+/// which keep frun's words.
+pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
+    use frun_engine::{Fact, WorkerLimit};
+    match n.fact? {
+        Fact::FewerWorkers {
+            workers,
+            limit: WorkerLimit::OpenFiles,
+            ..
+        } => Some(format!(
+            "parallel: Warning: Only enough file handles to run {workers} jobs in parallel.\n\
+             parallel: Warning: Raising ulimit -n or /etc/security/limits.conf may help."
+        )),
+        _ => None,
+    }
+}
+
 /// GNU Parallel's exit status for a run that could not start: 255 for every error that is not
 /// a job's (a command that cannot run keeps 126/127).
 pub fn refusal_status(e: &frun_engine::RunError) -> ExitCode {

@@ -4,6 +4,7 @@
 //! It owns the threads and the shared state; the stages themselves live in their own modules and
 //! only meet here. Threads: this one supervises, one scans, one per worker.
 
+use crate::sys::notice::{Fact, WorkerLimit};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -115,7 +116,7 @@ pub struct Shared {
     /// and once starting a worker failed.
     workers_cap: AtomicUsize,
     /// Why the system allows fewer than `workers_max` workers (said once, when it matters).
-    workers_limit: Option<String>,
+    workers_limit: Option<(String, WorkerLimit)>,
     /// The note about fewer workers was printed.
     workers_noted: AtomicBool,
     workers_started: AtomicUsize,
@@ -144,7 +145,7 @@ impl Shared {
         scan: &crate::input::scan::Settings,
         work: Work,
         workers: &Workers,
-        ceiling: (usize, String),
+        ceiling: (usize, String, WorkerLimit),
         order: crate::output::emit::OrderMode,
         checkpoint: crate::journal::Prepared,
         results: Option<&crate::output::results::Destination>,
@@ -203,7 +204,7 @@ impl Shared {
             workers_init: workers.init,
             workers_max: workers.max,
             workers_cap: AtomicUsize::new(workers.max.min(ceiling.0)),
-            workers_limit: (ceiling.0 < workers.max).then_some(ceiling.1),
+            workers_limit: (ceiling.0 < workers.max).then_some((ceiling.1, ceiling.2)),
             workers_noted: AtomicBool::new(false),
             workers_started: AtomicUsize::new(0),
             workers_live: AtomicUsize::new(0),
@@ -248,20 +249,29 @@ impl Shared {
     }
 
     /// Says once that the run goes on with fewer workers than asked, and why.
-    fn note_fewer_workers(&self, why: &str) {
+    fn note_fewer_workers(&self, why: &str, limit: WorkerLimit) {
         if !self.workers_noted.swap(true, Ordering::AcqRel) {
-            say!(
-                "running with at most {} workers instead of {}: {why}",
-                self.workers_cap.load(Ordering::Acquire).max(1),
-                self.workers_max
+            let workers = self.workers_cap.load(Ordering::Acquire).max(1);
+            let fact = Fact::FewerWorkers {
+                workers,
+                asked: self.workers_max,
+                limit,
+            };
+            crate::sys::notice::say_fact(
+                crate::sys::notice::NoticeKind::Problem,
+                Some(fact),
+                format_args!(
+                    "running with at most {workers} workers instead of {}: {why}",
+                    self.workers_max
+                ),
             );
         }
     }
 
     /// A worker could not be set up or started: the run goes on with the ones it has.
-    pub fn worker_failed(&self, index: usize, why: &str) {
+    pub fn worker_failed(&self, index: usize, why: &str, limit: WorkerLimit) {
         self.workers_cap.fetch_min(index.max(1), Ordering::AcqRel);
-        self.note_fewer_workers(why);
+        self.note_fewer_workers(why, limit);
     }
 
     /// A command could not be started for want of processes: one worker fewer (the last one
@@ -273,6 +283,7 @@ impl Shared {
             self.worker_failed(
                 live.saturating_sub(1),
                 "cannot start more processes: Resource temporarily unavailable",
+                WorkerLimit::Other,
             );
         }
     }
@@ -289,8 +300,8 @@ impl Shared {
         if index >= self.workers_cap.load(Ordering::Acquire) {
             self.workers_started.fetch_sub(1, Ordering::AcqRel);
             if index < self.workers_max {
-                if let Some(why) = &self.workers_limit {
-                    self.note_fewer_workers(why);
+                if let Some((why, limit)) = &self.workers_limit {
+                    self.note_fewer_workers(why, *limit);
                 }
             }
             return false;
@@ -321,7 +332,7 @@ impl Shared {
             if index == 0 {
                 self.stop.request(StopReason::Fatal(why));
             } else {
-                self.worker_failed(index, &why);
+                self.worker_failed(index, &why, WorkerLimit::Other);
             }
             return false;
         }
@@ -479,17 +490,17 @@ const SURE_WORKERS: usize = 64;
 /// few memory mappings (stack, guard pages, signal stack) and `fds_per_worker` descriptors. Past
 /// these, starting a thread fails, or the Rust runtime aborts the process when a new thread's
 /// signal stack cannot be mapped.
-fn worker_ceiling(wanted: usize, fds_per_worker: u64) -> (usize, String) {
-    let mut best = (u64::MAX, String::new());
-    let mut limit = |n: u64, why: String| {
+fn worker_ceiling(wanted: usize, fds_per_worker: u64) -> (usize, String, WorkerLimit) {
+    let mut best = (u64::MAX, String::new(), WorkerLimit::Other);
+    let mut limit = |n: u64, why: String, what: WorkerLimit| {
         if n < best.0 {
-            best = (n, why);
+            best = (n, why, what);
         }
     };
     if wanted <= SURE_WORKERS {
         // Only the per-user limits, which `ulimit` can set to anything, are checked.
         user_limits(&mut limit, fds_per_worker, 16);
-        return (best.0.clamp(1, usize::MAX as u64) as usize, best.1);
+        return (best.0.clamp(1, usize::MAX as u64) as usize, best.1, best.2);
     }
     if let Some(maps) = sys::sysctl("/proc/sys/vm/max_map_count") {
         let used = std::fs::read("/proc/self/maps")
@@ -497,17 +508,26 @@ fn worker_ceiling(wanted: usize, fds_per_worker: u64) -> (usize, String) {
         limit(
             maps.saturating_sub(used + 4096) / 6,
             format!("vm.max_map_count is {maps} (memory mappings per process)"),
+            WorkerLimit::Other,
         );
     }
     if let Some(threads) = sys::sysctl("/proc/sys/kernel/threads-max") {
-        limit(threads / 4, format!("kernel.threads-max is {threads}"));
+        limit(
+            threads / 4,
+            format!("kernel.threads-max is {threads}"),
+            WorkerLimit::Other,
+        );
     }
     if let Some(pids) = sys::sysctl("/proc/sys/kernel/pid_max") {
-        limit(pids / 4, format!("kernel.pid_max is {pids}"));
+        limit(
+            pids / 4,
+            format!("kernel.pid_max is {pids}"),
+            WorkerLimit::Other,
+        );
     }
     let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
     user_limits(&mut limit, fds_per_worker, open);
-    (best.0.clamp(1, usize::MAX as u64) as usize, best.1)
+    (best.0.clamp(1, usize::MAX as u64) as usize, best.1, best.2)
 }
 
 /// Descriptors each worker holds: a worker shell's, or a command's with a stdin pipe, or not.
@@ -520,17 +540,19 @@ fn fds_per_worker(shell: bool, records_on_stdin: bool) -> u64 {
 }
 
 /// The ceilings `ulimit -n` and `ulimit -u` set, with `open` descriptors already in use.
-fn user_limits(limit: &mut impl FnMut(u64, String), fds_per_worker: u64, open: u64) {
+fn user_limits(limit: &mut impl FnMut(u64, String, WorkerLimit), fds_per_worker: u64, open: u64) {
     if let Some(files) = sys::open_file_limit() {
         limit(
             files.saturating_sub(open + 32) / fds_per_worker,
             format!("the open-file limit (ulimit -n) is {files}"),
+            WorkerLimit::OpenFiles,
         );
     }
     if let Some(processes) = sys::process_limit() {
         limit(
             processes / 2,
             format!("the process limit (ulimit -u) is {processes}"),
+            WorkerLimit::Other,
         );
     }
 }

@@ -17,6 +17,34 @@ pub struct Notice<'a> {
     pub kind: NoticeKind,
     /// The text, one line without the program's name (`cannot open 'x': No such file`).
     pub text: &'a str,
+    /// What the message is about, for a front end that words it as another tool does (GNU
+    /// Parallel's personality words its warnings GNU's way); None for most messages.
+    pub fact: Option<Fact>,
+}
+
+/// The facts some [`Notice`]s state, in numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fact {
+    /// The run goes on with fewer workers than asked.
+    FewerWorkers {
+        /// The most it runs now.
+        workers: usize,
+        /// The most it was asked to run.
+        asked: usize,
+        /// Why.
+        limit: WorkerLimit,
+    },
+}
+
+/// What keeps a run from starting as many workers as asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WorkerLimit {
+    /// The open-file limit (`ulimit -n`).
+    OpenFiles,
+    /// Anything else: processes, threads, memory mappings, a worker that could not start.
+    Other,
 }
 
 /// What a [`Notice`] is about: a front end may word or route the kinds differently.
@@ -52,6 +80,11 @@ pub fn install(sink: Arc<dyn Notices>) {
 
 /// Hands one message to the sink.
 pub(crate) fn say(kind: NoticeKind, args: fmt::Arguments<'_>) {
+    say_fact(kind, None, args)
+}
+
+/// Hands one message, and the fact it states, to the sink.
+pub(crate) fn say_fact(kind: NoticeKind, fact: Option<Fact>, args: fmt::Arguments<'_>) {
     let sink = SINK.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(sink) = sink {
         let owned;
@@ -62,6 +95,6 @@ pub(crate) fn say(kind: NoticeKind, args: fmt::Arguments<'_>) {
                 &owned
             }
         };
-        sink.notice(&Notice { kind, text });
+        sink.notice(&Notice { kind, text, fact });
     }
 }
