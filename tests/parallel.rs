@@ -1932,6 +1932,15 @@ BB
         "",
     ),
     ("", r"parallel -k -d '\t' echo :::: <(printf 'a\tb\t')", ""),
+    // A `:::` value holding the delimiter is several values, split at each one.
+    ("", r#"parallel -k -d " " echo ::: "1 done""#, ""),
+    ("", r"parallel -k -d , echo X{}Y ::: a, ,b a,,b ::: p,q", ""),
+    ("", r#"parallel -k echo X{}Y ::: "$(printf 'a\nb')" c"#, ""),
+    (
+        "",
+        r#"parallel -k -X echo X{}Y ::: "$(printf 'a\nb\n')""#,
+        "",
+    ),
     ("", r"parallel -k -d '\n' echo :::: abc-file", ""),
     ("", r"parallel -k --replace=XX echo XX ::: a", ""),
     ("", r"parallel -k --colsep=- echo {2} :::: dashes", ""),

@@ -1044,6 +1044,23 @@ fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
     Ok(out)
 }
 
+/// GNU Parallel reads each `:::` value as it reads input: a value holding the record
+/// delimiter (a newline, or the byte `-d` gives) is several values, split at each one (`a,b`
+/// with `-d ,` is `a` and `b`; `a,` is `a` and an empty value).
+fn split_values(sources: &mut [Source], delimiter: u8) {
+    for s in sources {
+        if let SourceValues::Words(words) = &mut s.values {
+            if words.iter().any(|w| w.as_bytes().contains(&delimiter)) {
+                *words = words
+                    .iter()
+                    .flat_map(|w| w.as_bytes().split(move |&b| b == delimiter))
+                    .map(|v| std::os::unix::ffi::OsStringExt::from_vec(v.to_vec()))
+                    .collect();
+            }
+        }
+    }
+}
+
 /// The shell that runs command lines: `PARALLEL_SHELL`, else the shell frun was started from,
 /// else `SHELL`, else /bin/sh.
 fn shell() -> PathBuf {
@@ -1127,6 +1144,7 @@ fn build(
     storage::settle(&mut o)?;
     storage::check_joblog(&o, command)?;
     check_line_buffer(&o)?;
+    split_values(&mut sources, o.cfg.delimiter);
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
             0,
