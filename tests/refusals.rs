@@ -1,6 +1,7 @@
 //! Lines and values frun does not understand or cannot pass are refused, never run as
 //! something else: perl expressions where frun evaluates none (and all of them without perl), values too long for one
-//! argument, NUL bytes inside values, an empty column separator. Each case states what GNU
+//! argument, NUL bytes inside values (`\0` in their place, as GNU Parallel has it), an empty
+//! column separator. Each case states what GNU
 //! Parallel does and checks that nothing ran (files the command would have touched are there,
 //! nothing on stdout).
 
@@ -157,23 +158,42 @@ fn a_value_too_long_for_one_argument_is_named_and_the_run_fails_as_gnu_parallel_
 }
 
 #[test]
-fn a_nul_byte_in_a_value_of_frun_parallel_is_refused_not_cut() {
+fn a_nul_byte_in_a_value_of_frun_parallel_is_the_two_characters_backslash_zero_as_in_gnu() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f"), b"a\0b\nc\n").unwrap();
     // Cut at the NUL, the value would have been `a`: a file of that name must survive.
     std::fs::write(dir.path().join("a"), "").unwrap();
+    let warning = "parallel: Warning: A NUL character in the input was replaced with \\0.\n\
+                   parallel: Warning: NUL cannot be passed through in the argument list.\n\
+                   parallel: Warning: Did you mean to use the --null option?\n";
     for line in [
-        r#""$FRUN" parallel rm :::: f"#,
-        r#""$FRUN" parallel -X rm < f"#,
-        r#""$FRUN" parallel -a f rm"#,
-        r#""$FRUN" parallel rm :::: f ::: x"#,
-        r#""$FRUN" parallel --colsep , rm {1} :::: f"#,
+        r#"P -k echo X{}Y :::: f"#,
+        r#"P -k -X echo < f"#,
+        r#"P -k -a f echo"#,
+        r#"P -k echo :::: f ::: x"#,
+        r#"P -k --colsep , echo {1} :::: f"#,
+        r#"P -k --tag echo :::: f"#,
+        r#"P -k --results r echo :::: f >/dev/null && find r -name stdout | LC_ALL=C sort"#,
+        r#"P rm :::: f; echo status $?"#,
     ] {
-        let o = bash_in(dir.path(), line);
-        assert_code(&o, 255);
-        assert!(err(&o).contains("NUL byte"), "{line}: {}", err(&o));
+        let gnu = bash_in(dir.path(), &format!("P() {{ parallel \"$@\"; }}; {line}"));
+        let frun = bash_in(
+            dir.path(),
+            &format!("P() {{ \"$FRUN\" parallel \"$@\"; }}; {line}"),
+        );
+        std::fs::remove_dir_all(dir.path().join("r")).ok();
+        assert_eq!(out(&frun), out(&gnu), "{line}");
+        assert_eq!(frun.status.code(), gnu.status.code(), "{line}");
+        assert!(err(&frun).starts_with(warning), "{line}: {}", err(&frun));
         assert!(dir.path().join("a").exists(), "{line} removed a");
     }
+    assert!(
+        out(&bash_in(
+            dir.path(),
+            r#"P() { "$FRUN" parallel "$@"; }; P -k echo :::: f"#
+        ))
+        .contains("a\\0b")
+    );
     // NUL-separated values are values, not refusals.
     let o = bash_in(
         dir.path(),

@@ -285,7 +285,7 @@ pub fn parse(args: Vec<OsString>) -> Invocation {
 const CONDUCT: Conduct = Conduct {
     statuses: Statuses::JobCount,
     retries_unasked: false,
-    refuse_nul_with: Some(255),
+    nul_in_value: frun_engine::plan::config::NulInValue::Escape,
     children_read_stdin: false,
     checkpoint_unasked: false,
 };
@@ -1474,6 +1474,12 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             "parallel: Warning: Only enough file handles to run {workers} jobs in parallel.\n\
              parallel: Warning: Raising ulimit -n or /etc/security/limits.conf may help."
         )),
+        Fact::NulEscaped => Some(
+            "parallel: Warning: A NUL character in the input was replaced with \\0.\n\
+             parallel: Warning: NUL cannot be passed through in the argument list.\n\
+             parallel: Warning: Did you mean to use the --null option?"
+                .into(),
+        ),
         _ => None,
     }
 }

@@ -515,7 +515,7 @@ never interleaved: each command's output comes out whole.
 const CONDUCT: Conduct = Conduct {
     statuses: Statuses::Plain,
     retries_unasked: false,
-    refuse_nul_with: None,
+    nul_in_value: frun_engine::plan::config::NulInValue::Cut,
     children_read_stdin: true,
     checkpoint_unasked: false,
 };

@@ -86,10 +86,10 @@ pub trait ScanEvents {
     /// the one being resumed).
     fn input_head(&self, head: &[u8], size: Option<u64>) -> bool;
     /// The first record (or `-b` chunk, `chunk`) about to be published that holds a NUL byte
-    /// starts at `offset`; it becomes an argument, which the NUL cuts (`refuse`: None; else
-    /// the run stops with that status before the batch is published). Called once per run at
-    /// most.
-    fn nul_in_argument(&self, _offset: u64, _chunk: bool, _refuse: Option<i32>) {}
+    /// starts at `offset`; it becomes an argument, and `what` says what the NUL does there
+    /// (with `Refuse`, the run stops with its status before the batch is published). Called
+    /// once per run at most.
+    fn nul_in_argument(&self, _offset: u64, _chunk: bool, _what: NulInArgument) {}
 }
 
 /// What a NUL byte inside a record that becomes an argument does.
@@ -99,6 +99,9 @@ pub enum NulInArgument {
     Pass,
     /// The first one is reported; the argument is cut there (as xargs does).
     Warn,
+    /// The first one is reported; the job line holds the two characters `\0` in its place
+    /// (GNU Parallel's way; the job line does it, see `JobLine::escaping_nul`).
+    Escape,
     /// The run stops before the batch holding it runs, with this exit status.
     Refuse(i32),
 }
@@ -472,12 +475,8 @@ impl<'s, 'a> Run<'s, 'a> {
     /// it is one argument, `records` false), unless one was reported already. One `memchr`.
     /// False when the run must stop (a NUL is refused).
     fn look_for_nul(&mut self, (start, end): (u64, u64), records: bool) -> bool {
-        let refuse = match self.sc.settings.nul {
-            NulInArgument::Pass => return true,
-            NulInArgument::Warn => None,
-            NulInArgument::Refuse(status) => Some(status),
-        };
-        if self.nul_reported {
+        let what = self.sc.settings.nul;
+        if what == NulInArgument::Pass || self.nul_reported {
             return true;
         }
         let bytes = self.sc.spool.bytes(start, end);
@@ -490,9 +489,8 @@ impl<'s, 'a> Run<'s, 'a> {
             0
         };
         self.nul_reported = true;
-        self.events
-            .nul_in_argument(start + record, !records, refuse);
-        refuse.is_none()
+        self.events.nul_in_argument(start + record, !records, what);
+        !matches!(what, NulInArgument::Refuse(_))
     }
 
     /// The checks due before `range` is published (`records`: it holds records, not one

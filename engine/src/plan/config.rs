@@ -153,9 +153,8 @@ pub struct Conduct {
     /// failing batch whose size frun chose is split to find the record that fails. Otherwise
     /// nothing is retried unless `retries` asks for it.
     pub retries_unasked: bool,
-    /// A NUL byte in a record bound for an argument is refused, ending the run with this
-    /// status; None: it is warned of (the argument ends there).
-    pub refuse_nul_with: Option<i32>,
+    /// What a NUL byte in a record bound for an argument does.
+    pub nul_in_value: NulInValue,
     /// The commands may read frun's standard input when the records come from elsewhere (a
     /// file, the input sources); false: they read /dev/null.
     pub children_read_stdin: bool,
@@ -163,12 +162,24 @@ pub struct Conduct {
     pub checkpoint_unasked: bool,
 }
 
+/// What a NUL byte in a record bound for an argument does (no argument can hold one). The first
+/// one is reported in every case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NulInValue {
+    /// The argument ends there (xargs' way).
+    Cut,
+    /// The run stops before the job that holds it, with this exit status.
+    Refuse(i32),
+    /// The job line holds the two characters `\0` in its place (GNU Parallel's way).
+    Escape,
+}
+
 impl Default for Conduct {
     fn default() -> Conduct {
         Conduct {
             statuses: crate::run::Statuses::Summarised,
             retries_unasked: true,
-            refuse_nul_with: None,
+            nul_in_value: NulInValue::Cut,
             children_read_stdin: true,
             checkpoint_unasked: true,
         }

@@ -149,8 +149,9 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunErro
     if !header.is_empty() {
         job.header = header.to_vec();
     }
+    let escape = cfg.conduct.nul_in_value == crate::plan::config::NulInValue::Escape;
     JobFiles::open(name, &job, cfg.delimiter)
-        .map(Some)
+        .map(|f| Some(if escape { f.escaping_nul() } else { f }))
         .map_err(|m| {
             use std::os::unix::ffi::OsStrExt;
             let name = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name));

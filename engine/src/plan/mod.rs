@@ -339,10 +339,14 @@ fn nul_in_argument(cfg: &Config, sizing: Sizing) -> crate::input::scan::NulInArg
     let arguments = !cfg.stdin
         && cfg.argument_lists.is_none()
         && (cfg.delimiter != 0 || matches!(sizing, Sizing::Bytes(_)));
-    match (arguments, cfg.conduct.refuse_nul_with) {
+    use crate::plan::config::NulInValue;
+    match (arguments, cfg.conduct.nul_in_value) {
         (false, _) => NulInArgument::Pass,
-        (true, Some(status)) => NulInArgument::Refuse(status),
-        (true, None) => NulInArgument::Warn,
+        (true, NulInValue::Refuse(status)) => NulInArgument::Refuse(status),
+        (true, NulInValue::Cut) => NulInArgument::Warn,
+        // Only a job line can put something else in the NUL's place.
+        (true, NulInValue::Escape) if cfg.job.is_some() => NulInArgument::Escape,
+        (true, NulInValue::Escape) => NulInArgument::Warn,
     }
 }
 
@@ -657,7 +661,8 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
                 Some(crate::exec::command::job::Columns::SplitTuple(re)) => Some(re.as_str()),
                 _ => None,
             };
-            let (f, header, tuples) = sweep::materialize(s, s.delimiter, colsep)
+            let escape_nul = cfg.conduct.nul_in_value == config::NulInValue::Escape;
+            let (f, header, tuples) = sweep::materialize(s, s.delimiter, colsep, escape_nul)
                 .map_err(|m| RunError::unusable(Subject::Input(None), m))?;
             let reads_stdin = s.sources.iter().any(
                 |s| matches!(&s.values, config::SourceValues::File(p) if p.as_os_str() == "-"),
@@ -781,6 +786,9 @@ fn job_command(
             .map_err(|m| RunError::config("command", m))?;
     if let Some(code) = cfg.shell_prologue.as_ref().filter(|_| !spec.literal) {
         line = line.with_prologue(code, spec.shell.as_os_str().as_bytes());
+    }
+    if cfg.conduct.nul_in_value == crate::plan::config::NulInValue::Escape {
+        line = line.escaping_nul();
     }
     if in_worker {
         line = line.eval_in_worker();
@@ -909,9 +917,15 @@ fn tag_line(
     if !header.is_empty() {
         spec.header = header.to_vec();
     }
-    crate::exec::command::job::JobLine::tag(&spec)
-        .map(Some)
-        .map_err(|m| RunError::config("tag", m))
+    let line =
+        crate::exec::command::job::JobLine::tag(&spec).map_err(|m| RunError::config("tag", m))?;
+    Ok(Some(
+        if cfg.conduct.nul_in_value == crate::plan::config::NulInValue::Escape {
+            line.escaping_nul()
+        } else {
+            line
+        },
+    ))
 }
 
 /// The journal this run keeps (and the one it resumes), or this task's results files.

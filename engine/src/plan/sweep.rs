@@ -15,7 +15,8 @@ use super::config::{Source, SourceValues, Sweep};
 /// The tuples of `sweep`, written to a new in-memory file (read from its start), the column
 /// names when the sweep has a header, and how many tuples there are. `delimiter` ends the
 /// records of `::::` files; `colsep` (`--colsep REGEX`) splits every value into columns, each a
-/// value of the tuple.
+/// value of the tuple. `escape_nul`: a NUL byte in a file's record is the two characters `\0`
+/// (GNU Parallel's way, said once); else it is refused.
 ///
 /// Values are never copied: they are slices of the command line's words or of the files' bytes
 /// (read once each), so a sweep of a hundred thousand values costs a few allocations, not one
@@ -24,6 +25,7 @@ pub(super) fn materialize(
     sweep: &Sweep,
     delimiter: u8,
     colsep: Option<&str>,
+    escape_nul: bool,
 ) -> Result<(File, Vec<Vec<u8>>, u64), String> {
     let colsep = colsep
         .map(crate::exec::command::job::column_separator)
@@ -31,8 +33,16 @@ pub(super) fn materialize(
     let contents = sweep
         .sources
         .iter()
-        .map(|s| file_bytes(s, delimiter))
+        .map(|s| file_bytes(s, delimiter, escape_nul))
         .collect::<Result<Vec<_>, _>>()?;
+    // Said once, for the first source that held one.
+    if let Some((name, at)) = contents
+        .iter()
+        .find_map(|c| c.as_ref().and_then(|c| c.1.clone()))
+    {
+        warn_nul_escaped(&name, at);
+    }
+    let contents: Vec<Option<Vec<u8>>> = contents.into_iter().map(|c| c.map(|c| c.0)).collect();
     let mut kept = Vec::with_capacity(sweep.sources.len());
     for (s, bytes) in sweep.sources.iter().zip(&contents) {
         let mut vals = values(s, bytes.as_deref(), delimiter);
@@ -145,8 +155,14 @@ fn continued(vals: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
     (arena, ends)
 }
 
-/// The bytes of a `::::` source, read whole (None for `::: words`).
-fn file_bytes(source: &Source, delimiter: u8) -> Result<Option<Vec<u8>>, String> {
+/// The bytes of a `::::` source, read whole (None for `::: words`), and with `escape_nul`,
+/// where its first NUL byte was (its name and offset), each NUL now `\0`.
+#[allow(clippy::type_complexity)]
+fn file_bytes(
+    source: &Source,
+    delimiter: u8,
+    escape_nul: bool,
+) -> Result<Option<(Vec<u8>, Option<(String, usize)>)>, String> {
     let SourceValues::File(p) = &source.values else {
         return Ok(None);
     };
@@ -163,12 +179,31 @@ fn file_bytes(source: &Source, delimiter: u8) -> Result<Option<Vec<u8>>, String>
         (&f).read_to_end(&mut bytes)
     };
     read.map_err(|e| format!("cannot read {name}: {}", crate::sys::errors::os_message(&e)))?;
+    if delimiter != 0 && escape_nul {
+        if let Some(at) = memchr::memchr(0, &bytes) {
+            let escaped = crate::exec::command::job::nul_escaped(&bytes);
+            return Ok(Some((escaped, Some((name, at)))));
+        }
+    }
     if delimiter != 0 && memchr::memchr(0, &bytes).is_some() {
         return Err(format!(
             "{name} holds a NUL byte, which no argument can hold (use -0 for NUL-separated values)"
         ));
     }
-    Ok(Some(bytes))
+    Ok(Some((bytes, None)))
+}
+
+/// Says that a NUL byte (the first at byte `at` of `name`) is `\0` in its values.
+fn warn_nul_escaped(name: &str, at: usize) {
+    crate::sys::notice::say_fact(
+        crate::sys::notice::NoticeKind::Problem,
+        Some(crate::sys::notice::Fact::NulEscaped),
+        format_args!(
+            "warning: {name} holds a NUL byte (at byte {at}), which no argument can hold: its \
+             value gets the two characters \\0 in its place (use -0 for NUL-separated values; \
+             later ones are not reported)"
+        ),
+    );
 }
 
 /// One source's values: its words, or its file's records (`bytes`).
@@ -355,7 +390,7 @@ mod tests {
     }
 
     fn tuples(sweep: &Sweep) -> Vec<String> {
-        let (mut f, _, _) = materialize(sweep, b'\n', None).unwrap();
+        let (mut f, _, _) = materialize(sweep, b'\n', None, false).unwrap();
         let mut s = Vec::new();
         f.read_to_end(&mut s).unwrap();
         s.split(|&b| b == 0)

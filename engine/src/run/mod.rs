@@ -4,6 +4,7 @@
 //! It owns the threads and the shared state; the stages themselves live in their own modules and
 //! only meet here. Threads: this one supervises, one scans, one per worker.
 
+use crate::input::scan::NulInArgument;
 use crate::sys::notice::{Fact, WorkerLimit};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
@@ -406,13 +407,25 @@ impl ScanEvents for Events<'_> {
         self.shared.stop.is_stopped()
     }
 
-    fn nul_in_argument(&self, offset: u64, chunk: bool, refuse: Option<i32>) {
+    fn nul_in_argument(&self, offset: u64, chunk: bool, nul: NulInArgument) {
         let (what, hint) = if chunk {
             ("chunk", "-s passes chunks on stdin instead")
         } else {
             ("record", "for NUL-delimited input use -0")
         };
-        if let Some(status) = refuse {
+        if nul == NulInArgument::Escape {
+            crate::sys::notice::say_fact(
+                crate::sys::notice::NoticeKind::Problem,
+                Some(Fact::NulEscaped),
+                format_args!(
+                    "warning: the {what} at byte {offset} contains a NUL byte, which no \
+                     argument can hold: its job gets the two characters \\0 in its place \
+                     ({hint}; later ones are not reported)"
+                ),
+            );
+            return;
+        }
+        if let NulInArgument::Refuse(status) = nul {
             self.shared.stop.request(StopReason::Abort {
                 message: format!(
                     "the {what} at byte {offset} holds a NUL byte, which no argument can hold: \

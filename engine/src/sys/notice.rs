@@ -35,6 +35,8 @@ pub enum Fact {
         /// Why.
         limit: WorkerLimit,
     },
+    /// A NUL byte in the input was put in its job's line as the two characters `\0`.
+    NulEscaped,
 }
 
 /// What keeps a run from starting as many workers as asked.

@@ -8,6 +8,7 @@
 
 use crate::exec::command::perl::{Evaluator, Outcome, Rpl, Tags, expression_at};
 use crate::exec::command::words::Argv;
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -184,6 +185,8 @@ pub struct JobLine {
     raw_first: bool,
     /// `--dry-run`: the job prints its line instead of running it.
     print: bool,
+    /// A NUL byte in a record is put in the line as the two characters `\0`.
+    escape_nul: bool,
     /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
     shell: Option<Vec<u8>>,
     /// `eval LINE` instead of `SHELL -c LINE`.
@@ -493,6 +496,7 @@ impl JobLine {
             seps,
             raw_first,
             print: false,
+            escape_nul: false,
             shell,
             eval: false,
             verbatim,
@@ -529,6 +533,7 @@ impl JobLine {
             seps,
             raw_first: false,
             print: false,
+            escape_nul: false,
             shell: None,
             eval: false,
             verbatim: false,
@@ -583,6 +588,23 @@ impl JobLine {
         self
     }
 
+    /// A NUL byte in a record (which no argument can hold) becomes the two characters `\0`
+    /// in the line, as GNU Parallel puts it.
+    #[must_use]
+    pub fn escaping_nul(mut self) -> JobLine {
+        self.escape_nul = true;
+        self
+    }
+
+    /// `batch`, or with [`JobLine::escaping_nul`] a copy whose NUL bytes are `\0` (only a
+    /// batch that holds one is copied; with NUL as the delimiter no record holds one).
+    fn nul_escaped<'b>(&self, batch: &'b [u8], delimiter: u8) -> Cow<'b, [u8]> {
+        if !self.escape_nul || delimiter == 0 || memchr::memchr(0, batch).is_none() {
+            return Cow::Borrowed(batch);
+        }
+        Cow::Owned(nul_escaped(batch))
+    }
+
     /// The program exec'd: the shell, or None for the line's first word.
     pub fn shell(&self) -> Option<&[u8]> {
         if self.print {
@@ -634,6 +656,7 @@ impl JobLine {
     pub fn build(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, argv: &mut Argv) {
         // Perl's values are computed job after job, in the jobs' order, as GNU Parallel's are.
         let _turn = self.perl.as_ref().map(|p| p.turn(seq));
+        let batch = &*self.nul_escaped(batch, delimiter);
         argv.clear();
         record_spans(batch, delimiter, &mut argv.records);
         let mut line = std::mem::take(&mut argv.scratch);
@@ -697,6 +720,7 @@ impl JobLine {
         out: &mut Vec<u8>,
     ) -> u64 {
         out.clear();
+        let batch = &*self.nul_escaped(batch, delimiter);
         record_spans(batch, delimiter, records);
         let mut sink = ShellSink { out };
         self.fill(batch, 1, 1, records, &mut sink);
@@ -723,6 +747,7 @@ impl JobLine {
     /// Writes the tag of the job of `batch`'s records into `out` (cleared first).
     pub fn render(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, out: &mut Vec<u8>) {
         out.clear();
+        let batch = &*self.nul_escaped(batch, delimiter);
         let mut records = Vec::new();
         record_spans(batch, delimiter, &mut records);
         let mut sink = PlainSink { out };
@@ -742,6 +767,7 @@ impl JobLine {
     /// `delimiter`), record by record and column by column, numbered from 0 within its record,
     /// trimmed as the line trims them (`--results` names its directories after them).
     pub fn each_value(&self, batch: &[u8], delimiter: u8, mut each: impl FnMut(usize, &[u8])) {
+        let batch = &*self.nul_escaped(batch, delimiter);
         let mut records = batch.split(|&b| b == delimiter).peekable();
         while let Some(r) = records.next() {
             // The last record's delimiter ends it: no empty record after it.
@@ -1187,6 +1213,20 @@ fn dirname(v: &[u8]) -> Vec<u8> {
             }
         }
     }
+}
+
+/// `bytes` with each NUL byte as the two characters `\0` (GNU Parallel's spelling of a NUL no
+/// argument can hold).
+pub fn nul_escaped(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 16);
+    for &b in bytes {
+        if b == 0 {
+            out.extend_from_slice(b"\\0");
+        } else {
+            out.push(b);
+        }
+    }
+    out
 }
 
 /// Where a line's pieces go: into one shell line, or into separate words.

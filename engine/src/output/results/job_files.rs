@@ -86,6 +86,19 @@ fn open_root(path: &Path) -> Result<OwnedFd, String> {
 }
 
 impl JobFiles {
+    /// A NUL byte in a value is `\0` in the names, as in the job line
+    /// ([`JobLine::escaping_nul`]).
+    #[must_use]
+    pub fn escaping_nul(mut self) -> JobFiles {
+        self.values = self.values.escaping_nul();
+        self.layout = match self.layout {
+            Layout::Tree => Layout::Tree,
+            Layout::File(t) => Layout::File(t.escaping_nul()),
+            Layout::Dir(t) => Layout::Dir(t.escaping_nul()),
+        };
+        self
+    }
+
     /// Sets up `--results NAME` for the jobs of `job` (its header's names filled in), records
     /// ending in `delimiter`: creates the directory files go below. Refused (one line): a NAME
     /// that names a file, or that cannot be created.
