@@ -55,10 +55,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "--results NAME with replacement strings nests the directories otherwise",
     ),
     (
-        "par_seqreplace_long_line",
-        "-s: a job's line longer than -s runs instead of ending the run with GNU's error",
-    ),
-    (
         "par_verbose_t",
         "(timing) -t with -k shows lines on stderr as jobs start, which workers may do out of order",
     ),

@@ -1417,7 +1417,13 @@ const CASES: &[Case] = &[
     ("", r"seq 5 | parallel -P 3 -k echo", ""),
     ("", r"seq 5 | parallel -kj3 echo", ""),
     ("", r"seq 5 | parallel --jobs=3 -k echo", ""),
-    ("", r"seq 4 | parallel -j2 -k 'echo {%}' | sort -u", ""),
+    // Each job outlasts the start of the next, so two slots are in use whatever the load (with
+    // jobs quicker than a start, GNU Parallel may run them all in slot 1).
+    (
+        "",
+        r"seq 4 | parallel -j2 -k 'sleep 0.2; echo {%}' | sort -u",
+        "",
+    ),
     ("", r"seq 10 | parallel -k -j2 echo {#}", ""),
     ("s", r"parallel -j3 'sleep 0.3; echo {%}' ::: a b c", ""),
     (

@@ -128,16 +128,22 @@ fn a_value_too_long_for_one_argument_is_named_and_the_run_fails_as_gnu_parallel_
     let mut v = vec![b'a'; 200_000];
     v.extend_from_slice(b"\nshort\n");
     std::fs::write(dir.path().join("v"), &v).unwrap();
-    // GNU Parallel: "Command line too long", status 255. The other value still runs here; the
-    // long one is named on stderr and the status says the run did not do everything.
+    // GNU Parallel measures every job's line: one of 63664 bytes or more is not run, and the run
+    // stops there with "Command line too long" and 255. frun parallel does the same, with the
+    // same words and numbers.
     for line in [
-        r#""$FRUN" parallel echo :::: v"#,
-        r#""$FRUN" parallel 'echo {} | wc -c' :::: v"#,
-        r#""$FRUN" parallel echo < v"#,
+        r#"parallel echo :::: v"#,
+        r#"parallel 'echo {} | wc -c' :::: v"#,
+        r#"parallel echo < v"#,
+        r#"parallel -j1 -k echo ::: 1 2 :::: v"#,
+        r#"parallel -j1 -k -s 9 echo ::: 1 22 333 4444 55555"#,
     ] {
-        let o = bash_in(dir.path(), line);
+        let gnu = bash_in(dir.path(), line);
+        let o = bash_in(dir.path(), &format!(r#""$FRUN" {line}"#));
         assert_code(&o, 255);
-        assert!(err(&o).contains("is 200000 bytes"), "{line}: {}", err(&o));
+        assert_eq!(gnu.status.code(), Some(255), "{line}");
+        assert_eq!(out(&o), out(&gnu), "{line}");
+        assert_eq!(err(&o), err(&gnu), "{line}");
         assert!(!out(&o).contains("aaaa"), "{line}");
     }
     // -X fills lines to GNU Parallel's 63664 bytes: a value whose line alone is longer is found

@@ -1219,13 +1219,16 @@ fn build(
             InputSpec::Sweep(sweep)
         }
     };
+    let chars = o.lines.chars();
     o.cfg.batch = match (o.spread, o.per_job) {
         (Spread::One, n) => BatchSpec::Exact(n.unwrap_or(1)),
         (_, n) => BatchSpec::Fill {
-            chars: o.lines.chars(),
+            chars,
             records: n.unwrap_or(u64::MAX),
         },
     };
+    // Every job's line is held to the same length, as GNU Parallel holds it.
+    o.cfg.line_limit = Some(chars);
     o.lines.show();
     let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
     o.cfg.command = if command.is_empty() {
@@ -1474,6 +1477,11 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             "parallel: Warning: Only enough file handles to run {workers} jobs in parallel.\n\
              parallel: Warning: Raising ulimit -n or /etc/security/limits.conf may help."
         )),
+        Fact::LineTooLong => {
+            let mut t = n.text.to_string();
+            t[..1].make_ascii_uppercase();
+            Some(format!("parallel: Error: {t}"))
+        }
         Fact::NulEscaped => Some(
             "parallel: Warning: A NUL character in the input was replaced with \\0.\n\
              parallel: Warning: NUL cannot be passed through in the argument list.\n\

@@ -265,6 +265,11 @@ pub struct Config {
     /// The command is a GNU Parallel-style line with replacement strings (then `command` holds
     /// its words, for messages and the checkpoint's identity).
     pub job: Option<JobSpec>,
+    /// GNU Parallel's check of every job's line (with [`Config::job`]): a job whose shell line
+    /// (values quoted, as `-X` measures it) is this many bytes or longer is not run, and the
+    /// run stops with 255 ("Command line too long"); records are then not skipped for their
+    /// length alone (a long record whose line uses a short column of it runs).
+    pub line_limit: Option<u64>,
     /// Shell code run before each job's line, in the same shell (so its assignments and
     /// functions are there); the line then always runs through the shell. Not shown by
     /// `--dry-run` or the trace, which show the line; frun's own words (`literal`) and a bash
@@ -388,6 +393,7 @@ impl Default for Config {
             link: false,
             conduct: Conduct::default(),
             job: None,
+            line_limit: None,
             retries: None,
             progress: None,
             trace: false,

@@ -562,6 +562,7 @@ fn work(
             && cfg.conduct.retries_unasked,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
+        line_limit: cfg.line_limit.filter(|_| cfg.job.is_some()),
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,
         interaction: crate::run::Interaction {
@@ -809,7 +810,11 @@ fn job_command(
     };
     let template = ArgvTemplate::for_job(&path, line, cfg.delimiter);
     let arg_max = arg_max();
-    let arg_space = template.arg_space(arg_max, env_bytes);
+    let mut arg_space = template.arg_space(arg_max, env_bytes);
+    // Each job's line is measured instead (it is shorter than an argument can be).
+    if cfg.line_limit.is_some() {
+        arg_space.max_record_len = u64::MAX;
+    }
     Ok(Command {
         template,
         arg_space,

@@ -143,8 +143,16 @@ impl Checkpointing<'_> {
                 }
                 why.status()
             }
-            StopReason::Abort { message, status } => {
-                say!("{message}");
+            StopReason::Abort {
+                message,
+                status,
+                fact,
+            } => {
+                crate::sys::notice::say_fact(
+                    crate::sys::notice::NoticeKind::Problem,
+                    fact,
+                    format_args!("{message}"),
+                );
                 self.finish();
                 ExitCode::Passed(status)
             }

@@ -432,6 +432,7 @@ impl ScanEvents for Events<'_> {
                      refused, and the run stopped before its batch ({hint})"
                 ),
                 status,
+                fact: None,
             });
             return;
         }

@@ -130,6 +130,8 @@ pub struct Work {
     pub splittable: bool,
     /// `--job-timeout`.
     pub job_timeout: Option<crate::dispatch::pace::JobTimeout>,
+    /// [`crate::plan::config::Config::line_limit`].
+    pub line_limit: Option<u64>,
     /// `--delay`: the least time between two starts.
     pub delay: Option<std::time::Duration>,
     /// Leading words of the command line a joblog line does not show.

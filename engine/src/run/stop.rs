@@ -42,6 +42,8 @@ pub enum StopReason {
         message: String,
         /// The exit status.
         status: i32,
+        /// What the message states, for a front end that words it as another tool does.
+        fact: Option<crate::sys::notice::Fact>,
     },
 }
 

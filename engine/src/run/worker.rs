@@ -193,6 +193,10 @@ pub(super) trait Site {
     fn pace(&self) -> bool {
         true
     }
+    /// Why the job line [`Site::command`] built from `bytes` must not run (`Work::line_limit`).
+    fn line_too_long(&self, _bytes: &[u8], _argv: &Argv) -> Option<StopReason> {
+        None
+    }
     /// `--delay`: the start gate, held from before a claim to the claimed batch's start.
     fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
         None
@@ -396,6 +400,48 @@ impl Site for Post<'_> {
 
     fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
         self.shared.gate.as_ref().map(|g| g.hold())
+    }
+
+    fn line_too_long(&self, bytes: &[u8], argv: &Argv) -> Option<StopReason> {
+        let w = &self.shared.work;
+        let limit = w.line_limit?;
+        let job = w.template.job()?;
+        let delimiter = w.template.delimiter();
+        // Through a shell the line is the last word, as measured; without one, its words
+        // quoted are at most three times as long (plus quotes and a space each).
+        let bound = if job.shell().is_some() {
+            argv.words().last().map_or(0, |l| l.len() as u64)
+        } else {
+            argv.words().map(|w| 3 * w.len() as u64 + 3).sum()
+        };
+        if bound < limit {
+            return None;
+        }
+        let length = if job.shell().is_some() {
+            bound
+        } else {
+            job.shell_line_len(bytes, delimiter, &mut Vec::new(), &mut Vec::new())
+        };
+        if length < limit {
+            return None;
+        }
+        // GNU Parallel shows the job's values, space-separated, cut after 50 characters.
+        let mut values = Vec::new();
+        job.each_value(bytes, delimiter, |k, v| {
+            if k > 0 || !values.is_empty() {
+                values.push(b' ');
+            }
+            values.extend_from_slice(v);
+        });
+        let mut shown = String::from_utf8_lossy(&values[..values.len().min(50)]).into_owned();
+        if values.len() > 50 {
+            shown.push_str("...");
+        }
+        Some(StopReason::Abort {
+            message: format!("command line too long ({length} >= {limit}) at input 0: {shown}"),
+            status: 255,
+            fact: Some(crate::sys::notice::Fact::LineTooLong),
+        })
     }
 
     fn measures_runtimes(&self) -> bool {
@@ -767,6 +813,10 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
+        if let Some(why) = site.line_too_long(bytes, &self.argv) {
+            site.stop().request(why);
+            return Ok(None);
+        }
         self.attempts += 1;
         if let Some(r) = self.relay {
             self.tag.clear();
@@ -1025,10 +1075,12 @@ fn abort_reason(outcome: &Outcome, name: impl Fn() -> String) -> Option<StopReas
         Outcome::Exited(255) => Some(StopReason::Abort {
             message: format!("{}: exited with status 255; aborting", name()),
             status: 124,
+            fact: None,
         }),
         Outcome::Signaled(s) => Some(StopReason::Abort {
             message: format!("{}: terminated by signal {s}", name()),
             status: 125,
+            fact: None,
         }),
         _ => None,
     }

@@ -37,6 +37,9 @@ pub enum Fact {
     },
     /// A NUL byte in the input was put in its job's line as the two characters `\0`.
     NulEscaped,
+    /// A job's line was too long to run ([`crate::plan::config::Config::line_limit`]): the
+    /// text is GNU Parallel's sentence for it, its first letter in lower case.
+    LineTooLong,
 }
 
 /// What keeps a run from starting as many workers as asked.

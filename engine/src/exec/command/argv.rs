@@ -199,11 +199,14 @@ impl ArgvTemplate {
         self
     }
 
-    /// Words a job line puts before its line (`SHELL -c` 2, `eval` 1; 0 without a shell): a
-    /// joblog shows the line after them as it is.
     /// Whether the command is a job line (GNU Parallel's replacement strings).
     pub fn is_job(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// The job line, when the command is one.
+    pub fn job(&self) -> Option<&JobLine> {
+        self.job.as_ref()
     }
 
     /// Words the job line puts before the command line itself (see `JobLine::shell_words`); 0

@@ -150,6 +150,7 @@ impl<'a> SpawnRunner<'a> {
                     crate::sys::errors::os_message(&e)
                 ),
                 status: 1,
+                fact: None,
             })?;
             self.tty = Some(std::io::BufReader::new(tty));
         }
