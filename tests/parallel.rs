@@ -1938,6 +1938,14 @@ BB
         "",
     ),
     ("", r"parallel -k -d '\t' echo :::: <(printf 'a\tb\t')", ""),
+    // Without a command, a job of several records is one line, its records joined by spaces.
+    (
+        "",
+        r"printf 'echo a\necho b\necho c\n' | parallel -N2 -k",
+        "",
+    ),
+    ("", r"(echo echo; seq 12) | parallel -j1 -k -m -s 14", ""),
+    ("", r"(echo echo; seq 5) | parallel -j1 -k -m", ""),
     // A `:::` value holding the delimiter is several values, split at each one.
     ("", r#"parallel -k -d " " echo ::: "1 done""#, ""),
     ("", r"parallel -k -d , echo X{}Y ::: a, ,b a,,b ::: p,q", ""),

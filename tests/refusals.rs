@@ -146,17 +146,20 @@ fn a_value_too_long_for_one_argument_is_named_and_the_run_fails_as_gnu_parallel_
         assert_eq!(err(&o), err(&gnu), "{line}");
         assert!(!out(&o).contains("aaaa"), "{line}");
     }
-    // -X fills lines to GNU Parallel's 63664 bytes: a value whose line alone is longer is found
-    // while the lines are measured, before anything runs, with GNU's numbers (line length with
-    // its terminator >= the limit); nothing runs, not even the short value.
-    let o = bash_in(dir.path(), r#""$FRUN" parallel -X echo :::: v"#);
-    assert_code(&o, 255);
-    assert!(
-        err(&o).contains("command line too long (200005 >= 63664)"),
-        "{}",
-        err(&o)
-    );
-    assert_eq!(out(&o), "");
+    // -X and -m fill lines to GNU Parallel's 63664 bytes (-s N: N); the jobs before a value whose
+    // line alone is longer run, and the run stops there, as GNU Parallel's does.
+    for line in [
+        r#"parallel -X echo :::: v"#,
+        r#"parallel -j1 -k -m -s 12 echo ::: 1 2 3 4 55555555 6"#,
+        r#"(echo echo; seq 5; printf 'z%.0s' $(seq 20); echo; seq 3) | parallel -j1 -k -m -s 10"#,
+    ] {
+        let gnu = bash_in(dir.path(), line);
+        let o = bash_in(dir.path(), &line.replace("parallel", r#""$FRUN" parallel"#));
+        assert_eq!(gnu.status.code(), Some(255), "{line}");
+        assert_code(&o, 255);
+        assert_eq!(out(&o), out(&gnu), "{line}");
+        assert_eq!(err(&o), err(&gnu), "{line}");
+    }
     // frun's own flags keep their status (123), as README says.
     let o = bash_in(dir.path(), r#""$FRUN" -l1 echo < v"#);
     assert_code(&o, 123);

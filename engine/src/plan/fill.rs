@@ -29,10 +29,11 @@ pub(super) fn cuts(
     let total = crate::dispatch::batch::count_records(bytes, delimiter);
     // Each record after a line's first adds its own length less what its line shares with
     // the others: the same for every record, found from the first two.
-    let shared = match (spans.peek(0), spans.peek(1)) {
+    // (Negative when joining adds bytes: a line without a command joins records with spaces.)
+    let shared: i64 = match (spans.peek(0), spans.peek(1)) {
         (Some(a), Some(b)) => {
             let both = &bytes[a.0..b.1];
-            (len(&bytes[a.0..a.1]) + len(&bytes[b.0..b.1])).saturating_sub(len(both))
+            (len(&bytes[a.0..a.1]) + len(&bytes[b.0..b.1])) as i64 - len(both) as i64
         }
         _ => 0,
     };
@@ -45,12 +46,13 @@ pub(super) fn cuts(
             return Err(TooLong {
                 record: done,
                 length: first,
+                before: cuts,
             });
         }
         let mut n = 1u64;
         next = spans.next().map(|(s, e)| len(&bytes[s..e]));
         while let Some(l) = next.filter(|_| n < cap) {
-            let add = l.saturating_sub(shared);
+            let add = (l as i64 - shared).max(0) as u64;
             if cost + add > chars {
                 break;
             }
@@ -79,6 +81,8 @@ pub(super) fn cuts(
 pub(super) struct TooLong {
     pub(super) record: u64,
     pub(super) length: u64,
+    /// The cuts of the records before it.
+    pub(super) before: Vec<u64>,
 }
 
 /// The records of `bytes`, each with its delimiter (the last one maybe without).
@@ -188,7 +192,8 @@ mod tests {
             cuts(&echo, input, b'\n', 10, u64::MAX, 1),
             Err(TooLong {
                 record: 2,
-                length: 10
+                length: 10,
+                before: vec![2],
             })
         );
         assert_eq!(cuts(&echo, b"1234\n", b'\n', 10, u64::MAX, 1), Ok(vec![1]));

@@ -196,7 +196,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     builder::check(cfg)?;
     let mut input = open_input(cfg)?;
-    let (sizing, cuts) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
+    let (sizing, cuts, end) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
     let input_size = input
         .file
         .metadata()
@@ -261,7 +261,10 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         delimiter: cfg.delimiter,
         sizing,
         cuts,
-        limit: cfg.limit,
+        limit: match (cfg.limit, end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
         timeout: cfg.timeout,
         arg_space: Some(command.arg_space),
         // A plugin host splits records itself, with no ARG_MAX: batches are bytes as for -s.
@@ -394,15 +397,20 @@ fn arg_max() -> u64 {
 /// The records of each batch, when the plan decided them all ([`crate::input::scan::Settings::cuts`]).
 type Cuts = Option<std::sync::Arc<[u64]>>;
 
+/// The records the run reads at most, when the plan found where its input must end.
+type InputEnd = Option<u64>;
+
 /// `-X` / `-m`: the records each job takes, from the whole input (read into memory first
-/// when it is a pipe) and the job's line.
+/// when it is a pipe) and the job's line. A record whose line alone is too long is refused
+/// before anything runs; with [`Config::line_limit`] (GNU Parallel's way) the jobs before it
+/// run, it is a job of its own whose line the worker refuses, and the input ends there.
 fn fill(
     cfg: &Config,
     input: &mut Opened,
     workers: u64,
     chars: u64,
     cap: u64,
-) -> Result<(Sizing, Cuts), RunError> {
+) -> Result<(Sizing, Cuts, InputEnd), RunError> {
     let bytes = read_whole(input)?;
     let Some(spec) = &cfg.job else {
         return Err(RunError::config(
@@ -416,16 +424,22 @@ fn fill(
     }
     let line = crate::exec::command::job::JobLine::new(&spec, |_| false)
         .map_err(|m| RunError::config("command", m))?;
-    let cuts =
-        fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers).map_err(|t| {
-            RunError::config(
+    let (cuts, end) = match fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers) {
+        Ok(cuts) => (cuts, None),
+        Err(mut t) if cfg.line_limit.is_some() => {
+            t.before.push(1);
+            (t.before, Some(t.record + 1))
+        }
+        Err(t) => {
+            return Err(RunError::config(
                 "max-chars",
                 format!(
                     "command line too long ({} >= {chars}) at record {}: nothing ran",
                     t.length, t.record
                 ),
-            )
-        })?;
+            ));
+        }
+    };
     let first = cuts.first().copied().unwrap_or(1);
     Ok((
         Sizing::Adaptive {
@@ -433,6 +447,7 @@ fn fill(
             max: first,
         },
         Some(cuts.into()),
+        end,
     ))
 }
 
@@ -477,11 +492,11 @@ fn input_sizing(
     sizing: Sizing,
     input: &mut Opened,
     workers: u64,
-) -> Result<(Sizing, Cuts), RunError> {
+) -> Result<(Sizing, Cuts, InputEnd), RunError> {
     match cfg.batch {
         BatchSpec::Fill { chars, records } => fill(cfg, input, workers, chars, records),
-        BatchSpec::BlocksPerWorker(n) => Ok((blocks_per_worker(input, n, workers)?, None)),
-        _ => Ok((sizing, None)),
+        BatchSpec::BlocksPerWorker(n) => Ok((blocks_per_worker(input, n, workers)?, None, None)),
+        _ => Ok((sizing, None, None)),
     }
 }
 

@@ -787,9 +787,11 @@ impl JobLine {
         sink: &mut dyn Sink,
     ) {
         if self.verbatim {
+            // A job of several records is one command line, its records joined by spaces
+            // (GNU Parallel's `-N2`/`-m` without a command).
             for (i, &(s, e)) in records.iter().enumerate() {
                 if i > 0 {
-                    sink.lit(b"\n");
+                    sink.lit(b" ");
                 }
                 // A tuple's values are the line's words, separated by spaces.
                 self.each_column(&batch[s..e], Column::All, |k, v| {
