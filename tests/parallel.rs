@@ -2118,8 +2118,13 @@ BB
         "",
     ),
     (
-        "D:a joblog of a command line holding a newline: GNU writes the newline as NUL; frun refuses the line (255)",
-        "parallel --jl log 'echo \"a\nb\"' ::: x 2>/dev/null; echo $?",
+        "",
+        "parallel --jl log 'echo \"a\nb\"' ::: x y 2>/dev/null; echo $?; cut -f 1,7- log | od -c",
+        "",
+    ),
+    (
+        "",
+        "parallel -j1 --jl log 'echo \"{}\nz\"; exit 1' ::: x y; parallel -j1 --retry-failed --jl log echo no ::: q; echo $?; cut -f 1,7- log | od -c",
         "",
     ),
     (

@@ -1142,7 +1142,6 @@ fn build(
     refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
-    storage::check_joblog(&o, command)?;
     check_line_buffer(&o)?;
     split_values(&mut sources, o.cfg.delimiter);
     for f in o.arg_files.drain(..).rev() {
@@ -1481,6 +1480,9 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             let mut t = n.text.to_string();
             t[..1].make_ascii_uppercase();
             Some(format!("parallel: Error: {t}"))
+        }
+        Fact::LoggedNewlines => {
+            Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }
         Fact::NulEscaped => Some(
             "parallel: Warning: A NUL character in the input was replaced with \\0.\n\

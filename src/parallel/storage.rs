@@ -5,8 +5,6 @@
 //! and where it would change files frun writes (`--files`, `--results`) it is refused. It only
 //! turns those options into engine settings; it writes nothing itself.
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use super::{Options, refuse};
@@ -40,20 +38,6 @@ fn usable(what: &str, dir: &std::path::Path) -> Result<(), Invocation> {
             "{what} {}: not a directory frun can write in",
             dir.display()
         )));
-    }
-    Ok(())
-}
-
-/// A joblog with a command line that holds a newline is refused: GNU Parallel writes such a
-/// line's newlines as NUL bytes and reads them back so for `--resume`/`--retry-failed`; frun's
-/// joblog writes them as `\n`, which would read back differently.
-pub(super) fn check_joblog(o: &Options, command: &[OsString]) -> Result<(), Invocation> {
-    let newline = command.iter().any(|w| w.as_bytes().contains(&b'\n'));
-    if o.cfg.joblog.is_some() && newline {
-        return Err(refuse(
-            "--joblog with a command line that holds a newline is not supported by frun \
-             parallel (GNU Parallel writes its newlines into the joblog as NUL bytes)",
-        ));
     }
     Ok(())
 }

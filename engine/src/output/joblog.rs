@@ -83,15 +83,11 @@ impl<'a, I: Iterator<Item = &'a [u8]>> Entry<'a, I> {
             } else {
                 crate::exec::command::argv::shell_quote(w, out);
             }
-            // One line per batch, whatever the words hold.
-            if out[at..].iter().any(|&b| b == b'\n' || b == b'\t') {
-                let shown = out.split_off(at);
-                for b in shown {
-                    match b {
-                        b'\n' => out.extend_from_slice(b"\\n"),
-                        b'\t' => out.extend_from_slice(b"\\t"),
-                        b => out.push(b),
-                    }
+            // One line per batch, whatever the words hold: a newline is written as a NUL byte,
+            // as GNU Parallel writes it (the command is the last field: tabs stay).
+            for b in &mut out[at..] {
+                if *b == b'\n' {
+                    *b = 0;
                 }
             }
         }
@@ -392,7 +388,7 @@ mod tests {
         }
         .format(&mut raw);
         assert!(
-            raw.ends_with(b"\techo 'x'; exit\\t1 'a b'\n"),
+            raw.ends_with(b"\techo 'x'; exit\t1 'a b'\n"),
             "{}",
             String::from_utf8_lossy(&raw)
         );
@@ -410,7 +406,7 @@ mod tests {
         .format(&mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "7\t:\t1700000000.123\t     2.500\t3\t4\t-1\t15\techo 'a b' 'c\\nd'\n"
+            "7\t:\t1700000000.123\t     2.500\t3\t4\t-1\t15\techo 'a b' 'c\0d'\n"
         );
     }
 }

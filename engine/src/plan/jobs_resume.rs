@@ -85,6 +85,11 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
     if cfg.job_resume != Some(JobResume::RetryFailed) || cfg.joblog.is_none() {
         return Ok(None);
     }
+    // A joblog on stdout (`--jl -`) has no earlier jobs to read: the input runs, as GNU
+    // Parallel runs it.
+    if cfg.joblog.as_deref() == Some(std::path::Path::new("-")) {
+        return Ok(None);
+    }
     let jobs = logged(cfg)?;
     let last = jobs.iter().map(|j| j.seq).max().unwrap_or(0);
     // More job numbers than the log has lines cannot be one of frun's or GNU Parallel's logs.
@@ -97,10 +102,26 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
             ),
         ));
     }
+    if jobs.iter().any(|j| j.command.contains(&0)) {
+        crate::sys::notice::say_fact(
+            crate::sys::notice::NoticeKind::Problem,
+            Some(crate::sys::notice::Fact::LoggedNewlines),
+            format_args!(
+                "warning: --retry-failed: command lines of the joblog hold newlines (written as \
+                 NUL bytes): they run with their newlines"
+            ),
+        );
+    }
     let mut lines: Vec<OsString> = vec![OsString::new(); last as usize];
     for j in &jobs {
-        // The last line of a job number is the one it ran as last.
-        lines[j.seq as usize - 1] = std::os::unix::ffi::OsStringExt::from_vec(j.command.clone());
+        // The last line of a job number is the one it ran as last; its newlines were written
+        // as NUL bytes.
+        let command = j
+            .command
+            .iter()
+            .map(|&b| if b == 0 { b'\n' } else { b })
+            .collect();
+        lines[j.seq as usize - 1] = std::os::unix::ffi::OsStringExt::from_vec(command);
     }
     let shell = cfg
         .job

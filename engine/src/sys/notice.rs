@@ -37,6 +37,8 @@ pub enum Fact {
     },
     /// A NUL byte in the input was put in its job's line as the two characters `\0`.
     NulEscaped,
+    /// `--retry-failed` read command lines with newlines (written as NUL bytes) from a joblog.
+    LoggedNewlines,
     /// A job's line was too long to run ([`crate::plan::config::Config::line_limit`]): the
     /// text is GNU Parallel's sentence for it, its first letter in lower case.
     LineTooLong,
