@@ -2135,6 +2135,12 @@ BB
     // --compress: output is the same (frun buffers in memory, not in files).
     ("", r"parallel -k --compress seq {} 3 ::: 1 2", ""),
     (
+        "",
+        r"seq 3 | parallel -k --compress --compress-program gzip --decompress-program 'gzip -d' seq {} 4",
+        "",
+    ),
+    ("", r"parallel -k --compress-program=gzip echo ::: a b", ""),
+    (
         "e",
         r"parallel --compress ls /{} ::: nofile 2>&1 >/dev/null",
         "",
@@ -2302,7 +2308,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
-    ("--compress-program gzip", "--compress-program"),
     ("--compress --results out", "--compress"),
     ("--files -u", "--files"),
     ("--xargs", "--xargs"),

@@ -184,14 +184,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--termseq", "frun ends jobs with TERM then KILL"),
-    (
-        "--compress-program",
-        "frun keeps output in memory, uncompressed",
-    ),
-    (
-        "--decompress-program",
-        "frun keeps output in memory, uncompressed",
-    ),
     ("--keep-order-on-interrupt", "use -k"),
     (
         "--arg-sep",
@@ -643,6 +635,7 @@ fn long_option(
         "rpl" => "rpl",
         "profile" => "profile",
         "process-slot-var" => "process-slot-var",
+        "compress-program" | "decompress-program" => "compress-program",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -766,6 +759,9 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "jobs" => o.cfg.workers = fixed(jobs(&v)?),
         "profile" => o.profiles.push(v),
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
+        // What compresses GNU Parallel's temporary files: frun keeps output in memory, so
+        // like `--compress` it changes nothing that is printed (see storage.rs).
+        "compress-program" => {}
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0 (and -n0): each record is a job of its own that gets no value.
@@ -1441,8 +1437,9 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, 
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
-yours to remove), --compress (output is buffered in memory, so nothing changes; refused with
---files and --results). Replacement strings: {} {.} {/}
+yours to remove), --compress and --compress-program/--decompress-program PROG (output is
+buffered in memory, so nothing changes; --compress is refused with --files and --results).
+Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
 'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%} {uniq}
@@ -1457,9 +1454,8 @@ of it) runs in each job's shell before its line.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L,
---compress-program. --will-cite and
---citation are accepted and do nothing.
+--pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L.
+--will-cite and --citation are accepted and do nothing.
 ";
 
 /// The engine's message as GNU Parallel words it, where a script may filter GNU's words (its
