@@ -51,10 +51,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "(timing) a job's slot is the worker's that took it, not always the lowest free one",
     ),
     (
-        "par_result_replace",
-        "--results NAME with replacement strings nests the directories otherwise",
-    ),
-    (
         "par_verbose_t",
         "(timing) -t with -k shows lines on stderr as jobs start, which workers may do out of order",
     ),

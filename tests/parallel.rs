@@ -1995,6 +1995,12 @@ BB
         r"parallel --header : --results foo echo {a} {b} ::: a I II ::: b III IIII; find foo | sort; cat foo/a/I/b/III/stdout",
         "",
     ),
+    // Named columns nest in the order of their names (GNU Parallel's tree).
+    (
+        "",
+        r"parallel --header : --results foo echo ::: zz x ::: aa y ::: mm w >/dev/null; find foo | LC_ALL=C sort",
+        "",
+    ),
     (
         "",
         r"parallel --results out echo ::: 'a\b' c_d x/y 'tab	t' '*' -x ' ' '$HOME' ''; find out | sort",
@@ -2119,7 +2125,7 @@ BB
     ),
     (
         "",
-        "parallel --jl log 'echo \"a\nb\"' ::: x y 2>/dev/null; echo $?; cut -f 1,7- log | od -c",
+        "parallel -j1 -k --jl log 'echo \"a\nb\"' ::: x y 2>/dev/null; echo $?; cut -f 1,7- log | od -c",
         "",
     ),
     (

@@ -160,17 +160,26 @@ impl JobFiles {
         };
         let (template, file) = match &self.layout {
             Layout::Tree => {
+                let mut levels = Vec::new();
                 self.values.each_value(batch, self.delimiter, |k, v| {
                     let mut name = Vec::new();
                     match self.names.get(k) {
                         Some(n) => escape(n, &mut name),
                         None => name.extend_from_slice((k + 1).to_string().as_bytes()),
                     }
-                    push(name, &mut parts);
                     let mut value = Vec::new();
                     escape(v, &mut value);
-                    push(value, &mut parts);
+                    levels.push((self.names.get(k), name, value));
                 });
+                // Named columns (`--header :`) nest in the order of their names, as GNU
+                // Parallel nests them; numbered ones in the order of their sources.
+                if !self.names.is_empty() {
+                    levels.sort_by(|a, b| a.0.cmp(&b.0));
+                }
+                for (_, name, value) in levels {
+                    push(name, &mut parts);
+                    push(value, &mut parts);
+                }
                 return Ok((parts, false));
             }
             Layout::File(t) => (t, true),
