@@ -28,7 +28,6 @@ const FRUN_AGREES: usize = 108;
 
 /// Where GNU Parallel agrees with its wanted results and frun, without refusing, does not.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    ("par__pipepart_spawn", "--progress prints no per-host line"),
     (
         "par_jobslot_repl",
         "{%} of a job is not always the lowest free slot (timing)",

@@ -256,6 +256,12 @@ const CASES: &[Case] = &[
     ("E", r"parallel -k --bar echo ::: a b", ""),
     ("E", r"parallel -k --eta echo ::: a b", ""),
     ("E", r"parallel -k --progress echo ::: a", ""),
+    // GNU's table of machines comes first, on a pipe too.
+    (
+        "",
+        r"parallel --progress -j3 true ::: 1 2 2>&1 >/dev/null | grep -a 1:local",
+        "",
+    ),
     // --- --halt with percentages and done; --timeout N%.
     (
         "E",

@@ -1040,6 +1040,25 @@ fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
     Ok(out)
 }
 
+/// `--progress`: GNU Parallel's table of the machines it runs on (here the one, with its
+/// CPUs and the jobs at once), on stderr before the run, terminal or not, as GNU prints it
+/// (scripts grep its `1:local` line). frun's own progress line follows on a terminal.
+fn progress_header(o: &Options) {
+    use frun_engine::plan::config::ProgressStyle;
+    if o.cfg.progress.as_ref().map(|p| p.style) != Some(ProgressStyle::Summary) {
+        return;
+    }
+    let cpus = frun_engine::sys::usable_cpus() as u64;
+    let jobs = match o.cfg.workers.max {
+        Bound::Value(n) => n,
+        _ => cpus,
+    };
+    eprint!(
+        "\nComputers / CPU cores / Max jobs to run\n1:local / {cpus} / {jobs}\n\n\
+         Computer:jobs running/jobs completed/%of started jobs/Average seconds to complete\n"
+    );
+}
+
 /// GNU Parallel reads each `:::` value as it reads input: a value holding the record
 /// delimiter (a newline, or the byte `-d` gives) is several values, split at each one (`a,b`
 /// with `-d ,` is `a` and `b`; `a,` is `a` and an empty value).
@@ -1139,6 +1158,7 @@ fn build(
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
     check_line_buffer(&o)?;
+    progress_header(&o);
     split_values(&mut sources, o.cfg.delimiter);
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
