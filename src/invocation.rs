@@ -19,6 +19,12 @@ pub enum Invocation {
         message: String,
         status: frun_engine::ExitCode,
     },
+    /// Print this text to stderr as it is (the lines a personality's tool prints, its own
+    /// program name in them) and exit with this status.
+    Fail {
+        text: String,
+        status: frun_engine::ExitCode,
+    },
 }
 
 /// A usage error: one line, exit status 2.

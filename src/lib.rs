@@ -146,6 +146,10 @@ pub fn parse_args(
             eprintln!("{PROG}: {message}");
             Err(status)
         }
+        Ok(Invocation::Fail { text, status }) => {
+            eprint!("{text}");
+            Err(status)
+        }
         Err(UsageError(msg)) => {
             eprintln!("{PROG}: {msg} (see frun --help)");
             Err(ExitCode::Usage)

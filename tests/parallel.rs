@@ -1944,6 +1944,10 @@ BB
         "",
     ),
     ("", r"parallel -k -d '\t' echo :::: <(printf 'a\tb\t')", ""),
+    // GNU Parallel's retired --tollef is an error unless --gnu overrides it.
+    ("", r"parallel -k --tollef echo ::: a; echo $?", ""),
+    ("", r"parallel -k --tollef --gnu echo ::: a -- b", ""),
+    ("", r"parallel --gnu -k --tollef echo ::: a", ""),
     // Without a command, a job of several records is one line, its records joined by spaces.
     (
         "",

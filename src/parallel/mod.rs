@@ -172,8 +172,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--xargs", "use frun xargs"),
     ("--max-line-length-allowed", "getconf ARG_MAX"),
-    ("--tollef", "frun follows GNU Parallel's own options"),
-    ("--gnu", "frun follows GNU Parallel's own options"),
     ("--ctag", "frun does not colour output"),
     ("--color", "frun does not colour output"),
     ("--colour", "frun does not colour output"),
@@ -250,6 +248,9 @@ struct Options {
     tmpdir: Option<PathBuf>,
     /// `--compress`.
     compress: bool,
+    /// `--tollef` and `--gnu` were given.
+    tollef: bool,
+    gnu: bool,
     /// `--plus`.
     plus: bool,
     /// `--rpl 'TAG PERL'`, in order.
@@ -343,6 +344,8 @@ fn fresh_options() -> Options {
         files: false,
         tmpdir: None,
         compress: false,
+        tollef: false,
+        gnu: false,
         plus: false,
         rpl: Vec::new(),
         profiles: Vec::new(),
@@ -582,6 +585,8 @@ const SWITCHES: &[&str] = &[
     "files",
     "compress",
     "plus",
+    "gnu",
+    "tollef",
 ];
 
 fn long_option(
@@ -713,6 +718,10 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
         "files" => o.files = true,
         "compress" => o.compress = true,
+        // GNU Parallel's retired `--tollef` is an error unless `--gnu` overrides it; `--gnu`
+        // alone changes nothing.
+        "tollef" => o.tollef = true,
+        "gnu" => o.gnu = true,
         "pipepart" | "pipe-part" => {
             o.pipe = true;
             o.pipepart = true;
@@ -1154,6 +1163,14 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
+    if o.tollef && !o.gnu {
+        return Err(Invocation::Fail {
+            text: "parallel: Error: --tollef has been retired.\n\
+                   parallel: Error: Remove --tollef or use --gnu to override --tollef.\n"
+                .into(),
+            status: ExitCode::Passed(255),
+        });
+    }
     refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
