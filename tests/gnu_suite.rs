@@ -30,6 +30,7 @@ const FRUN_AGREES: usize = 108;
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     ("par__pipepart_spawn", "--progress prints no per-host line"),
     ("par_delimiter_space", "-d does not split ::: values"),
+    ("par_test_delimiter", "-d does not split ::: values"),
     (
         "par_jobslot_repl",
         "{%} of a job is not always the lowest free slot (timing)",

@@ -2268,6 +2268,12 @@ BB
         r"parallel -k --load 1000 echo ::: a b; parallel -k --load=100000% -j2 echo",
         "c\nd\n",
     ),
+    (
+        "",
+        r"parallel -k --env fu --env=X echo ::: a; echo x | parallel -k -o 'tty; cat; echo {}' ::: 1 2; echo y | parallel --open-tty 'cat; echo {}' ::: 3",
+        "",
+    ),
+    ("", r"parallel --tty 'sleep 0.2; echo {%}' ::: 1 2 3", "x\n"),
 ];
 
 /// Flags frun parallel refuses: (the flags as written before `touch ran ::: 1`, the flag the
@@ -2299,7 +2305,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--plus echo {##}", "{##}"),
     ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),
-    ("--env X", "--env"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),
     ("--interactive", "--interactive"),

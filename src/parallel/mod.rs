@@ -148,10 +148,6 @@ const REFUSED: &[(&str, &str)] = &[
         "--record-env",
         "frun passes the whole environment to every command",
     ),
-    (
-        "--env",
-        "frun passes the whole environment to every command; --env only matters for remote jobs",
-    ),
     ("--ssh", "frun runs on this machine"),
     (
         "--shebang",
@@ -500,6 +496,7 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
         // on stderr.
         'v' => o.cfg.trace_output = true,
         'x' => {}
+        'o' => o.place.tty = true,
         'h' => return Ok(()),
         'V' => {}
         _ => {
@@ -596,6 +593,8 @@ const SWITCHES: &[&str] = &[
     "number-of-cpus",
     "use-sockets-instead-of-threads",
     "use-cores-instead-of-threads",
+    "open-tty",
+    "tty",
 ];
 
 fn long_option(
@@ -652,6 +651,7 @@ fn long_option(
         "wd" | "workdir" => "wd",
         "nice" => "nice",
         "load" => "load",
+        "env" => "env",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -750,6 +750,12 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         }
         "use-sockets-instead-of-threads" => o.cpu_base = Some("sockets"),
         "use-cores-instead-of-threads" => o.cpu_base = Some("cores"),
+        "open-tty" => o.place.tty = true,
+        // --tty: one job at a time, reading the terminal.
+        "tty" => {
+            o.place.tty = true;
+            o.jobs = Some("1".to_string());
+        }
         // Accepted silently: frun never asks for citations.
         _ => {}
     }
@@ -786,6 +792,8 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "wd" if v.is_empty() => return Err(refuse("--wd: empty directory name")),
         "wd" => o.place.wd = Some(v.into_bytes()),
         "nice" => o.place.nice = Some(place::niceness(&v).map_err(refuse)?),
+        // Jobs here inherit the whole environment: --env NAME only matters for remote jobs.
+        "env" => {}
         "load" => {
             let cpus = frun_engine::sys::usable_cpus() as u64;
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
@@ -1465,7 +1473,10 @@ of it) runs in each job's shell before its line. --number-of-sockets/cores/threa
 this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else /proc/cpuinfo);
 --use-sockets-instead-of-threads / --use-cores-instead-of-threads make -j N% +N -N count those.
 --wd DIR runs each job in DIR (made when missing; ... a new directory under ~/.parallel/tmp,
-removed when the job ends); --nice N runs each job at niceness N.
+removed when the job ends); --nice N runs each job at niceness N; --load N|N% starts a job's
+command only once the load average is at most N (N% of the CPUs); --open-tty/-o give each job
+the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
+NAME is accepted and changes nothing (every job inherits the whole environment).
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and

@@ -1,7 +1,7 @@
-//! `--wd DIR`, `--nice N` and `--load N`: shell code put before each job's line so that the
-//! job's command starts only once the load average is at most N, runs in that directory (made
-//! when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job ends) and at
-//! that niceness. It writes the code only; it runs nothing itself.
+//! `--wd DIR`, `--nice N`, `--load N` and `--open-tty`: shell code put before each job's line
+//! so that the job's command starts only once the load average is at most N, runs in that
+//! directory (made when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job
+//! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the code only; it runs nothing itself.
 
 use frun_engine::exec::command::argv::shell_quote;
 
@@ -12,6 +12,8 @@ pub(super) struct Place {
     pub(super) nice: Option<i32>,
     /// `--load`: the load average (times 100) above which a job waits to start.
     pub(super) load: Option<u64>,
+    /// `--open-tty`, `-o`, `--tty`: the job's stdin is the terminal (else /dev/null).
+    pub(super) tty: bool,
 }
 
 /// `--load N` or `N%` (of the CPUs frun may use): the limit, times 100.
@@ -42,7 +44,7 @@ impl Place {
     /// when neither option was given. `...`'s directory is named by this machine, frun's
     /// process id and the job shell's, and the job's shell removes it on exit.
     pub(super) fn prologue(&self, before: Option<Vec<u8>>) -> Option<Vec<u8>> {
-        if self.wd.is_none() && self.nice.is_none() && self.load.is_none() {
+        if self.wd.is_none() && self.nice.is_none() && self.load.is_none() && !self.tty {
             return before;
         }
         let mut code = Vec::new();
@@ -59,6 +61,11 @@ impl Place {
         }
         if let Some(n) = self.nice {
             code.extend_from_slice(format!("renice -n {n} -p $$ >/dev/null 2>&1\n").as_bytes());
+        }
+        if self.tty {
+            code.extend_from_slice(
+                b"if (: </dev/tty) 2>/dev/null; then exec </dev/tty; else exec </dev/null; fi\n",
+            );
         }
         match self.wd.as_deref() {
             Some(b"...") => {
