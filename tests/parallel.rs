@@ -2280,6 +2280,50 @@ BB
         r"parallel -k --rpl '{r(\d)} $_ = $_ x $$1' echo {r3} {2r2} ::: ab ::: c",
         "",
     ),
+    // --- --number-of-*, --use-*-instead-of-threads: this machine, then a described one.
+    (
+        "",
+        r"for o in sockets cores threads cpus; do parallel --number-of-$o; done; parallel --number-of-cores x y",
+        "",
+    ),
+    (
+        "",
+        r#"export PARALLEL_CPUINFO="$(for p in 0 1 2 3 4 5 6 7; do printf 'processor\t: %d\nphysical id\t: %d\ncore id\t\t: %d\n\n' $p $((p/4)) $((p%2)); done)"; for o in sockets cores threads cpus; do parallel --number-of-$o; done"#,
+        "",
+    ),
+    (
+        "s",
+        r#"export PARALLEL_CPUINFO="$(for p in 0 1 2 3 4 5; do printf 'processor\t: %d\nphysical id\t: %d\ncore id\t\t: %d\n\n' $p $((p/3)) $((p%3)); done)"; for j in '' '-j100%' '--use-sockets-instead-of-threads -j100%' '--use-cores-instead-of-threads -j+1' '--use-cores-instead-of-threads -j-1' '-j50% --use-sockets-instead-of-threads'; do parallel $j 'sleep 0.2; echo {%}' ::: 1 2 3 4 5 6 7 8 | sort -u | tr '\n' ' '; echo; done"#,
+        "",
+    ),
+    // --- --wd DIR (made when missing), --wd ... (made and removed), --nice N.
+    (
+        "",
+        r#"export P=$PWD; parallel -k --wd dir/sub '[ "$OLDPWD" = "$P" ] && basename "$PWD"' ::: a; parallel --wd new/x 'pwd | sed s:.*/new:new:; echo {}' ::: b; ls -d new/x; parallel --workdir=. '[ "$PWD" = "$P" ] && echo here' ::: c"#,
+        "",
+    ),
+    (
+        "",
+        r#"export P=$PWD; parallel -k -j1 --wd ... 'pwd | sed "s:^$HOME/::; s/[0-9][0-9]*/N/g"; [ "$OLDPWD" = "$P" ] && echo {}' ::: a b; parallel --wd ... pwd ::: c > d; [ -e "$(cat d)" ] && echo left || echo gone"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --nice 7 'ps -o ni= -p $$; echo {}' ::: a b",
+        "",
+    ),
+    ("e", r"parallel --nice 1 -vv 'echo {}' ::: b", ""),
+    (
+        "",
+        r"parallel -k --load 1000 echo ::: a b; parallel -k --load=100000% -j2 echo",
+        "c\nd\n",
+    ),
+    (
+        "",
+        r"parallel -k --env fu --env=X echo ::: a; echo x | parallel -k -o 'tty; cat; echo {}' ::: 1 2; echo y | parallel --open-tty 'cat; echo {}' ::: 3",
+        "",
+    ),
+    ("", r"parallel --tty 'sleep 0.2; echo {%}' ::: 1 2 3", "x\n"),
 ];
 
 /// Flags frun parallel refuses: (the flags as written before `touch ran ::: 1`, the flag the
@@ -2306,15 +2350,11 @@ const REFUSED: &[(&str, &str)] = &[
     ("--sem", "--sem"),
     ("--fg", "--fg"),
     ("--bg", "--bg"),
-    ("--load 100%", "--load"),
     ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
-    ("--nice 17", "--nice"),
     ("--plus echo {##}", "{##}"),
     ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),
-    ("--env X", "--env"),
-    ("--workdir .", "--workdir"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),
     ("--interactive", "--interactive"),

@@ -11,8 +11,10 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+mod cpus;
 mod env;
 mod lines;
+mod place;
 mod plus;
 mod profile;
 mod storage;
@@ -122,7 +124,6 @@ const REFUSED: &[(&str, &str)] = &[
         "frun is not a counting semaphore (sem)",
     ),
     ("--st", "frun is not a counting semaphore (sem)"),
-    ("--load", "frun does not throttle on load; use -j"),
     ("--memfree", "frun does not throttle on free memory; use -j"),
     (
         "--memsuspend",
@@ -130,10 +131,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--noswap", "frun does not throttle on swapping; use -j"),
     ("--limit", "frun does not run a limit script; use -j"),
-    (
-        "--nice",
-        "run frun itself under nice (nice -n N frun parallel …)",
-    ),
     ("--template", "frun does not fill template files"),
     ("--tmpl", "frun does not fill template files"),
     ("--embed", "frun does not embed itself in scripts"),
@@ -147,20 +144,10 @@ const REFUSED: &[(&str, &str)] = &[
         "--fifo",
         "frun does not pass jobs' input through named pipes",
     ),
-    ("--number-of-cpus", "use nproc"),
-    ("--number-of-cores", "use nproc"),
-    ("--number-of-sockets", "use lscpu"),
-    ("--number-of-threads", "use nproc"),
     (
         "--record-env",
         "frun passes the whole environment to every command",
     ),
-    (
-        "--env",
-        "frun passes the whole environment to every command; --env only matters for remote jobs",
-    ),
-    ("--workdir", "frun runs commands in the current directory"),
-    ("--wd", "frun runs commands in the current directory"),
     ("--ssh", "frun runs on this machine"),
     (
         "--shebang",
@@ -259,6 +246,12 @@ struct Options {
     profiles: Vec<String>,
     /// `--plain`: no profile and no `$PARALLEL`.
     plain: bool,
+    /// `-j`'s value, read once all options are known (`--use-*-instead-of-threads`).
+    jobs: Option<String>,
+    /// `--use-sockets/cores-instead-of-threads`: what `-j N%`, `+N`, `-N` count.
+    cpu_base: Option<&'static str>,
+    /// `--wd DIR`, `--nice N`.
+    place: place::Place,
 }
 
 /// Parses the words after `parallel`.
@@ -300,7 +293,7 @@ fn parse_inner(
     let env_words = rest;
     let i = options(&mut o, &args)?;
     args.splice(..i, env_words);
-    o.cfg.shell_prologue = prologue;
+    o.cfg.shell_prologue = o.place.prologue(prologue);
     let split = args
         .iter()
         .position(|w| is_source_marker(w.as_bytes()))
@@ -350,6 +343,9 @@ fn fresh_options() -> Options {
         rpl: Vec::new(),
         profiles: Vec::new(),
         plain: false,
+        jobs: None,
+        cpu_base: None,
+        place: place::Place::default(),
     }
 }
 
@@ -495,6 +491,7 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
         // on stderr.
         'v' => o.cfg.trace_output = true,
         'x' => {}
+        'o' => o.place.tty = true,
         'h' => return Ok(()),
         'V' => {}
         _ => {
@@ -587,6 +584,14 @@ const SWITCHES: &[&str] = &[
     "plus",
     "gnu",
     "tollef",
+    "number-of-sockets",
+    "number-of-cores",
+    "number-of-threads",
+    "number-of-cpus",
+    "use-sockets-instead-of-threads",
+    "use-cores-instead-of-threads",
+    "open-tty",
+    "tty",
 ];
 
 fn long_option(
@@ -641,6 +646,10 @@ fn long_option(
         "profile" => "profile",
         "process-slot-var" => "process-slot-var",
         "compress-program" | "decompress-program" => "compress-program",
+        "wd" | "workdir" => "wd",
+        "nice" => "nice",
+        "load" => "load",
+        "env" => "env",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -737,6 +746,18 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             ));
         }
         "help" => return Err(Invocation::Print(HELP.as_bytes().to_vec())),
+        _ if name.starts_with("number-of-") => {
+            let n = cpus::number_of(&name["number-of-".len()..]).unwrap_or(1);
+            return Err(Invocation::Print(format!("{n}\n").into_bytes()));
+        }
+        "use-sockets-instead-of-threads" => o.cpu_base = Some("sockets"),
+        "use-cores-instead-of-threads" => o.cpu_base = Some("cores"),
+        "open-tty" => o.place.tty = true,
+        // --tty: one job at a time, reading the terminal.
+        "tty" => {
+            o.place.tty = true;
+            o.jobs = Some("1".to_string());
+        }
         // Accepted silently: frun never asks for citations.
         _ => {}
     }
@@ -765,8 +786,20 @@ fn set_joblog(o: &mut Options, v: &str) -> Result<(), Invocation> {
 fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invocation> {
     let v = v.unwrap_or_default();
     match name {
-        "jobs" => o.cfg.workers = fixed(jobs(&v)?),
+        "jobs" => {
+            jobs(&v, 1)?;
+            o.jobs = Some(v);
+        }
         "profile" => o.profiles.push(v),
+        "wd" if v.is_empty() => return Err(refuse("--wd: empty directory name")),
+        "wd" => o.place.wd = Some(v.into_bytes()),
+        "nice" => o.place.nice = Some(place::niceness(&v).map_err(refuse)?),
+        // Jobs here inherit the whole environment: --env NAME only matters for remote jobs.
+        "env" => {}
+        "load" => {
+            let cpus = frun_engine::sys::usable_cpus() as u64;
+            o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
+        }
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         // What compresses GNU Parallel's temporary files: frun keeps output in memory, so
         // like `--compress` it changes nothing that is printed (see storage.rs).
@@ -821,24 +854,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             }
             o.header = true;
         }
-        "trim" => {
-            o.trim = Some(match v.as_str() {
-                "n" => Trim::default(),
-                "l" => Trim {
-                    left: true,
-                    right: false,
-                },
-                "r" => Trim {
-                    left: false,
-                    right: true,
-                },
-                "lr" | "rl" => Trim {
-                    left: true,
-                    right: true,
-                },
-                _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
-            });
-        }
+        "trim" => o.trim = Some(trim_value(&v)?),
         "block" => set_block(o, &v)?,
         "recend" => o.recend = Some(unescape(&v)),
         "recstart" => o.recstart = Some(unescape(&v)),
@@ -872,6 +888,26 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         _ => unreachable!("canonical names only"),
     }
     Ok(())
+}
+
+/// `--trim n|l|r|lr`.
+fn trim_value(v: &str) -> Result<Trim, Invocation> {
+    Ok(match v {
+        "n" => Trim::default(),
+        "l" => Trim {
+            left: true,
+            right: false,
+        },
+        "r" => Trim {
+            left: false,
+            right: true,
+        },
+        "lr" | "rl" => Trim {
+            left: true,
+            right: true,
+        },
+        _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
+    })
 }
 
 /// `--block N` (bytes, a fraction rounded down) or `--block -N` (blocks per job slot).
@@ -985,8 +1021,7 @@ fn halt(v: &str) -> Result<Option<frun_engine::dispatch::ledger::Halt>, Invocati
 }
 
 /// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run).
-fn jobs(v: &str) -> Result<u64, Invocation> {
-    let cpus = frun_engine::sys::usable_cpus() as u64;
+fn jobs(v: &str, cpus: u64) -> Result<u64, Invocation> {
     let bad = || refuse(format!("-j '{v}': expected N, N%, +N, -N or 0"));
     let n = if let Some(p) = v.strip_suffix('%') {
         let p: f64 = p.parse().map_err(|_| bad())?;
@@ -1047,6 +1082,24 @@ fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
         }
     }
     Ok(out)
+}
+
+/// What the other options' meaning depends on: `--tollef` (retired: an error unless `--gnu`
+/// overrides it), and `-j` (its CPUs counted as the `--use-*-instead-of-threads` say).
+fn settle_first(o: &mut Options) -> Result<(), Invocation> {
+    if o.tollef && !o.gnu {
+        return Err(Invocation::Fail {
+            text: "parallel: Error: --tollef has been retired.\n\
+                   parallel: Error: Remove --tollef or use --gnu to override --tollef.\n"
+                .into(),
+            status: ExitCode::Passed(255),
+        });
+    }
+    if o.jobs.is_some() || o.cpu_base.is_some() || cpus::described() {
+        let v = o.jobs.take().unwrap_or_else(|| "100%".to_string());
+        o.cfg.workers = fixed(jobs(&v, cpus::base(o.cpu_base))?);
+    }
+    Ok(())
 }
 
 /// `--progress`: GNU Parallel's table of the machines it runs on (here the one, with its
@@ -1163,14 +1216,7 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
-    if o.tollef && !o.gnu {
-        return Err(Invocation::Fail {
-            text: "parallel: Error: --tollef has been retired.\n\
-                   parallel: Error: Remove --tollef or use --gnu to override --tollef.\n"
-                .into(),
-            status: ExitCode::Passed(255),
-        });
-    }
+    settle_first(&mut o)?;
     refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
@@ -1487,7 +1533,14 @@ number of failed jobs (101 for more than 100), 255 for an error on the command l
 --process-slot-var NAME puts the job's slot (from 0) in NAME. Options are read from the
 profiles (-J NAME, else config; in $PARALLEL_HOME, $XDG_CONFIG_HOME/parallel, ~/.parallel;
 none with --plain), then $PARALLEL, then the command line; $PARALLEL_ENV (code, or a file
-of it) runs in each job's shell before its line.
+of it) runs in each job's shell before its line. --number-of-sockets/cores/threads/cpus print
+this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else /proc/cpuinfo);
+--use-sockets-instead-of-threads / --use-cores-instead-of-threads make -j N% +N -N count those.
+--wd DIR runs each job in DIR (made when missing; ... a new directory under ~/.parallel/tmp,
+removed when the job ends); --nice N runs each job at niceness N; --load N|N% starts a job's
+command only once the load average is at most N (N% of the CPUs); --open-tty/-o give each job
+the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
+NAME is accepted and changes nothing (every job inherits the whole environment).
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and

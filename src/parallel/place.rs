@@ -1,0 +1,139 @@
+//! `--wd DIR`, `--nice N`, `--load N` and `--open-tty`: shell code put before each job's line
+//! so that the job's command starts only once the load average is at most N, runs in that
+//! directory (made when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job
+//! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the code only; it runs nothing itself.
+
+use frun_engine::exec::command::argv::shell_quote;
+
+/// Where and how nicely jobs run.
+#[derive(Default)]
+pub(super) struct Place {
+    pub(super) wd: Option<Vec<u8>>,
+    pub(super) nice: Option<i32>,
+    /// `--load`: the load average (times 100) above which a job waits to start.
+    pub(super) load: Option<u64>,
+    /// `--open-tty`, `-o`, `--tty`: the job's stdin is the terminal (else /dev/null).
+    pub(super) tty: bool,
+}
+
+/// `--load N` or `N%` (of the CPUs frun may use): the limit, times 100.
+pub(super) fn load_limit(v: &str, cpus: u64) -> Result<u64, String> {
+    let bad = || format!("--load '{v}': expected a number or a percentage");
+    let (n, per_cent) = match v.strip_suffix('%') {
+        Some(p) => (p, true),
+        None => (v, false),
+    };
+    let n: f64 = n.trim().parse().map_err(|_| bad())?;
+    if !n.is_finite() || n <= 0.0 {
+        return Err(bad());
+    }
+    let load = if per_cent { n * cpus as f64 } else { n * 100.0 };
+    Ok(load.round() as u64)
+}
+
+/// `--nice N`: a niceness from -20 to 19.
+pub(super) fn niceness(v: &str) -> Result<i32, String> {
+    match v.trim().parse::<i32>() {
+        Ok(n) if (-20..=19).contains(&n) => Ok(n),
+        _ => Err(format!("--nice '{v}': expected a niceness from -20 to 19")),
+    }
+}
+
+impl Place {
+    /// The code to run before each job's line (then `before`, `$PARALLEL_ENV`'s), or None
+    /// when neither option was given. `...`'s directory is named by this machine, frun's
+    /// process id and the job shell's, and the job's shell removes it on exit.
+    pub(super) fn prologue(&self, before: Option<Vec<u8>>) -> Option<Vec<u8>> {
+        if self.wd.is_none() && self.nice.is_none() && self.load.is_none() && !self.tty {
+            return before;
+        }
+        let mut code = Vec::new();
+        if let Some(limit) = self.load {
+            // /proc/loadavg's first field has two decimals: without the dot it is load × 100.
+            code.extend_from_slice(
+                format!(
+                    "while read _frun_l _frun_r </proc/loadavg; do \
+                     _frun_l=${{_frun_l%.*}}${{_frun_l#*.}}; [ \"$_frun_l\" -le {limit} ] && break; \
+                     sleep 1; done 2>/dev/null; unset _frun_l _frun_r\n"
+                )
+                .as_bytes(),
+            );
+        }
+        if let Some(n) = self.nice {
+            code.extend_from_slice(format!("renice -n {n} -p $$ >/dev/null 2>&1\n").as_bytes());
+        }
+        if self.tty {
+            code.extend_from_slice(
+                b"if (: </dev/tty) 2>/dev/null; then exec </dev/tty; else exec </dev/null; fi\n",
+            );
+        }
+        match self.wd.as_deref() {
+            Some(b"...") => {
+                let mut dir = b"${HOME}/.parallel/tmp/".to_vec();
+                shell_quote(hostname().as_bytes(), &mut dir);
+                dir.extend_from_slice(format!("-{}-$$", std::process::id()).as_bytes());
+                code.extend_from_slice(b"_frun_wd=");
+                code.extend_from_slice(&dir);
+                code.extend_from_slice(
+                    b"\nmkdir -p \"$_frun_wd\" && cd \"$_frun_wd\" || exit 255\n\
+                      trap 'cd / && rm -rf \"$_frun_wd\"' EXIT\n",
+                );
+            }
+            Some(dir) => {
+                let mut q = Vec::new();
+                shell_quote(dir, &mut q);
+                code.extend_from_slice(b"{ [ -d ");
+                code.extend_from_slice(&q);
+                code.extend_from_slice(b" ] || mkdir -p -- ");
+                code.extend_from_slice(&q);
+                code.extend_from_slice(b"; } 2>/dev/null; cd -- ");
+                code.extend_from_slice(&q);
+                code.extend_from_slice(b" || exit 255\n");
+            }
+            None => {}
+        }
+        if let Some(b) = before {
+            code.extend_from_slice(&b);
+        }
+        Some(code)
+    }
+}
+
+/// This machine's name, as `hostname` prints it ("localhost" when it cannot be read).
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_asked_keeps_the_code_before() {
+        assert_eq!(Place::default().prologue(None), None);
+        assert_eq!(
+            Place::default().prologue(Some(b"x=1\n".to_vec())),
+            Some(b"x=1\n".to_vec())
+        );
+    }
+
+    #[test]
+    fn load_is_a_number_or_a_share_of_the_cpus() {
+        assert_eq!(load_limit("8", 2), Ok(800));
+        assert_eq!(load_limit("300%", 2), Ok(600));
+        assert_eq!(load_limit("0.5", 4), Ok(50));
+        assert!(load_limit("x", 2).is_err());
+        assert!(load_limit("0", 2).is_err());
+    }
+
+    #[test]
+    fn niceness_range() {
+        assert_eq!(niceness("18"), Ok(18));
+        assert!(niceness("20").is_err());
+        assert!(niceness("x").is_err());
+    }
+}
