@@ -227,6 +227,22 @@ const CASES: &[Case] = &[
         r"parallel -j1 -k --halt now,fail=1 'echo {}; exit {}' ::: 0 3 0; echo $?",
         "",
     ),
+    // The job that reached --halt is named as GNU Parallel names it; bad values in its words.
+    (
+        "",
+        r"parallel -j1 -k --halt now,fail=1 'echo {}; exit {}' ::: 0 3 0; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --halt now,success=1 true ::: 'a b'; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"parallel --halt soon,x echo ::: a; parallel --halt now,fail echo ::: a; parallel --halt error echo ::: a; echo $?",
+        "",
+    ),
     (
         "E",
         r"parallel -j1 -k --halt soon,fail=2 'echo {}; exit {}' ::: 0 1 0 1 0 0; echo $?",

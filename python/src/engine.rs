@@ -85,6 +85,7 @@ pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<O
                 kind: frun_engine::NoticeKind::Problem,
                 text: &e.to_string(),
                 fact: None,
+                detail: "",
             });
             e.status()
         }

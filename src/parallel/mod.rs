@@ -1011,13 +1011,33 @@ fn halt(v: &str) -> Result<Option<frun_engine::dispatch::ledger::Halt>, Invocati
     } else {
         v.to_string()
     };
-    let h = crate::units::parse_halt(&spec).map_err(|e| refuse(format!("--halt '{v}': {e}")))?;
+    let h = crate::units::parse_halt(&spec).map_err(|_| halt_error(v))?;
     Ok(h.map(|mut h| {
         if let HaltCount::Percent(p) = h.count {
             h.count = HaltCount::PercentOfAll(p);
         }
         h
     }))
+}
+
+/// GNU Parallel's error for a `--halt` value it cannot read, naming the first part that is
+/// wrong.
+fn halt_error(v: &str) -> Invocation {
+    let mut parts = v.split(',');
+    let when = parts.next().unwrap_or_default();
+    let what = parts.next().unwrap_or_default();
+    let key = what.split('=').next().unwrap_or_default();
+    let message = if !["never", "soon", "now"].contains(&when) {
+        "--halt must have 'never', 'soon', or 'now'.".to_string()
+    } else if !["success", "fail", "done"].contains(&key) {
+        format!("--halt {when} must be followed by ,success or ,fail.")
+    } else {
+        format!("--halt {when},{key} must be followed by ,number or ,percent%.")
+    };
+    Invocation::Fail {
+        text: format!("parallel: Error: {message}\n"),
+        status: ExitCode::Passed(255),
+    }
 }
 
 /// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run).
@@ -1567,6 +1587,11 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             t[..1].make_ascii_uppercase();
             Some(format!("parallel: Error: {t}"))
         }
+        Fact::Halted { failed } => Some(format!(
+            "parallel: This job {}:\n{}",
+            if failed { "failed" } else { "succeeded" },
+            n.detail
+        )),
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }

@@ -73,25 +73,32 @@ impl<'a, I: Iterator<Item = &'a [u8]>> Entry<'a, I> {
             self.exitval,
             self.signal
         );
-        for (i, w) in self.command.enumerate() {
-            if i > 0 {
-                out.push(b' ');
-            }
-            let at = out.len();
-            if i == 0 && self.raw_first {
-                out.extend_from_slice(w);
-            } else {
-                crate::exec::command::argv::shell_quote(w, out);
-            }
-            // One line per batch, whatever the words hold: a newline is written as a NUL byte,
-            // as GNU Parallel writes it (the command is the last field: tabs stay).
-            for b in &mut out[at..] {
-                if *b == b'\n' {
-                    *b = 0;
-                }
+        let at = out.len();
+        command_line(self.command, self.raw_first, out);
+        // One line per batch, whatever the words hold: a newline is written as a NUL byte,
+        // as GNU Parallel writes it (the command is the last field: tabs stay).
+        for b in &mut out[at..] {
+            if *b == b'\n' {
+                *b = 0;
             }
         }
         out.push(b'\n');
+    }
+}
+
+/// Appends the command line of `words` as the joblog (and GNU Parallel's messages) show it:
+/// each word shell-quoted where it needs it, except the first when `raw_first` (a shell line,
+/// shown as it is), separated by spaces.
+pub fn command_line<'a>(words: impl Iterator<Item = &'a [u8]>, raw_first: bool, out: &mut Vec<u8>) {
+    for (i, w) in words.enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        if i == 0 && raw_first {
+            out.extend_from_slice(w);
+        } else {
+            crate::exec::command::argv::shell_quote(w, out);
+        }
     }
 }
 

@@ -98,14 +98,27 @@ impl Checkpointing<'_> {
                 self.keep(&format!("signal {n}"));
                 ExitCode::Signal(n)
             }
-            StopReason::Halt { on, failed, .. } => {
+            StopReason::Halt {
+                on, failed, job, ..
+            } => {
                 let summary = self.shared.ledger.summary();
                 let peer = self.ending.statuses != super::Statuses::Summarised;
                 if let Some(s) = summary.as_ref().filter(|_| !peer) {
                     say!("{s}");
                 }
                 if peer {
-                    say!("stopped: --halt reached");
+                    match job {
+                        Some((job_failed, line)) => crate::sys::notice::say_about(
+                            crate::sys::notice::NoticeKind::Problem,
+                            Some(crate::sys::notice::Fact::Halted { failed: job_failed }),
+                            &line,
+                            format_args!(
+                                "stopped: --halt reached at a job that {}: {line}",
+                                if job_failed { "failed" } else { "succeeded" }
+                            ),
+                        ),
+                        None => say!("stopped: --halt reached"),
+                    }
                 } else {
                     say!("stopped: {}", self.halt_met(on));
                 }

@@ -26,6 +26,8 @@ pub enum StopReason {
         /// Jobs failed when it was reached (GNU Parallel's status counts them, not the
         /// failures of jobs that were still running).
         failed: u64,
+        /// The job that reached it: whether it failed, and its command line as shown.
+        job: Option<(bool, String)>,
     },
     /// The run cannot go on as asked, e.g. `--resume` with another input (exit 2).
     Refused(String),

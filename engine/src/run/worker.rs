@@ -193,6 +193,10 @@ pub(super) trait Site {
     fn pace(&self) -> bool {
         true
     }
+    /// The command line of `argv` as messages and the joblog show it.
+    fn shown_line(&self, argv: &Argv) -> String {
+        String::from_utf8_lossy(&argv.words().collect::<Vec<_>>().join(&b' ')).into_owned()
+    }
     /// Why the job line [`Site::command`] built from `bytes` must not run (`Work::line_limit`).
     fn line_too_long(&self, _bytes: &[u8], _argv: &Argv) -> Option<StopReason> {
         None
@@ -400,6 +404,17 @@ impl Site for Post<'_> {
 
     fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
         self.shared.gate.as_ref().map(|g| g.hold())
+    }
+
+    fn shown_line(&self, argv: &Argv) -> String {
+        let w = &self.shared.work;
+        let mut line = Vec::new();
+        crate::output::joblog::command_line(
+            argv.words().skip(w.joblog_skip_words),
+            w.joblog_raw_first,
+            &mut line,
+        );
+        String::from_utf8_lossy(&line).into_owned()
     }
 
     fn line_too_long(&self, bytes: &[u8], argv: &Argv) -> Option<StopReason> {
@@ -1046,6 +1061,7 @@ impl<'a, S: Site> Worker<'a, S> {
                     now: h.now,
                     on: h.on,
                     failed: ledger.failed_batches() + ledger.given_up_batches(),
+                    job: Some((settled.failed, site.shown_line(&self.argv))),
                 });
             }
         }

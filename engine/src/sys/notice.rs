@@ -20,6 +20,8 @@ pub struct Notice<'a> {
     /// What the message is about, for a front end that words it as another tool does (GNU
     /// Parallel's personality words its warnings GNU's way); None for most messages.
     pub fact: Option<Fact>,
+    /// What the fact is about, when it is about a text (a job's command line); else empty.
+    pub detail: &'a str,
 }
 
 /// The facts some [`Notice`]s state, in numbers.
@@ -39,6 +41,12 @@ pub enum Fact {
     NulEscaped,
     /// `--retry-failed` read command lines with newlines (written as NUL bytes) from a joblog.
     LoggedNewlines,
+    /// `--halt` was reached at a job that failed (or else succeeded): its command line is the
+    /// notice's detail.
+    Halted {
+        /// The job failed.
+        failed: bool,
+    },
     /// A job's line was too long to run ([`crate::plan::config::Config::line_limit`]): the
     /// text is GNU Parallel's sentence for it, its first letter in lower case.
     LineTooLong,
@@ -92,6 +100,16 @@ pub(crate) fn say(kind: NoticeKind, args: fmt::Arguments<'_>) {
 
 /// Hands one message, and the fact it states, to the sink.
 pub(crate) fn say_fact(kind: NoticeKind, fact: Option<Fact>, args: fmt::Arguments<'_>) {
+    say_about(kind, fact, "", args)
+}
+
+/// Hands one message, the fact it states and what that is about, to the sink.
+pub(crate) fn say_about(
+    kind: NoticeKind,
+    fact: Option<Fact>,
+    detail: &str,
+    args: fmt::Arguments<'_>,
+) {
     let sink = SINK.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(sink) = sink {
         let owned;
@@ -102,6 +120,11 @@ pub(crate) fn say_fact(kind: NoticeKind, fact: Option<Fact>, args: fmt::Argument
                 &owned
             }
         };
-        sink.notice(&Notice { kind, text, fact });
+        sink.notice(&Notice {
+            kind,
+            text,
+            fact,
+            detail,
+        });
     }
 }
