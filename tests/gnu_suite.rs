@@ -42,6 +42,11 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "(timing) --lb's peak memory for a double-length line: 1x, not GNU's 2x, at times",
     ),
     (
+        "par_multiline_commands",
+        "(timing) --timeout 2s ends a `sleep 2` job at 2 s; GNU Parallel looks at its timeouts \
+         now and then, so that job usually finishes first",
+    ),
+    (
         "par_pipepart_recend_recstart",
         "no warning when a record outgrows --block",
     ),

@@ -268,6 +268,12 @@ const CASES: &[Case] = &[
         r"parallel -k --timeout 1 'sleep {}; echo {}' ::: 0.1 5 0.2; echo $?",
         "",
     ),
+    // A job killed for its time is named as GNU Parallel names it.
+    (
+        "",
+        r"parallel -k --timeout 1 'sleep {}; echo {}' ::: 0.1 5 0.2; echo $?",
+        "",
+    ),
     ("", r"parallel -j2 --delay 0.2 -k echo ::: a b c", ""),
     ("E", r"parallel -k --bar echo ::: a b", ""),
     ("E", r"parallel -k --eta echo ::: a b", ""),

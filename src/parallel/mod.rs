@@ -1592,6 +1592,12 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             if failed { "failed" } else { "succeeded" },
             n.detail
         )),
+        // GNU Parallel puts its prefix before the line's first line only.
+        Fact::TimedOut => Some(format!(
+            "parallel: Warning: This job was killed because it timed out:\n\
+             parallel: Warning: {}",
+            n.detail
+        )),
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }

@@ -210,6 +210,12 @@ impl Ledger {
 
     /// Records a finished batch.
     pub fn record(&self, batch: &Batch, outcome: &Outcome) {
+        self.record_shown(batch, outcome, &String::new)
+    }
+
+    /// Records a finished batch whose command line, as messages show it, is `line()` (asked
+    /// for only when a message names it: a batch killed for its time).
+    pub fn record_shown(&self, batch: &Batch, outcome: &Outcome, line: &dyn Fn() -> String) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.records.fetch_add(batch.records, Ordering::Relaxed);
         if !matches!(outcome, Outcome::Ok) {
@@ -221,7 +227,12 @@ impl Ledger {
             Outcome::TimedOut(_) => {
                 self.timed_out.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed after its --job-timeout", place());
-                say!("{text}");
+                crate::sys::notice::say_about(
+                    crate::sys::notice::NoticeKind::Problem,
+                    Some(crate::sys::notice::Fact::TimedOut),
+                    &line(),
+                    format_args!("{text}"),
+                );
                 self.note_first(batch.start, text);
             }
             Outcome::Exited(code) => {

@@ -932,7 +932,8 @@ impl<'a, S: Site> Worker<'a, S> {
             if rules.abort && settled.abort.is_none() {
                 settled.abort = abort_reason(&outcome, || site.command_name());
             }
-            site.ledger().record(&part, &outcome);
+            site.ledger()
+                .record_shown(&part, &outcome, &|| site.shown_line(&self.argv));
             return Ok(());
         }
         // A failed attempt's partial output never appears.

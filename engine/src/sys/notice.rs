@@ -41,6 +41,9 @@ pub enum Fact {
     NulEscaped,
     /// `--retry-failed` read command lines with newlines (written as NUL bytes) from a joblog.
     LoggedNewlines,
+    /// A job was killed for running too long (`--job-timeout`): its command line is the
+    /// notice's detail.
+    TimedOut,
     /// `--halt` was reached at a job that failed (or else succeeded): its command line is the
     /// notice's detail.
     Halted {
