@@ -1,7 +1,8 @@
 //! `--wd DIR`, `--nice N`, `--load N` and `--open-tty`: shell code put before each job's line
 //! so that the job's command starts only once the load average is at most N, runs in that
 //! directory (made when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job
-//! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the code only; it runs nothing itself.
+//! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the
+//! code only; it runs nothing itself.
 
 use frun_engine::exec::command::argv::shell_quote;
 

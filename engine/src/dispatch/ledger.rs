@@ -208,14 +208,9 @@ impl Ledger {
         *self.last_failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome.shown());
     }
 
-    /// Records a finished batch.
-    pub fn record(&self, batch: &Batch, outcome: &Outcome) {
-        self.record_shown(batch, outcome, &String::new)
-    }
-
     /// Records a finished batch whose command line, as messages show it, is `line()` (asked
     /// for only when a message names it: a batch killed for its time).
-    pub fn record_shown(&self, batch: &Batch, outcome: &Outcome, line: &dyn Fn() -> String) {
+    pub fn record(&self, batch: &Batch, outcome: &Outcome, line: &dyn Fn() -> String) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.records.fetch_add(batch.records, Ordering::Relaxed);
         if !matches!(outcome, Outcome::Ok) {
@@ -490,10 +485,14 @@ mod tests {
             on,
             count,
         };
-        ledger.record(&batch(0, 0), &Outcome::Ok);
-        ledger.record(&batch(1, 2), &Outcome::Exited(3));
-        ledger.record(&batch(2, 4), &Outcome::TimedOut(libc::SIGTERM));
-        ledger.record(&batch(3, 6), &Outcome::Ok);
+        ledger.record(&batch(0, 0), &Outcome::Ok, &String::new);
+        ledger.record(&batch(1, 2), &Outcome::Exited(3), &String::new);
+        ledger.record(
+            &batch(2, 4),
+            &Outcome::TimedOut(libc::SIGTERM),
+            &String::new,
+        );
+        ledger.record(&batch(3, 6), &Outcome::Ok, &String::new);
         let reached = |h| ledger.halt_reached(h, None);
         assert!(reached(halt(HaltOn::Fail, HaltCount::Batches(2))));
         assert!(!reached(halt(HaltOn::Fail, HaltCount::Batches(3))));
@@ -529,9 +528,9 @@ mod tests {
     fn the_summary_names_the_failure_earliest_in_the_input() {
         let ledger = Ledger::default();
         // Finished in the order 2, 0, 1, as workers may finish them.
-        ledger.record(&batch(2, 40), &Outcome::Exited(3));
-        ledger.record(&batch(0, 0), &Outcome::Exited(1));
-        ledger.record(&batch(1, 20), &Outcome::Exited(2));
+        ledger.record(&batch(2, 40), &Outcome::Exited(3), &String::new);
+        ledger.record(&batch(0, 0), &Outcome::Exited(1), &String::new);
+        ledger.record(&batch(1, 20), &Outcome::Exited(2), &String::new);
         let s = ledger.summary().expect("failures give a summary");
         assert!(
             s.ends_with("first: batch 0 (input offset 0, 1 record): exit status 1"),

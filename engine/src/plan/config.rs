@@ -174,6 +174,13 @@ pub enum NulInValue {
     Escape,
 }
 
+impl Conduct {
+    /// Whether a NUL byte in a value becomes `\0` in its job's line (GNU Parallel's way).
+    pub fn escapes_nul(&self) -> bool {
+        self.nul_in_value == NulInValue::Escape
+    }
+}
+
 impl Default for Conduct {
     fn default() -> Conduct {
         Conduct {

@@ -170,7 +170,7 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunErro
     if !header.is_empty() {
         job.header = header.to_vec();
     }
-    let escape = cfg.conduct.nul_in_value == crate::plan::config::NulInValue::Escape;
+    let escape = cfg.conduct.escapes_nul();
     JobFiles::open(name, &job, cfg.delimiter)
         .map(|f| Some(if escape { f.escaping_nul() } else { f }))
         .map_err(|m| {

@@ -677,7 +677,7 @@ fn open_input(cfg: &Config) -> Result<Opened, RunError> {
                 Some(crate::exec::command::job::Columns::SplitTuple(re)) => Some(re.as_str()),
                 _ => None,
             };
-            let escape_nul = cfg.conduct.nul_in_value == config::NulInValue::Escape;
+            let escape_nul = cfg.conduct.escapes_nul();
             let (f, header, tuples) = sweep::materialize(s, s.delimiter, colsep, escape_nul)
                 .map_err(|m| RunError::unusable(Subject::Input(None), m))?;
             let reads_stdin = s.sources.iter().any(
@@ -803,7 +803,7 @@ fn job_command(
     if let Some(code) = cfg.shell_prologue.as_ref().filter(|_| !spec.literal) {
         line = line.with_prologue(code, spec.shell.as_os_str().as_bytes());
     }
-    if cfg.conduct.nul_in_value == crate::plan::config::NulInValue::Escape {
+    if cfg.conduct.escapes_nul() {
         line = line.escaping_nul();
     }
     if in_worker {
@@ -939,13 +939,11 @@ fn tag_line(
     }
     let line =
         crate::exec::command::job::JobLine::tag(&spec).map_err(|m| RunError::config("tag", m))?;
-    Ok(Some(
-        if cfg.conduct.nul_in_value == crate::plan::config::NulInValue::Escape {
-            line.escaping_nul()
-        } else {
-            line
-        },
-    ))
+    Ok(Some(if cfg.conduct.escapes_nul() {
+        line.escaping_nul()
+    } else {
+        line
+    }))
 }
 
 /// The journal this run keeps (and the one it resumes), or this task's results files.

@@ -30,19 +30,14 @@ pub(super) fn materialize(
     let colsep = colsep
         .map(crate::exec::command::job::column_separator)
         .transpose()?;
-    let contents = sweep
+    let mut contents = sweep
         .sources
         .iter()
-        .map(|s| file_bytes(s, delimiter, escape_nul))
+        .map(file_bytes)
         .collect::<Result<Vec<_>, _>>()?;
-    // Said once, for the first source that held one.
-    if let Some((name, at)) = contents
-        .iter()
-        .find_map(|c| c.as_ref().and_then(|c| c.1.clone()))
-    {
-        warn_nul_escaped(&name, at);
+    if delimiter != 0 {
+        nul_in_files(&sweep.sources, &mut contents, escape_nul)?;
     }
-    let contents: Vec<Option<Vec<u8>>> = contents.into_iter().map(|c| c.map(|c| c.0)).collect();
     let mut kept = Vec::with_capacity(sweep.sources.len());
     for (s, bytes) in sweep.sources.iter().zip(&contents) {
         let mut vals = values(s, bytes.as_deref(), delimiter);
@@ -155,14 +150,8 @@ fn continued(vals: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
     (arena, ends)
 }
 
-/// The bytes of a `::::` source, read whole (None for `::: words`), and with `escape_nul`,
-/// where its first NUL byte was (its name and offset), each NUL now `\0`.
-#[allow(clippy::type_complexity)]
-fn file_bytes(
-    source: &Source,
-    delimiter: u8,
-    escape_nul: bool,
-) -> Result<Option<(Vec<u8>, Option<(String, usize)>)>, String> {
+/// The bytes of a `::::` source, read whole (None for `::: words`).
+fn file_bytes(source: &Source) -> Result<Option<Vec<u8>>, String> {
     let SourceValues::File(p) = &source.values else {
         return Ok(None);
     };
@@ -179,31 +168,46 @@ fn file_bytes(
         (&f).read_to_end(&mut bytes)
     };
     read.map_err(|e| format!("cannot read {name}: {}", crate::sys::errors::os_message(&e)))?;
-    if delimiter != 0 && escape_nul {
-        if let Some(at) = memchr::memchr(0, &bytes) {
-            let escaped = crate::exec::command::job::nul_escaped(&bytes);
-            return Ok(Some((escaped, Some((name, at)))));
-        }
-    }
-    if delimiter != 0 && memchr::memchr(0, &bytes).is_some() {
-        return Err(format!(
-            "{name} holds a NUL byte, which no argument can hold (use -0 for NUL-separated values)"
-        ));
-    }
-    Ok(Some((bytes, None)))
+    Ok(Some(bytes))
 }
 
-/// Says that a NUL byte (the first at byte `at` of `name`) is `\0` in its values.
-fn warn_nul_escaped(name: &str, at: usize) {
-    crate::sys::notice::say_fact(
-        crate::sys::notice::NoticeKind::Problem,
-        Some(crate::sys::notice::Fact::NulEscaped),
-        format_args!(
-            "warning: {name} holds a NUL byte (at byte {at}), which no argument can hold: its \
-             value gets the two characters \\0 in its place (use -0 for NUL-separated values; \
-             later ones are not reported)"
-        ),
-    );
+/// The sources' files (`contents`, read with a delimiter that is not NUL) must not hold a NUL
+/// byte, which no argument can hold: refused, or with `escape` each NUL is the two characters
+/// `\0` (GNU Parallel's way), said once for the first file that held one.
+fn nul_in_files(
+    sources: &[Source],
+    contents: &mut [Option<Vec<u8>>],
+    escape: bool,
+) -> Result<(), String> {
+    let mut said = false;
+    for (s, bytes) in sources.iter().zip(contents) {
+        let (SourceValues::File(p), Some(bytes)) = (&s.values, bytes) else {
+            continue;
+        };
+        let Some(at) = memchr::memchr(0, bytes) else {
+            continue;
+        };
+        let name = p.display();
+        if !escape {
+            return Err(format!(
+                "{name} holds a NUL byte, which no argument can hold (use -0 for NUL-separated \
+                 values)"
+            ));
+        }
+        if !std::mem::replace(&mut said, true) {
+            crate::sys::notice::say_fact(
+                crate::sys::notice::NoticeKind::Problem,
+                Some(crate::sys::notice::Fact::NulEscaped),
+                format_args!(
+                    "warning: {name} holds a NUL byte (at byte {at}), which no argument can \
+                     hold: its value gets the two characters \\0 in its place (use -0 for \
+                     NUL-separated values; later ones are not reported)"
+                ),
+            );
+        }
+        *bytes = crate::exec::command::job::nul_escaped(bytes);
+    }
+    Ok(())
 }
 
 /// One source's values: its words, or its file's records (`bytes`).

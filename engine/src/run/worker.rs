@@ -195,7 +195,9 @@ pub(super) trait Site {
     }
     /// The command line of `argv` as messages and the joblog show it.
     fn shown_line(&self, argv: &Argv) -> String {
-        String::from_utf8_lossy(&argv.words().collect::<Vec<_>>().join(&b' ')).into_owned()
+        let mut line = Vec::new();
+        crate::output::joblog::command_line(argv.words(), false, &mut line);
+        String::from_utf8_lossy(&line).into_owned()
     }
     /// Why the job line [`Site::command`] built from `bytes` must not run (`Work::line_limit`).
     fn line_too_long(&self, _bytes: &[u8], _argv: &Argv) -> Option<StopReason> {
@@ -425,9 +427,9 @@ impl Site for Post<'_> {
         // Through a shell the line is the last word, as measured; without one, its words
         // quoted are at most three times as long (plus quotes and a space each).
         let bound = if job.shell().is_some() {
-            argv.words().last().map_or(0, |l| l.len() as u64)
+            argv.last_word_len() as u64
         } else {
-            argv.words().map(|w| 3 * w.len() as u64 + 3).sum()
+            3 * (argv.words_len() + argv.word_count()) as u64
         };
         if bound < limit {
             return None;
@@ -933,7 +935,7 @@ impl<'a, S: Site> Worker<'a, S> {
                 settled.abort = abort_reason(&outcome, || site.command_name());
             }
             site.ledger()
-                .record_shown(&part, &outcome, &|| site.shown_line(&self.argv));
+                .record(&part, &outcome, &|| site.shown_line(&self.argv));
             return Ok(());
         }
         // A failed attempt's partial output never appears.

@@ -69,6 +69,23 @@ impl Argv {
         &self.ptrs
     }
 
+    /// The last word's length, without looking at its bytes (a job line's shell line).
+    pub fn last_word_len(&self) -> usize {
+        self.offsets
+            .last()
+            .map_or(0, |&o| self.bytes.len().saturating_sub(o + 1))
+    }
+
+    /// The words' bytes in all (without their NULs), without looking at them.
+    pub fn words_len(&self) -> usize {
+        self.bytes.len() - self.offsets.len()
+    }
+
+    /// How many words it holds.
+    pub fn word_count(&self) -> usize {
+        self.offsets.len()
+    }
+
     /// The words (without NULs), for `--dry-run`.
     pub fn words(&self) -> impl Iterator<Item = &[u8]> {
         self.offsets.iter().map(move |&o| {
