@@ -5,10 +5,10 @@
 //! Parallel agrees with the wanted results but frun silently gives something else is listed in
 //! `KNOWN_DIFFERENCES` with its reason. The list may only shrink: a function that newly differs
 //! fails the test. Refusals (frun says in a `frun: ` line that it does not do something) are
-//! counted, not listed. A function that did not agree is run a second time, alone, for both
-//! (run.py), so that a sleep race lost on a busy machine is not taken for a difference. It
-//! does not test anything the differential corpus (parallel.rs) does
-//! not also cover case by case.
+//! counted, not listed. A function where GNU Parallel agrees and frun does not is run a second
+//! time, alone (run.py), so that a sleep race lost on a busy machine is not taken for a
+//! difference. It does not test anything the differential corpus (parallel.rs) does not also
+//! cover case by case.
 
 use crate::common::BIN;
 use std::collections::BTreeMap;
