@@ -1734,13 +1734,77 @@ C
     ),
     ("", r"seq 3 | parallel --pipe --block -2 wc -l; echo $?", ""),
     (
-        "D:--pipe -N with --recstart or a --recend of more than one byte: GNU counts such records; frun refuses (-N counts one-byte records only; use --block)",
+        "",
         r"printf 'x1
 >a
 AAA
 >b
 BB
 ' | parallel --pipe --recstart '>' -N1 -k 'echo =; cat'; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"printf 'aXYbXYcXY' | parallel --pipe --recend XY -N2 -k 'echo =; cat; echo'",
+        "",
+    ),
+    ("", r"seq 3 | parallel -k --pipe --recend '' -N2 od -c", ""),
+    // --- --regexp: --recstart and --recend as Perl regular expressions.
+    (
+        "",
+        r"printf 'Garbage
+A1 Start 1
+A1 x
+A22 Start 2
+B1 Start 3
+' | parallel --pipe --regexp -k --recstart 'A\d+ Start' -N1 'echo Record; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'Start
+foo
+Start
+Start 2
+End
+' | parallel --pipe --regexp -k --recend '' --recstart '^Start$' -N1 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a End
+b End
+End
+c
+' | parallel --pipe --regexp -k --recend 'End
+' -N2 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"seq 54000 60000 | parallel -N100 --regexp --pipe --recstart 4 --recend 5 -k cat | cmp - <(seq 54000 60000) && echo same",
+        "",
+    ),
+    (
+        "",
+        r"seq 30000 | parallel --regexp --pipe --block 10k --recend '[05]
+' -k 'wc -l' | sort | uniq -c",
+        "",
+    ),
+    (
+        "",
+        r"seq 10 > t; parallel --pipepart -a t -k --block 2 --regexp --recend 3'
+' 'echo =; cat'",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel -k --pipe --regexp --recend '' -N1 od -c",
+        "",
+    ),
+    (
+        "D:an expression that does not compile: GNU Parallel passes the input on as one block; frun says so and runs nothing",
+        r"seq 3 | parallel --pipe --regexp --recstart '(' cat; echo $?",
         "",
     ),
     // --- --line-buffer (tests/line_buffer.rs shows lines arrive while jobs run).
@@ -2383,7 +2447,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),
     ("-L 2 --pipe", "--pipe with -L"),
-    ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
     ("--compress --results out", "--compress"),

@@ -17,6 +17,7 @@ mod lines;
 mod place;
 mod plus;
 mod profile;
+mod regexp;
 mod storage;
 
 use crate::invocation::Invocation;
@@ -182,7 +183,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
-    ("--regexp", "use --recstart and --recend with plain strings"),
     (
         "--remove-rec-sep",
         "strip the separators in the command (e.g. sed)",
@@ -222,8 +222,11 @@ struct Options {
     blocks_per_slot: Option<u64>,
     /// `--round-robin`: with `--pipepart`, one block per job slot.
     round_robin: bool,
+    /// `--recend`/`--recstart` as given (escapes are read once `--regexp` is known).
     recend: Option<Vec<u8>>,
     recstart: Option<Vec<u8>>,
+    /// `--regexp`: those two are regular expressions.
+    regexp: bool,
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
@@ -331,6 +334,7 @@ fn fresh_options() -> Options {
         round_robin: false,
         recend: None,
         recstart: None,
+        regexp: false,
         delimiter_given: false,
         group: false,
         lines: lines::Lines::default(),
@@ -560,6 +564,8 @@ const SWITCHES: &[&str] = &[
     "pipe-part",
     "round-robin",
     "roundrobin",
+    "regexp",
+    "regex",
     "line-buffer",
     "linebuffer",
     "lb",
@@ -736,6 +742,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             o.pipepart = true;
         }
         "round-robin" | "roundrobin" => o.round_robin = true,
+        "regexp" | "regex" => o.regexp = true,
         "version" => {
             return Err(Invocation::Print(
                 format!(
@@ -856,8 +863,8 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "trim" => o.trim = Some(trim_value(&v)?),
         "block" => set_block(o, &v)?,
-        "recend" => o.recend = Some(unescape(&v)),
-        "recstart" => o.recstart = Some(unescape(&v)),
+        "recend" => o.recend = Some(v.as_bytes().to_vec()),
+        "recstart" => o.recstart = Some(v.as_bytes().to_vec()),
         "retries" => {
             // N attempts in all; 0: as many as it takes (GNU Parallel's "0 = inf").
             let n = number("--retries", &v)?;
@@ -1472,10 +1479,14 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     if o.blocks_per_slot.is_some() && !o.pipepart {
         return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
     }
+    if o.regexp && (o.recstart.is_some() || o.recend.is_some()) {
+        return regexp_batches(o);
+    }
+    let text = |b: Vec<u8>| unescape(&String::from_utf8_lossy(&b));
     // Without --recstart, records end with the delimiter (a newline unless -0/-d); with it,
     // the end string defaults to nothing.
-    let start = o.recstart.take().unwrap_or_default();
-    let end = o.recend.take().unwrap_or_else(|| {
+    let start = o.recstart.take().map(text).unwrap_or_default();
+    let end = o.recend.take().map(text).unwrap_or_else(|| {
         if start.is_empty() {
             vec![o.cfg.delimiter]
         } else {
@@ -1486,11 +1497,6 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     if one_byte {
         o.cfg.delimiter = end[0];
     } else if !start.is_empty() || !end.is_empty() {
-        if o.per_job.is_some() {
-            return Err(refuse(
-                "-N counts records ended by one byte: with --recstart or a longer --recend, use --block",
-            ));
-        }
         o.cfg.record_bounds = Some(RecordBounds::new(&end, &start).ok_or_else(|| {
             refuse(format!(
                 "--recend and --recstart: at most {MAX_PATTERN} bytes together"
@@ -1508,11 +1514,29 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         (b, None) => b.filter(|&b| b > 0).unwrap_or(1 << 20),
     };
     Ok(match o.per_job {
+        // -N with neither string: every byte is a record (as GNU Parallel counts them).
+        Some(n) if start.is_empty() && end.is_empty() => BatchSpec::Bytes(n),
         // -N: that many records per job.
         Some(n) => BatchSpec::Exact(n),
         // Neither string: raw blocks.
         None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
         // --pipepart cuts at the first record boundary past each block's size.
+        None if o.pipepart => BatchSpec::BlockPast(block),
+        None => BatchSpec::Block(block),
+    })
+}
+
+/// `--pipe --regexp`: records bounded by GNU Parallel's regular expressions ([`regexp`]),
+/// `-N` of them per job or blocks of about `--block` bytes cut at the last boundary.
+fn regexp_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
+    let text = |b: Option<Vec<u8>>| String::from_utf8_lossy(&b.unwrap_or_default()).into_owned();
+    let (start, end) = (text(o.recstart.take()), text(o.recend.take()));
+    let n = o.per_job.unwrap_or(1);
+    let finder = regexp::RegexBounds::new(&start, &end, n).map_err(refuse)?;
+    o.cfg.record_bounds = Some(RecordBounds::Found(std::sync::Arc::new(finder)));
+    let block = o.block.filter(|&b| b > 0).unwrap_or(1 << 20);
+    Ok(match o.per_job {
+        Some(n) => BatchSpec::Exact(n),
         None if o.pipepart => BatchSpec::BlockPast(block),
         None => BatchSpec::Block(block),
     })
@@ -1533,7 +1557,7 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
-job slot), --recend STR, --recstart STR,
+job slot), --recend STR, --recstart STR, --regexp,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,

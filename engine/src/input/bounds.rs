@@ -4,26 +4,117 @@
 //!
 //! It only finds boundaries in bytes it is given (with `memchr::memmem`, once per chunk); it
 //! reads no input and cuts no batches (the scanner does). The one-byte delimiter path never
-//! comes here.
+//! comes here. Boundaries that strings cannot describe (GNU Parallel's `--regexp`) come from a
+//! front end as a [`BoundaryFinder`]: the engine knows no regular expression syntax.
 
 use memchr::memmem;
+use std::fmt;
+use std::sync::Arc;
 
 /// The longest end string plus start string (the pattern is held inline, so settings that
 /// carry it stay `Copy`).
 pub const MAX_PATTERN: usize = 64;
 
+/// Where records of the input begin and end: two strings, or a front end's finder.
+#[derive(Clone, Debug)]
+pub enum RecordBounds {
+    /// A boundary is where the end string ends and the start string begins.
+    Strings(Strings),
+    /// A front end's own rule (for instance regular expressions).
+    Found(Arc<dyn BoundaryFinder>),
+}
+
+/// Finds record boundaries by a rule of its own. Offsets are into `data`, the input from a
+/// chunk's start as far as it is in.
+pub trait BoundaryFinder: Send + Sync + fmt::Debug {
+    /// The last boundary `p` with `lo < p <= hi`, looking at `data[..hi]` only.
+    fn last_in(&self, data: &[u8], lo: usize, hi: usize) -> Option<usize>;
+    /// The first boundary `p > lo`.
+    fn first_after(&self, data: &[u8], lo: usize) -> Option<usize>;
+    /// How many records `data` (one chunk, cut at boundaries) holds.
+    fn count(&self, data: &[u8]) -> u64;
+    /// Where the first `n` records of `data` end, `data` starting a chunk (`first`: the
+    /// input's first chunk); None while the input after them is not in yet.
+    fn records_end(&self, data: &[u8], n: u64, first: bool) -> Option<usize>;
+}
+
+impl RecordBounds {
+    /// Boundaries between `end` and `start`; None when both are empty or together longer than
+    /// [`MAX_PATTERN`].
+    pub fn new(end: &[u8], start: &[u8]) -> Option<RecordBounds> {
+        Strings::new(end, start).map(RecordBounds::Strings)
+    }
+
+    /// How many bytes before a place already searched may hold the beginning of a boundary's
+    /// pattern (a finder's searches look at the whole chunk again: none).
+    pub fn overlap(&self) -> u64 {
+        match self {
+            RecordBounds::Strings(s) => s.pattern().len() as u64,
+            RecordBounds::Found(_) => 0,
+        }
+    }
+
+    /// See [`BoundaryFinder::last_in`].
+    pub fn last_in(&self, data: &[u8], lo: usize, hi: usize) -> Option<usize> {
+        match self {
+            RecordBounds::Strings(s) => s.last_in(data, lo, hi),
+            RecordBounds::Found(f) => f.last_in(data, lo, hi.min(data.len())),
+        }
+    }
+
+    /// See [`BoundaryFinder::first_after`].
+    pub fn first_after(&self, data: &[u8], lo: usize) -> Option<usize> {
+        match self {
+            RecordBounds::Strings(s) => s.first_after(data, lo),
+            RecordBounds::Found(f) => f.first_after(data, lo),
+        }
+    }
+
+    /// See [`BoundaryFinder::count`].
+    pub fn count(&self, data: &[u8]) -> u64 {
+        match self {
+            RecordBounds::Strings(s) => s.count(data),
+            RecordBounds::Found(f) => f.count(data),
+        }
+    }
+
+    /// See [`BoundaryFinder::records_end`]. With strings, the `n`th boundary, each found at
+    /// least one byte past the last one's pattern start (GNU Parallel's `--pipe -N`).
+    pub fn records_end(&self, data: &[u8], n: u64, first: bool) -> Option<usize> {
+        match self {
+            RecordBounds::Strings(s) => {
+                let mut at = 0;
+                for _ in 0..n {
+                    at = memmem::find(data.get(at + 1..)?, s.pattern())? + at + 1;
+                }
+                Some(at + s.end_len as usize)
+            }
+            RecordBounds::Found(f) => f.records_end(data, n, first),
+        }
+    }
+
+    /// Where a boundary sits past the beginning of its end pattern (strings: the end string's
+    /// length; a finder: 1).
+    pub fn end_len(&self) -> u64 {
+        match self {
+            RecordBounds::Strings(s) => s.end_len(),
+            RecordBounds::Found(_) => 1,
+        }
+    }
+}
+
 /// A boundary is where `end` ends and `start` begins (either may be empty, not both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RecordBounds {
+pub struct Strings {
     /// The end string, then the start string.
     pattern: [u8; MAX_PATTERN],
     end_len: u8,
     start_len: u8,
 }
 
-impl RecordBounds {
+impl Strings {
     /// None when both are empty or together longer than [`MAX_PATTERN`].
-    pub fn new(end: &[u8], start: &[u8]) -> Option<RecordBounds> {
+    pub fn new(end: &[u8], start: &[u8]) -> Option<Strings> {
         let len = end.len() + start.len();
         if len == 0 || len > MAX_PATTERN {
             return None;
@@ -31,7 +122,7 @@ impl RecordBounds {
         let mut pattern = [0u8; MAX_PATTERN];
         pattern[..end.len()].copy_from_slice(end);
         pattern[end.len()..len].copy_from_slice(start);
-        Some(RecordBounds {
+        Some(Strings {
             pattern,
             end_len: end.len() as u8,
             start_len: start.len() as u8,
@@ -89,7 +180,7 @@ mod tests {
     use super::*;
 
     /// Every boundary of `data`, found by looking at each position.
-    fn naive(b: &RecordBounds, data: &[u8]) -> Vec<usize> {
+    fn naive(b: &Strings, data: &[u8]) -> Vec<usize> {
         let (e, s) = (b.end_len as usize, b.start_len as usize);
         let pat = b.pattern();
         (1..=data.len())
@@ -108,7 +199,7 @@ mod tests {
             (b"XY", b">"),
             (b"Y", b"b"),
         ] {
-            let b = RecordBounds::new(end, start).unwrap();
+            let b = Strings::new(end, start).unwrap();
             let all = naive(&b, data);
             for lo in 0..data.len() {
                 let want = all.iter().copied().find(|&p| p > lo);
@@ -137,6 +228,18 @@ mod tests {
         assert_eq!(b.count(b""), 0);
         let s = RecordBounds::new(b"", b">").unwrap();
         assert_eq!(s.count(b">a>b"), 2);
+    }
+
+    #[test]
+    fn records_end_after_the_nth_boundary_past_the_first_byte() {
+        let b = RecordBounds::new(b"", b">").unwrap();
+        // The start at 0 begins the first record; it does not end one.
+        assert_eq!(b.records_end(b">a>b>c", 1, true), Some(2));
+        assert_eq!(b.records_end(b">a>b>c", 2, true), Some(4));
+        assert_eq!(b.records_end(b">a>b", 2, true), None);
+        let e = RecordBounds::new(b"XY", b"").unwrap();
+        assert_eq!(e.records_end(b"aXYbXY", 2, true), Some(6));
+        assert_eq!(e.records_end(b"aXYb", 2, true), None);
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub enum Sizing {
     /// At least `n` bytes per chunk, cut at the first record boundary whose end pattern starts
     /// `n` bytes or more past the chunk's start.
     BlockPast(u64),
+    /// Exactly `n` records per chunk, records ending at [`Settings::bounds`] (GNU Parallel's
+    /// `--pipe -N` with `--recstart`/`--recend` strings or `--regexp`).
+    BoundedRecords(u64),
 }
 
 /// What the scanner tells the rest of the engine while it runs.
@@ -344,6 +347,11 @@ impl Scanner<'_> {
                 scan.past = true;
                 scan.scan(ingest)
             }
+            Sizing::BoundedRecords(n) => {
+                let mut scan = ChunkScan::new(run, 1, true);
+                scan.records = Some(n);
+                scan.scan(ingest)
+            }
         }
     }
 
@@ -581,6 +589,8 @@ struct ChunkScan<'s, 'a> {
     at_records: bool,
     /// Chunks end at the first record boundary at or past `size` bytes, not the last within.
     past: bool,
+    /// Chunks hold this many records, ended at the string boundaries (`size` is then 1).
+    records: Option<u64>,
     /// Where the next chunk starts.
     start: u64,
     /// A record longer than a chunk, from `start`, not ended yet: how far its end was looked
@@ -609,6 +619,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             size,
             at_records,
             past: false,
+            records: None,
             start: 0,
             long: None,
             single: false,
@@ -682,6 +693,16 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
     fn chunk_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
         let (start, size) = (self.start, self.size);
         self.single = false;
+        if let (Some(n), Some(b)) = (self.records, &self.run.sc.settings.bounds) {
+            // The search starts at the chunk's start again as input comes in: it is meant for
+            // records far smaller than the spool's pieces.
+            let data = self.run.sc.spool.bytes(start, bound);
+            return match b.records_end(data, n, start == 0) {
+                Some(p) if p > 0 => Some(start + p as u64),
+                _ if eof || bound < filled => Some(bound),
+                _ => None,
+            };
+        }
         if bound - start < size {
             return Some(bound);
         }
@@ -697,7 +718,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             let within = (!known_long)
                 .then(|| b.last_in(data, 0, size as usize))
                 .flatten();
-            let from = self.resume_long(b.pattern().len() as u64) - start;
+            let from = self.resume_long(b.overlap()) - start;
             // Past mode: the end pattern starts at `size` or later (`first_after` finds a
             // boundary past `from`, a pattern starting at `from + 1 - end` or later).
             let from = if self.past {

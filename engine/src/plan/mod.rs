@@ -283,7 +283,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         head_first,
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
         nul: nul_in_argument(cfg, sizing),
-        bounds: cfg.record_bounds,
+        bounds: cfg.record_bounds.clone(),
     };
     Ok(Settings {
         input,
@@ -627,6 +627,7 @@ fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
         BatchSpec::BlockPast(n) => Sizing::BlockPast(n),
         // Settled once the input file's size is known (`blocks_per_worker`).
         BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
+        BatchSpec::Exact(n) if cfg.record_bounds.is_some() => Sizing::BoundedRecords(n),
         BatchSpec::Exact(n) => Sizing::Exact(n),
         // Settled once the input is read (`fill`).
         BatchSpec::Fill { .. } => Sizing::Adaptive { init: 1, max: 1 },
