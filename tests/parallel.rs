@@ -1807,6 +1807,26 @@ c
         r"seq 3 | parallel --pipe --regexp --recstart '(' cat; echo $?",
         "",
     ),
+    // --- --rrs: the separators left out of each block.
+    (
+        "",
+        r"echo 'a+b' | parallel -k --pipe --rrs --recend '+' -N1 'cat; echo end'",
+        "",
+    ),
+    ("", r"seq 3 | parallel --pipe --rrs cat", ""),
+    (
+        "",
+        r"printf '>a
+>b
+' | parallel -k --pipe --remove-rec-sep --recstart '>' -N1 'cat; echo'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a1b2c3
+' | parallel -k --pipe --regexp --rrs --recend '[0-9]' -N2 'cat; echo'",
+        "",
+    ),
     // --- --line-buffer (tests/line_buffer.rs shows lines arrive while jobs run).
     (
         "",

@@ -183,11 +183,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
-    (
-        "--remove-rec-sep",
-        "strip the separators in the command (e.g. sed)",
-    ),
-    ("--rrs", "strip the separators in the command (e.g. sed)"),
     ("--header-", "use --header :"),
 ];
 
@@ -227,6 +222,8 @@ struct Options {
     recstart: Option<Vec<u8>>,
     /// `--regexp`: those two are regular expressions.
     regexp: bool,
+    /// `--rrs`: the separators are left out of each block.
+    strip_separators: bool,
     delimiter_given: bool,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
@@ -335,6 +332,7 @@ fn fresh_options() -> Options {
         recend: None,
         recstart: None,
         regexp: false,
+        strip_separators: false,
         delimiter_given: false,
         group: false,
         lines: lines::Lines::default(),
@@ -566,6 +564,9 @@ const SWITCHES: &[&str] = &[
     "roundrobin",
     "regexp",
     "regex",
+    "rrs",
+    "remove-rec-sep",
+    "removerecsep",
     "line-buffer",
     "linebuffer",
     "lb",
@@ -743,6 +744,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         }
         "round-robin" | "roundrobin" => o.round_robin = true,
         "regexp" | "regex" => o.regexp = true,
+        "rrs" | "remove-rec-sep" | "removerecsep" => o.strip_separators = true,
         "version" => {
             return Err(Invocation::Print(
                 format!(
@@ -1432,6 +1434,7 @@ fn pipe(
         _ if o.pipepart => return Err(refuse("--pipepart reads one file (-a FILE or :::: FILE)")),
         _ => return Err(refuse("--pipe reads one input (stdin or one -a FILE)")),
     }
+    o.cfg.strip_separators = o.strip_separators;
     o.cfg.batch = pipe_batches(&mut o)?;
     o.cfg.stdin = true;
     // GNU Parallel's -r drops blank lines from --pipe's blocks (not from --pipepart's).
@@ -1493,7 +1496,7 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
             Vec::new()
         }
     });
-    let one_byte = start.is_empty() && end.len() == 1;
+    let one_byte = start.is_empty() && end.len() == 1 && !o.strip_separators;
     if one_byte {
         o.cfg.delimiter = end[0];
     } else if !start.is_empty() || !end.is_empty() {
@@ -1557,7 +1560,7 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
-job slot), --recend STR, --recstart STR, --regexp,
+job slot), --recend STR, --recstart STR, --regexp, --rrs,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,

@@ -25,6 +25,10 @@ pub(super) struct RegexBounds {
     starts: Regex,
     /// What comes before the input's first start match (GNU Parallel's "garbage" record).
     garbage: Regex,
+    /// A separator inside a chunk, at its start and at its end (`--rrs`).
+    separator: Regex,
+    head: Regex,
+    tail: Regex,
     /// The number of records `records` was built for.
     n: u64,
 }
@@ -60,6 +64,9 @@ impl RegexBounds {
             records: build(format!(r"\A((?:{s}{not_boundary}*?{e}){{{n}}})(?={s})"))?,
             starts: build(format!(r"\A{s}"))?,
             garbage: build(format!(r"\A({not_boundary}*?{e})(?={s})"))?,
+            separator: build(format!("{e}{s}"))?,
+            head: build(format!(r"\A{s}"))?,
+            tail: build(format!(r"{e}(?=\n?\z)"))?,
             n,
         })
     }
@@ -106,6 +113,23 @@ impl BoundaryFinder for RegexBounds {
             }
         }
         RegexBounds::group_end(&self.records, data).filter(|&p| p > 0)
+    }
+
+    fn separators(&self, data: &[u8]) -> Vec<(usize, usize)> {
+        let found = |re: &Regex| re.find(data).ok().flatten().map(|m| (m.start(), m.end()));
+        let mut cuts: Vec<(usize, usize)> = self
+            .separator
+            .find_iter(data)
+            .map_while(Result::ok)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        if let Some(h) = found(&self.head).filter(|h| cuts.first().is_none_or(|c| c.0 >= h.1)) {
+            cuts.insert(0, h);
+        }
+        if let Some(t) = found(&self.tail).filter(|t| cuts.last().is_none_or(|c| c.1 <= t.0)) {
+            cuts.push(t);
+        }
+        cuts
     }
 }
 

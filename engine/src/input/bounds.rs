@@ -36,6 +36,9 @@ pub trait BoundaryFinder: Send + Sync + fmt::Debug {
     /// Where the first `n` records of `data` end, `data` starting a chunk (`first`: the
     /// input's first chunk); None while the input after them is not in yet.
     fn records_end(&self, data: &[u8], n: u64, first: bool) -> Option<usize>;
+    /// The separators of `data` (one chunk) as sorted, disjoint ranges: see
+    /// [`RecordBounds::kept_runs`].
+    fn separators(&self, data: &[u8]) -> Vec<(usize, usize)>;
 }
 
 impl RecordBounds {
@@ -76,6 +79,28 @@ impl RecordBounds {
             RecordBounds::Strings(s) => s.count(data),
             RecordBounds::Found(f) => f.count(data),
         }
+    }
+
+    /// The runs of `data` (one chunk) left when its separators are taken out (GNU Parallel's
+    /// `--remove-rec-sep`): every end string followed by a start string, the start string
+    /// that begins it and the end string that ends it (also before one last newline).
+    pub fn kept_runs(&self, data: &[u8]) -> Vec<(usize, usize)> {
+        let cuts = match self {
+            RecordBounds::Strings(s) => s.separators(data),
+            RecordBounds::Found(f) => f.separators(data),
+        };
+        let mut runs = Vec::with_capacity(cuts.len() + 1);
+        let mut at = 0;
+        for (a, b) in cuts {
+            if a > at {
+                runs.push((at, a));
+            }
+            at = at.max(b);
+        }
+        if at < data.len() {
+            runs.push((at, data.len()));
+        }
+        runs
     }
 
     /// See [`BoundaryFinder::records_end`]. With strings, the `n`th boundary, each found at
@@ -144,6 +169,39 @@ impl Strings {
             return None;
         }
         memmem::rfind(&data[from..to], self.pattern()).map(|i| from + i + end)
+    }
+
+    /// See [`RecordBounds::kept_runs`].
+    fn separators(&self, data: &[u8]) -> Vec<(usize, usize)> {
+        let (end, start) = (self.end_len as usize, self.start_len as usize);
+        let (pattern, st, en) = (
+            self.pattern(),
+            &self.pattern()[end..],
+            &self.pattern()[..end],
+        );
+        let mut cuts: Vec<(usize, usize)> = memmem::find_iter(data, pattern)
+            .map(|i| (i, i + pattern.len()))
+            .fold(Vec::new(), |mut v, (a, b)| {
+                if v.last().is_none_or(|&(_, e)| a >= e) {
+                    v.push((a, b));
+                }
+                v
+            });
+        if start > 0 && data.starts_with(st) && cuts.first().is_none_or(|&(a, _)| a >= start) {
+            cuts.insert(0, (0, start));
+        }
+        let tail = if data.ends_with(b"\n") && !en.ends_with(b"\n") {
+            data.len() - 1
+        } else {
+            data.len()
+        };
+        if end > 0
+            && data[..tail].ends_with(en)
+            && cuts.last().is_none_or(|&(_, e)| e <= tail - end)
+        {
+            cuts.push((tail - end, tail));
+        }
+        cuts
     }
 
     /// The length of the end string (a boundary falls just after it).
@@ -240,6 +298,22 @@ mod tests {
         let e = RecordBounds::new(b"XY", b"").unwrap();
         assert_eq!(e.records_end(b"aXYbXY", 2, true), Some(6));
         assert_eq!(e.records_end(b"aXYb", 2, true), None);
+    }
+
+    #[test]
+    fn separators_are_left_out_as_gnu_parallel_does() {
+        let runs = |end: &[u8], start: &[u8], data: &[u8]| -> Vec<u8> {
+            let b = RecordBounds::new(end, start).unwrap();
+            b.kept_runs(data)
+                .iter()
+                .flat_map(|&(a, z)| data[a..z].to_vec())
+                .collect()
+        };
+        assert_eq!(runs(b"+", b"", b"a+"), b"a");
+        assert_eq!(runs(b"+", b"", b"b\n"), b"b\n");
+        assert_eq!(runs(b"+", b"", b"a+b+\n"), b"ab\n");
+        assert_eq!(runs(b"", b">", b">a>b"), b"ab");
+        assert_eq!(runs(b"XY", b">", b">aXY>bXY"), b"ab");
     }
 
     #[test]

@@ -211,6 +211,9 @@ pub struct Config {
     /// With `stdin`: lines of nothing but ASCII whitespace are dropped from each batch, and a
     /// batch left empty runs no command.
     pub drop_blank_lines: bool,
+    /// With `stdin` and [`Config::record_bounds`]: the separators are left out of what each
+    /// job reads (GNU Parallel's `--remove-rec-sep`; see `RecordBounds::kept_runs`).
+    pub strip_separators: bool,
     /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
     /// `-t`: a partial batch is flushed after this long without new input.
@@ -373,6 +376,7 @@ impl Default for Config {
             insert_id: false,
             stdin: false,
             drop_blank_lines: false,
+            strip_separators: false,
             limit: None,
             timeout: None,
             delimiter: b'\n',

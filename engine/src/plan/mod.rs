@@ -588,6 +588,10 @@ fn work(
         skip_jobs: Vec::new(),
         skip_saved: false,
         drop_blank: cfg.stdin && cfg.drop_blank_lines,
+        strip_separators: cfg
+            .record_bounds
+            .clone()
+            .filter(|_| cfg.stdin && cfg.strip_separators),
         tag: extra.tag,
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),

@@ -152,6 +152,8 @@ pub struct Work {
     /// Blank lines are dropped from what a command gets on stdin, and a batch of nothing but
     /// blank lines is not run.
     pub drop_blank: bool,
+    /// Record separators left out of what a command gets on stdin (`--rrs`).
+    pub strip_separators: Option<crate::input::bounds::RecordBounds>,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::command::job::JobLine>,
     /// `--line-buffer`: commands' output is passed on line by line while they run.

@@ -172,7 +172,10 @@ impl Child<'_> {
         }
         if let Some(feed) = feed {
             let (file, off) = shared.spool.file_at(part.start);
-            let sent = if shared.work.drop_blank {
+            let sent = if let Some(b) = &shared.work.strip_separators {
+                let runs = b.kept_runs(shared.spool.bytes(part.start, part.end));
+                feed.send_runs(file, off, runs.into_iter())
+            } else if shared.work.drop_blank {
                 let runs = crate::input::blank::kept_runs(shared.spool.bytes(part.start, part.end));
                 feed.send_runs(file, off, runs)
             } else {
