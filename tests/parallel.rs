@@ -1807,6 +1807,26 @@ c
         r"seq 3 | parallel --pipe --regexp --recstart '(' cat; echo $?",
         "",
     ),
+    // --- A record longer than --block: the block grows for good, with GNU's warning.
+    (
+        "e",
+        r"seq 3 | parallel -k --pipe --block 1 'echo =; cat'",
+        "",
+    ),
+    (
+        "e",
+        r"seq 10 | parallel -k --pipe --recend '
+' --recstart 6 --block 1 'echo =; cat'",
+        "",
+    ),
+    (
+        "e",
+        r"printf 'aaaaaaaaaaaaaa
+b
+' | parallel -k --pipe --block 3 --regexp --recend 'b?
+' 'echo =; cat'",
+        "",
+    ),
     // --- --rrs: the separators left out of each block.
     (
         "",

@@ -1525,7 +1525,10 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
         // --pipepart cuts at the first record boundary past each block's size.
         None if o.pipepart => BatchSpec::BlockPast(block),
-        None => BatchSpec::Block(block),
+        None => {
+            o.cfg.grow_blocks = true;
+            BatchSpec::Block(block)
+        }
     })
 }
 
@@ -1541,7 +1544,10 @@ fn regexp_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     Ok(match o.per_job {
         Some(n) => BatchSpec::Exact(n),
         None if o.pipepart => BatchSpec::BlockPast(block),
-        None => BatchSpec::Block(block),
+        None => {
+            o.cfg.grow_blocks = true;
+            BatchSpec::Block(block)
+        }
     })
 }
 
@@ -1624,6 +1630,9 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             "parallel: Warning: This job was killed because it timed out:\n\
              parallel: Warning: {}",
             n.detail
+        )),
+        Fact::BlockGrown { from, to } => Some(format!(
+            "parallel: Warning: A record was longer than {from}. Increasing to --blocksize {to}."
         )),
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())

@@ -93,6 +93,8 @@ pub trait ScanEvents {
     /// (with `Refuse`, the run stops with its status before the batch is published). Called
     /// once per run at most.
     fn nul_in_argument(&self, _offset: u64, _chunk: bool, _what: NulInArgument) {}
+    /// No record ended within a `--block` chunk: chunks are `to` bytes from now on.
+    fn block_grown(&self, _from: u64, _to: u64) {}
 }
 
 /// What a NUL byte inside a record that becomes an argument does.
@@ -172,6 +174,8 @@ pub struct Settings {
     pub nul: NulInArgument,
     /// `--block` chunks end at these string boundaries instead of at the delimiter byte.
     pub bounds: Option<RecordBounds>,
+    /// `--block` chunks grow while no record ends within one (see `Config::grow_blocks`).
+    pub grow_blocks: bool,
 }
 
 /// The scanner: its settings, and what it works with during the run.
@@ -709,6 +713,9 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         if !self.at_records {
             return Some(start + size);
         }
+        if self.run.sc.settings.grow_blocks && !self.past {
+            return self.grown_chunk_end(bound, filled, eof);
+        }
         let spool = self.run.sc.spool;
         // Once no record ends within the chunk's size, none will: only the rest is searched,
         // each byte once however the input arrives.
@@ -752,6 +759,30 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
                 });
                 None
             }
+        }
+    }
+
+    /// [`ChunkScan::chunk_end`] when blocks grow: the last record end within the block
+    /// (its whole end pattern, and start pattern, inside it); while there is none, the block
+    /// grows to ⌈1.3 × size + 1⌉ for good, and is looked at again once that much is in.
+    fn grown_chunk_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
+        let start = self.start;
+        loop {
+            let size = self.size;
+            if bound - start < size {
+                return (eof || bound < filled).then_some(bound);
+            }
+            let data = self.run.sc.spool.bytes(start, start + size);
+            let found = match &self.run.sc.settings.bounds {
+                Some(b) => b.last_in(data, 0, data.len()),
+                None => memchr::memrchr(self.run.sc.settings.delimiter, data).map(|i| i + 1),
+            };
+            if let Some(p) = found {
+                return Some(start + p as u64);
+            }
+            let to = (size as f64 * 1.3 + 1.0).ceil() as u64;
+            self.run.events.block_grown(size, to);
+            self.size = to;
         }
     }
 
@@ -1292,6 +1323,7 @@ mod tests {
                 head_first: None,
                 nul: NulInArgument::Pass,
                 bounds: None,
+                grow_blocks: false,
             }
         }
     }

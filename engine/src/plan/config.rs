@@ -214,6 +214,10 @@ pub struct Config {
     /// With `stdin` and [`Config::record_bounds`]: the separators are left out of what each
     /// job reads (GNU Parallel's `--remove-rec-sep`; see `RecordBounds::kept_runs`).
     pub strip_separators: bool,
+    /// With [`BatchSpec::Block`]: when no record ends within a block, the block grows (to
+    /// ⌈1.3 × size + 1⌉, again until one does) and keeps its new size, saying so each time
+    /// (GNU Parallel's `--pipe`); without, that block alone ends at the first record end.
+    pub grow_blocks: bool,
     /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
     /// `-t`: a partial batch is flushed after this long without new input.
@@ -377,6 +381,7 @@ impl Default for Config {
             stdin: false,
             drop_blank_lines: false,
             strip_separators: false,
+            grow_blocks: false,
             limit: None,
             timeout: None,
             delimiter: b'\n',

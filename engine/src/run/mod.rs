@@ -407,6 +407,17 @@ impl ScanEvents for Events<'_> {
         self.shared.stop.is_stopped()
     }
 
+    fn block_grown(&self, from: u64, to: u64) {
+        crate::sys::notice::say_fact(
+            crate::sys::notice::NoticeKind::Problem,
+            Some(Fact::BlockGrown { from, to }),
+            format_args!(
+                "warning: a record is longer than the block of {from} bytes: blocks are {to} \
+                 bytes from now on"
+            ),
+        );
+    }
+
     fn nul_in_argument(&self, offset: u64, chunk: bool, nul: NulInArgument) {
         let (what, hint) = if chunk {
             ("chunk", "-s passes chunks on stdin instead")
