@@ -60,7 +60,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "par_wrong_slot_rpl_resume",
         "{%} of resumed jobs comes in another order (the slot order, not the perl expressions)",
     ),
-    ("par_version", "--version prints one line, not GNU's 11"),
 ];
 
 /// Runs both suites; returns (function, file) -> (GNU's verdict, frun's verdict).

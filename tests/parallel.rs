@@ -1807,6 +1807,7 @@ c
         r"seq 3 | parallel --pipe --regexp --recstart '(' cat; echo $?",
         "",
     ),
+    ("", r"parallel --version | wc -l", ""),
     // --- A record longer than --block: the block grows for good, with GNU's warning.
     (
         "e",
