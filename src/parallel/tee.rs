@@ -6,7 +6,7 @@
 //! With `--pipepart -a FILE`, each job's shell opens FILE itself. With `--pipe`, a feeder
 //! thread reads standard input once and writes each chunk to one named pipe per job, made in a
 //! private directory (mode 0700) under `--tmpdir`/`$TMPDIR`/`/tmp`; each job's shell claims
-//! one pipe (a `mkdir` per claim, so no two jobs take the same one) and reads it as its stdin.
+//! one pipe (a file made only if it does not exist, so no two jobs take the same one) and reads it as its stdin.
 //! The directory is removed as soon as every pipe is open, and again when the run ends. A job
 //! that stops reading loses its pipe (EPIPE); the others go on getting everything.
 //!
@@ -159,16 +159,18 @@ pub(super) fn finish(pending: Option<Pending>, run: Invocation) -> Result<Invoca
     Ok(Invocation::Run(cfg))
 }
 
-/// The shell code that takes the first unclaimed pipe of `dir` (of `jobs`) as stdin.
+/// The shell code that takes the first unclaimed pipe of `dir` (of `jobs`) as stdin. A claim
+/// is a file made with `set -C` (O_EXCL) by a builtin: no process per try.
 fn claim_code(dir: &Path, jobs: u64, code: &mut Vec<u8>) {
     let mut d = Vec::new();
     shell_quote(dir.as_os_str().as_bytes(), &mut d);
     let d = String::from_utf8_lossy(&d);
     code.extend_from_slice(
         format!(
-            "_frun_tee=1\n\
-             while [ \"$_frun_tee\" -le {jobs} ] && ! mkdir {d}/c\"$_frun_tee\" 2>/dev/null; do \
+            "_frun_tee=1\nset -C\n\
+             while [ \"$_frun_tee\" -le {jobs} ] && ! {{ true >{d}/c\"$_frun_tee\"; }} 2>/dev/null; do \
              _frun_tee=$((_frun_tee + 1)); done\n\
+             set +C\n\
              exec <{d}/f\"$_frun_tee\"\n\
              unset _frun_tee\n"
         )
