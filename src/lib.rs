@@ -81,7 +81,16 @@ pub fn main_with_args(
             ExitCode::Usage
         }
         Ok(cfg) => {
+            // `frun parallel --tee --pipe`: all of stdin to every job (see parallel/tee.rs).
+            let tee = match parallel::tee::start(cfg.dry_run) {
+                Ok(t) => t,
+                Err(m) => {
+                    eprintln!("{PROG}: {m}");
+                    return ExitCode::Passed(255);
+                }
+            };
             let code = run_config(&cfg, None, true);
+            drop(tee);
             // The process exits next: freeing a sweep's hundred thousand words one by one
             // would only cost time.
             std::mem::forget(cfg);

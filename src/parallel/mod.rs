@@ -19,6 +19,7 @@ mod plus;
 mod profile;
 mod regexp;
 mod storage;
+pub mod tee;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -217,6 +218,8 @@ struct Options {
     blocks_per_slot: Option<u64>,
     /// `--round-robin`: with `--pipepart`, one block per job slot.
     round_robin: bool,
+    /// `--tee`: with `--pipe`/`--pipepart`, all of the input to every job (see tee.rs).
+    tee: bool,
     /// `--recend`/`--recstart` as given (escapes are read once `--regexp` is known).
     recend: Option<Vec<u8>>,
     recstart: Option<Vec<u8>>,
@@ -298,8 +301,9 @@ fn parse_inner(
         .iter()
         .position(|w| is_source_marker(w.as_bytes()))
         .unwrap_or(args.len());
-    let sources = sources(args.split_off(split))?;
-    build(o, &args, sources)
+    let mut sources = sources(args.split_off(split))?;
+    let tee = tee::prepare(&mut o, &mut sources)?;
+    tee::finish(tee, build(o, &args, sources)?)
 }
 
 /// The options before any word is read.
@@ -327,6 +331,7 @@ fn fresh_options() -> Options {
         pipe: false,
         block: None,
         pipepart: false,
+        tee: false,
         blocks_per_slot: None,
         round_robin: false,
         recend: None,
@@ -560,6 +565,7 @@ const SWITCHES: &[&str] = &[
     "spreadstdin",
     "pipepart",
     "pipe-part",
+    "tee",
     "round-robin",
     "roundrobin",
     "regexp",
@@ -743,6 +749,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             o.pipepart = true;
         }
         "round-robin" | "roundrobin" => o.round_robin = true,
+        "tee" => o.tee = true,
         "regexp" | "regex" => o.regexp = true,
         "rrs" | "remove-rec-sep" | "removerecsep" => o.strip_separators = true,
         "version" => {

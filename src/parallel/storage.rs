@@ -12,7 +12,7 @@ use crate::invocation::Invocation;
 use frun_engine::output::emit::OrderMode;
 
 /// The directory temporary files go in: `--tmpdir`, `$TMPDIR`, /tmp.
-fn tmpdir(o: &Options) -> PathBuf {
+pub(super) fn tmpdir(o: &Options) -> PathBuf {
     if let Some(d) = &o.tmpdir {
         return d.clone();
     }

@@ -404,6 +404,16 @@ pub fn perl_refusal(expression: &[u8]) -> String {
     )
 }
 
+impl JobSpec {
+    /// Whether the line as written holds a replacement string (`{}`, `{1}`, `{#}`, `{%}`…;
+    /// perl ones are not looked for): a line without one gets the values appended.
+    pub fn names_replacement(&self) -> bool {
+        let line = self.words.join(&b' ');
+        let (words, _, _) = parse_line(&line, &self.names, &self.header, true, None);
+        words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)))
+    }
+}
+
 impl JobLine {
     /// Compiles `spec`'s line for records ending in `delimiter`. `direct`: whether the
     /// command named by the first word can be exec'd (found on PATH); without it, or with
