@@ -1393,6 +1393,7 @@ const CASES: &[Case] = &[
     ("", r"parallel -k --trim lr echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim rl echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim n echo pre-{}-post ::: ' A '", ""),
+    ("e", r"parallel --trim fj echo ::: a", ""),
     (
         "",
         r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",

@@ -906,7 +906,13 @@ fn trim_value(v: &str) -> Result<Trim, Invocation> {
             left: true,
             right: true,
         },
-        _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
+        // GNU Parallel's own words and status.
+        _ => {
+            return Err(Invocation::Fail {
+                text: "parallel: Error: --trim must be one of: r l rl lr.\n".into(),
+                status: ExitCode::Passed(255),
+            });
+        }
     })
 }
 
