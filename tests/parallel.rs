@@ -1394,6 +1394,13 @@ const CASES: &[Case] = &[
     ("", r"parallel -k --trim rl echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim n echo pre-{}-post ::: ' A '", ""),
     ("e", r"parallel --trim fj echo ::: a", ""),
+    // --nonall (no --sshlogin): once, here, with no value; stdin is not read.
+    (
+        "",
+        r"parallel -q --nonall perl -le 'print scalar @ARGV' 'a' 'b' ''",
+        "",
+    ),
+    ("", r"parallel --nonall --tag echo hi {}", "x\n"),
     (
         "",
         r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",
@@ -2362,7 +2369,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--trc x", "--trc"),
     ("--basefile x", "--basefile"),
     ("--onall", "--onall"),
-    ("--nonall", "--nonall"),
     ("--tmux", "--tmux"),
     ("--tmuxpane", "--tmuxpane"),
     ("--sql x", "--sql"),

@@ -81,7 +81,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--bf", "frun runs on this machine: nothing is transferred"),
     ("--onall", "frun runs on this machine"),
-    ("--nonall", "frun runs on this machine"),
     ("--controlmaster", "frun runs on this machine"),
     (
         "--tmux",
@@ -240,6 +239,8 @@ struct Options {
     gnu: bool,
     /// `--plus`.
     plus: bool,
+    /// `--nonall`: the command runs once, here, with no value.
+    nonall: bool,
     /// `--rpl 'TAG PERL'`, in order.
     rpl: Vec<frun_engine::exec::command::perl::Rpl>,
     /// `-J NAME` / `--profile NAME`, in order (read before the other options).
@@ -340,6 +341,7 @@ fn fresh_options() -> Options {
         tollef: false,
         gnu: false,
         plus: false,
+        nonall: false,
         rpl: Vec::new(),
         profiles: Vec::new(),
         plain: false,
@@ -582,6 +584,7 @@ const SWITCHES: &[&str] = &[
     "files",
     "compress",
     "plus",
+    "nonall",
     "gnu",
     "tollef",
     "number-of-sockets",
@@ -699,6 +702,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "quote" => o.quote = true,
         "plus" => o.plus = true,
+        "nonall" => o.nonall = true,
         "null" => {
             o.cfg.delimiter = 0;
             o.delimiter_given = true;
@@ -1258,6 +1262,9 @@ fn build(
             },
         );
     }
+    if o.nonall {
+        nonall(&mut o, &mut sources)?;
+    }
     if o.pipe {
         return pipe(o, command, sources);
     }
@@ -1369,6 +1376,27 @@ fn set_tag(tag: Option<Vec<u8>>, cfg: &mut Config) {
         }),
         _ => None,
     };
+}
+
+/// `--nonall` without `--sshlogin`: the command runs once on this machine (GNU Parallel's
+/// only one, named `:` in a tag), with no value and nothing read.
+fn nonall(o: &mut Options, sources: &mut Vec<Source>) -> Result<(), Invocation> {
+    if !sources.is_empty() || o.pipe {
+        return Err(refuse(
+            "--nonall runs the command once with no value: give it no input source and no --pipe",
+        ));
+    }
+    sources.push(Source {
+        values: SourceValues::Words(vec![OsString::new()]),
+        linked: false,
+    });
+    o.bare = true;
+    o.per_job = Some(1);
+    o.spread = Spread::One;
+    if o.tag.as_deref() == Some(b"{}") {
+        o.tag = Some(b":".to_vec());
+    }
+    Ok(())
 }
 
 /// `--results` and the `--resume` family, checked as GNU Parallel checks them. With
@@ -1566,7 +1594,8 @@ this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else 
 removed when the job ends); --nice N runs each job at niceness N; --load N|N% starts a job's
 command only once the load average is at most N (N% of the CPUs); --open-tty/-o give each job
 the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
-NAME is accepted and changes nothing (every job inherits the whole environment).
+NAME is accepted and changes nothing (every job inherits the whole environment); --nonall
+runs the command once, here, with no value.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
