@@ -1401,6 +1401,13 @@ const CASES: &[Case] = &[
         "",
     ),
     ("", r"parallel --nonall --tag echo hi {}", "x\n"),
+    // -d of several bytes.
+    (
+        "",
+        r"(seq 3; echo; seq 4) | parallel -k -d '\n\n' --tagstring {#} echo ABC';'echo",
+        "",
+    ),
+    ("", r"parallel -k -d ab echo '[{}]'", "1ab2 3abab4"),
     (
         "",
         r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",

@@ -462,6 +462,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
             wrap: false,
             header: false,
             delimiter: cfg.delimiter,
+            separator: Vec::new(),
             eof: None,
             skip_empty: false,
             shuffle: false,

@@ -224,6 +224,8 @@ struct Options {
     recend: Option<Vec<u8>>,
     recstart: Option<Vec<u8>>,
     delimiter_given: bool,
+    /// `-d` of several bytes (`-d '\n\n'`): the values are read whole, then cut at it.
+    separator: Vec<u8>,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
     /// `-s`, `--show-limits`.
@@ -333,6 +335,7 @@ fn fresh_options() -> Options {
         recend: None,
         recstart: None,
         delimiter_given: false,
+        separator: Vec::new(),
         group: false,
         lines: lines::Lines::default(),
         files: false,
@@ -845,8 +848,13 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "eof" | "eof-e" => o.eof = Some(v.into_bytes()),
         "delimiter" => {
-            o.cfg.delimiter =
-                parse_delimiter(&v).map_err(|e| refuse(format!("--delimiter: {e}")))?;
+            o.separator.clear();
+            match parse_delimiter(&v) {
+                Ok(d) => o.cfg.delimiter = d,
+                // Several bytes, escapes read as --recend's are.
+                Err(_) if unescape(&v).len() > 1 => o.separator = unescape(&v),
+                Err(e) => return Err(refuse(format!("--delimiter: {e}"))),
+            }
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
@@ -1252,7 +1260,13 @@ fn build(
     storage::settle(&mut o)?;
     check_line_buffer(&o)?;
     progress_header(&o);
-    split_values(&mut sources, o.cfg.delimiter);
+    if o.separator.is_empty() {
+        split_values(&mut sources, o.cfg.delimiter);
+    } else if o.pipe {
+        return Err(refuse(
+            "--pipe with a -d of several bytes: use --recend STR",
+        ));
+    }
     for f in o.arg_files.drain(..).rev() {
         sources.insert(
             0,
@@ -1287,7 +1301,14 @@ fn build(
         _ => None,
     }
     // -E, -r and --shuf look at every value first: the sources are read whole.
-    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle && !o.lines.max_lines);
+    .filter(|_| {
+        !o.header
+            && o.eof.is_none()
+            && !o.skip_empty
+            && !o.shuffle
+            && !o.lines.max_lines
+            && o.separator.is_empty()
+    });
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -1320,6 +1341,7 @@ fn build(
                 wrap: true,
                 header: o.header,
                 delimiter: o.cfg.delimiter,
+                separator: std::mem::take(&mut o.separator),
                 eof: o.eof.clone(),
                 skip_empty: o.skip_empty,
                 shuffle: o.shuffle,
@@ -1564,7 +1586,7 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
---max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
+--max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C|STR, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,

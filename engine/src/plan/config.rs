@@ -95,6 +95,9 @@ pub struct Sweep {
     pub header: bool,
     /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).
     pub delimiter: u8,
+    /// When not empty, what ends the values of `::::` files instead of `delimiter`: a
+    /// delimiter of several bytes (GNU Parallel's `-d '\n\n'`).
+    pub separator: Vec<u8>,
     /// `-E STR`: a source ends at its first value equal to STR.
     pub eof: Option<Vec<u8>>,
     /// `-r`: values that are empty or only blanks are left out.
@@ -116,6 +119,7 @@ impl Sweep {
             wrap: true,
             header: false,
             delimiter: b'\n',
+            separator: Vec::new(),
             eof: None,
             skip_empty: false,
             shuffle: false,
