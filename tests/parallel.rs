@@ -1408,6 +1408,22 @@ const CASES: &[Case] = &[
         "",
     ),
     ("", r"parallel -k -d ab echo '[{}]'", "1ab2 3abab4"),
+    // --header 0: a :::: source's column is named by its file (before a number or --plus).
+    (
+        "",
+        r"parallel -k --header 0 echo {abc-file} {2} :::: abc-file ::: x y",
+        "",
+    ),
+    (
+        "",
+        r"seq 2 > 1; parallel -k --header 0 echo {1} :::: def-file 1",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header 0 --plus echo {abc-file} :::: abc-file",
+        "",
+    ),
     (
         "",
         r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",

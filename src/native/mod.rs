@@ -461,6 +461,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
             link: cfg.link,
             wrap: false,
             header: false,
+            names: Vec::new(),
             delimiter: cfg.delimiter,
             separator: Vec::new(),
             eof: None,

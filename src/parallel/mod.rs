@@ -207,6 +207,8 @@ struct Options {
     bare: bool,
     colsep: Option<String>,
     header: bool,
+    /// `--header 0`: each `::::` source's column is named by its file.
+    header_files: bool,
     /// `-a FILE`, in order.
     arg_files: Vec<PathBuf>,
     link: bool,
@@ -322,6 +324,7 @@ fn fresh_options() -> Options {
         bare: false,
         colsep: None,
         header: false,
+        header_files: false,
         arg_files: Vec::new(),
         link: false,
         eof: None,
@@ -858,6 +861,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
+        "header" if v == "0" => o.header_files = true,
         "header" => {
             if v != ":" && v != "1" && !v.is_empty() {
                 return Err(refuse(format!(
@@ -1303,6 +1307,7 @@ fn build(
     // -E, -r and --shuf look at every value first: the sources are read whole.
     .filter(|_| {
         !o.header
+            && !o.header_files
             && o.eof.is_none()
             && !o.skip_empty
             && !o.shuffle
@@ -1335,8 +1340,13 @@ fn build(
                     linked: false,
                 });
             }
+            let names = match o.header_files {
+                true => file_names(&sources),
+                false => Vec::new(),
+            };
             let sweep = Sweep {
                 sources,
+                names,
                 link: o.link,
                 wrap: true,
                 header: o.header,
@@ -1398,6 +1408,16 @@ fn set_tag(tag: Option<Vec<u8>>, cfg: &mut Config) {
         }),
         _ => None,
     };
+}
+
+/// `--header 0`: the column names are the sources' file names (a `:::` source's is its
+/// number).
+fn file_names(sources: &[Source]) -> Vec<Vec<u8>> {
+    let name = |(i, s): (usize, &Source)| match &s.values {
+        SourceValues::File(p) => p.as_os_str().as_bytes().to_vec(),
+        SourceValues::Words(_) => (i + 1).to_string().into_bytes(),
+    };
+    sources.iter().enumerate().map(name).collect()
 }
 
 /// `--nonall` without `--sshlogin`: the command runs once on this machine (GNU Parallel's
@@ -1587,7 +1607,8 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C|STR, -a FILE,
---colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+--colsep REGEX, --header : (0: a :::: source named by its file), --trim n|l|r|lr, --link,
+:::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results

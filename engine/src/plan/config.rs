@@ -93,6 +93,9 @@ pub struct Sweep {
     pub wrap: bool,
     /// The first value of every source names its column (`--header :`), for `{name}`.
     pub header: bool,
+    /// Column names given, not read (GNU Parallel's `--header 0`: a `::::` source is named by
+    /// its file); each name stands for its source's columns (the first of them).
+    pub names: Vec<Vec<u8>>,
     /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).
     pub delimiter: u8,
     /// When not empty, what ends the values of `::::` files instead of `delimiter`: a
@@ -118,6 +121,7 @@ impl Sweep {
             link,
             wrap: true,
             header: false,
+            names: Vec::new(),
             delimiter: b'\n',
             separator: Vec::new(),
             eof: None,

@@ -100,6 +100,12 @@ pub(super) fn materialize(
             t.first += 1;
         }
     }
+    if !sweep.names.is_empty() {
+        for (t, name) in tables.iter().zip(&sweep.names) {
+            let n = if t.len() == 0 { 1 } else { t.row(0).len() };
+            header.extend(std::iter::repeat_n(name.clone(), n));
+        }
+    }
     if sweep.link && !sweep.wrap {
         let lens: Vec<usize> = tables.iter().map(Table::len).collect();
         let shortest = lens.iter().copied().min().unwrap_or(0);
