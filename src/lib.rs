@@ -131,6 +131,7 @@ pub fn parse_args(
                 ExitCode::Usage
             }
         }),
+        Ok(Invocation::Act(act)) => Err(act()),
         Ok(Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
             Err(match out.write_all(&text).and_then(|()| out.flush()) {

@@ -1424,6 +1424,18 @@ const CASES: &[Case] = &[
         r"parallel -k --header 0 --plus echo {abc-file} :::: abc-file",
         "",
     ),
+    // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
+    // waits for the id's commands.
+    (
+        "",
+        r"export PARALLEL_HOME=$PWD/ph; parallel --fg --semaphore --id c1 'echo x; exit 3'; echo $?",
+        "",
+    ),
+    (
+        "s",
+        r"export PARALLEL_HOME=$PWD/ph; for i in 1 2 3; do parallel --semaphore --id c2 -j2 echo $i; done; parallel --semaphore --id c2 --wait; echo done",
+        "",
+    ),
     (
         "",
         r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",
@@ -2398,12 +2410,9 @@ const REFUSED: &[(&str, &str)] = &[
     ("--sqlmaster x", "--sqlmaster"),
     ("--sqlworker x", "--sqlworker"),
     ("--sqlandworker x", "--sqlandworker"),
-    ("--semaphore", "--semaphore"),
-    ("--sem", "--sem"),
-    ("--fg", "--fg"),
-    ("--bg", "--bg"),
     ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
+    ("--semaphore --st 1", "--st"),
     ("--plus echo {##}", "{##}"),
     ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),

@@ -17,6 +17,7 @@ mod lines;
 mod place;
 mod plus;
 mod profile;
+mod semaphore;
 mod storage;
 
 use crate::invocation::Invocation;
@@ -107,22 +108,10 @@ const REFUSED: &[(&str, &str)] = &[
         "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
     ),
     (
-        "--semaphore",
-        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
-    ),
-    (
-        "--sem",
-        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
-    ),
-    ("--fg", "frun is not a counting semaphore (sem)"),
-    ("--bg", "frun is not a counting semaphore (sem)"),
-    ("--semaphorename", "frun is not a counting semaphore (sem)"),
-    ("--id", "frun is not a counting semaphore (sem)"),
-    (
         "--semaphoretimeout",
-        "frun is not a counting semaphore (sem)",
+        "frun's semaphore waits as long as it takes",
     ),
-    ("--st", "frun is not a counting semaphore (sem)"),
+    ("--st", "frun's semaphore waits as long as it takes"),
     ("--memfree", "frun does not throttle on free memory; use -j"),
     (
         "--memsuspend",
@@ -245,6 +234,8 @@ struct Options {
     plus: bool,
     /// `--nonall`: the command runs once, here, with no value.
     nonall: bool,
+    /// `--semaphore`, `--id`, `--fg`, `--wait`.
+    sem: semaphore::Request,
     /// `--rpl 'TAG PERL'`, in order.
     rpl: Vec<frun_engine::exec::command::perl::Rpl>,
     /// `-J NAME` / `--profile NAME`, in order (read before the other options).
@@ -348,6 +339,7 @@ fn fresh_options() -> Options {
         gnu: false,
         plus: false,
         nonall: false,
+        sem: semaphore::Request::default(),
         rpl: Vec::new(),
         profiles: Vec::new(),
         plain: false,
@@ -591,6 +583,11 @@ const SWITCHES: &[&str] = &[
     "compress",
     "plus",
     "nonall",
+    "semaphore",
+    "sem",
+    "fg",
+    "bg",
+    "wait",
     "gnu",
     "tollef",
     "number-of-sockets",
@@ -659,6 +656,7 @@ fn long_option(
         "nice" => "nice",
         "load" => "load",
         "env" => "env",
+        "id" | "semaphorename" => "id",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -709,6 +707,13 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "quote" => o.quote = true,
         "plus" => o.plus = true,
         "nonall" => o.nonall = true,
+        "semaphore" | "sem" => o.sem.wanted = true,
+        "fg" => o.sem.fg = true,
+        "bg" => o.sem.fg = false,
+        "wait" => {
+            o.sem.wanted = true;
+            o.sem.wait = true;
+        }
         "null" => {
             o.cfg.delimiter = 0;
             o.delimiter_given = true;
@@ -811,6 +816,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
         }
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
+        "id" => o.sem.id = Some(v),
         // What compresses GNU Parallel's temporary files: frun keeps output in memory, so
         // like `--compress` it changes nothing that is printed (see storage.rs).
         "compress-program" => {}
@@ -1258,31 +1264,16 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
+    if o.sem.wanted {
+        return semaphore(o, command, &sources);
+    }
     settle_first(&mut o)?;
     refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
     check_line_buffer(&o)?;
     progress_header(&o);
-    if o.separator.is_empty() {
-        split_values(&mut sources, o.cfg.delimiter);
-    } else if o.pipe {
-        return Err(refuse(
-            "--pipe with a -d of several bytes: use --recend STR",
-        ));
-    }
-    for f in o.arg_files.drain(..).rev() {
-        sources.insert(
-            0,
-            Source {
-                values: SourceValues::File(f),
-                linked: false,
-            },
-        );
-    }
-    if o.nonall {
-        nonall(&mut o, &mut sources)?;
-    }
+    all_sources(&mut o, &mut sources)?;
     if o.pipe {
         return pipe(o, command, sources);
     }
@@ -1418,6 +1409,64 @@ fn file_names(sources: &[Source]) -> Vec<Vec<u8>> {
         SourceValues::Words(_) => (i + 1).to_string().into_bytes(),
     };
     sources.iter().enumerate().map(name).collect()
+}
+
+/// The input sources in order (`-a` files first), each `:::` value split at the delimiter;
+/// `--nonall`'s lone empty value.
+fn all_sources(o: &mut Options, sources: &mut Vec<Source>) -> Result<(), Invocation> {
+    if o.separator.is_empty() {
+        split_values(sources, o.cfg.delimiter);
+    } else if o.pipe {
+        return Err(refuse(
+            "--pipe with a -d of several bytes: use --recend STR",
+        ));
+    }
+    for f in o.arg_files.drain(..).rev() {
+        sources.insert(
+            0,
+            Source {
+                values: SourceValues::File(f),
+                linked: false,
+            },
+        );
+    }
+    if o.nonall {
+        nonall(o, sources)?;
+    }
+    Ok(())
+}
+
+/// `--semaphore`: the command line runs under the semaphore `--id` names, at most `-j` (1
+/// unless given) at once.
+fn semaphore(
+    mut o: Options,
+    command: &[OsString],
+    sources: &[Source],
+) -> Result<Invocation, Invocation> {
+    if !sources.is_empty() {
+        return Err(refuse(
+            "--semaphore runs one command line: give it no input source",
+        ));
+    }
+    let slots = match o.jobs.take() {
+        Some(j) => jobs(&j, cpus::base(o.cpu_base))?,
+        None => 1,
+    };
+    let line = (!command.is_empty()).then(|| {
+        let words = command.iter().map(|w| {
+            let mut q = Vec::new();
+            match o.quote {
+                true => frun_engine::exec::command::job::quote(w.as_bytes(), &mut q),
+                false => q.extend_from_slice(w.as_bytes()),
+            }
+            q
+        });
+        words.collect::<Vec<_>>().join(&b' ')
+    });
+    let sem = std::mem::take(&mut o.sem);
+    sem.runner(slots, line, shell())
+        .map(Invocation::Act)
+        .map_err(refuse)
 }
 
 /// `--nonall` without `--sshlogin`: the command runs once on this machine (GNU Parallel's
@@ -1638,11 +1687,13 @@ removed when the job ends); --nice N runs each job at niceness N; --load N|N% st
 command only once the load average is at most N (N% of the CPUs); --open-tty/-o give each job
 the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
 NAME is accepted and changes nothing (every job inherits the whole environment); --nonall
-runs the command once, here, with no value.
+runs the command once, here, with no value. --semaphore [--id ID] [-j N] [--fg] CMD runs CMD
+under a counting semaphore (N at once per ID; in the background unless --fg); --wait waits
+for ID's commands to end.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L.
+--pipe, --tmux, --sql, --semaphoretimeout, --results NAME.csv/.tsv/.json, --pipe with -L.
 --will-cite and --citation are accepted and do nothing.
 ";
 
