@@ -1424,6 +1424,12 @@ const CASES: &[Case] = &[
         r"parallel -k --header 0 --plus echo {abc-file} :::: abc-file",
         "",
     ),
+    // $Global::total_completed: the jobs completed so far, those of a resumed joblog too.
+    (
+        "e",
+        r"parallel -j1 --joblog jl --halt now,fail=1 echo '{= $_=$Global::total_completed =};exit {}' ::: 0 0 1 0; parallel -j1 --joblog jl --resume echo '{= $_=$Global::total_completed =}' ::: 0 0 1 0 0",
+        "",
+    ),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (

@@ -985,6 +985,8 @@ impl<'a, S: Site> Worker<'a, S> {
         let site = self.site;
         let stop = site.stop();
         let ended = Instant::now();
+        // A job completed (perl's `$Global::total_completed`).
+        crate::exec::command::perl::add_completed(1);
         // A split batch's line shows its whole command, built again while its input is here.
         if let Some(JobNote {
             split: true,
