@@ -199,7 +199,10 @@ fn install_notices_for(statuses: Statuses) {
     let gnu = statuses == Statuses::JobCount;
     install(std::sync::Arc::new(move |n: &Notice<'_>| {
         if let Some(words) = gnu.then(|| parallel::gnu_words(n)).flatten() {
-            eprintln!("{words}");
+            // GNU Parallel says nothing where its words are none.
+            if !words.is_empty() {
+                eprintln!("{words}");
+            }
             return;
         }
         match n.kind {

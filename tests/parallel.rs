@@ -1430,6 +1430,18 @@ const CASES: &[Case] = &[
         r"parallel -j1 --joblog jl --halt now,fail=1 echo '{= $_=$Global::total_completed =};exit {}' ::: 0 0 1 0; parallel -j1 --joblog jl --resume echo '{= $_=$Global::total_completed =}' ::: 0 0 1 0 0",
         "",
     ),
+    // --retries STR: each job's attempts from its values; a job out of retries is a failed
+    // job, said nothing of.
+    (
+        "s",
+        r"parallel --retries {//} 'echo {/} >> log; exit {/}' ::: 1/11 2/22 3/33; echo $?; cat log",
+        "",
+    ),
+    (
+        "e",
+        r"parallel --retries 2 'echo {}; exit 1' ::: a; echo $?",
+        "",
+    ),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (

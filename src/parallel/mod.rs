@@ -232,6 +232,8 @@ struct Options {
     gnu: bool,
     /// `--plus`.
     plus: bool,
+    /// `--retries STR` with replacement strings: each job's attempts come from its values.
+    retries_text: Option<Vec<u8>>,
     /// `--nonall`: the command runs once, here, with no value.
     nonall: bool,
     /// `--semaphore`, `--id`, `--fg`, `--wait`.
@@ -338,6 +340,7 @@ fn fresh_options() -> Options {
         tollef: false,
         gnu: false,
         plus: false,
+        retries_text: None,
         nonall: false,
         sem: semaphore::Request::default(),
         rpl: Vec::new(),
@@ -880,6 +883,10 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "block" => set_block(o, &v)?,
         "recend" => o.recend = Some(unescape(&v)),
         "recstart" => o.recstart = Some(unescape(&v)),
+        "retries" if v.contains('{') => {
+            o.retries_text = Some(v.into_bytes());
+            o.cfg.retries = Some(u64::MAX);
+        }
         "retries" => {
             // N attempts in all; 0: as many as it takes (GNU Parallel's "0 = inf").
             let n = number("--retries", &v)?;
@@ -1385,20 +1392,26 @@ fn build(
         rpl: std::mem::take(&mut o.rpl),
     });
     set_tag(o.tag.take(), &mut o.cfg);
+    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
 /// The tag's replacement strings read the job's values the way the line does (with `--pipe`,
 /// `{}` is empty and `{#}`, `{%}` are the job's, as in GNU Parallel).
 fn set_tag(tag: Option<Vec<u8>>, cfg: &mut Config) {
-    cfg.tag = match (tag, &cfg.job) {
+    cfg.tag = set_tag_like(tag, cfg);
+}
+
+/// A text read with each job's values as the tag reads them (`--retries {//}`).
+fn set_tag_like(text: Option<Vec<u8>>, cfg: &Config) -> Option<JobSpec> {
+    match (text, &cfg.job) {
         (Some(t), Some(job)) => Some(JobSpec {
             words: vec![t],
             quote: false,
             ..job.clone()
         }),
         _ => None,
-    };
+    }
 }
 
 /// `--header 0`: the column names are the sources' file names (a `:::` source's is its
@@ -1574,6 +1587,7 @@ fn pipe(
         rpl: Vec::new(),
     });
     set_tag(o.tag.take(), &mut o.cfg);
+    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
@@ -1660,7 +1674,7 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
---retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
+--retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
@@ -1727,6 +1741,8 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
              parallel: Warning: {}",
             n.detail
         )),
+        // A job that failed its last retry is a failed job, as any other.
+        Fact::GivenUp => Some(String::new()),
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }

@@ -295,6 +295,10 @@ pub struct Config {
     pub slot_var: Option<OsString>,
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
+    /// `frun parallel --retries STR` with replacement strings (`--retries {//}`): each job's
+    /// attempts are the number its values make of STR (0: as many as it takes); `retries`
+    /// stays the ceiling.
+    pub retries_from: Option<JobSpec>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
@@ -410,6 +414,7 @@ impl Default for Config {
             job: None,
             line_limit: None,
             retries: None,
+            retries_from: None,
             progress: None,
             trace: false,
             trace_output: false,

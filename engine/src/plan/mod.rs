@@ -589,6 +589,7 @@ fn work(
         skip_saved: false,
         drop_blank: cfg.stdin && cfg.drop_blank_lines,
         tag: extra.tag,
+        retries_from: extra.retries_from,
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
@@ -760,6 +761,8 @@ struct Command {
 struct WorkExtra {
     /// `--tag` / `--tagstring`, compiled (with the header's column names).
     tag: Option<crate::exec::command::job::JobLine>,
+    /// `--retries STR`, compiled as the tag is.
+    retries_from: Option<crate::exec::command::job::JobLine>,
     /// `frun xargs`: the command was not found, which is only an error once a command would
     /// run (GNU xargs looks for it then: `-r` on empty input runs nothing and succeeds).
     cannot_run: Option<crate::exec::resolve::ResolveError>,
@@ -836,6 +839,7 @@ fn job_command(
         literal: 0,
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
+            retries_from: line_like_tag(cfg.retries_from.as_ref(), cfg, header)?,
             cannot_run: None,
             plugin: None,
         },
@@ -919,6 +923,7 @@ fn command(cfg: &Config, header: &[Vec<u8>], env_bytes: u64) -> Result<Command, 
         literal,
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
+            retries_from: line_like_tag(cfg.retries_from.as_ref(), cfg, header)?,
             cannot_run,
             plugin: None,
         },
@@ -930,7 +935,16 @@ fn tag_line(
     cfg: &Config,
     header: &[Vec<u8>],
 ) -> Result<Option<crate::exec::command::job::JobLine>, RunError> {
-    let Some(spec) = &cfg.tag else {
+    line_like_tag(cfg.tag.as_ref(), cfg, header)
+}
+
+/// A text filled in with each job's values as the tag is (`--tag`, `--retries STR`).
+fn line_like_tag(
+    spec: Option<&crate::exec::command::job::JobSpec>,
+    cfg: &Config,
+    header: &[Vec<u8>],
+) -> Result<Option<crate::exec::command::job::JobLine>, RunError> {
+    let Some(spec) = spec else {
         return Ok(None);
     };
     let mut spec = spec.clone();

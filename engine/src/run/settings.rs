@@ -154,6 +154,8 @@ pub struct Work {
     pub drop_blank: bool,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::command::job::JobLine>,
+    /// `--retries STR`: each job's attempts, read from its values ([`crate::plan::config::Config::retries_from`]).
+    pub retries_from: Option<crate::exec::command::job::JobLine>,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
     /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.

@@ -53,6 +53,8 @@ pub enum Fact {
     /// A job's line was too long to run ([`crate::plan::config::Config::line_limit`]): the
     /// text is GNU Parallel's sentence for it, its first letter in lower case.
     LineTooLong,
+    /// A job failed its last attempt (after its retries): GNU Parallel says nothing of it.
+    GivenUp,
 }
 
 /// What keeps a run from starting as many workers as asked.
