@@ -1442,6 +1442,24 @@ const CASES: &[Case] = &[
         r"parallel --retries 2 'echo {}; exit 1' ::: a; echo $?",
         "",
     ),
+    // --pipe --header (lines, or a pattern matched at the start) goes before every block;
+    // --skip-first-line drops the first line.
+    (
+        "",
+        r"(echo h1; echo h2; seq 5) | parallel -j1 --pipe -N2 -k --header '.*\n.*\n' 'echo S; cat'",
+        "",
+    ),
+    (
+        "",
+        r"seq 7 | parallel -k --pipe -N2 --header 2 --skip-first-line 'echo S; cat'",
+        "",
+    ),
+    ("", r"seq 5 | parallel -k --pipe -N2 --header : cat", ""),
+    (
+        "",
+        r"(echo x; echo H; seq 10) > f; parallel -k --skip-first-line --pipepart -a f --block 10 --header 1 cat",
+        "",
+    ),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (

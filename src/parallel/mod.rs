@@ -198,6 +198,10 @@ struct Options {
     header: bool,
     /// `--header 0`: each `::::` source's column is named by its file.
     header_files: bool,
+    /// `--header`'s value as given (with `--pipe`: lines or a pattern every job gets first).
+    header_text: Option<String>,
+    /// `--skip-first-line` (with `--pipe`).
+    skip_first_line: bool,
     /// `-a FILE`, in order.
     arg_files: Vec<PathBuf>,
     link: bool,
@@ -318,6 +322,8 @@ fn fresh_options() -> Options {
         colsep: None,
         header: false,
         header_files: false,
+        header_text: None,
+        skip_first_line: false,
         arg_files: Vec::new(),
         link: false,
         eof: None,
@@ -586,6 +592,7 @@ const SWITCHES: &[&str] = &[
     "compress",
     "plus",
     "nonall",
+    "skip-first-line",
     "semaphore",
     "sem",
     "fg",
@@ -710,6 +717,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "quote" => o.quote = true,
         "plus" => o.plus = true,
         "nonall" => o.nonall = true,
+        "skip-first-line" => o.skip_first_line = true,
         "semaphore" | "sem" => o.sem.wanted = true,
         "fg" => o.sem.fg = true,
         "bg" => o.sem.fg = false,
@@ -870,14 +878,10 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
-        "header" if v == "0" => o.header_files = true,
         "header" => {
-            if v != ":" && v != "1" && !v.is_empty() {
-                return Err(refuse(format!(
-                    "--header '{v}': only --header : (the first value names the column) is supported"
-                )));
-            }
-            o.header = true;
+            o.header_files = v == "0";
+            o.header = v == ":" || v == "1" || v.is_empty();
+            o.header_text = Some(v);
         }
         "trim" => o.trim = Some(trim_value(&v)?),
         "block" => set_block(o, &v)?,
@@ -1282,8 +1286,10 @@ fn build(
     progress_header(&o);
     all_sources(&mut o, &mut sources)?;
     if o.pipe {
+        o.cfg.pipe_head = pipe_head(&o);
         return pipe(o, command, sources);
     }
+    header_without_pipe(&o)?;
     // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
     // default column separator).
     if o.header && o.colsep.is_none() {
@@ -1412,6 +1418,36 @@ fn set_tag_like(text: Option<Vec<u8>>, cfg: &Config) -> Option<JobSpec> {
         }),
         _ => None,
     }
+}
+
+/// `--skip-first-line` and `--header` other than `:` and `0` need `--pipe`.
+fn header_without_pipe(o: &Options) -> Result<(), Invocation> {
+    if o.skip_first_line {
+        return Err(refuse("--skip-first-line is supported with --pipe only"));
+    }
+    let other_header = !o.header && !o.header_files;
+    if let Some(v) = o.header_text.as_ref().filter(|_| other_header) {
+        return Err(refuse(format!(
+            "--header '{v}': without --pipe, only --header : (the first value names the \
+             column) and --header 0 (a file names its column) are supported"
+        )));
+    }
+    Ok(())
+}
+
+/// `--pipe`'s head: `--skip-first-line`, then `--header` (`:` one line, N lines, else a
+/// pattern matched at the start).
+fn pipe_head(o: &Options) -> Option<frun_engine::input::head::PipeHead> {
+    use frun_engine::input::head::{HeadSpec, PipeHead};
+    let header = o.header_text.as_ref().map(|v| match v.as_str() {
+        ":" | "" => HeadSpec::Lines(1),
+        n if n.bytes().all(|b| b.is_ascii_digit()) => HeadSpec::Lines(n.parse().unwrap_or(0)),
+        p => HeadSpec::Pattern(p.to_string()),
+    });
+    (o.skip_first_line || header.is_some()).then_some(PipeHead {
+        skip_first_line: o.skip_first_line,
+        header,
+    })
 }
 
 /// `--header 0`: the column names are the sources' file names (a `:::` source's is its
@@ -1669,12 +1705,14 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
---max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C|STR, -a FILE,
---colsep REGEX, --header : (0: a :::: source named by its file), --trim n|l|r|lr, --link,
-:::, ::::, :::+, ::::+, --pipe, --pipepart
+--max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
+-d C|STR, -a FILE, --colsep REGEX, --header : (0: a :::: source named by its file; with
+--pipe, :, N lines or a REGEX matched at the start, given to every job first),
+--skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
---retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
+--retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume,
+--resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;

@@ -299,6 +299,9 @@ pub struct Config {
     /// attempts are the number its values make of STR (0: as many as it takes); `retries`
     /// stays the ceiling.
     pub retries_from: Option<JobSpec>,
+    /// `--pipe`: lines at the input's start that are no records (`--skip-first-line`, a
+    /// header every job gets before its block).
+    pub pipe_head: Option<crate::input::head::PipeHead>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
@@ -415,6 +418,7 @@ impl Default for Config {
             line_limit: None,
             retries: None,
             retries_from: None,
+            pipe_head: None,
             progress: None,
             trace: false,
             trace_output: false,

@@ -196,6 +196,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     builder::check(cfg)?;
     let mut input = open_input(cfg)?;
+    let (stdin_header, head_feeder) = pipe_head(cfg, &mut input)?;
     let (sizing, cuts, end) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
     let input_size = input
         .file
@@ -229,7 +230,10 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
-    let (file, feeder) = argument_feed(cfg, input.file)?;
+    let (file, feeder) = match head_feeder {
+        Some(f) => (input.file, Some(f)),
+        None => argument_feed(cfg, input.file)?,
+    };
     let input = Input {
         file,
         name: input.name,
@@ -288,7 +292,11 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     Ok(Settings {
         input,
         scan,
-        work: resumed.apply(work(cfg, template, command.literal, sizing, command.extra)?),
+        work: {
+            let mut w = work(cfg, template, command.literal, sizing, command.extra)?;
+            w.stdin_header = stdin_header;
+            resumed.apply(w)
+        },
         workers: Workers {
             init: if layout.is_single() {
                 wi as usize
@@ -310,6 +318,24 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         exits_after: false,
         children_env,
     })
+}
+
+/// `--pipe`'s head ([`crate::input::head`]): the header every batch gets first, and the feeder
+/// of the rest when it comes through a pipe.
+fn pipe_head(
+    cfg: &Config,
+    input: &mut Opened,
+) -> Result<(Vec<u8>, Option<crate::run::Feeder>), RunError> {
+    let Some(head) = &cfg.pipe_head else {
+        return Ok((Vec::new(), None));
+    };
+    let file = input.file.try_clone().map_err(|e| {
+        RunError::unusable(Subject::Input(None), format!("cannot read the input: {e}"))
+    })?;
+    let rest = crate::input::head::split(file, head)
+        .map_err(|m| RunError::unusable(Subject::Input(None), m))?;
+    input.file = rest.file;
+    Ok((rest.header, rest.feeder))
 }
 
 /// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
@@ -590,6 +616,7 @@ fn work(
         drop_blank: cfg.stdin && cfg.drop_blank_lines,
         tag: extra.tag,
         retries_from: extra.retries_from,
+        stdin_header: Vec::new(),
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
