@@ -11,6 +11,9 @@ pub enum Invocation {
     Run(Box<Config>),
     /// `frun merge DIR`: write a results directory's combined output.
     Merge(PathBuf),
+    /// Do this (a personality's own small task, such as GNU Parallel's `sem`) and exit with
+    /// the status it returns.
+    Act(Box<dyn FnOnce() -> frun_engine::ExitCode>),
     /// Print this text to stdout and exit 0 (`--help`, `--version`, `--generate`).
     Print(Vec<u8>),
     /// Say this (one line) and exit with this status: a personality's usage error, with its

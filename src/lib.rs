@@ -140,6 +140,7 @@ pub fn parse_args(
                 ExitCode::Usage
             }
         }),
+        Ok(Invocation::Act(act)) => Err(act()),
         Ok(Invocation::Print(text)) => {
             let mut out = std::io::stdout().lock();
             Err(match out.write_all(&text).and_then(|()| out.flush()) {
@@ -207,7 +208,10 @@ fn install_notices_for(statuses: Statuses) {
     let gnu = statuses == Statuses::JobCount;
     install(std::sync::Arc::new(move |n: &Notice<'_>| {
         if let Some(words) = gnu.then(|| parallel::gnu_words(n)).flatten() {
-            eprintln!("{words}");
+            // GNU Parallel says nothing where its words are none.
+            if !words.is_empty() {
+                eprintln!("{words}");
+            }
             return;
         }
         match n.kind {

@@ -1393,6 +1393,85 @@ const CASES: &[Case] = &[
     ("", r"parallel -k --trim lr echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim rl echo pre-{}-post ::: ' A '", ""),
     ("", r"parallel -k --trim n echo pre-{}-post ::: ' A '", ""),
+    ("e", r"parallel --trim fj echo ::: a", ""),
+    // --nonall (no --sshlogin): once, here, with no value; stdin is not read.
+    (
+        "",
+        r"parallel -q --nonall perl -le 'print scalar @ARGV' 'a' 'b' ''",
+        "",
+    ),
+    ("", r"parallel --nonall --tag echo hi {}", "x\n"),
+    // -d of several bytes.
+    (
+        "",
+        r"(seq 3; echo; seq 4) | parallel -k -d '\n\n' --tagstring {#} echo ABC';'echo",
+        "",
+    ),
+    ("", r"parallel -k -d ab echo '[{}]'", "1ab2 3abab4"),
+    // --header 0: a :::: source's column is named by its file (before a number or --plus).
+    (
+        "",
+        r"parallel -k --header 0 echo {abc-file} {2} :::: abc-file ::: x y",
+        "",
+    ),
+    (
+        "",
+        r"seq 2 > 1; parallel -k --header 0 echo {1} :::: def-file 1",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --header 0 --plus echo {abc-file} :::: abc-file",
+        "",
+    ),
+    // $Global::total_completed: the jobs completed so far, those of a resumed joblog too.
+    (
+        "e",
+        r"parallel -j1 --joblog jl --halt now,fail=1 echo '{= $_=$Global::total_completed =};exit {}' ::: 0 0 1 0; parallel -j1 --joblog jl --resume echo '{= $_=$Global::total_completed =}' ::: 0 0 1 0 0",
+        "",
+    ),
+    // --retries STR: each job's attempts from its values; a job out of retries is a failed
+    // job, said nothing of.
+    (
+        "s",
+        r"parallel --retries {//} 'echo {/} >> log; exit {/}' ::: 1/11 2/22 3/33; echo $?; cat log",
+        "",
+    ),
+    (
+        "e",
+        r"parallel --retries 2 'echo {}; exit 1' ::: a; echo $?",
+        "",
+    ),
+    // --pipe --header (lines, or a pattern matched at the start) goes before every block;
+    // --skip-first-line drops the first line.
+    (
+        "",
+        r"(echo h1; echo h2; seq 5) | parallel -j1 --pipe -N2 -k --header '.*\n.*\n' 'echo S; cat'",
+        "",
+    ),
+    (
+        "",
+        r"seq 7 | parallel -k --pipe -N2 --header 2 --skip-first-line 'echo S; cat'",
+        "",
+    ),
+    ("", r"seq 5 | parallel -k --pipe -N2 --header : cat", ""),
+    (
+        "",
+        r"(echo x; echo H; seq 10) > f; parallel -k --skip-first-line --pipepart -a f --block 10 --header 1 cat",
+        "",
+    ),
+    // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
+    // waits for the id's commands.
+    (
+        "",
+        r"export PARALLEL_HOME=$PWD/ph; parallel --fg --semaphore --id c1 'echo x; exit 3'; echo $?",
+        "",
+    ),
+    (
+        "s",
+        r"export PARALLEL_HOME=$PWD/ph; for i in 1 2 3; do parallel --semaphore --id c2 -j2 echo $i; done; parallel --semaphore --id c2 --wait; echo done",
+        "",
+    ),
     (
         "",
         r"printf ' x \n' | parallel -k --trim lr echo '[{}]'",
@@ -2466,19 +2545,15 @@ const REFUSED: &[(&str, &str)] = &[
     ("--trc x", "--trc"),
     ("--basefile x", "--basefile"),
     ("--onall", "--onall"),
-    ("--nonall", "--nonall"),
     ("--tmux", "--tmux"),
     ("--tmuxpane", "--tmuxpane"),
     ("--sql x", "--sql"),
     ("--sqlmaster x", "--sqlmaster"),
     ("--sqlworker x", "--sqlworker"),
     ("--sqlandworker x", "--sqlandworker"),
-    ("--semaphore", "--semaphore"),
-    ("--sem", "--sem"),
-    ("--fg", "--fg"),
-    ("--bg", "--bg"),
     ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
+    ("--semaphore --st 1", "--st"),
     ("--plus echo {##}", "{##}"),
     ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),

@@ -18,6 +18,7 @@ mod place;
 mod plus;
 mod profile;
 mod regexp;
+mod semaphore;
 mod storage;
 pub mod tee;
 
@@ -83,7 +84,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--bf", "frun runs on this machine: nothing is transferred"),
     ("--onall", "frun runs on this machine"),
-    ("--nonall", "frun runs on this machine"),
     ("--controlmaster", "frun runs on this machine"),
     (
         "--tmux",
@@ -110,22 +110,10 @@ const REFUSED: &[(&str, &str)] = &[
         "frun keeps no SQL job tables; use --results DIR or --joblog FILE",
     ),
     (
-        "--semaphore",
-        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
-    ),
-    (
-        "--sem",
-        "frun is not a counting semaphore (sem); run the jobs through one frun instead",
-    ),
-    ("--fg", "frun is not a counting semaphore (sem)"),
-    ("--bg", "frun is not a counting semaphore (sem)"),
-    ("--semaphorename", "frun is not a counting semaphore (sem)"),
-    ("--id", "frun is not a counting semaphore (sem)"),
-    (
         "--semaphoretimeout",
-        "frun is not a counting semaphore (sem)",
+        "frun's semaphore waits as long as it takes",
     ),
-    ("--st", "frun is not a counting semaphore (sem)"),
+    ("--st", "frun's semaphore waits as long as it takes"),
     ("--memfree", "frun does not throttle on free memory; use -j"),
     (
         "--memsuspend",
@@ -204,6 +192,12 @@ struct Options {
     bare: bool,
     colsep: Option<String>,
     header: bool,
+    /// `--header 0`: each `::::` source's column is named by its file.
+    header_files: bool,
+    /// `--header`'s value as given (with `--pipe`: lines or a pattern every job gets first).
+    header_text: Option<String>,
+    /// `--skip-first-line` (with `--pipe`).
+    skip_first_line: bool,
     /// `-a FILE`, in order.
     arg_files: Vec<PathBuf>,
     link: bool,
@@ -228,6 +222,8 @@ struct Options {
     /// `--rrs`: the separators are left out of each block.
     strip_separators: bool,
     delimiter_given: bool,
+    /// `-d` of several bytes (`-d '\n\n'`): the values are read whole, then cut at it.
+    separator: Vec<u8>,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
     /// `-s`, `--show-limits`.
@@ -243,6 +239,12 @@ struct Options {
     gnu: bool,
     /// `--plus`.
     plus: bool,
+    /// `--retries STR` with replacement strings: each job's attempts come from its values.
+    retries_text: Option<Vec<u8>>,
+    /// `--nonall`: the command runs once, here, with no value.
+    nonall: bool,
+    /// `--semaphore`, `--id`, `--fg`, `--wait`.
+    sem: semaphore::Request,
     /// `--rpl 'TAG PERL'`, in order.
     rpl: Vec<frun_engine::exec::command::perl::Rpl>,
     /// `-J NAME` / `--profile NAME`, in order (read before the other options).
@@ -323,6 +325,9 @@ fn fresh_options() -> Options {
         bare: false,
         colsep: None,
         header: false,
+        header_files: false,
+        header_text: None,
+        skip_first_line: false,
         arg_files: Vec::new(),
         link: false,
         eof: None,
@@ -339,6 +344,7 @@ fn fresh_options() -> Options {
         regexp: false,
         strip_separators: false,
         delimiter_given: false,
+        separator: Vec::new(),
         group: false,
         lines: lines::Lines::default(),
         files: false,
@@ -347,6 +353,9 @@ fn fresh_options() -> Options {
         tollef: false,
         gnu: false,
         plus: false,
+        retries_text: None,
+        nonall: false,
+        sem: semaphore::Request::default(),
         rpl: Vec::new(),
         profiles: Vec::new(),
         plain: false,
@@ -595,6 +604,13 @@ const SWITCHES: &[&str] = &[
     "files",
     "compress",
     "plus",
+    "nonall",
+    "skip-first-line",
+    "semaphore",
+    "sem",
+    "fg",
+    "bg",
+    "wait",
     "gnu",
     "tollef",
     "number-of-sockets",
@@ -663,6 +679,7 @@ fn long_option(
         "nice" => "nice",
         "load" => "load",
         "env" => "env",
+        "id" | "semaphorename" => "id",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -712,6 +729,15 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "quote" => o.quote = true,
         "plus" => o.plus = true,
+        "nonall" => o.nonall = true,
+        "skip-first-line" => o.skip_first_line = true,
+        "semaphore" | "sem" => o.sem.wanted = true,
+        "fg" => o.sem.fg = true,
+        "bg" => o.sem.fg = false,
+        "wait" => {
+            o.sem.wanted = true;
+            o.sem.wait = true;
+        }
         "null" => {
             o.cfg.delimiter = 0;
             o.delimiter_given = true;
@@ -829,6 +855,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
         }
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
+        "id" => o.sem.id = Some(v),
         // What compresses GNU Parallel's temporary files: frun keeps output in memory, so
         // like `--compress` it changes nothing that is printed (see storage.rs).
         "compress-program" => {}
@@ -869,23 +896,29 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "eof" | "eof-e" => o.eof = Some(v.into_bytes()),
         "delimiter" => {
-            o.cfg.delimiter =
-                parse_delimiter(&v).map_err(|e| refuse(format!("--delimiter: {e}")))?;
+            o.separator.clear();
+            match parse_delimiter(&v) {
+                Ok(d) => o.cfg.delimiter = d,
+                // Several bytes, escapes read as --recend's are.
+                Err(_) if unescape(&v).len() > 1 => o.separator = unescape(&v),
+                Err(e) => return Err(refuse(format!("--delimiter: {e}"))),
+            }
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
         "header" => {
-            if v != ":" && v != "1" && !v.is_empty() {
-                return Err(refuse(format!(
-                    "--header '{v}': only --header : (the first value names the column) is supported"
-                )));
-            }
-            o.header = true;
+            o.header_files = v == "0";
+            o.header = v == ":" || v == "1" || v.is_empty();
+            o.header_text = Some(v);
         }
         "trim" => o.trim = Some(trim_value(&v)?),
         "block" => set_block(o, &v)?,
         "recend" => o.recend = Some(v.as_bytes().to_vec()),
         "recstart" => o.recstart = Some(v.as_bytes().to_vec()),
+        "retries" if v.contains('{') => {
+            o.retries_text = Some(v.into_bytes());
+            o.cfg.retries = Some(u64::MAX);
+        }
         "retries" => {
             // N attempts in all; 0: as many as it takes (GNU Parallel's "0 = inf").
             let n = number("--retries", &v)?;
@@ -934,7 +967,13 @@ fn trim_value(v: &str) -> Result<Trim, Invocation> {
             left: true,
             right: true,
         },
-        _ => return Err(refuse(format!("--trim '{v}': expected n, l, r or lr"))),
+        // GNU Parallel's own words and status.
+        _ => {
+            return Err(Invocation::Fail {
+                text: "parallel: Error: --trim must be one of: r l rl lr.\n".into(),
+                status: ExitCode::Passed(255),
+            });
+        }
     })
 }
 
@@ -1264,25 +1303,21 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
+    if o.sem.wanted {
+        return semaphore(o, command, &sources);
+    }
     settle_first(&mut o)?;
     refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
     storage::settle(&mut o)?;
     check_line_buffer(&o)?;
     progress_header(&o);
-    split_values(&mut sources, o.cfg.delimiter);
-    for f in o.arg_files.drain(..).rev() {
-        sources.insert(
-            0,
-            Source {
-                values: SourceValues::File(f),
-                linked: false,
-            },
-        );
-    }
+    all_sources(&mut o, &mut sources)?;
     if o.pipe {
+        o.cfg.pipe_head = pipe_head(&o);
         return pipe(o, command, sources);
     }
+    header_without_pipe(&o)?;
     // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
     // default column separator).
     if o.header && o.colsep.is_none() {
@@ -1302,7 +1337,15 @@ fn build(
         _ => None,
     }
     // -E, -r and --shuf look at every value first: the sources are read whole.
-    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle && !o.lines.max_lines);
+    .filter(|_| {
+        !o.header
+            && !o.header_files
+            && o.eof.is_none()
+            && !o.skip_empty
+            && !o.shuffle
+            && !o.lines.max_lines
+            && o.separator.is_empty()
+    });
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -1329,12 +1372,18 @@ fn build(
                     linked: false,
                 });
             }
+            let names = match o.header_files {
+                true => file_names(&sources),
+                false => Vec::new(),
+            };
             let sweep = Sweep {
                 sources,
+                names,
                 link: o.link,
                 wrap: true,
                 header: o.header,
                 delimiter: o.cfg.delimiter,
+                separator: std::mem::take(&mut o.separator),
                 eof: o.eof.clone(),
                 skip_empty: o.skip_empty,
                 shuffle: o.shuffle,
@@ -1377,20 +1426,145 @@ fn build(
         rpl: std::mem::take(&mut o.rpl),
     });
     set_tag(o.tag.take(), &mut o.cfg);
+    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
 /// The tag's replacement strings read the job's values the way the line does (with `--pipe`,
 /// `{}` is empty and `{#}`, `{%}` are the job's, as in GNU Parallel).
 fn set_tag(tag: Option<Vec<u8>>, cfg: &mut Config) {
-    cfg.tag = match (tag, &cfg.job) {
+    cfg.tag = set_tag_like(tag, cfg);
+}
+
+/// A text read with each job's values as the tag reads them (`--retries {//}`).
+fn set_tag_like(text: Option<Vec<u8>>, cfg: &Config) -> Option<JobSpec> {
+    match (text, &cfg.job) {
         (Some(t), Some(job)) => Some(JobSpec {
             words: vec![t],
             quote: false,
             ..job.clone()
         }),
         _ => None,
+    }
+}
+
+/// `--skip-first-line` and `--header` other than `:` and `0` need `--pipe`.
+fn header_without_pipe(o: &Options) -> Result<(), Invocation> {
+    if o.skip_first_line {
+        return Err(refuse("--skip-first-line is supported with --pipe only"));
+    }
+    let other_header = !o.header && !o.header_files;
+    if let Some(v) = o.header_text.as_ref().filter(|_| other_header) {
+        return Err(refuse(format!(
+            "--header '{v}': without --pipe, only --header : (the first value names the \
+             column) and --header 0 (a file names its column) are supported"
+        )));
+    }
+    Ok(())
+}
+
+/// `--pipe`'s head: `--skip-first-line`, then `--header` (`:` one line, N lines, else a
+/// pattern matched at the start).
+fn pipe_head(o: &Options) -> Option<frun_engine::input::head::PipeHead> {
+    use frun_engine::input::head::{HeadSpec, PipeHead};
+    let header = o.header_text.as_ref().map(|v| match v.as_str() {
+        ":" | "" => HeadSpec::Lines(1),
+        n if n.bytes().all(|b| b.is_ascii_digit()) => HeadSpec::Lines(n.parse().unwrap_or(0)),
+        p => HeadSpec::Pattern(p.to_string()),
+    });
+    (o.skip_first_line || header.is_some()).then_some(PipeHead {
+        skip_first_line: o.skip_first_line,
+        header,
+    })
+}
+
+/// `--header 0`: the column names are the sources' file names (a `:::` source's is its
+/// number).
+fn file_names(sources: &[Source]) -> Vec<Vec<u8>> {
+    let name = |(i, s): (usize, &Source)| match &s.values {
+        SourceValues::File(p) => p.as_os_str().as_bytes().to_vec(),
+        SourceValues::Words(_) => (i + 1).to_string().into_bytes(),
     };
+    sources.iter().enumerate().map(name).collect()
+}
+
+/// The input sources in order (`-a` files first), each `:::` value split at the delimiter;
+/// `--nonall`'s lone empty value.
+fn all_sources(o: &mut Options, sources: &mut Vec<Source>) -> Result<(), Invocation> {
+    if o.separator.is_empty() {
+        split_values(sources, o.cfg.delimiter);
+    } else if o.pipe {
+        return Err(refuse(
+            "--pipe with a -d of several bytes: use --recend STR",
+        ));
+    }
+    for f in o.arg_files.drain(..).rev() {
+        sources.insert(
+            0,
+            Source {
+                values: SourceValues::File(f),
+                linked: false,
+            },
+        );
+    }
+    if o.nonall {
+        nonall(o, sources)?;
+    }
+    Ok(())
+}
+
+/// `--semaphore`: the command line runs under the semaphore `--id` names, at most `-j` (1
+/// unless given) at once.
+fn semaphore(
+    mut o: Options,
+    command: &[OsString],
+    sources: &[Source],
+) -> Result<Invocation, Invocation> {
+    if !sources.is_empty() {
+        return Err(refuse(
+            "--semaphore runs one command line: give it no input source",
+        ));
+    }
+    let slots = match o.jobs.take() {
+        Some(j) => jobs(&j, cpus::base(o.cpu_base))?,
+        None => 1,
+    };
+    let line = (!command.is_empty()).then(|| {
+        let words = command.iter().map(|w| {
+            let mut q = Vec::new();
+            match o.quote {
+                true => frun_engine::exec::command::job::quote(w.as_bytes(), &mut q),
+                false => q.extend_from_slice(w.as_bytes()),
+            }
+            q
+        });
+        words.collect::<Vec<_>>().join(&b' ')
+    });
+    let sem = std::mem::take(&mut o.sem);
+    sem.runner(slots, line, shell())
+        .map(Invocation::Act)
+        .map_err(refuse)
+}
+
+/// `--nonall` without `--sshlogin`: the command runs once on this machine (GNU Parallel's
+/// only one, named `:` in a tag), with no value and nothing read.
+fn nonall(o: &mut Options, sources: &mut Vec<Source>) -> Result<(), Invocation> {
+    if !sources.is_empty() || o.pipe {
+        return Err(refuse(
+            "--nonall runs the command once with no value: give it no input source and no --pipe",
+        ));
+    }
+    sources.push(Source {
+        values: SourceValues::Words(vec![OsString::new()]),
+        linked: false,
+    });
+    o.bare = true;
+    o.per_job = Some(1);
+    o.spread = Spread::One;
+    if o.tag.as_deref() == Some(b"{}") {
+        o.tag = Some(b":".to_vec());
+    }
+    Ok(())
 }
 
 /// `--results` and the `--resume` family, checked as GNU Parallel checks them. With
@@ -1478,6 +1652,7 @@ fn pipe(
         rpl: Vec::new(),
     });
     set_tag(o.tag.take(), &mut o.cfg);
+    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
@@ -1582,11 +1757,14 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
---max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
---colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+--max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
+-d C|STR, -a FILE, --colsep REGEX, --header : (0: a :::: source named by its file; with
+--pipe, :, N lines or a REGEX matched at the start, given to every job first),
+--skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR, --regexp, --rrs,
---retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
+--retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume,
+--resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
@@ -1612,11 +1790,14 @@ this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else 
 removed when the job ends); --nice N runs each job at niceness N; --load N|N% starts a job's
 command only once the load average is at most N (N% of the CPUs); --open-tty/-o give each job
 the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
-NAME is accepted and changes nothing (every job inherits the whole environment).
+NAME is accepted and changes nothing (every job inherits the whole environment); --nonall
+runs the command once, here, with no value. --semaphore [--id ID] [-j N] [--fg] CMD runs CMD
+under a counting semaphore (N at once per ID; in the background unless --fg); --wait waits
+for ID's commands to end.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L.
+--pipe, --tmux, --sql, --semaphoretimeout, --results NAME.csv/.tsv/.json, --pipe with -L.
 --will-cite and --citation are accepted and do nothing.
 ";
 
@@ -1653,6 +1834,8 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
         Fact::BlockGrown { from, to } => Some(format!(
             "parallel: Warning: A record was longer than {from}. Increasing to --blocksize {to}."
         )),
+        // A job that failed its last retry is a failed job, as any other.
+        Fact::GivenUp => Some(String::new()),
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }

@@ -288,7 +288,11 @@ impl Ledger {
             batch.seq,
             whereabouts(batch)
         );
-        say!("{text}");
+        crate::sys::notice::say_fact(
+            crate::sys::notice::NoticeKind::Problem,
+            Some(crate::sys::notice::Fact::GivenUp),
+            format_args!("{text}"),
+        );
         self.note_first(batch.start, text);
     }
 

@@ -102,6 +102,21 @@ impl Feed {
         Ok(())
     }
 
+    /// Writes `bytes` into the pipe first (a header every batch starts with); a reader gone
+    /// early is not an error.
+    pub fn put(&self, mut bytes: &[u8]) -> io::Result<()> {
+        while !bytes.is_empty() {
+            match nix::unistd::write(&self.write, bytes) {
+                Ok(n) => bytes = &bytes[n..],
+                Err(Errno::EAGAIN) => wait_writable(self.write.as_fd())?,
+                Err(Errno::EINTR) => {}
+                Err(Errno::EPIPE) => return Ok(()),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
     /// Copies `len` bytes at `off` of `file` into the pipe; false when the reader went away.
     fn copy(&self, file: BorrowedFd<'_>, mut off: u64, len: u64) -> io::Result<bool> {
         let end = off + len;

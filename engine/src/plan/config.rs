@@ -93,8 +93,14 @@ pub struct Sweep {
     pub wrap: bool,
     /// The first value of every source names its column (`--header :`), for `{name}`.
     pub header: bool,
+    /// Column names given, not read (GNU Parallel's `--header 0`: a `::::` source is named by
+    /// its file); each name stands for its source's columns (the first of them).
+    pub names: Vec<Vec<u8>>,
     /// What ends the values of `::::` files (the run's records are the tuples, NUL-ended).
     pub delimiter: u8,
+    /// When not empty, what ends the values of `::::` files instead of `delimiter`: a
+    /// delimiter of several bytes (GNU Parallel's `-d '\n\n'`).
+    pub separator: Vec<u8>,
     /// `-E STR`: a source ends at its first value equal to STR.
     pub eof: Option<Vec<u8>>,
     /// `-r`: values that are empty or only blanks are left out.
@@ -115,7 +121,9 @@ impl Sweep {
             link,
             wrap: true,
             header: false,
+            names: Vec::new(),
             delimiter: b'\n',
+            separator: Vec::new(),
             eof: None,
             skip_empty: false,
             shuffle: false,
@@ -294,6 +302,13 @@ pub struct Config {
     pub slot_var: Option<OsString>,
     /// Retries per batch, overriding `FRUN_RETRY_LIMIT` (`--retries`; None: the environment's).
     pub retries: Option<u64>,
+    /// `frun parallel --retries STR` with replacement strings (`--retries {//}`): each job's
+    /// attempts are the number its values make of STR (0: as many as it takes); `retries`
+    /// stays the ceiling.
+    pub retries_from: Option<JobSpec>,
+    /// `--pipe`: lines at the input's start that are no records (`--skip-first-line`, a
+    /// header every job gets before its block).
+    pub pipe_head: Option<crate::input::head::PipeHead>,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
@@ -411,6 +426,8 @@ impl Default for Config {
             job: None,
             line_limit: None,
             retries: None,
+            retries_from: None,
+            pipe_head: None,
             progress: None,
             trace: false,
             trace_output: false,

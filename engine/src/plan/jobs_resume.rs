@@ -50,6 +50,7 @@ impl Resumed {
     }
 
     pub(super) fn apply(self, mut work: Work) -> Work {
+        crate::exec::command::perl::add_completed(self.skip.len() as u64);
         work.job_files = self.results;
         work.skip_jobs = self.skip;
         work.skip_saved = self.skip_saved;

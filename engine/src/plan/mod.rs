@@ -196,6 +196,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     builder::check(cfg)?;
     let mut input = open_input(cfg)?;
+    let (stdin_header, head_feeder) = pipe_head(cfg, &mut input)?;
     let (sizing, cuts, end) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
     let input_size = input
         .file
@@ -229,7 +230,10 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
-    let (file, feeder) = argument_feed(cfg, input.file)?;
+    let (file, feeder) = match head_feeder {
+        Some(f) => (input.file, Some(f)),
+        None => argument_feed(cfg, input.file)?,
+    };
     let input = Input {
         file,
         name: input.name,
@@ -289,7 +293,11 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     Ok(Settings {
         input,
         scan,
-        work: resumed.apply(work(cfg, template, command.literal, sizing, command.extra)?),
+        work: {
+            let mut w = work(cfg, template, command.literal, sizing, command.extra)?;
+            w.stdin_header = stdin_header;
+            resumed.apply(w)
+        },
         workers: Workers {
             init: if layout.is_single() {
                 wi as usize
@@ -311,6 +319,24 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         exits_after: false,
         children_env,
     })
+}
+
+/// `--pipe`'s head ([`crate::input::head`]): the header every batch gets first, and the feeder
+/// of the rest when it comes through a pipe.
+fn pipe_head(
+    cfg: &Config,
+    input: &mut Opened,
+) -> Result<(Vec<u8>, Option<crate::run::Feeder>), RunError> {
+    let Some(head) = &cfg.pipe_head else {
+        return Ok((Vec::new(), None));
+    };
+    let file = input.file.try_clone().map_err(|e| {
+        RunError::unusable(Subject::Input(None), format!("cannot read the input: {e}"))
+    })?;
+    let rest = crate::input::head::split(file, head)
+        .map_err(|m| RunError::unusable(Subject::Input(None), m))?;
+    input.file = rest.file;
+    Ok((rest.header, rest.feeder))
 }
 
 /// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
@@ -594,6 +620,8 @@ fn work(
             .clone()
             .filter(|_| cfg.stdin && cfg.strip_separators),
         tag: extra.tag,
+        retries_from: extra.retries_from,
+        stdin_header: Vec::new(),
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
@@ -766,6 +794,8 @@ struct Command {
 struct WorkExtra {
     /// `--tag` / `--tagstring`, compiled (with the header's column names).
     tag: Option<crate::exec::command::job::JobLine>,
+    /// `--retries STR`, compiled as the tag is.
+    retries_from: Option<crate::exec::command::job::JobLine>,
     /// `frun xargs`: the command was not found, which is only an error once a command would
     /// run (GNU xargs looks for it then: `-r` on empty input runs nothing and succeeds).
     cannot_run: Option<crate::exec::resolve::ResolveError>,
@@ -842,6 +872,7 @@ fn job_command(
         literal: 0,
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
+            retries_from: line_like_tag(cfg.retries_from.as_ref(), cfg, header)?,
             cannot_run: None,
             plugin: None,
         },
@@ -925,6 +956,7 @@ fn command(cfg: &Config, header: &[Vec<u8>], env_bytes: u64) -> Result<Command, 
         literal,
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
+            retries_from: line_like_tag(cfg.retries_from.as_ref(), cfg, header)?,
             cannot_run,
             plugin: None,
         },
@@ -936,7 +968,16 @@ fn tag_line(
     cfg: &Config,
     header: &[Vec<u8>],
 ) -> Result<Option<crate::exec::command::job::JobLine>, RunError> {
-    let Some(spec) = &cfg.tag else {
+    line_like_tag(cfg.tag.as_ref(), cfg, header)
+}
+
+/// A text filled in with each job's values as the tag is (`--tag`, `--retries STR`).
+fn line_like_tag(
+    spec: Option<&crate::exec::command::job::JobSpec>,
+    cfg: &Config,
+    header: &[Vec<u8>],
+) -> Result<Option<crate::exec::command::job::JobLine>, RunError> {
+    let Some(spec) = spec else {
         return Ok(None);
     };
     let mut spec = spec.clone();

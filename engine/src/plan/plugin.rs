@@ -50,6 +50,7 @@ pub(super) fn command(
         literal: cfg.command.len(),
         extra: WorkExtra {
             tag: tag_line(cfg, header)?,
+            retries_from: None,
             cannot_run: None,
             plugin: (!cfg.dry_run).then_some(work),
         },

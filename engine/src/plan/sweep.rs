@@ -40,7 +40,12 @@ pub(super) fn materialize(
     }
     let mut kept = Vec::with_capacity(sweep.sources.len());
     for (s, bytes) in sweep.sources.iter().zip(&contents) {
-        let mut vals = values(s, bytes.as_deref(), delimiter);
+        let mut vals = match (&s.values, bytes.as_deref()) {
+            (SourceValues::File(_), Some(b)) if !sweep.separator.is_empty() => {
+                separated(b, &sweep.separator)
+            }
+            _ => values(s, bytes.as_deref(), delimiter),
+        };
         if let Some(eof) = &sweep.eof {
             if let Some(end) = vals.iter().position(|v| *v == eof.as_slice()) {
                 vals.truncate(end);
@@ -93,6 +98,12 @@ pub(super) fn materialize(
                     .map(|c| c.strip_suffix(b"\r").unwrap_or(c).to_vec()),
             );
             t.first += 1;
+        }
+    }
+    if !sweep.names.is_empty() {
+        for (t, name) in tables.iter().zip(&sweep.names) {
+            let n = if t.len() == 0 { 1 } else { t.row(0).len() };
+            header.extend(std::iter::repeat_n(name.clone(), n));
         }
     }
     if sweep.link && !sweep.wrap {
@@ -224,6 +235,24 @@ fn values<'a>(source: &'a Source, bytes: Option<&'a [u8]>, delimiter: u8) -> Vec
         }
         (SourceValues::File(_), None) => Vec::new(),
     }
+}
+
+/// A file's records ended by `sep` (several bytes); the last one's `sep` ends it, it does not
+/// start an empty one.
+fn separated<'a>(bytes: &'a [u8], sep: &[u8]) -> Vec<&'a [u8]> {
+    let mut v = Vec::new();
+    let mut start = 0;
+    for at in memchr::memmem::find_iter(bytes, sep) {
+        if at < start {
+            continue;
+        }
+        v.push(&bytes[start..at]);
+        start = at + sep.len();
+    }
+    if start < bytes.len() {
+        v.push(&bytes[start..]);
+    }
+    v
 }
 
 /// One source's values, each as its columns (one without `--colsep`), all in one list.
@@ -421,6 +450,14 @@ mod tests {
             false,
         );
         assert_eq!(tuples(&s), ["1:a1:1", "1:b1:2"]);
+    }
+
+    #[test]
+    fn a_separator_of_several_bytes_ends_records() {
+        let got = separated(b"1\n2\n\n\n\n3\n", b"\n\n");
+        assert_eq!(got, vec![&b"1\n2"[..], b"", b"3\n"]);
+        assert!(separated(b"", b"ab").is_empty());
+        assert_eq!(separated(b"xab", b"ab"), vec![&b"x"[..]]);
     }
 
     #[test]

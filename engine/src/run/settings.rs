@@ -156,6 +156,10 @@ pub struct Work {
     pub strip_separators: Option<crate::input::bounds::RecordBounds>,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::command::job::JobLine>,
+    /// `--retries STR`: each job's attempts, read from its values ([`crate::plan::config::Config::retries_from`]).
+    pub retries_from: Option<crate::exec::command::job::JobLine>,
+    /// `--pipe --header`: bytes every command gets on stdin before its block.
+    pub stdin_header: Vec<u8>,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
     /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.

@@ -235,6 +235,12 @@ pub(super) trait Site {
     fn tag_of(&self, _bytes: &[u8], _seq: u64, _out: &mut Vec<u8>) -> bool {
         false
     }
+
+    /// `--retries STR`: the retries batch `seq` (`bytes`) may have (None inside: as many as
+    /// it takes); None when the run's policy stands.
+    fn retries_of(&self, _bytes: &[u8], _seq: u64) -> Option<Option<u64>> {
+        None
+    }
     /// `frun parallel --files`: the directory each job's output is kept in (its file's name is
     /// the job's output instead).
     fn output_files_in(&self) -> Option<&std::path::Path> {
@@ -555,6 +561,19 @@ impl Site for Post<'_> {
 
     fn output_files_in(&self) -> Option<&std::path::Path> {
         self.shared.work.output_files_in.as_deref()
+    }
+
+    fn retries_of(&self, bytes: &[u8], seq: u64) -> Option<Option<u64>> {
+        let s = self.shared;
+        let line = s.work.retries_from.as_ref()?;
+        let mut text = Vec::new();
+        line.render(bytes, s.work.template.delimiter(), seq + 1, 1, &mut text);
+        // GNU Parallel's count of attempts: 0 is as many as it takes; what is no number, one.
+        let n: u64 = std::str::from_utf8(&text)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(1);
+        Some(n.checked_sub(1))
     }
 
     fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
@@ -902,7 +921,13 @@ impl<'a, S: Site> Worker<'a, S> {
         settled: &mut Settled,
     ) -> io::Result<()> {
         let (site, rules) = (self.site, self.rules);
-        let verdict = rules.retry.judge(&outcome, retried);
+        let mut policy = rules.retry;
+        if !matches!(outcome, Outcome::Ok) {
+            if let Some(limit) = site.retries_of(bytes, part.seq) {
+                policy.limit = limit;
+            }
+        }
+        let verdict = policy.judge(&outcome, retried);
         if verdict == Verdict::Final {
             if let Some(c) = self.capture {
                 // With a line relay, lines are tagged as they pass.
@@ -985,6 +1010,8 @@ impl<'a, S: Site> Worker<'a, S> {
         let site = self.site;
         let stop = site.stop();
         let ended = Instant::now();
+        // A job completed (perl's `$Global::total_completed`).
+        crate::exec::command::perl::add_completed(1);
         // A split batch's line shows its whole command, built again while its input is here.
         if let Some(JobNote {
             split: true,

@@ -61,6 +61,8 @@ pub enum Fact {
         /// The block size now.
         to: u64,
     },
+    /// A job failed its last attempt (after its retries): GNU Parallel says nothing of it.
+    GivenUp,
 }
 
 /// What keeps a run from starting as many workers as asked.

@@ -1366,6 +1366,10 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
         let Some(key) = inner.strip_suffix(suffix) else {
             continue;
         };
+        // A column's name comes before a number (`--header 0` names a column by its file).
+        if let Some(i) = header.iter().position(|h| h.as_slice() == key) {
+            return Some((Part::Value(Column::Index(i as i64 + 1), form), close + 2));
+        }
         let numeric = key.strip_prefix(b"-").unwrap_or(key);
         if !numeric.is_empty() && numeric.iter().all(u8::is_ascii_digit) {
             let n: i64 = std::str::from_utf8(key).ok()?.parse().ok()?;
@@ -1416,7 +1420,9 @@ impl PerlParts {
             None => {
                 let f = self.tags.at(s)?;
                 let other = replacement_at(s, names, header).map_or(0, |(_, l)| l);
-                if f.len < other {
+                // A column's name wins over a user string of the same length.
+                let unnamed = replacement_at(s, names, &[]).map_or(0, |(_, l)| l);
+                if f.len < other || (f.len == other && unnamed < other) {
                     return None;
                 }
                 f

@@ -9,7 +9,8 @@
 //! The protocol (all lengths decimal, each followed by a newline):
 //! - at start, frun writes the number of expressions, then each one as `LEN\nBYTES`; perl
 //!   answers `ok\n` or `err LEN\nMESSAGE` (an expression that does not compile);
-//! - per value, frun writes `ID SEQ SLOT NARGS\n`, the job's arguments and the value, each as
+//! - per value, frun writes `ID SEQ SLOT NARGS DONE\n` (DONE: the jobs completed so far,
+//!   `$Global::total_completed`), the job's arguments and the value, each as
 //!   `LEN\nBYTES`; perl answers `STATUS LEN\nBYTES`: status 0 (quote the result), 1 (`uq()`:
 //!   put it in as it is) or 2 (the expression died: BYTES is perl's message).
 //!
@@ -18,6 +19,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -55,7 +57,8 @@ our ($frun_seq, $frun_slot, $frun_uq, @arg);
 our $job = bless {}, 'Frun::Job';
 $Global::JobQueue = bless {}, 'Frun::Queue';
 $Global::use = {};
-tie $Global::total_completed, 'Frun::Unknown', 'total_completed';
+our $frun_done = 0;
+*Global::total_completed = \$frun_done;
 tie $Global::max_jobs_running, 'Frun::Unknown', 'max_jobs_running';
 sub seq { $frun_seq }
 sub slot { $frun_slot }
@@ -110,7 +113,8 @@ for my $i (1 .. $count) {
 }
 print STDOUT "ok\n"; flush STDOUT;
 while (defined(my $head = <STDIN>)) {
-    my ($id, $seq, $slot, $n) = split ' ', $head;
+    my ($id, $seq, $slot, $n, $done) = split ' ', $head;
+    $frun_done = $done;
     my @a = (undef);
     push @a, frun_blob() for 1 .. $n;
     my $v = frun_blob();
@@ -122,6 +126,19 @@ while (defined(my $head = <STDIN>)) {
     frun_answer($frun_uq ? 1 : 0, defined $_ ? $_ : '');
 }
 "#;
+
+/// The jobs of this process's run completed so far (those a resumed joblog holds included):
+/// perl's `$Global::total_completed`.
+static COMPLETED: AtomicU64 = AtomicU64::new(0);
+
+/// Counts `n` more completed jobs ([`COMPLETED`]).
+pub fn add_completed(n: u64) {
+    COMPLETED.fetch_add(n, Ordering::Relaxed);
+}
+
+fn completed() -> u64 {
+    COMPLETED.load(Ordering::Relaxed)
+}
 
 /// One perl process evaluating a run's expressions.
 pub struct Evaluator {
@@ -269,8 +286,9 @@ impl Evaluator {
         let mut io = self.io.lock().unwrap_or_else(|p| p.into_inner());
         let p = &mut *io;
         p.buf.clear();
-        p.buf
-            .extend_from_slice(format!("{id} {seq} {slot} {}\n", args.len()).as_bytes());
+        p.buf.extend_from_slice(
+            format!("{id} {seq} {slot} {} {}\n", args.len(), completed()).as_bytes(),
+        );
         for a in args {
             put_blob(&mut p.buf, a);
         }

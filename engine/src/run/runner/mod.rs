@@ -171,6 +171,9 @@ impl Child<'_> {
             shared.signal_child(pid, libc::SIGTERM);
         }
         if let Some(feed) = feed {
+            if !shared.work.stdin_header.is_empty() {
+                feed.put(&shared.work.stdin_header)?;
+            }
             let (file, off) = shared.spool.file_at(part.start);
             let sent = if let Some(b) = &shared.work.strip_separators {
                 let runs = b.kept_runs(shared.spool.bytes(part.start, part.end));
