@@ -1492,6 +1492,28 @@ const CASES: &[Case] = &[
     ),
     ("", r"seq 10 | parallel -k --pipe -N3 'cat; echo --'", ""),
     ("", r"seq 10 | parallel -k --pipe -N4 wc -l", ""),
+    ("e", r"seq -w 10 | parallel --pipe; echo $?", ""),
+    ("e", r"parallel --pipepart -a num10; echo $?", ""),
+    // --pipe -L N: records of N lines; an incomplete last record is a job of its own.
+    ("", r"seq 10 | parallel -k --pipe -L 4 'cat; echo --'", ""),
+    ("", r"seq 10 | parallel -k --pipe -l 4 'cat; echo --'", ""),
+    (
+        "",
+        r"seq 10 | parallel -k --pipe -L 3 -N 2 'cat; echo --'",
+        "",
+    ),
+    (
+        "",
+        r"printf '1
+2
+3
+4
+5' | parallel -k --pipe -L 2 'cat; echo'",
+        "",
+    ),
+    ("", r"seq 2000 | parallel -k --pipe --block 1k -L 4 wc", ""),
+    ("", r"seq 200 | parallel -k --pipe --block 30 -L 7 wc", ""),
+    ("", r"seq 4 | parallel -k -j3 -N1 -L1 --pipe wc", ""),
     ("", r"seq 3 | parallel -k --pipe -N1 echo JOB{#}\;cat", ""),
     (
         "",
@@ -2382,7 +2404,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--interactive", "--interactive"),
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),
-    ("-L 2 --pipe", "--pipe with -L"),
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),

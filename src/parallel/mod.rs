@@ -14,6 +14,7 @@ use std::path::PathBuf;
 mod cpus;
 mod env;
 mod lines;
+mod pipe_lines;
 mod place;
 mod plus;
 mod profile;
@@ -809,6 +810,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             // -N0 (and -n0): each record is a job of its own that gets no value.
             o.bare = n == 0;
             o.per_job = Some(n.max(1));
+            o.lines.records = o.per_job;
             o.positional = name == "max-replace-args";
         }
         "max-lines" | "max-lines-L" => {
@@ -1403,10 +1405,12 @@ fn pipe(
     command: &[OsString],
     sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
-    if o.lines.max_lines && !o.pipepart {
-        return Err(refuse(
-            "--pipe with -L/-l/--max-lines (lines per block) is not supported by frun parallel; use --pipe -N",
-        ));
+    if command.is_empty() {
+        return Err(Invocation::Fail {
+            text: "parallel: Error: --pipe/--pipepart must have a command to pipe into (e.g. 'cat').\n"
+                .to_string(),
+            status: ExitCode::Passed(255),
+        });
     }
     match sources.as_slice() {
         [] => {}
@@ -1429,9 +1433,6 @@ fn pipe(
     o.cfg.stdin = true;
     // GNU Parallel's -r drops blank lines from --pipe's blocks (not from --pipepart's).
     o.cfg.drop_blank_lines = o.skip_empty && !o.pipepart;
-    if command.is_empty() {
-        return Err(refuse("--pipe needs a command"));
-    }
     let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
     o.cfg.command = command.to_vec();
     o.cfg.job = Some(JobSpec {
@@ -1507,6 +1508,14 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         (_, Some(per)) => return Ok(BatchSpec::BlocksPerWorker(per)),
         (b, None) => b.filter(|&b| b > 0).unwrap_or(1 << 20),
     };
+    if o.lines.max_lines {
+        if !one_byte {
+            return Err(refuse(
+                "-L counts lines ended by one byte: with --recstart or a longer --recend, use --block",
+            ));
+        }
+        return Ok(pipe_lines::batches(o.lines.lines, o.lines.records, block));
+    }
     Ok(match o.per_job {
         // -N: that many records per job.
         Some(n) => BatchSpec::Exact(n),
@@ -1531,7 +1540,8 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
---colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+--colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
+of N lines), --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
@@ -1564,7 +1574,7 @@ NAME is accepted and changes nothing (every job inherits the whole environment).
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L.
+--pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json.
 --will-cite and --citation are accepted and do nothing.
 ";
 

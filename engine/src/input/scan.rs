@@ -64,6 +64,15 @@ pub enum Sizing {
     /// At least `n` bytes per chunk, cut at the first record boundary whose end pattern starts
     /// `n` bytes or more past the chunk's start.
     BlockPast(u64),
+    /// As [`Sizing::Block`], records being `lines` delimiter-ended lines each (GNU Parallel's
+    /// `--pipe -L`): a chunk holds whole groups of `lines` lines, and an incomplete last group
+    /// is a chunk of its own.
+    BlockLines {
+        /// About this many bytes per chunk.
+        size: u64,
+        /// Lines per record (at least 1).
+        lines: u64,
+    },
 }
 
 /// What the scanner tells the rest of the engine while it runs.
@@ -339,6 +348,11 @@ impl Scanner<'_> {
             }
             Sizing::Bytes(n) => ChunkScan::new(run, n, false).scan(ingest),
             Sizing::Block(n) => ChunkScan::new(run, n, true).scan(ingest),
+            Sizing::BlockLines { size, lines } => {
+                let mut scan = ChunkScan::new(run, size, true);
+                scan.lines = lines.max(1);
+                scan.scan(ingest)
+            }
             Sizing::BlockPast(n) => {
                 let mut scan = ChunkScan::new(run, n, true);
                 scan.past = true;
@@ -351,7 +365,10 @@ impl Scanner<'_> {
     /// largest batches when those are bigger.
     fn window_bytes(&self) -> u64 {
         let batch = match self.settings.sizing {
-            Sizing::Bytes(n) | Sizing::Block(n) | Sizing::BlockPast(n) => n,
+            Sizing::Bytes(n)
+            | Sizing::Block(n)
+            | Sizing::BlockPast(n)
+            | Sizing::BlockLines { size: n, .. } => n,
             _ => self.settings.arg_space.map_or(0, |s| s.budget),
         };
         WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
@@ -581,6 +598,8 @@ struct ChunkScan<'s, 'a> {
     at_records: bool,
     /// Chunks end at the first record boundary at or past `size` bytes, not the last within.
     past: bool,
+    /// Delimiters per record ([`Sizing::BlockLines`]; 1 otherwise).
+    lines: u64,
     /// Where the next chunk starts.
     start: u64,
     /// A record longer than a chunk, from `start`, not ended yet: how far its end was looked
@@ -600,6 +619,8 @@ struct LongRecord {
     /// The input up to here was searched; no record ends in `(start + size, searched]` but
     /// possibly one whose end pattern straddles `searched`.
     searched: u64,
+    /// With records of several lines: the delimiters in `[start, searched)`.
+    seen: u64,
 }
 
 impl<'s, 'a> ChunkScan<'s, 'a> {
@@ -609,6 +630,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             size,
             at_records,
             past: false,
+            lines: 1,
             start: 0,
             long: None,
             single: false,
@@ -682,6 +704,9 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
     fn chunk_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
         let (start, size) = (self.start, self.size);
         self.single = false;
+        if self.lines > 1 {
+            return self.group_end(bound, filled, eof);
+        }
         if bound - start < size {
             return Some(bound);
         }
@@ -728,10 +753,59 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
                 self.long = Some(LongRecord {
                     start,
                     searched: bound,
+                    seen: 0,
                 });
                 None
             }
         }
+    }
+
+    /// [`ChunkScan::chunk_end`] for records of `lines` lines: the end of the last whole record
+    /// within the chunk's size; the end of the first one when none fits; at the end of the
+    /// input, its rest with an incomplete last record cut off into a chunk of its own.
+    fn group_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
+        let (start, size, lines) = (self.start, self.size, self.lines);
+        let delimiter = self.run.sc.settings.delimiter;
+        let spool = self.run.sc.spool;
+        if bound - start < size {
+            return Some(self.last_group_end(start, bound).unwrap_or(bound));
+        }
+        let known_long = self.long.is_some_and(|l| l.start == start);
+        if !known_long && let Some(end) = self.last_group_end(start, start + size) {
+            return Some(end);
+        }
+        // No whole record within the chunk's size: the chunk is the first record, however long.
+        let (from, seen) = match self.long {
+            Some(l) if l.start == start => (l.searched, l.seen),
+            _ => (start, 0),
+        };
+        let data = spool.bytes(from, bound);
+        let mut ends = memchr::memchr_iter(delimiter, data);
+        if let Some(i) = ends.nth((lines - seen - 1) as usize) {
+            self.long = None;
+            return Some(from + i as u64 + 1);
+        }
+        if eof || bound < filled {
+            return Some(bound);
+        }
+        self.long = Some(LongRecord {
+            start,
+            searched: bound,
+            seen: seen + bytecount::count(data, delimiter) as u64,
+        });
+        None
+    }
+
+    /// With records of `lines` lines: the end of the last whole record in `[start, end)`, if
+    /// any.
+    fn last_group_end(&self, start: u64, end: u64) -> Option<u64> {
+        let delimiter = self.run.sc.settings.delimiter;
+        let data = self.run.sc.spool.bytes(start, end);
+        let whole = bytecount::count(data, delimiter) as u64 / self.lines * self.lines;
+        let n = usize::try_from(whole.checked_sub(1)?).ok()?;
+        memchr::memchr_iter(delimiter, data)
+            .nth(n)
+            .map(|i| start + i as u64 + 1)
     }
 
     /// Publishes `[start, end)` as one chunk; false when the run stops.
@@ -743,6 +817,12 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         }
         let records = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
             b.count(self.run.sc.spool.bytes(self.start, end))
+        } else if self.lines > 1 {
+            count_records(
+                self.run.sc.spool.bytes(self.start, end),
+                self.run.sc.settings.delimiter,
+            )
+            .div_ceil(self.lines)
         } else if self.at_records && single {
             1
         } else if self.at_records {
@@ -790,6 +870,8 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         let end = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
             let data = spool.bytes(start, bound);
             b.last_in(data, 0, data.len()).map(|p| start + p as u64)
+        } else if self.lines > 1 {
+            self.last_group_end(start, bound)
         } else if self.at_records {
             memchr::memrchr(self.run.sc.settings.delimiter, spool.bytes(start, bound))
                 .map(|i| start + i as u64 + 1)
@@ -1326,6 +1408,27 @@ mod tests {
         let (b, _) = scan(b"1\n2\n3\n4\n5", Sizing::Exact(2), None, None);
         let shape: Vec<_> = b.iter().map(|b| (b.start, b.end, b.records)).collect();
         assert_eq!(shape, [(0, 4, 2), (4, 8, 2), (8, 9, 1)]);
+    }
+
+    #[test]
+    fn line_records_fill_blocks_and_an_incomplete_last_one_is_cut_off() {
+        let shape = |input: &[u8], size, lines| {
+            let (b, _) = scan(input, Sizing::BlockLines { size, lines }, None, None);
+            b.iter()
+                .map(|b| (b.start, b.end, b.records))
+                .collect::<Vec<_>>()
+        };
+        let ten = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+        assert_eq!(shape(ten, 1000, 4), [(0, 16, 2), (16, 21, 1)]);
+        assert_eq!(shape(b"1\n2\n3\n4\n5", 100, 2), [(0, 8, 2), (8, 9, 1)]);
+        // Whole records within 5 bytes each.
+        assert_eq!(
+            shape(b"a\nb\nc\nd\ne\nf\n", 5, 2),
+            [(0, 4, 1), (4, 8, 1), (8, 12, 1)]
+        );
+        // A record longer than a block is a block of its own.
+        assert_eq!(shape(b"a\nb\nc\nd\n", 2, 3), [(0, 6, 1), (6, 8, 1)]);
+        assert_eq!(shape(b"a\nb", 100, 4), [(0, 3, 1)]);
     }
 
     #[test]

@@ -185,6 +185,7 @@ pub(crate) fn check(cfg: &Config) -> Result<(), ConfigError> {
         cfg.batch,
         BatchSpec::Bytes(_)
             | BatchSpec::Block(_)
+            | BatchSpec::BlockLines { .. }
             | BatchSpec::BlockPast(_)
             | BatchSpec::BlocksPerWorker(_)
     );

@@ -46,6 +46,14 @@ pub enum BatchSpec {
     Bytes(u64),
     /// `--block N`: about N bytes, cut at record boundaries.
     Block(u64),
+    /// `--block N` with records of `lines` lines (GNU Parallel's `--pipe -L`): about N bytes
+    /// of whole records; an incomplete last record is a chunk of its own.
+    BlockLines {
+        /// About this many bytes per chunk.
+        bytes: u64,
+        /// Lines per record (at least 1).
+        lines: u64,
+    },
     /// Chunks of at least N bytes: each ends at the first record boundary at or past N bytes
     /// from its start (GNU Parallel's `--pipepart --block N`).
     BlockPast(u64),

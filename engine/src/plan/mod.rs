@@ -82,6 +82,7 @@ fn run_identity(cfg: &Config) -> String {
     let chunks = match cfg.batch {
         BatchSpec::Bytes(n) => format!("bytes {n}"),
         BatchSpec::Block(n) => format!("block {n}"),
+        BatchSpec::BlockLines { bytes, lines } => format!("block {bytes} of {lines}-line records"),
         BatchSpec::BlockPast(n) => format!("block past {n}"),
         BatchSpec::BlocksPerWorker(n) => format!("blocks per worker {n}"),
         _ => "records".into(),
@@ -624,6 +625,7 @@ fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
             Sizing::Bytes(n)
         }
         BatchSpec::Block(n) => Sizing::Block(n),
+        BatchSpec::BlockLines { bytes, lines } => Sizing::BlockLines { size: bytes, lines },
         BatchSpec::BlockPast(n) => Sizing::BlockPast(n),
         // Settled once the input file's size is known (`blocks_per_worker`).
         BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
