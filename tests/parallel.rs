@@ -1603,6 +1603,12 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
         "",
     ),
     ("", r"parallel --pipepart -a num10 -N1 wc -l; echo $?", ""),
+    // --pipepart ignores ::: values.
+    (
+        "",
+        r"parallel --pipepart -a num10 -k 'echo {};wc -l' ::: a b",
+        "",
+    ),
     ("", r"parallel --pipepart -a /dev/null wc -l; echo $?", ""),
     ("", r"parallel --pipepart -a missing wc -l; echo $?", ""),
     // --pipepart cuts as GNU does: each block ends at the first record end past its size, so

@@ -1412,6 +1412,11 @@ fn pipe(
             status: ExitCode::Passed(255),
         });
     }
+    let mut sources = sources;
+    if o.pipepart {
+        // GNU Parallel's --pipepart cuts its file and ignores `:::` values.
+        sources.retain(|s| matches!(s.values, SourceValues::File(_)));
+    }
     match sources.as_slice() {
         [] => {}
         [
