@@ -1514,6 +1514,27 @@ const CASES: &[Case] = &[
     ("", r"seq 2000 | parallel -k --pipe --block 1k -L 4 wc", ""),
     ("", r"seq 200 | parallel -k --pipe --block 30 -L 7 wc", ""),
     ("", r"seq 4 | parallel -k -j3 -N1 -L1 --pipe wc", ""),
+    // --pipe --group-by COLUMN: runs of lines with one value in that column.
+    (
+        "",
+        r"printf 'a,1\na,2\nb,3\nb,4\nc,5\nd,6\n' | parallel --pipe --colsep , --group-by 1 -k -N2 'cat;echo --'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\tb\na\tc\nb\tc\n' | parallel --pipe --group-by 1 -kN1 wc",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a,1\na,2\nb,3\nb,4\nc,5\nd,6' | parallel --pipe --colsep , --group-by 2 -k -N1 'cat;echo --'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a  b\nc  d\nc d\n' | parallel --pipe --colsep ' ' --group-by 2 -k -N1 wc",
+        "",
+    ),
     ("", r"seq 3 | parallel -k --pipe -N1 echo JOB{#}\;cat", ""),
     (
         "",

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 mod cpus;
 mod env;
+mod group_by;
 mod lines;
 mod pipe_lines;
 mod place;
@@ -215,6 +216,8 @@ struct Options {
     eof: Option<Vec<u8>>,
     skip_empty: bool,
     shuffle: bool,
+    /// `--group-by VALUE` (with `--pipe`).
+    group_by: Option<String>,
     pipe: bool,
     block: Option<u64>,
     /// `--pipepart`: the one input file is cut in place.
@@ -325,6 +328,7 @@ fn fresh_options() -> Options {
         eof: None,
         skip_empty: false,
         shuffle: false,
+        group_by: None,
         pipe: false,
         block: None,
         pipepart: false,
@@ -627,6 +631,7 @@ fn long_option(
         "eof" => "eof",
         "delimiter" => "delimiter",
         "colsep" => "colsep",
+        "group-by" => "group-by",
         "header" => "header",
         "trim" => "trim",
         "block" | "block-size" => "block",
@@ -848,6 +853,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
+        "group-by" => o.group_by = Some(v),
         "header" => {
             if v != ":" && v != "1" && !v.is_empty() {
                 return Err(refuse(format!(
@@ -1257,6 +1263,9 @@ fn build(
     if o.pipe {
         return pipe(o, command, sources);
     }
+    if o.group_by.is_some() {
+        return Err(refuse("--group-by needs --pipe"));
+    }
     // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
     // default column separator).
     if o.header && o.colsep.is_none() {
@@ -1465,6 +1474,9 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     if o.pipepart && matches!(o.cfg.input, InputSpec::Stdin) {
         return Err(refuse("--pipepart needs a file: -a FILE or :::: FILE"));
     }
+    if o.pipepart && o.group_by.is_some() {
+        return Err(refuse("--group-by is supported with --pipe only"));
+    }
     if o.pipepart && o.per_job.is_some() {
         return Err(refuse(
             "--pipepart is incompatible with --max-replace-args, --max-lines, and -L",
@@ -1513,6 +1525,14 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         (_, Some(per)) => return Ok(BatchSpec::BlocksPerWorker(per)),
         (b, None) => b.filter(|&b| b > 0).unwrap_or(1 << 20),
     };
+    if let Some(g) = &o.group_by {
+        if !one_byte || o.lines.max_lines || o.header {
+            return Err(refuse(
+                "--group-by: only with lines ended by one byte, and no -L or --header",
+            ));
+        }
+        return group_by::batches(g, o.colsep.as_deref(), o.per_job, block).map_err(refuse);
+    }
     if o.lines.max_lines {
         if !one_byte {
             return Err(refuse(
@@ -1546,7 +1566,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
-of N lines), --pipepart
+of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
+--colsep string, a tab unless given), --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::dispatch::batch::{ArgSpace, count_records};
 use crate::dispatch::rings::Rings;
 use crate::input::bounds::RecordBounds;
+use crate::input::group::GroupKey;
 use crate::input::shard::ShardMap;
 use crate::input::spool::{Fill, Ingest, Spool};
 
@@ -72,6 +73,16 @@ pub enum Sizing {
         size: u64,
         /// Lines per record (at least 1).
         lines: u64,
+    },
+    /// Records are groups of consecutive lines with the same key (GNU Parallel's `--pipe
+    /// --group-by`): `per_chunk` groups per chunk, or (0) about `size` bytes of whole groups.
+    Groups {
+        /// About this many bytes per chunk (when `per_chunk` is 0).
+        size: u64,
+        /// Groups per chunk (0: as many as fit in `size`).
+        per_chunk: u64,
+        /// Which part of a line is its key.
+        key: GroupKey,
     },
 }
 
@@ -353,6 +364,16 @@ impl Scanner<'_> {
                 scan.lines = lines.max(1);
                 scan.scan(ingest)
             }
+            Sizing::Groups {
+                size,
+                per_chunk,
+                key,
+            } => {
+                // Counted groups: a chunk is cut as soon as its groups are in.
+                let mut scan = ChunkScan::new(run, if per_chunk > 0 { 1 } else { size }, true);
+                scan.groups = Some((key, per_chunk));
+                scan.scan(ingest)
+            }
             Sizing::BlockPast(n) => {
                 let mut scan = ChunkScan::new(run, n, true);
                 scan.past = true;
@@ -368,7 +389,8 @@ impl Scanner<'_> {
             Sizing::Bytes(n)
             | Sizing::Block(n)
             | Sizing::BlockPast(n)
-            | Sizing::BlockLines { size: n, .. } => n,
+            | Sizing::BlockLines { size: n, .. }
+            | Sizing::Groups { size: n, .. } => n,
             _ => self.settings.arg_space.map_or(0, |s| s.budget),
         };
         WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
@@ -600,6 +622,9 @@ struct ChunkScan<'s, 'a> {
     past: bool,
     /// Delimiters per record ([`Sizing::BlockLines`]; 1 otherwise).
     lines: u64,
+    /// Records are groups of lines with the same key, this many per chunk (0: by size)
+    /// ([`Sizing::Groups`]).
+    groups: Option<(GroupKey, u64)>,
     /// Where the next chunk starts.
     start: u64,
     /// A record longer than a chunk, from `start`, not ended yet: how far its end was looked
@@ -631,6 +656,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             at_records,
             past: false,
             lines: 1,
+            groups: None,
             start: 0,
             long: None,
             single: false,
@@ -704,6 +730,9 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
     fn chunk_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
         let (start, size) = (self.start, self.size);
         self.single = false;
+        if let Some((key, per_chunk)) = self.groups {
+            return self.keyed_end(key, per_chunk, bound, filled, eof);
+        }
         if self.lines > 1 {
             return self.group_end(bound, filled, eof);
         }
@@ -796,6 +825,45 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         None
     }
 
+    /// [`ChunkScan::chunk_end`] for groups of lines with the same key: the end of the
+    /// `per_chunk`-th group, or (`per_chunk` 0) of the last whole group within the chunk's
+    /// size (of the first one when none fits); None while that is not known yet.
+    fn keyed_end(
+        &mut self,
+        key: GroupKey,
+        per_chunk: u64,
+        bound: u64,
+        filled: u64,
+        eof: bool,
+    ) -> Option<u64> {
+        let start = self.start;
+        let ended = eof || bound < filled;
+        let data = self.run.sc.spool.bytes(start, bound);
+        let delimiter = self.run.sc.settings.delimiter;
+        let (mut pos, mut groups, mut fit) = (0usize, 0u64, None);
+        while pos < data.len() {
+            let Some(len) = key.group_len(&data[pos..], delimiter, ended) else {
+                // The group from `pos` goes on past the input in so far.
+                return if per_chunk == 0 {
+                    fit.map(|f| start + f as u64)
+                } else {
+                    None
+                };
+            };
+            let end = pos + len;
+            groups += 1;
+            if per_chunk > 0 && groups == per_chunk {
+                return Some(start + end as u64);
+            }
+            if per_chunk == 0 && end as u64 > self.size {
+                return Some(start + fit.unwrap_or(end) as u64);
+            }
+            fit = Some(end);
+            pos = end;
+        }
+        ended.then_some(bound)
+    }
+
     /// With records of `lines` lines: the end of the last whole record in `[start, end)`, if
     /// any.
     fn last_group_end(&self, start: u64, end: u64) -> Option<u64> {
@@ -867,7 +935,10 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         let data = spool.bytes(0, filled);
         let start = self.start;
         let bound = self.run.skips.next_start(start, data, false).min(filled);
-        let end = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
+        let end = if self.groups.is_some() {
+            // Where a group ends is not known before the next one starts.
+            None
+        } else if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
             let data = spool.bytes(start, bound);
             b.last_in(data, 0, data.len()).map(|p| start + p as u64)
         } else if self.lines > 1 {
@@ -1429,6 +1500,25 @@ mod tests {
         // A record longer than a block is a block of its own.
         assert_eq!(shape(b"a\nb\nc\nd\n", 2, 3), [(0, 6, 1), (6, 8, 1)]);
         assert_eq!(shape(b"a\nb", 100, 4), [(0, 3, 1)]);
+    }
+
+    #[test]
+    fn groups_of_lines_with_one_key() {
+        let key = GroupKey::new(1, b",").unwrap();
+        let shape = |size, per_chunk| {
+            let sizing = Sizing::Groups {
+                size,
+                per_chunk,
+                key,
+            };
+            let (b, _) = scan(b"a,1\na,2\nb,3\nb,4\nc,5\nd,6", sizing, None, None);
+            b.iter().map(|b| (b.start, b.end)).collect::<Vec<_>>()
+        };
+        assert_eq!(shape(1 << 20, 1), [(0, 8), (8, 16), (16, 20), (20, 23)]);
+        assert_eq!(shape(1 << 20, 2), [(0, 16), (16, 23)]);
+        // By size: whole groups within 10 bytes; a longer group alone.
+        assert_eq!(shape(10, 0), [(0, 8), (8, 16), (16, 23)]);
+        assert_eq!(shape(3, 0), [(0, 8), (8, 16), (16, 20), (20, 23)]);
     }
 
     #[test]

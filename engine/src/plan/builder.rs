@@ -186,6 +186,7 @@ pub(crate) fn check(cfg: &Config) -> Result<(), ConfigError> {
         BatchSpec::Bytes(_)
             | BatchSpec::Block(_)
             | BatchSpec::BlockLines { .. }
+            | BatchSpec::Groups { .. }
             | BatchSpec::BlockPast(_)
             | BatchSpec::BlocksPerWorker(_)
     );
