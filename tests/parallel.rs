@@ -1571,6 +1571,49 @@ const CASES: &[Case] = &[
     ),
     ("", r"seq 10 | parallel -k --pipe -N3 'cat; echo --'", ""),
     ("", r"seq 10 | parallel -k --pipe -N4 wc -l", ""),
+    ("e", r"seq -w 10 | parallel --pipe; echo $?", ""),
+    ("e", r"parallel --pipepart -a num10; echo $?", ""),
+    // --pipe -L N: records of N lines; an incomplete last record is a job of its own.
+    ("", r"seq 10 | parallel -k --pipe -L 4 'cat; echo --'", ""),
+    ("", r"seq 10 | parallel -k --pipe -l 4 'cat; echo --'", ""),
+    (
+        "",
+        r"seq 10 | parallel -k --pipe -L 3 -N 2 'cat; echo --'",
+        "",
+    ),
+    (
+        "",
+        r"printf '1
+2
+3
+4
+5' | parallel -k --pipe -L 2 'cat; echo'",
+        "",
+    ),
+    ("", r"seq 2000 | parallel -k --pipe --block 1k -L 4 wc", ""),
+    ("", r"seq 200 | parallel -k --pipe --block 30 -L 7 wc", ""),
+    ("", r"seq 4 | parallel -k -j3 -N1 -L1 --pipe wc", ""),
+    // --pipe --group-by COLUMN: runs of lines with one value in that column.
+    (
+        "",
+        r"printf 'a,1\na,2\nb,3\nb,4\nc,5\nd,6\n' | parallel --pipe --colsep , --group-by 1 -k -N2 'cat;echo --'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a\tb\na\tc\nb\tc\n' | parallel --pipe --group-by 1 -kN1 wc",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a,1\na,2\nb,3\nb,4\nc,5\nd,6' | parallel --pipe --colsep , --group-by 2 -k -N1 'cat;echo --'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'a  b\nc  d\nc d\n' | parallel --pipe --colsep ' ' --group-by 2 -k -N1 wc",
+        "",
+    ),
     ("", r"seq 3 | parallel -k --pipe -N1 echo JOB{#}\;cat", ""),
     (
         "",
@@ -1660,6 +1703,12 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
         "",
     ),
     ("", r"parallel --pipepart -a num10 -N1 wc -l; echo $?", ""),
+    // --pipepart ignores ::: values.
+    (
+        "",
+        r"parallel --pipepart -a num10 -k 'echo {};wc -l' ::: a b",
+        "",
+    ),
     ("", r"parallel --pipepart -a /dev/null wc -l; echo $?", ""),
     ("", r"parallel --pipepart -a missing wc -l; echo $?", ""),
     // --pipepart cuts as GNU does: each block ends at the first record end past its size, so
@@ -2562,7 +2611,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--interactive", "--interactive"),
     ("--color", "--color"),
     ("--arg-sep ,,", "--arg-sep"),
-    ("-L 2 --pipe", "--pipe with -L"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
     ("--compress --results out", "--compress"),

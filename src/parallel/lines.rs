@@ -24,6 +24,8 @@ pub(super) struct Lines {
     pub(super) max_lines: bool,
     /// Lines per job (`-L 0`: 0).
     pub(super) lines: u64,
+    /// `-N`/`-n`: with `--pipe -L`, records (of `lines` lines) per job.
+    pub(super) records: Option<u64>,
 }
 
 impl Lines {

@@ -13,7 +13,9 @@ use std::path::PathBuf;
 
 mod cpus;
 mod env;
+mod group_by;
 mod lines;
+mod pipe_lines;
 mod place;
 mod plus;
 mod profile;
@@ -204,6 +206,8 @@ struct Options {
     eof: Option<Vec<u8>>,
     skip_empty: bool,
     shuffle: bool,
+    /// `--group-by VALUE` (with `--pipe`).
+    group_by: Option<String>,
     pipe: bool,
     block: Option<u64>,
     /// `--pipepart`: the one input file is cut in place.
@@ -333,6 +337,7 @@ fn fresh_options() -> Options {
         eof: None,
         skip_empty: false,
         shuffle: false,
+        group_by: None,
         pipe: false,
         block: None,
         pipepart: false,
@@ -655,6 +660,7 @@ fn long_option(
         "eof" => "eof",
         "delimiter" => "delimiter",
         "colsep" => "colsep",
+        "group-by" => "group-by",
         "header" => "header",
         "trim" => "trim",
         "block" | "block-size" => "block",
@@ -864,6 +870,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             // -N0 (and -n0): each record is a job of its own that gets no value.
             o.bare = n == 0;
             o.per_job = Some(n.max(1));
+            o.lines.records = o.per_job;
             o.positional = name == "max-replace-args";
         }
         "max-lines" | "max-lines-L" => {
@@ -906,6 +913,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
+        "group-by" => o.group_by = Some(v),
         "header" => {
             o.header_files = v == "0";
             o.header = v == ":" || v == "1" || v.is_empty();
@@ -1318,6 +1326,9 @@ fn build(
         return pipe(o, command, sources);
     }
     header_without_pipe(&o)?;
+    if o.group_by.is_some() {
+        return Err(refuse("--group-by needs --pipe"));
+    }
     // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
     // default column separator).
     if o.header && o.colsep.is_none() {
@@ -1605,10 +1616,17 @@ fn pipe(
     command: &[OsString],
     sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
-    if o.lines.max_lines && !o.pipepart {
-        return Err(refuse(
-            "--pipe with -L/-l/--max-lines (lines per block) is not supported by frun parallel; use --pipe -N",
-        ));
+    if command.is_empty() {
+        return Err(Invocation::Fail {
+            text: "parallel: Error: --pipe/--pipepart must have a command to pipe into (e.g. 'cat').\n"
+                .to_string(),
+            status: ExitCode::Passed(255),
+        });
+    }
+    let mut sources = sources;
+    if o.pipepart {
+        // GNU Parallel's --pipepart cuts its file and ignores `:::` values.
+        sources.retain(|s| matches!(s.values, SourceValues::File(_)));
     }
     match sources.as_slice() {
         [] => {}
@@ -1632,9 +1650,6 @@ fn pipe(
     o.cfg.stdin = true;
     // GNU Parallel's -r drops blank lines from --pipe's blocks (not from --pipepart's).
     o.cfg.drop_blank_lines = o.skip_empty && !o.pipepart;
-    if command.is_empty() {
-        return Err(refuse("--pipe needs a command"));
-    }
     let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
     o.cfg.command = command.to_vec();
     o.cfg.job = Some(JobSpec {
@@ -1662,6 +1677,9 @@ fn pipe(
 fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     if o.pipepart && matches!(o.cfg.input, InputSpec::Stdin) {
         return Err(refuse("--pipepart needs a file: -a FILE or :::: FILE"));
+    }
+    if o.pipepart && o.group_by.is_some() {
+        return Err(refuse("--group-by is supported with --pipe only"));
     }
     if o.pipepart && o.per_job.is_some() {
         return Err(refuse(
@@ -1710,6 +1728,22 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         (_, Some(per)) => return Ok(BatchSpec::BlocksPerWorker(per)),
         (b, None) => b.filter(|&b| b > 0).unwrap_or(1 << 20),
     };
+    if let Some(g) = &o.group_by {
+        if !one_byte || o.lines.max_lines || o.header {
+            return Err(refuse(
+                "--group-by: only with lines ended by one byte, and no -L or --header",
+            ));
+        }
+        return group_by::batches(g, o.colsep.as_deref(), o.per_job, block).map_err(refuse);
+    }
+    if o.lines.max_lines {
+        if !one_byte {
+            return Err(refuse(
+                "-L counts lines ended by one byte: with --recstart or a longer --recend, use --block",
+            ));
+        }
+        return Ok(pipe_lines::batches(o.lines.lines, o.lines.records, block));
+    }
     Ok(match o.per_job {
         // -N with neither string: every byte is a record (as GNU Parallel counts them).
         Some(n) if start.is_empty() && end.is_empty() => BatchSpec::Bytes(n),
@@ -1760,7 +1794,9 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
 -d C|STR, -a FILE, --colsep REGEX, --header : (0: a :::: source named by its file; with
 --pipe, :, N lines or a REGEX matched at the start, given to every job first),
---skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+--skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
+of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
+--colsep string, a tab unless given), --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR, --regexp, --rrs,
 --retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume,
@@ -1797,7 +1833,7 @@ for ID's commands to end.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphoretimeout, --results NAME.csv/.tsv/.json, --pipe with -L.
+--pipe, --tmux, --sql, --semaphoretimeout, --results NAME.csv/.tsv/.json.
 --will-cite and --citation are accepted and do nothing.
 ";
 

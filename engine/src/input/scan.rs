@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::dispatch::batch::{ArgSpace, count_records};
 use crate::dispatch::rings::Rings;
 use crate::input::bounds::RecordBounds;
+use crate::input::group::GroupKey;
 use crate::input::shard::ShardMap;
 use crate::input::spool::{Fill, Ingest, Spool};
 
@@ -67,6 +68,25 @@ pub enum Sizing {
     /// Exactly `n` records per chunk, records ending at [`Settings::bounds`] (GNU Parallel's
     /// `--pipe -N` with `--recstart`/`--recend` strings or `--regexp`).
     BoundedRecords(u64),
+    /// As [`Sizing::Block`], records being `lines` delimiter-ended lines each (GNU Parallel's
+    /// `--pipe -L`): a chunk holds whole groups of `lines` lines, and an incomplete last group
+    /// is a chunk of its own.
+    BlockLines {
+        /// About this many bytes per chunk.
+        size: u64,
+        /// Lines per record (at least 1).
+        lines: u64,
+    },
+    /// Records are groups of consecutive lines with the same key (GNU Parallel's `--pipe
+    /// --group-by`): `per_chunk` groups per chunk, or (0) about `size` bytes of whole groups.
+    Groups {
+        /// About this many bytes per chunk (when `per_chunk` is 0).
+        size: u64,
+        /// Groups per chunk (0: as many as fit in `size`).
+        per_chunk: u64,
+        /// Which part of a line is its key.
+        key: GroupKey,
+    },
 }
 
 /// What the scanner tells the rest of the engine while it runs.
@@ -346,6 +366,21 @@ impl Scanner<'_> {
             }
             Sizing::Bytes(n) => ChunkScan::new(run, n, false).scan(ingest),
             Sizing::Block(n) => ChunkScan::new(run, n, true).scan(ingest),
+            Sizing::BlockLines { size, lines } => {
+                let mut scan = ChunkScan::new(run, size, true);
+                scan.lines = lines.max(1);
+                scan.scan(ingest)
+            }
+            Sizing::Groups {
+                size,
+                per_chunk,
+                key,
+            } => {
+                // Counted groups: a chunk is cut as soon as its groups are in.
+                let mut scan = ChunkScan::new(run, if per_chunk > 0 { 1 } else { size }, true);
+                scan.groups = Some((key, per_chunk));
+                scan.scan(ingest)
+            }
             Sizing::BlockPast(n) => {
                 let mut scan = ChunkScan::new(run, n, true);
                 scan.past = true;
@@ -363,7 +398,11 @@ impl Scanner<'_> {
     /// largest batches when those are bigger.
     fn window_bytes(&self) -> u64 {
         let batch = match self.settings.sizing {
-            Sizing::Bytes(n) | Sizing::Block(n) | Sizing::BlockPast(n) => n,
+            Sizing::Bytes(n)
+            | Sizing::Block(n)
+            | Sizing::BlockPast(n)
+            | Sizing::BlockLines { size: n, .. }
+            | Sizing::Groups { size: n, .. } => n,
             _ => self.settings.arg_space.map_or(0, |s| s.budget),
         };
         WINDOW_BYTES.max(batch.saturating_mul(self.workers + 2))
@@ -595,6 +634,11 @@ struct ChunkScan<'s, 'a> {
     past: bool,
     /// Chunks hold this many records, ended at the string boundaries (`size` is then 1).
     records: Option<u64>,
+    /// Delimiters per record ([`Sizing::BlockLines`]; 1 otherwise).
+    lines: u64,
+    /// Records are groups of lines with the same key, this many per chunk (0: by size)
+    /// ([`Sizing::Groups`]).
+    groups: Option<(GroupKey, u64)>,
     /// Where the next chunk starts.
     start: u64,
     /// A record longer than a chunk, from `start`, not ended yet: how far its end was looked
@@ -614,6 +658,8 @@ struct LongRecord {
     /// The input up to here was searched; no record ends in `(start + size, searched]` but
     /// possibly one whose end pattern straddles `searched`.
     searched: u64,
+    /// With records of several lines: the delimiters in `[start, searched)`.
+    seen: u64,
 }
 
 impl<'s, 'a> ChunkScan<'s, 'a> {
@@ -624,6 +670,8 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             at_records,
             past: false,
             records: None,
+            lines: 1,
+            groups: None,
             start: 0,
             long: None,
             single: false,
@@ -707,6 +755,12 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
                 _ => None,
             };
         }
+        if let Some((key, per_chunk)) = self.groups {
+            return self.keyed_end(key, per_chunk, bound, filled, eof);
+        }
+        if self.lines > 1 {
+            return self.group_end(bound, filled, eof);
+        }
         if bound - start < size {
             return Some(bound);
         }
@@ -756,6 +810,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
                 self.long = Some(LongRecord {
                     start,
                     searched: bound,
+                    seen: 0,
                 });
                 None
             }
@@ -786,6 +841,93 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         }
     }
 
+    /// [`ChunkScan::chunk_end`] for records of `lines` lines: the end of the last whole record
+    /// within the chunk's size; the end of the first one when none fits; at the end of the
+    /// input, its rest with an incomplete last record cut off into a chunk of its own.
+    fn group_end(&mut self, bound: u64, filled: u64, eof: bool) -> Option<u64> {
+        let (start, size, lines) = (self.start, self.size, self.lines);
+        let delimiter = self.run.sc.settings.delimiter;
+        let spool = self.run.sc.spool;
+        if bound - start < size {
+            return Some(self.last_group_end(start, bound).unwrap_or(bound));
+        }
+        let known_long = self.long.is_some_and(|l| l.start == start);
+        if !known_long && let Some(end) = self.last_group_end(start, start + size) {
+            return Some(end);
+        }
+        // No whole record within the chunk's size: the chunk is the first record, however long.
+        let (from, seen) = match self.long {
+            Some(l) if l.start == start => (l.searched, l.seen),
+            _ => (start, 0),
+        };
+        let data = spool.bytes(from, bound);
+        let mut ends = memchr::memchr_iter(delimiter, data);
+        if let Some(i) = ends.nth((lines - seen - 1) as usize) {
+            self.long = None;
+            return Some(from + i as u64 + 1);
+        }
+        if eof || bound < filled {
+            return Some(bound);
+        }
+        self.long = Some(LongRecord {
+            start,
+            searched: bound,
+            seen: seen + bytecount::count(data, delimiter) as u64,
+        });
+        None
+    }
+
+    /// [`ChunkScan::chunk_end`] for groups of lines with the same key: the end of the
+    /// `per_chunk`-th group, or (`per_chunk` 0) of the last whole group within the chunk's
+    /// size (of the first one when none fits); None while that is not known yet.
+    fn keyed_end(
+        &mut self,
+        key: GroupKey,
+        per_chunk: u64,
+        bound: u64,
+        filled: u64,
+        eof: bool,
+    ) -> Option<u64> {
+        let start = self.start;
+        let ended = eof || bound < filled;
+        let data = self.run.sc.spool.bytes(start, bound);
+        let delimiter = self.run.sc.settings.delimiter;
+        let (mut pos, mut groups, mut fit) = (0usize, 0u64, None);
+        while pos < data.len() {
+            let Some(len) = key.group_len(&data[pos..], delimiter, ended) else {
+                // The group from `pos` goes on past the input in so far.
+                return if per_chunk == 0 {
+                    fit.map(|f| start + f as u64)
+                } else {
+                    None
+                };
+            };
+            let end = pos + len;
+            groups += 1;
+            if per_chunk > 0 && groups == per_chunk {
+                return Some(start + end as u64);
+            }
+            if per_chunk == 0 && end as u64 > self.size {
+                return Some(start + fit.unwrap_or(end) as u64);
+            }
+            fit = Some(end);
+            pos = end;
+        }
+        ended.then_some(bound)
+    }
+
+    /// With records of `lines` lines: the end of the last whole record in `[start, end)`, if
+    /// any.
+    fn last_group_end(&self, start: u64, end: u64) -> Option<u64> {
+        let delimiter = self.run.sc.settings.delimiter;
+        let data = self.run.sc.spool.bytes(start, end);
+        let whole = bytecount::count(data, delimiter) as u64 / self.lines * self.lines;
+        let n = usize::try_from(whole.checked_sub(1)?).ok()?;
+        memchr::memchr_iter(delimiter, data)
+            .nth(n)
+            .map(|i| start + i as u64 + 1)
+    }
+
     /// Publishes `[start, end)` as one chunk; false when the run stops.
     fn publish(&mut self, end: u64) -> bool {
         let range = (self.start, end);
@@ -795,6 +937,12 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         }
         let records = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
             b.count(self.run.sc.spool.bytes(self.start, end))
+        } else if self.lines > 1 {
+            count_records(
+                self.run.sc.spool.bytes(self.start, end),
+                self.run.sc.settings.delimiter,
+            )
+            .div_ceil(self.lines)
         } else if self.at_records && single {
             1
         } else if self.at_records {
@@ -839,9 +987,14 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
         let data = spool.bytes(0, filled);
         let start = self.start;
         let bound = self.run.skips.next_start(start, data, false).min(filled);
-        let end = if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
+        let end = if self.groups.is_some() {
+            // Where a group ends is not known before the next one starts.
+            None
+        } else if let (true, Some(b)) = (self.at_records, &self.run.sc.settings.bounds) {
             let data = spool.bytes(start, bound);
             b.last_in(data, 0, data.len()).map(|p| start + p as u64)
+        } else if self.lines > 1 {
+            self.last_group_end(start, bound)
         } else if self.at_records {
             memchr::memrchr(self.run.sc.settings.delimiter, spool.bytes(start, bound))
                 .map(|i| start + i as u64 + 1)
@@ -1379,6 +1532,46 @@ mod tests {
         let (b, _) = scan(b"1\n2\n3\n4\n5", Sizing::Exact(2), None, None);
         let shape: Vec<_> = b.iter().map(|b| (b.start, b.end, b.records)).collect();
         assert_eq!(shape, [(0, 4, 2), (4, 8, 2), (8, 9, 1)]);
+    }
+
+    #[test]
+    fn line_records_fill_blocks_and_an_incomplete_last_one_is_cut_off() {
+        let shape = |input: &[u8], size, lines| {
+            let (b, _) = scan(input, Sizing::BlockLines { size, lines }, None, None);
+            b.iter()
+                .map(|b| (b.start, b.end, b.records))
+                .collect::<Vec<_>>()
+        };
+        let ten = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+        assert_eq!(shape(ten, 1000, 4), [(0, 16, 2), (16, 21, 1)]);
+        assert_eq!(shape(b"1\n2\n3\n4\n5", 100, 2), [(0, 8, 2), (8, 9, 1)]);
+        // Whole records within 5 bytes each.
+        assert_eq!(
+            shape(b"a\nb\nc\nd\ne\nf\n", 5, 2),
+            [(0, 4, 1), (4, 8, 1), (8, 12, 1)]
+        );
+        // A record longer than a block is a block of its own.
+        assert_eq!(shape(b"a\nb\nc\nd\n", 2, 3), [(0, 6, 1), (6, 8, 1)]);
+        assert_eq!(shape(b"a\nb", 100, 4), [(0, 3, 1)]);
+    }
+
+    #[test]
+    fn groups_of_lines_with_one_key() {
+        let key = GroupKey::new(1, b",").unwrap();
+        let shape = |size, per_chunk| {
+            let sizing = Sizing::Groups {
+                size,
+                per_chunk,
+                key,
+            };
+            let (b, _) = scan(b"a,1\na,2\nb,3\nb,4\nc,5\nd,6", sizing, None, None);
+            b.iter().map(|b| (b.start, b.end)).collect::<Vec<_>>()
+        };
+        assert_eq!(shape(1 << 20, 1), [(0, 8), (8, 16), (16, 20), (20, 23)]);
+        assert_eq!(shape(1 << 20, 2), [(0, 16), (16, 23)]);
+        // By size: whole groups within 10 bytes; a longer group alone.
+        assert_eq!(shape(10, 0), [(0, 8), (8, 16), (16, 23)]);
+        assert_eq!(shape(3, 0), [(0, 8), (8, 16), (16, 20), (20, 23)]);
     }
 
     #[test]

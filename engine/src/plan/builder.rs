@@ -185,6 +185,8 @@ pub(crate) fn check(cfg: &Config) -> Result<(), ConfigError> {
         cfg.batch,
         BatchSpec::Bytes(_)
             | BatchSpec::Block(_)
+            | BatchSpec::BlockLines { .. }
+            | BatchSpec::Groups { .. }
             | BatchSpec::BlockPast(_)
             | BatchSpec::BlocksPerWorker(_)
     );

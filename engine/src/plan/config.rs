@@ -46,6 +46,24 @@ pub enum BatchSpec {
     Bytes(u64),
     /// `--block N`: about N bytes, cut at record boundaries.
     Block(u64),
+    /// `--block N` with records of `lines` lines (GNU Parallel's `--pipe -L`): about N bytes
+    /// of whole records; an incomplete last record is a chunk of its own.
+    BlockLines {
+        /// About this many bytes per chunk.
+        bytes: u64,
+        /// Lines per record (at least 1).
+        lines: u64,
+    },
+    /// Records that are runs of consecutive lines with the same key (GNU Parallel's `--pipe
+    /// --group-by`): `per_job` of them per batch, or (0) about `bytes` bytes of whole ones.
+    Groups {
+        /// About this many bytes per batch (when `per_job` is 0).
+        bytes: u64,
+        /// Groups per batch (0: by size).
+        per_job: u64,
+        /// Which part of a line is its key.
+        key: crate::input::group::GroupKey,
+    },
     /// Chunks of at least N bytes: each ends at the first record boundary at or past N bytes
     /// from its start (GNU Parallel's `--pipepart --block N`).
     BlockPast(u64),

@@ -82,6 +82,8 @@ fn run_identity(cfg: &Config) -> String {
     let chunks = match cfg.batch {
         BatchSpec::Bytes(n) => format!("bytes {n}"),
         BatchSpec::Block(n) => format!("block {n}"),
+        BatchSpec::BlockLines { bytes, lines } => format!("block {bytes} of {lines}-line records"),
+        BatchSpec::Groups { bytes, per_job, .. } => format!("groups: {per_job} (block {bytes})"),
         BatchSpec::BlockPast(n) => format!("block past {n}"),
         BatchSpec::BlocksPerWorker(n) => format!("blocks per worker {n}"),
         _ => "records".into(),
@@ -657,6 +659,16 @@ fn sizing(cfg: &Config) -> Result<Sizing, RunError> {
             Sizing::Bytes(n)
         }
         BatchSpec::Block(n) => Sizing::Block(n),
+        BatchSpec::BlockLines { bytes, lines } => Sizing::BlockLines { size: bytes, lines },
+        BatchSpec::Groups {
+            bytes,
+            per_job,
+            key,
+        } => Sizing::Groups {
+            size: bytes,
+            per_chunk: per_job,
+            key,
+        },
         BatchSpec::BlockPast(n) => Sizing::BlockPast(n),
         // Settled once the input file's size is known (`blocks_per_worker`).
         BatchSpec::BlocksPerWorker(_) => Sizing::Block(1),
