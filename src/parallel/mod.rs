@@ -638,7 +638,7 @@ fn long_option(
         "halt" | "halt-on-error" => "halt",
         "delay" => "delay",
         "shell" => "shell",
-        "results" | "res" => "results",
+        "results" | "res" | "result" => "results",
         "max-chars" => "max-chars",
         "max-lines" => "max-lines",
         "tmpdir" | "tempdir" => "tmpdir",
