@@ -2189,9 +2189,30 @@ BB
         r"parallel -k --jl log echo ::: 1 2; parallel --dry-run -k --jl +log echo ::: 3; wc -l < log",
         "",
     ),
+    // --results NAME.json/.csv/.tsv (`-.json`: stdout): one record per job; times masked.
     (
-        "D:--results NAME.csv/.tsv/.json: GNU writes one CSV/TSV/JSON file; frun refuses those names (status 255)",
-        r"parallel --results out.csv echo ::: a; echo $?",
+        "",
+        r#"parallel -k --results -.json echo ::: a 'b"c' 'd\e' | sed -E 's/[0-9]+\.[0-9]{3}/T/g'"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k --results out.csv echo {} ::: 'x y' 'a"b' ''; sed -E 's/[0-9]+\.[0-9]{3}/T/g' out.csv"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --results -.csv 'echo {}; echo e >&2; exit 3' ::: 1 2 ::: u | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'A\tB\n1\t2\n3\t4\n' | parallel -k --header : --results -.tsv echo {B} {A} | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --tag --results -.csv echo ::: a b | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
         "",
     ),
     (

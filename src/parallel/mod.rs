@@ -18,6 +18,7 @@ mod place;
 mod plus;
 mod profile;
 mod storage;
+mod table;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -882,7 +883,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             );
         }
         "halt" => o.cfg.halt = halt(&v)?,
-        "results" => o.cfg.job_files = Some(results_name(&v)?),
+        "results" => table::set_results(o, &v)?,
         "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
         "tmpdir" => storage::set_tmpdir(o, &v)?,
         _ => unreachable!("canonical names only"),
@@ -935,19 +936,11 @@ fn set_block(o: &mut Options, v: &str) -> Result<(), Invocation> {
     }
     Ok(())
 }
-/// `--results NAME`: a directory tree, or a file name with replacement strings; GNU Parallel's
-/// CSV, TSV and JSON files are refused.
+/// `--results NAME`: a directory tree, or a file name with replacement strings (tables are
+/// table.rs's).
 fn results_name(v: &str) -> Result<Vec<u8>, Invocation> {
     if v.is_empty() {
         return Err(refuse("--results: empty name"));
-    }
-    for ext in [".csv", ".tsv", ".json"] {
-        if v.ends_with(ext) {
-            return Err(refuse(format!(
-                "--results {v}: {ext} files are not supported by frun parallel; give a \
-                 directory (--results DIR) or use --joblog FILE"
-            )));
-        }
     }
     Ok(v.as_bytes().to_vec())
 }
@@ -1239,6 +1232,7 @@ fn build(
     settle_first(&mut o)?;
     refuse_perl(&mut o, command)?;
     results_and_resume(&mut o)?;
+    table::settle(&mut o)?;
     storage::settle(&mut o)?;
     check_line_buffer(&o)?;
     progress_header(&o);
@@ -1535,7 +1529,9 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
-DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
+DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.json|.csv|.tsv
+(a record per job with its output, in NAME or, for -.json etc., on stdout), --timeout N|N%,
+--delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
@@ -1564,7 +1560,7 @@ NAME is accepted and changes nothing (every job inherits the whole environment).
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphore, --results NAME.csv/.tsv/.json, --pipe with -L.
+--pipe, --tmux, --sql, --semaphore, --pipe with -L.
 --will-cite and --citation are accepted and do nothing.
 ";
 

@@ -309,6 +309,9 @@ pub struct Config {
     /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
     /// (GNU Parallel's layout) instead of printed.
     pub job_files: Option<Vec<u8>>,
+    /// `frun parallel --results NAME.json/.csv/.tsv`: a record per job (its output in it) in
+    /// place of the job's output, on stdout or in the file.
+    pub results_table: Option<crate::output::results::table::TableSpec>,
     /// `frun parallel --files`: each job's output is kept in a new file in this directory and
     /// the file's name is printed instead (tagged as output is).
     pub output_files_in: Option<PathBuf>,
@@ -408,6 +411,7 @@ impl Default for Config {
             tag: None,
             argument_lists: None,
             job_files: None,
+            results_table: None,
             output_files_in: None,
             job_resume: None,
             record_bounds: None,

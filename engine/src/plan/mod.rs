@@ -585,6 +585,7 @@ fn work(
             ..interaction(cfg, shell_words)
         },
         job_files: None,
+        results_table: None,
         skip_jobs: Vec::new(),
         skip_saved: false,
         drop_blank: cfg.stdin && cfg.drop_blank_lines,

@@ -11,6 +11,7 @@
 
 pub mod job_files;
 pub mod spill;
+pub mod table;
 
 use std::fs::{File, OpenOptions};
 use std::io;
