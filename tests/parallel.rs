@@ -2215,6 +2215,23 @@ BB
         r"parallel -k --tag --results -.csv echo ::: a b | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
         "",
     ),
+    // --csv: each CSV record is a job, its fields {1} {2}…; quotes hold separators, newlines
+    // and doubled quotes.
+    (
+        "",
+        r#"printf 'a,b\n"x y",2\n"q""r",,\n"m\nn",o\n' > c.csv; parallel -k --csv echo {2}-{1} :::: c.csv"#,
+        "",
+    ),
+    (
+        "",
+        r#"printf 'a,b\n"x y",2\n"q""r",,\n' | parallel -k --csv --header : echo {b}={a}"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k --csv --colsep ';' echo {1}/{2} ::: 'a;"b;c"' 'd;e'"#,
+        "",
+    ),
     (
         "D:--results naming a file: GNU fails in perl (mkdir: File exists, status 17); frun refuses it in one line (255)",
         r"touch afile; parallel --results afile echo ::: a 2>/dev/null; echo $?",

@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod cpus;
+mod csv;
 mod env;
 mod lines;
 mod place;
@@ -236,6 +237,8 @@ struct Options {
     tmpdir: Option<PathBuf>,
     /// `--compress`.
     compress: bool,
+    /// `--csv`: input records are CSV rows, their fields the values.
+    csv: bool,
     /// `--tollef` and `--gnu` were given.
     tollef: bool,
     gnu: bool,
@@ -338,6 +341,7 @@ fn fresh_options() -> Options {
         files: false,
         tmpdir: None,
         compress: false,
+        csv: false,
         tollef: false,
         gnu: false,
         plus: false,
@@ -582,6 +586,7 @@ const SWITCHES: &[&str] = &[
     "show-limits",
     "files",
     "compress",
+    "csv",
     "plus",
     "gnu",
     "tollef",
@@ -728,6 +733,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
         "files" => o.files = true,
         "compress" => o.compress = true,
+        "csv" => o.csv = true,
         // GNU Parallel's retired `--tollef` is an error unless `--gnu` overrides it; `--gnu`
         // alone changes nothing.
         "tollef" => o.tollef = true,
@@ -1249,12 +1255,13 @@ fn build(
     if o.pipe {
         return pipe(o, command, sources);
     }
+    let csv = csv::separator(&mut o)?;
     // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
     // default column separator).
-    if o.header && o.colsep.is_none() {
+    if o.header && o.colsep.is_none() && csv.is_none() {
         o.colsep = Some("\t".to_string());
     }
-    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header; // {N} with -X/-m
+    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header && !o.csv; // {N} with -X/-m
     // One source that is a file (or stdin), without --header, is read as it is: streamed,
     // one record per value. Anything else becomes tuples (the plan writes them).
     let single = match sources.as_slice() {
@@ -1268,7 +1275,9 @@ fn build(
         _ => None,
     }
     // -E, -r and --shuf look at every value first: the sources are read whole.
-    .filter(|_| !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle && !o.lines.max_lines);
+    .filter(|_| {
+        !o.header && o.eof.is_none() && !o.skip_empty && !o.shuffle && !o.lines.max_lines && !o.csv
+    });
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -1305,6 +1314,7 @@ fn build(
                 skip_empty: o.skip_empty,
                 shuffle: o.shuffle,
                 continued: o.lines.max_lines,
+                csv,
             };
             // Tuples end in NUL (their values hold LEN:BYTES).
             o.cfg.delimiter = 0;
@@ -1525,7 +1535,7 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
---colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+--colsep REGEX, --csv (CSV records, fields as values), --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results

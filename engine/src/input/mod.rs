@@ -6,6 +6,7 @@
 pub mod arguments;
 pub mod blank;
 pub mod bounds;
+pub mod csv;
 pub mod scan;
 pub mod shard;
 pub mod spool;

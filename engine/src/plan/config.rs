@@ -104,6 +104,9 @@ pub struct Sweep {
     /// A value ending in a blank (space or tab) goes on with the next one, as one value (the
     /// lines of xargs' and GNU Parallel's `-L`).
     pub continued: bool,
+    /// `--csv`: values are CSV records (a quoted field may hold newlines) whose fields,
+    /// separated by this byte, are the tuple's values.
+    pub csv: Option<u8>,
 }
 
 impl Sweep {
@@ -120,6 +123,7 @@ impl Sweep {
             skip_empty: false,
             shuffle: false,
             continued: false,
+            csv: None,
         }
     }
 }
