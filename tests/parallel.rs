@@ -2215,6 +2215,18 @@ BB
         r"parallel -k --tag --results -.csv echo ::: a b | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
         "",
     ),
+    // --results DIR --compress: the stdout and stderr files are compressed (pzstd here, or
+    // --compress-program's); empty ones stay empty.
+    (
+        "",
+        r"parallel --results r --compress 'echo {}; echo e{} >&2' ::: 1 2; cat r/1/*/stdout | pzstd -qdc; cat r/1/*/stderr | pzstd -qdc; wc -c < r/1/1/seq",
+        "",
+    ),
+    (
+        "",
+        r"parallel --compress-program gzip --results r2 echo ::: a; gzip -dc < r2/1/a/stdout; wc -c < r2/1/a/stderr",
+        "",
+    ),
     // --csv: each CSV record is a job, its fields {1} {2}…; quotes hold separators, newlines
     // and doubled quotes.
     (
@@ -2424,7 +2436,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--regexp", "--regexp"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
-    ("--compress --results out", "--compress"),
+    ("--compress --files", "--compress"),
     ("--files -u", "--files"),
     ("--xargs", "--xargs"),
 ];

@@ -239,6 +239,8 @@ struct Options {
     compress: bool,
     /// `--csv`: input records are CSV rows, their fields the values.
     csv: bool,
+    /// `--compress-program PROG` (it implies `--compress`).
+    compress_program: Option<String>,
     /// `--tollef` and `--gnu` were given.
     tollef: bool,
     gnu: bool,
@@ -342,6 +344,7 @@ fn fresh_options() -> Options {
         tmpdir: None,
         compress: false,
         csv: false,
+        compress_program: None,
         tollef: false,
         gnu: false,
         plus: false,
@@ -651,7 +654,8 @@ fn long_option(
         "rpl" => "rpl",
         "profile" => "profile",
         "process-slot-var" => "process-slot-var",
-        "compress-program" | "decompress-program" => "compress-program",
+        "compress-program" => "compress-program",
+        "decompress-program" => "decompress-program",
         "wd" | "workdir" => "wd",
         "nice" => "nice",
         "load" => "load",
@@ -808,9 +812,10 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
         }
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
-        // What compresses GNU Parallel's temporary files: frun keeps output in memory, so
-        // like `--compress` it changes nothing that is printed (see storage.rs).
-        "compress-program" => {}
+        // What compresses GNU Parallel's temporary files (and `--results` files): frun keeps
+        // output in memory, so elsewhere it changes nothing that is printed (see storage.rs).
+        "compress-program" => o.compress_program = Some(v),
+        "decompress-program" => {}
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0 (and -n0): each record is a job of its own that gets no value.
@@ -1547,7 +1552,8 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.j
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
 yours to remove), --compress and --compress-program/--decompress-program PROG (output is
-buffered in memory, so nothing changes; --compress is refused with --files and --results).
+buffered in memory, so nothing printed changes; --results DIR files are compressed, with PROG
+or the first of pzstd, zstd, lz4, pigz, gzip; --compress is refused with --files).
 Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl

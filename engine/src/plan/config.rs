@@ -316,6 +316,9 @@ pub struct Config {
     /// `frun parallel --results NAME.json/.csv/.tsv`: a record per job (its output in it) in
     /// place of the job's output, on stdout or in the file.
     pub results_table: Option<crate::output::results::table::TableSpec>,
+    /// `frun parallel --results DIR --compress`: the shell command line the stdout and stderr
+    /// files go through.
+    pub results_compress: Option<Vec<u8>>,
     /// `frun parallel --files`: each job's output is kept in a new file in this directory and
     /// the file's name is printed instead (tagged as output is).
     pub output_files_in: Option<PathBuf>,
@@ -416,6 +419,7 @@ impl Default for Config {
             argument_lists: None,
             job_files: None,
             results_table: None,
+            results_compress: None,
             output_files_in: None,
             job_resume: None,
             record_bounds: None,

@@ -176,6 +176,7 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunErro
     }
     let escape = cfg.conduct.escapes_nul();
     JobFiles::open(name, &job, cfg.delimiter)
+        .map(|f| f.compressing(cfg.results_compress.clone()))
         .map(|f| Some(if escape { f.escaping_nul() } else { f }))
         .map_err(|m| {
             use std::os::unix::ffi::OsStrExt;

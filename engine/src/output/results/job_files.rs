@@ -48,6 +48,8 @@ pub struct JobFiles {
     /// Column names (`--header :`); empty: source numbers.
     names: Vec<Vec<u8>>,
     delimiter: u8,
+    /// `--compress`: the program stdout and stderr go through.
+    compress: Option<Vec<u8>>,
 }
 
 /// Appends `v` as GNU Parallel spells a value in a path component: `\` as `\\`, `/` as `\_`,
@@ -171,7 +173,15 @@ impl JobFiles {
             values,
             names: header_names(&job.header),
             delimiter,
+            compress: None,
         })
+    }
+
+    /// `--compress`: the stdout and stderr files hold what `program` makes of them.
+    #[must_use]
+    pub fn compressing(mut self, program: Option<Vec<u8>>) -> JobFiles {
+        self.compress = program;
+        self
     }
 
     /// The path components below the root for the job of `batch` (number `seq`, from 1), and
@@ -293,6 +303,17 @@ impl JobFiles {
         };
         let dir = self.directory(&parts, true).map_err(failed)?;
         let seq_text = seq.to_string();
+        let packed;
+        let (stdout, stderr) = match &self.compress {
+            Some(program) => {
+                packed = (
+                    super::compress::compressed(program, stdout)?,
+                    super::compress::compressed(program, stderr)?,
+                );
+                (&packed.0[..], &packed.1[..])
+            }
+            None => (stdout, stderr),
+        };
         let contents: [&[u8]; 3] = [stdout, stderr, seq_text.as_bytes()];
         for (name, bytes) in names.iter().zip(contents) {
             let fd = openat(
