@@ -2227,6 +2227,18 @@ BB
         r"parallel --compress-program gzip --results r2 echo ::: a; gzip -dc < r2/1/a/stdout; wc -c < r2/1/a/stderr",
         "",
     ),
+    // --pipe --csv: blocks end between whole CSV records (a quoted newline ends none); a
+    // record longer than --block grows the block, with GNU's warning each time.
+    (
+        "",
+        r#"printf '"a\nb",c\n"d\ne",f\nx,y\n' | parallel --pipe --csv -k --block 10 'cat; echo ---'"#,
+        "",
+    ),
+    (
+        "",
+        r#"printf 'x,"a\nb"\nc,d\ne\n' | parallel --pipe --csv -k --block 3 'cat; echo ---' 2>&1"#,
+        "",
+    ),
     // --csv: each CSV record is a job, its fields {1} {2}…; quotes hold separators, newlines
     // and doubled quotes.
     (

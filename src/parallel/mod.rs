@@ -1481,6 +1481,9 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     if o.blocks_per_slot.is_some() && !o.pipepart {
         return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
     }
+    if o.csv {
+        return csv::pipe_batches(o);
+    }
     // Without --recstart, records end with the delimiter (a newline unless -0/-d); with it,
     // the end string defaults to nothing.
     let start = o.recstart.take().unwrap_or_default();
@@ -1540,7 +1543,8 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
---colsep REGEX, --csv (CSV records, fields as values), --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
+--colsep REGEX, --csv (CSV records, fields as values; with --pipe, blocks of whole records),
+--header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
@@ -1613,6 +1617,9 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }
+        Fact::BlockGrown { from, to } => Some(format!(
+            "parallel: Warning: A record was longer than {from}. Increasing to --blocksize {to}."
+        )),
         Fact::NulEscaped => Some(
             "parallel: Warning: A NUL character in the input was replaced with \\0.\n\
              parallel: Warning: NUL cannot be passed through in the argument list.\n\

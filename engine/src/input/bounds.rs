@@ -4,7 +4,8 @@
 //!
 //! It only finds boundaries in bytes it is given (with `memchr::memmem`, once per chunk); it
 //! reads no input and cuts no batches (the scanner does). The one-byte delimiter path never
-//! comes here.
+//! comes here. `--pipe --csv` comes here too: its records end at a newline outside double
+//! quotes, found by reading the chunk from its start (a record boundary).
 
 use memchr::memmem;
 
@@ -19,6 +20,22 @@ pub struct RecordBounds {
     pattern: [u8; MAX_PATTERN],
     end_len: u8,
     start_len: u8,
+    /// `--csv`: the pattern is a newline, and one inside double quotes is no boundary.
+    csv: bool,
+}
+
+/// The boundaries of CSV records in `data` (which starts at one): just past each newline
+/// outside double quotes.
+fn csv_boundaries(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut quoted = false;
+    memchr::memchr2_iter(b'"', b'\n', data).filter_map(move |i| {
+        if data[i] == b'"' {
+            quoted = !quoted;
+            None
+        } else {
+            (!quoted).then_some(i + 1)
+        }
+    })
 }
 
 impl RecordBounds {
@@ -35,7 +52,21 @@ impl RecordBounds {
             pattern,
             end_len: end.len() as u8,
             start_len: start.len() as u8,
+            csv: false,
         })
+    }
+
+    /// `--csv` records: each ends with a newline outside double quotes.
+    #[must_use]
+    pub fn csv() -> RecordBounds {
+        let mut pattern = [0u8; MAX_PATTERN];
+        pattern[0] = b'\n';
+        RecordBounds {
+            pattern,
+            end_len: 1,
+            start_len: 0,
+            csv: true,
+        }
     }
 
     /// The bytes to search for: the end string, then the start string.
@@ -46,6 +77,11 @@ impl RecordBounds {
     /// The last boundary `p` with `lo < p <= hi` in `data` (a boundary at `p` needs the start
     /// string's bytes after `p` to be in `data`).
     pub fn last_in(&self, data: &[u8], lo: usize, hi: usize) -> Option<usize> {
+        if self.csv {
+            return csv_boundaries(&data[..hi.min(data.len())])
+                .filter(|&p| p > lo)
+                .last();
+        }
         let end = self.end_len as usize;
         let from = (lo + 1).saturating_sub(end);
         let to = (hi - end.min(hi) + self.pattern().len()).min(data.len());
@@ -62,6 +98,9 @@ impl RecordBounds {
 
     /// The first boundary `p > lo` in `data`.
     pub fn first_after(&self, data: &[u8], lo: usize) -> Option<usize> {
+        if self.csv {
+            return csv_boundaries(data).find(|&p| p > lo);
+        }
         let end = self.end_len as usize;
         let from = (lo + 1).saturating_sub(end);
         if from >= data.len() {
@@ -75,6 +114,9 @@ impl RecordBounds {
     pub fn count(&self, data: &[u8]) -> u64 {
         if data.is_empty() {
             return 0;
+        }
+        if self.csv {
+            return csv_boundaries(data).filter(|&p| p < data.len()).count() as u64 + 1;
         }
         let end = self.end_len as usize;
         memmem::find_iter(data, self.pattern())
@@ -127,6 +169,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn csv_records_end_at_newlines_outside_quotes() {
+        let b = RecordBounds::csv();
+        let data = b"a,\"x\ny\"\nb\n\"\n\"";
+        assert_eq!(b.first_after(data, 0), Some(9));
+        assert_eq!(b.last_in(data, 0, data.len()), Some(11));
+        assert_eq!(b.last_in(data, 0, 10), Some(9));
+        assert_eq!(b.last_in(data, 0, 8), None);
+        assert_eq!(b.count(data), 3);
     }
 
     #[test]

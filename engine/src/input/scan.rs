@@ -169,6 +169,9 @@ pub struct Settings {
     pub nul: NulInArgument,
     /// `--block` chunks end at these string boundaries instead of at the delimiter byte.
     pub bounds: Option<RecordBounds>,
+    /// A record longer than a `--block` chunk grows the chunk size until it fits (GNU
+    /// Parallel's way), instead of being a chunk of its own.
+    pub grow_block: bool,
 }
 
 /// The scanner: its settings, and what it works with during the run.
@@ -722,6 +725,16 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             })
         };
         match found {
+            // A record longer than the chunk: the chunk grows until it fits, and is cut again.
+            Some(p) if self.run.sc.settings.grow_block && !self.past && p - start > size => {
+                self.grow_to(p - start);
+                self.long = None;
+                self.single = false;
+                if bound - start < self.size && !eof && bound == filled {
+                    return None;
+                }
+                self.chunk_end(bound, filled, eof)
+            }
             Some(p) => Some(p),
             None if eof || bound < filled => Some(bound),
             None => {
@@ -731,6 +744,26 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
                 });
                 None
             }
+        }
+    }
+
+    /// Grows the chunk size until `len` bytes fit, by 30% and a byte at a time, saying so each
+    /// time (as GNU Parallel grows `--block`).
+    fn grow_to(&mut self, len: u64) {
+        while self.size < len {
+            let from = self.size;
+            self.size = ((from as f64) * 1.3 + 1.0).ceil() as u64;
+            crate::sys::notice::say_fact(
+                crate::sys::notice::NoticeKind::Problem,
+                Some(crate::sys::notice::Fact::BlockGrown {
+                    from,
+                    to: self.size,
+                }),
+                format_args!(
+                    "warning: a record is longer than the block size {from}: the block grows to {}",
+                    self.size
+                ),
+            );
         }
     }
 
@@ -1271,6 +1304,7 @@ mod tests {
                 head_first: None,
                 nul: NulInArgument::Pass,
                 bounds: None,
+                grow_block: false,
             }
         }
     }

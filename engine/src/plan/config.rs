@@ -307,6 +307,9 @@ pub struct Config {
     /// `--recend STR` / `--recstart STR` (GNU Parallel's `--pipe`): `--block` chunks end at
     /// these string boundaries instead of at the delimiter byte.
     pub record_bounds: Option<crate::input::bounds::RecordBounds>,
+    /// GNU Parallel's `--pipe --block`: a record longer than the block grows the block (by
+    /// 30% and a byte, with a warning each time) until it fits, for the rest of the run.
+    pub grow_block: bool,
     /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
     /// with `-u`; with `-k`, only the oldest batch's lines pass live).
     pub line_buffer: bool,
@@ -423,6 +426,7 @@ impl Default for Config {
             output_files_in: None,
             job_resume: None,
             record_bounds: None,
+            grow_block: false,
             line_buffer: false,
             plugin: None,
         }

@@ -284,6 +284,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
         nul: nul_in_argument(cfg, sizing),
         bounds: cfg.record_bounds,
+        grow_block: cfg.grow_block,
     };
     Ok(Settings {
         input,

@@ -53,6 +53,13 @@ pub enum Fact {
     /// A job's line was too long to run ([`crate::plan::config::Config::line_limit`]): the
     /// text is GNU Parallel's sentence for it, its first letter in lower case.
     LineTooLong,
+    /// A record was longer than the `--block` size, which grew from `from` to `to` bytes.
+    BlockGrown {
+        /// The block size before.
+        from: u64,
+        /// The block size now.
+        to: u64,
+    },
 }
 
 /// What keeps a run from starting as many workers as asked.
