@@ -175,10 +175,11 @@ mod tests {
     fn csv_records_end_at_newlines_outside_quotes() {
         let b = RecordBounds::csv();
         let data = b"a,\"x\ny\"\nb\n\"\n\"";
-        assert_eq!(b.first_after(data, 0), Some(9));
-        assert_eq!(b.last_in(data, 0, data.len()), Some(11));
-        assert_eq!(b.last_in(data, 0, 10), Some(9));
-        assert_eq!(b.last_in(data, 0, 8), None);
+        assert_eq!(b.first_after(data, 0), Some(8));
+        assert_eq!(b.first_after(data, 8), Some(10));
+        assert_eq!(b.last_in(data, 0, data.len()), Some(10));
+        assert_eq!(b.last_in(data, 0, 9), Some(8));
+        assert_eq!(b.last_in(data, 0, 7), None);
         assert_eq!(b.count(data), 3);
     }
 
