@@ -2422,9 +2422,71 @@ b
         r"parallel -k --jl log echo ::: 1 2; parallel --dry-run -k --jl +log echo ::: 3; wc -l < log",
         "",
     ),
+    // --results NAME.json/.csv/.tsv (`-.json`: stdout): one record per job; times masked.
     (
-        "D:--results NAME.csv/.tsv/.json: GNU writes one CSV/TSV/JSON file; frun refuses those names (status 255)",
-        r"parallel --results out.csv echo ::: a; echo $?",
+        "",
+        r#"parallel -k --results -.json echo ::: a 'b"c' 'd\e' | sed -E 's/[0-9]+\.[0-9]{3}/T/g'"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k --results out.csv echo {} ::: 'x y' 'a"b' ''; sed -E 's/[0-9]+\.[0-9]{3}/T/g' out.csv"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --results -.csv 'echo {}; echo e >&2; exit 3' ::: 1 2 ::: u | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
+        "",
+    ),
+    (
+        "",
+        r"printf 'A\tB\n1\t2\n3\t4\n' | parallel -k --header : --results -.tsv echo {B} {A} | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --tag --results -.csv echo ::: a b | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
+        "",
+    ),
+    // --results DIR --compress: the stdout and stderr files are compressed (pzstd here, or
+    // --compress-program's); empty ones stay empty.
+    (
+        "",
+        r"parallel --results r --compress 'echo {}; echo e{} >&2' ::: 1 2; cat r/1/*/stdout | pzstd -qdc; cat r/1/*/stderr | pzstd -qdc; wc -c < r/1/1/seq",
+        "",
+    ),
+    (
+        "",
+        r"parallel --compress-program gzip --results r2 echo ::: a; gzip -dc < r2/1/a/stdout; wc -c < r2/1/a/stderr",
+        "",
+    ),
+    // --pipe --csv: blocks end between whole CSV records (a quoted newline ends none); a
+    // record longer than --block grows the block, with GNU's warning each time.
+    (
+        "",
+        r#"printf '"a\nb",c\n"d\ne",f\nx,y\n' | parallel --pipe --csv -k --block 10 'cat; echo ---'"#,
+        "",
+    ),
+    (
+        "",
+        r#"printf 'x,"a\nb"\nc,d\ne\n' | parallel --pipe --csv -k --block 3 'cat; echo ---' 2>&1"#,
+        "",
+    ),
+    // --csv: each CSV record is a job, its fields {1} {2}…; quotes hold separators, newlines
+    // and doubled quotes.
+    (
+        "",
+        r#"printf 'a,b\n"x y",2\n"q""r",,\n"m\nn",o\n' > c.csv; parallel -k --csv echo {2}-{1} :::: c.csv"#,
+        "",
+    ),
+    (
+        "",
+        r#"printf 'a,b\n"x y",2\n"q""r",,\n' | parallel -k --csv --header : echo {b}={a}"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k --csv --colsep ';' echo {1}/{2} ::: 'a;"b;c"' 'd;e'"#,
         "",
     ),
     (
@@ -2613,7 +2675,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--arg-sep ,,", "--arg-sep"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
-    ("--compress --results out", "--compress"),
+    ("--compress --files", "--compress"),
     ("--files -u", "--files"),
     ("--xargs", "--xargs"),
 ];

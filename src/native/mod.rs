@@ -468,6 +468,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
             skip_empty: false,
             shuffle: false,
             continued: false,
+            csv: None,
         });
         cfg.delimiter = 0;
         // One invocation per tuple unless -l / -L say otherwise (as forkrun's sweeps).

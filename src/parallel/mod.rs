@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 mod cpus;
+mod csv;
 mod env;
 mod group_by;
 mod lines;
@@ -22,6 +23,7 @@ mod profile;
 mod regexp;
 mod semaphore;
 mod storage;
+mod table;
 pub mod tee;
 
 use crate::invocation::Invocation;
@@ -238,6 +240,10 @@ struct Options {
     tmpdir: Option<PathBuf>,
     /// `--compress`.
     compress: bool,
+    /// `--csv`: input records are CSV rows, their fields the values.
+    csv: bool,
+    /// `--compress-program PROG` (it implies `--compress`).
+    compress_program: Option<String>,
     /// `--tollef` and `--gnu` were given.
     tollef: bool,
     gnu: bool,
@@ -355,6 +361,8 @@ fn fresh_options() -> Options {
         files: false,
         tmpdir: None,
         compress: false,
+        csv: false,
+        compress_program: None,
         tollef: false,
         gnu: false,
         plus: false,
@@ -608,6 +616,7 @@ const SWITCHES: &[&str] = &[
     "show-limits",
     "files",
     "compress",
+    "csv",
     "plus",
     "nonall",
     "skip-first-line",
@@ -673,14 +682,15 @@ fn long_option(
         "halt" | "halt-on-error" => "halt",
         "delay" => "delay",
         "shell" => "shell",
-        "results" | "res" => "results",
+        "results" | "res" | "result" => "results",
         "max-chars" => "max-chars",
         "max-lines" => "max-lines",
         "tmpdir" | "tempdir" => "tmpdir",
         "rpl" => "rpl",
         "profile" => "profile",
         "process-slot-var" => "process-slot-var",
-        "compress-program" | "decompress-program" => "compress-program",
+        "compress-program" => "compress-program",
+        "decompress-program" => "decompress-program",
         "wd" | "workdir" => "wd",
         "nice" => "nice",
         "load" => "load",
@@ -772,6 +782,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "retry-failed" => o.cfg.job_resume = Some(JobResume::RetryFailed),
         "files" => o.files = true,
         "compress" => o.compress = true,
+        "csv" => o.csv = true,
         // GNU Parallel's retired `--tollef` is an error unless `--gnu` overrides it; `--gnu`
         // alone changes nothing.
         "tollef" => o.tollef = true,
@@ -862,9 +873,9 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "id" => o.sem.id = Some(v),
-        // What compresses GNU Parallel's temporary files: frun keeps output in memory, so
-        // like `--compress` it changes nothing that is printed (see storage.rs).
-        "compress-program" => {}
+        // What compresses GNU Parallel's temporary files (and `--results` files): frun keeps
+        // output in memory, so elsewhere it changes nothing that is printed (see storage.rs).
+        "compress-program" => o.compress_program = Some(v),
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0 (and -n0): each record is a job of its own that gets no value.
@@ -951,7 +962,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             );
         }
         "halt" => o.cfg.halt = halt(&v)?,
-        "results" => o.cfg.job_files = Some(results_name(&v)?),
+        "results" => table::set_results(o, &v)?,
         "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
         "tmpdir" => storage::set_tmpdir(o, &v)?,
         _ => unreachable!("canonical names only"),
@@ -1010,19 +1021,11 @@ fn set_block(o: &mut Options, v: &str) -> Result<(), Invocation> {
     }
     Ok(())
 }
-/// `--results NAME`: a directory tree, or a file name with replacement strings; GNU Parallel's
-/// CSV, TSV and JSON files are refused.
+/// `--results NAME`: a directory tree, or a file name with replacement strings (tables are
+/// table.rs's).
 fn results_name(v: &str) -> Result<Vec<u8>, Invocation> {
     if v.is_empty() {
         return Err(refuse("--results: empty name"));
-    }
-    for ext in [".csv", ".tsv", ".json"] {
-        if v.ends_with(ext) {
-            return Err(refuse(format!(
-                "--results {v}: {ext} files are not supported by frun parallel; give a \
-                 directory (--results DIR) or use --joblog FILE"
-            )));
-        }
     }
     Ok(v.as_bytes().to_vec())
 }
@@ -1306,38 +1309,10 @@ fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> 
     Ok(())
 }
 
-fn build(
-    mut o: Options,
-    command: &[OsString],
-    mut sources: Vec<Source>,
-) -> Result<Invocation, Invocation> {
-    if o.sem.wanted {
-        return semaphore(o, command, &sources);
-    }
-    settle_first(&mut o)?;
-    refuse_perl(&mut o, command)?;
-    results_and_resume(&mut o)?;
-    storage::settle(&mut o)?;
-    check_line_buffer(&o)?;
-    progress_header(&o);
-    all_sources(&mut o, &mut sources)?;
-    if o.pipe {
-        o.cfg.pipe_head = pipe_head(&o);
-        return pipe(o, command, sources);
-    }
-    header_without_pipe(&o)?;
-    if o.group_by.is_some() {
-        return Err(refuse("--group-by needs --pipe"));
-    }
-    // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
-    // default column separator).
-    if o.header && o.colsep.is_none() {
-        o.colsep = Some("\t".to_string());
-    }
-    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header; // {N} with -X/-m
-    // One source that is a file (or stdin), without --header, is read as it is: streamed,
-    // one record per value. Anything else becomes tuples (the plan writes them).
-    let single = match sources.as_slice() {
+/// One source that is a file (or stdin), without --header, is read as it is: streamed, one
+/// record per value. Anything else becomes tuples (the plan writes them): None.
+fn streamed_source(o: &Options, sources: &[Source]) -> Option<PathBuf> {
+    match sources {
         [] => Some(PathBuf::from("-")),
         [
             Source {
@@ -1356,7 +1331,42 @@ fn build(
             && !o.shuffle
             && !o.lines.max_lines
             && o.separator.is_empty()
-    });
+            && !o.csv
+    })
+}
+
+fn build(
+    mut o: Options,
+    command: &[OsString],
+    mut sources: Vec<Source>,
+) -> Result<Invocation, Invocation> {
+    if o.sem.wanted {
+        return semaphore(o, command, &sources);
+    }
+    settle_first(&mut o)?;
+    refuse_perl(&mut o, command)?;
+    results_and_resume(&mut o)?;
+    table::settle(&mut o)?;
+    storage::settle(&mut o)?;
+    check_line_buffer(&o)?;
+    progress_header(&o);
+    all_sources(&mut o, &mut sources)?;
+    if o.pipe {
+        o.cfg.pipe_head = pipe_head(&o);
+        return pipe(o, command, sources);
+    }
+    header_without_pipe(&o)?;
+    if o.group_by.is_some() {
+        return Err(refuse("--group-by needs --pipe"));
+    }
+    let csv = csv::separator(&mut o)?;
+    // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
+    // default column separator).
+    if o.header && o.colsep.is_none() && csv.is_none() {
+        o.colsep = Some("\t".to_string());
+    }
+    let numbered = sources.len() <= 1 && o.colsep.is_none() && !o.header && !o.csv; // {N} with -X/-m
+    let single = streamed_source(&o, &sources);
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
         (Some(c), Some(_)) => Columns::Separator(c.clone()),
@@ -1399,6 +1409,7 @@ fn build(
                 skip_empty: o.skip_empty,
                 shuffle: o.shuffle,
                 continued: o.lines.max_lines,
+                csv,
             };
             // Tuples end in NUL (their values hold LEN:BYTES).
             o.cfg.delimiter = 0;
@@ -1697,6 +1708,9 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
     if o.regexp && (o.recstart.is_some() || o.recend.is_some()) {
         return regexp_batches(o);
     }
+    if o.csv {
+        return csv::pipe_batches(o);
+    }
     let text = |b: Vec<u8>| unescape(&String::from_utf8_lossy(&b));
     // Without --recstart, records end with the delimiter (a newline unless -0/-d); with it,
     // the end string defaults to nothing.
@@ -1792,7 +1806,8 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
--d C|STR, -a FILE, --colsep REGEX, --header : (0: a :::: source named by its file; with
+-d C|STR, -a FILE, --colsep REGEX, --csv (CSV records, fields as values; with --pipe, blocks
+of whole records), --header : (0: a :::: source named by its file; with
 --pipe, :, N lines or a REGEX matched at the start, given to every job first),
 --skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
 of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
@@ -1801,13 +1816,16 @@ of N lines; --group-by COLUMN: runs of lines with one value in that column, spli
 job slot), --recend STR, --recstart STR, --regexp, --rrs,
 --retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume,
 --resume-failed, --retry-failed, --results
-DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
+DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.json|.csv|.tsv
+(a record per job with its output, in NAME or, for -.json etc., on stdout), --timeout N|N%,
+--delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
 yours to remove), --compress and --compress-program/--decompress-program PROG (output is
-buffered in memory, so nothing changes; --compress is refused with --files and --results).
+buffered in memory, so nothing printed changes; --results DIR files are compressed, with PROG
+or the first of pzstd, zstd, lz4, pigz, gzip; --compress is refused with --files).
 Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
@@ -1833,7 +1851,7 @@ for ID's commands to end.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
---pipe, --tmux, --sql, --semaphoretimeout, --results NAME.csv/.tsv/.json.
+--pipe, --tmux, --sql, --semaphoretimeout.
 --will-cite and --citation are accepted and do nothing.
 ";
 

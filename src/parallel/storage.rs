@@ -2,8 +2,9 @@
 //! output in a file of its own, its name printed) in `--tmpdir DIR`, else `$TMPDIR`, else
 //! /tmp; and `--compress`, which compresses what GNU Parallel buffers in temporary files:
 //! frun buffers output in memory, never in files, so on standard output it changes nothing,
-//! and where it would change files frun writes (`--files`, `--results`) it is refused. It only
-//! turns those options into engine settings; it writes nothing itself.
+//! `--results DIR` files go through the compression program (`--compress-program`, else the
+//! first of pzstd, zstd, lz4, pigz, gzip found); with `--files` it is refused. It only turns
+//! those options into engine settings; it writes nothing itself.
 
 use std::path::PathBuf;
 
@@ -45,11 +46,15 @@ fn usable(what: &str, dir: &std::path::Path) -> Result<(), Invocation> {
 /// Settles `--files` against the other output options. `--files` wins over
 /// `--line-buffer` (a job's output is whole in its file), as in GNU Parallel.
 pub(super) fn settle(o: &mut Options) -> Result<(), Invocation> {
-    if o.compress && (o.files || o.cfg.job_files.is_some()) {
+    let compress = o.compress || o.compress_program.is_some();
+    if compress && o.files {
         return Err(refuse(
-            "--compress cannot be combined with --files or --results in frun parallel (frun \
-             writes those files uncompressed)",
+            "--compress cannot be combined with --files in frun parallel (frun writes those \
+             files uncompressed)",
         ));
+    }
+    if compress && o.cfg.job_files.is_some() {
+        o.cfg.results_compress = Some(compress_program(o)?.into_bytes());
     }
     // A dry run runs nothing, so it keeps no output: the commands are printed.
     if !o.files || o.cfg.dry_run {
@@ -70,4 +75,32 @@ pub(super) fn settle(o: &mut Options) -> Result<(), Invocation> {
     usable("the directory for --files", &dir)?;
     o.cfg.output_files_in = Some(dir);
     Ok(())
+}
+
+/// `--compress-program PROG`, else the first compression program found on PATH, as a shell
+/// command line that reads stdin and writes stdout.
+fn compress_program(o: &Options) -> Result<String, Invocation> {
+    if let Some(p) = &o.compress_program {
+        return Ok(p.clone());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = |name: &str| {
+        std::env::split_paths(&path).any(|d| {
+            let f = d.join(name);
+            nix::unistd::access(&f, nix::unistd::AccessFlags::X_OK).is_ok() && f.is_file()
+        })
+    };
+    [
+        ("pzstd", "pzstd -q"),
+        ("zstd", "zstd -q"),
+        ("lz4", "lz4 -q"),
+        ("pigz", "pigz"),
+        ("gzip", "gzip"),
+    ]
+    .iter()
+    .find(|(name, _)| found(name))
+    .map(|(_, line)| (*line).to_string())
+    .ok_or_else(|| {
+        refuse("--compress: no compression program found (pzstd, zstd, lz4, pigz, gzip); give one with --compress-program")
+    })
 }

@@ -37,7 +37,7 @@ pub struct Rest {
     /// The header's bytes.
     pub header: Vec<u8>,
     /// What fills the pipe `file` is (None: `file` is a copy).
-    pub feeder: Option<crate::run::Feeder>,
+    pub feeder: Option<crate::input::Feeder>,
 }
 
 /// Reads `input`'s head as `head` says and gives the rest.
@@ -106,7 +106,7 @@ pub fn split(mut input: File, head: &PipeHead) -> Result<Rest, String> {
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| format!("cannot make a pipe: {e}"))?;
     let mut writer = File::from(write);
-    let feed: crate::run::Feeder = Box::new(move || {
+    let feed: crate::input::Feeder = Box::new(move || {
         let copied = writer
             .write_all(&left)
             .and_then(|()| std::io::copy(&mut input, &mut writer).map(|_| ()));

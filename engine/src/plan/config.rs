@@ -128,6 +128,9 @@ pub struct Sweep {
     /// A value ending in a blank (space or tab) goes on with the next one, as one value (the
     /// lines of xargs' and GNU Parallel's `-L`).
     pub continued: bool,
+    /// `--csv`: values are CSV records (a quoted field may hold newlines) whose fields,
+    /// separated by this byte, are the tuple's values.
+    pub csv: Option<u8>,
 }
 
 impl Sweep {
@@ -146,6 +149,7 @@ impl Sweep {
             skip_empty: false,
             shuffle: false,
             continued: false,
+            csv: None,
         }
     }
 }
@@ -349,6 +353,12 @@ pub struct Config {
     /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
     /// (GNU Parallel's layout) instead of printed.
     pub job_files: Option<Vec<u8>>,
+    /// `frun parallel --results NAME.json/.csv/.tsv`: a record per job (its output in it) in
+    /// place of the job's output, on stdout or in the file.
+    pub results_table: Option<crate::output::results::table::TableSpec>,
+    /// `frun parallel --results DIR --compress`: the shell command line the stdout and stderr
+    /// files go through.
+    pub results_compress: Option<Vec<u8>>,
     /// `frun parallel --files`: each job's output is kept in a new file in this directory and
     /// the file's name is printed instead (tagged as output is).
     pub output_files_in: Option<PathBuf>,
@@ -452,6 +462,8 @@ impl Default for Config {
             tag: None,
             argument_lists: None,
             job_files: None,
+            results_table: None,
+            results_compress: None,
             output_files_in: None,
             job_resume: None,
             record_bounds: None,

@@ -12,6 +12,7 @@ use super::{RunError, Subject};
 use crate::exec::command::job::{Columns, JobSpec, ReplacementNames, Spread, Trim};
 use crate::output::joblog::Logged;
 use crate::output::results::job_files::JobFiles;
+use crate::output::results::table::Table;
 use crate::run::Work;
 
 fn logged(cfg: &Config) -> Result<Vec<Logged>, RunError> {
@@ -34,6 +35,7 @@ fn succeeded(jobs: &[Logged]) -> Vec<u64> {
 /// What `--results` and the `--resume` family add to how workers run jobs.
 pub(super) struct Resumed {
     results: Option<JobFiles>,
+    table: Option<Table>,
     skip: Vec<u64>,
     skip_saved: bool,
 }
@@ -44,6 +46,7 @@ impl Resumed {
         let (skip, skip_saved) = skipped(cfg)?;
         Ok(Resumed {
             results: results(cfg, header)?,
+            table: table(cfg, header)?,
             skip,
             skip_saved,
         })
@@ -52,6 +55,7 @@ impl Resumed {
     pub(super) fn apply(self, mut work: Work) -> Work {
         crate::exec::command::perl::add_completed(self.skip.len() as u64);
         work.job_files = self.results;
+        work.results_table = self.table;
         work.skip_jobs = self.skip;
         work.skip_saved = self.skip_saved;
         work
@@ -173,10 +177,34 @@ fn results(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<JobFiles>, RunErro
     }
     let escape = cfg.conduct.escapes_nul();
     JobFiles::open(name, &job, cfg.delimiter)
+        .map(|f| f.compressing(cfg.results_compress.clone()))
         .map(|f| Some(if escape { f.escaping_nul() } else { f }))
         .map_err(|m| {
             use std::os::unix::ffi::OsStrExt;
             let name = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name));
+            RunError::unusable(Subject::Results(name), m)
+        })
+}
+
+/// `--results NAME.json/.csv/.tsv`, set up for the run's jobs (`header`: a sweep's column
+/// names; without them, one value column per input source).
+fn table(cfg: &Config, header: &[Vec<u8>]) -> Result<Option<Table>, RunError> {
+    let (Some(spec), Some(job)) = (&cfg.results_table, &cfg.job) else {
+        return Ok(None);
+    };
+    let mut job = job.clone();
+    if !header.is_empty() {
+        job.header = header.to_vec();
+    }
+    let sources = match &cfg.input {
+        InputSpec::Sweep(s) => s.sources.len(),
+        _ => 1,
+    };
+    let escape = cfg.conduct.escapes_nul();
+    Table::open(spec, &job, cfg.delimiter, sources)
+        .map(|t| Some(if escape { t.escaping_nul() } else { t }))
+        .map_err(|m| {
+            let name = spec.file.clone().unwrap_or_else(|| "-".into());
             RunError::unusable(Subject::Results(name), m)
         })
 }

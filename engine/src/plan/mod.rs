@@ -328,7 +328,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
 fn pipe_head(
     cfg: &Config,
     input: &mut Opened,
-) -> Result<(Vec<u8>, Option<crate::run::Feeder>), RunError> {
+) -> Result<(Vec<u8>, Option<crate::input::Feeder>), RunError> {
     let Some(head) = &cfg.pipe_head else {
         return Ok((Vec::new(), None));
     };
@@ -346,7 +346,7 @@ fn pipe_head(
 fn argument_feed(
     cfg: &Config,
     source: File,
-) -> Result<(File, Option<crate::run::Feeder>), RunError> {
+) -> Result<(File, Option<crate::input::Feeder>), RunError> {
     let Some(x) = &cfg.argument_lists else {
         return Ok((source, None));
     };
@@ -358,7 +358,7 @@ fn argument_feed(
     let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
     let rules = rules.clone();
     let writer = File::from(write);
-    let feed: crate::run::Feeder =
+    let feed: crate::input::Feeder =
         Box::new(move || crate::input::arguments::translate_file(&source, writer, &rules));
     Ok((File::from(read), Some(feed)))
 }
@@ -614,6 +614,7 @@ fn work(
             ..interaction(cfg, shell_words)
         },
         job_files: None,
+        results_table: None,
         skip_jobs: Vec::new(),
         skip_saved: false,
         drop_blank: cfg.stdin && cfg.drop_blank_lines,

@@ -40,11 +40,14 @@ pub(super) fn materialize(
     }
     let mut kept = Vec::with_capacity(sweep.sources.len());
     for (s, bytes) in sweep.sources.iter().zip(&contents) {
-        let mut vals = match (&s.values, bytes.as_deref()) {
-            (SourceValues::File(_), Some(b)) if !sweep.separator.is_empty() => {
+        let mut vals = match (sweep.csv, &s.values, bytes.as_deref()) {
+            // A `::: word` is one record; a file's records may hold newlines.
+            (Some(_), SourceValues::File(_), Some(b)) => crate::input::csv::records(b),
+            (Some(_), _, _) => values(s, None, delimiter),
+            (None, SourceValues::File(_), Some(b)) if !sweep.separator.is_empty() => {
                 separated(b, &sweep.separator)
             }
-            _ => values(s, bytes.as_deref(), delimiter),
+            (None, _, _) => values(s, bytes.as_deref(), delimiter),
         };
         if let Some(eof) = &sweep.eof {
             if let Some(end) = vals.iter().position(|v| *v == eof.as_slice()) {
@@ -68,8 +71,17 @@ pub(super) fn materialize(
         .iter()
         .map(|vals| sweep.continued.then(|| continued(vals)))
         .collect();
+    // `--csv`: each record's fields, unquoted, in one arena per source.
+    let cells: Vec<Cells> = match sweep.csv {
+        Some(sep) => kept.iter().map(|vals| Cells::of(vals, sep)).collect(),
+        None => Vec::new(),
+    };
     let mut tables = Vec::with_capacity(sweep.sources.len());
-    for (vals, join) in kept.into_iter().zip(&joins) {
+    for (i, (vals, join)) in kept.into_iter().zip(&joins).enumerate() {
+        if let Some(c) = cells.get(i) {
+            tables.push(c.table());
+            continue;
+        }
         let vals = match join {
             Some((arena, ends)) => {
                 let mut start = 0;
@@ -253,6 +265,49 @@ fn separated<'a>(bytes: &'a [u8], sep: &[u8]) -> Vec<&'a [u8]> {
         v.push(&bytes[start..]);
     }
     v
+}
+
+/// `--csv`: one source's records' fields, unquoted.
+struct Cells {
+    arena: Vec<u8>,
+    /// Where each field ends in `arena`.
+    ends: Vec<usize>,
+    /// Where each record's fields start in `ends`, and one more entry: the end.
+    starts: Vec<usize>,
+}
+
+impl Cells {
+    fn of(records: &[&[u8]], sep: u8) -> Cells {
+        let mut c = Cells {
+            arena: Vec::with_capacity(records.iter().map(|r| r.len()).sum()),
+            ends: Vec::new(),
+            starts: Vec::with_capacity(records.len() + 1),
+        };
+        for r in records {
+            c.starts.push(c.ends.len());
+            crate::input::csv::fields(r, sep, &mut c.arena, &mut c.ends);
+        }
+        c.starts.push(c.ends.len());
+        c
+    }
+
+    fn table(&self) -> Table<'_> {
+        let mut start = 0;
+        let columns = self
+            .ends
+            .iter()
+            .map(|&e| {
+                let f = &self.arena[start..e];
+                start = e;
+                f
+            })
+            .collect();
+        Table {
+            columns,
+            starts: self.starts.clone(),
+            first: 0,
+        }
+    }
 }
 
 /// One source's values, each as its columns (one without `--colsep`), all in one list.

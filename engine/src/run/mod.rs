@@ -177,7 +177,11 @@ impl Shared {
                         Some(OwnedFd::from(r.out.try_clone()?)),
                         format!("the output file of {} in {}", r.task, r.dir.display()),
                     ),
-                    None => (None, "standard output".into()),
+                    None => match work.results_table.as_ref().and_then(|t| t.file()) {
+                        // `--results NAME.json` (and .csv, .tsv): the records go to the file.
+                        Some(f) => (Some(f.try_clone()?), "the --results file".into()),
+                        None => (None, "standard output".into()),
+                    },
                 },
                 checkpoint.journal.clone(),
                 checkpoint.stdout_base,
@@ -768,6 +772,9 @@ fn try_run(
         joblog,
         children_env,
     )?);
+    if let Some(t) = &shared.work.results_table {
+        let _ = shared.output.write_aside(shared.output.fd(), &t.header());
+    }
     if let Some(crate::output::joblog::Joblog::Stdout) = &shared.joblog {
         let _ = shared.output.write_aside(
             std::os::fd::AsFd::as_fd(&std::io::stdout()),

@@ -76,8 +76,7 @@ pub struct Input {
     pub feeder: Option<Feeder>,
 }
 
-/// A pass that produces the run's input as the run reads it.
-pub type Feeder = Box<dyn FnOnce() -> Result<(), String> + Send>;
+pub use crate::input::Feeder;
 
 /// xargs' own ways with commands (`frun xargs`); all off for frun's own flags.
 #[derive(Clone, Debug, Default)]
@@ -144,6 +143,8 @@ pub struct Work {
     /// `frun parallel --results NAME`: each job's stdout and stderr are saved there instead of
     /// printed.
     pub job_files: Option<crate::output::results::job_files::JobFiles>,
+    /// `frun parallel --results NAME.json/.csv/.tsv`: each job's record replaces its output.
+    pub results_table: Option<crate::output::results::table::Table>,
     /// Jobs an earlier run did (`frun parallel --resume…`): their numbers from 1, sorted; they
     /// are not run again.
     pub skip_jobs: Vec<u64>,

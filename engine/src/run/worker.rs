@@ -58,7 +58,7 @@ fn setup<'a>(
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
     };
-    let errors = if shared.work.job_files.is_some() {
+    let errors = if shared.work.job_files.is_some() || shared.work.results_table.is_some() {
         Some(Capture::new()?)
     } else {
         None
@@ -255,6 +255,11 @@ pub(super) trait Site {
     /// instead of printed.
     fn saves_results(&self) -> bool {
         false
+    }
+    /// `frun parallel --results NAME.json/.csv/.tsv`: the table whose record replaces each
+    /// batch's output.
+    fn results_table(&self) -> Option<&crate::output::results::table::Table> {
+        None
     }
     /// Saves batch `seq`'s results; the error is why the run must stop.
     fn save_results(
@@ -481,9 +486,13 @@ impl Site for Post<'_> {
     fn joblog(&self) -> Option<(usize, bool)> {
         let s = self.shared;
         let w = &s.work;
-        s.joblog
-            .as_ref()
-            .map(|_| (w.joblog_skip_words, w.joblog_raw_first))
+        // A results table's records say what a joblog line says.
+        (s.joblog.is_some() || w.results_table.is_some())
+            .then_some((w.joblog_skip_words, w.joblog_raw_first))
+    }
+
+    fn results_table(&self) -> Option<&crate::output::results::table::Table> {
+        self.shared.work.results_table.as_ref()
     }
 
     fn log_job(&self, line: &[u8]) -> Result<(), StopReason> {
@@ -670,10 +679,22 @@ impl JobNote {
     }
 }
 
+/// What a results table's record says of a batch besides its output.
+struct TableRow {
+    seq: u64,
+    start: SystemTime,
+    runtime: Duration,
+    send: u64,
+    receive: u64,
+    note: JobNote,
+}
+
 /// Where a batch stands once each of its parts is done or given up.
 struct Settled {
     /// The capture holds the batch's kept output from `written` to here.
     kept: u64,
+    /// Bytes its commands wrote to stdout (before `--files` or a tag changed them).
+    received: u64,
     /// A command of the batch exited non-zero and that stands (it is not retried).
     failed: bool,
     /// Its end stops the run once the batch's output is out (`Rules::abort`).
@@ -797,6 +818,67 @@ impl<'a, S: Site> Worker<'a, S> {
         Ok(self.site.save_results(bytes, batch.seq, &stdout, &stderr))
     }
 
+    /// `--results NAME.json/.csv/.tsv`: replaces the batch's output in the capture with its
+    /// record (its stdout and stderr in it).
+    fn table_record(
+        &mut self,
+        table: &crate::output::results::table::Table,
+        batch: &Batch,
+        row: TableRow,
+        settled: &mut Settled,
+    ) -> io::Result<()> {
+        let mut stdout = match self.capture {
+            Some(c) => {
+                let mut out = c.read_from(self.written)?;
+                out.truncate((settled.kept - self.written) as usize);
+                c.discard_from(self.written)?;
+                out
+            }
+            None => Vec::new(),
+        };
+        // `--files`: the field holds the file's name, without the line's newline.
+        if self.site.output_files_in().is_some() && stdout.ends_with(b"\n") {
+            stdout.pop();
+        }
+        let stderr = match self.errors {
+            Some(c) => {
+                let err = c.read_from(0)?;
+                c.discard_from(0)?;
+                err
+            }
+            None => Vec::new(),
+        };
+        let mut command = Vec::new();
+        crate::output::joblog::command_line(
+            self.argv.words().skip(row.note.skip_words.0),
+            row.note.skip_words.1,
+            &mut command,
+        );
+        let mut record = Vec::new();
+        table.record(
+            &crate::output::results::table::Row {
+                seq: row.seq,
+                start: row.start,
+                runtime: row.runtime,
+                send: row.send,
+                receive: row.receive,
+                exitval: row.note.shown.exitval,
+                signal: row.note.shown.signal,
+                command: &command,
+                batch: self.site.bytes(batch.start, batch.end),
+                stdout: &stdout,
+                stderr: &stderr,
+            },
+            &mut record,
+        );
+        settled.kept = self.written;
+        if let Some(c) = self.capture {
+            c.append(&record)?;
+            settled.kept += record.len() as u64;
+        }
+        Ok(())
+    }
+
     /// Runs the batch's parts until each is done or given up; None when the run stops first.
     fn run_parts(&mut self, batch: &Batch) -> io::Result<Option<Settled>> {
         self.parts.clear();
@@ -807,6 +889,7 @@ impl<'a, S: Site> Worker<'a, S> {
         }
         let mut settled = Settled {
             kept: self.written,
+            received: 0,
             failed: false,
             abort: None,
         };
@@ -930,6 +1013,7 @@ impl<'a, S: Site> Worker<'a, S> {
         let verdict = policy.judge(&outcome, retried);
         if verdict == Verdict::Final {
             if let Some(c) = self.capture {
+                settled.received += c.size()?.saturating_sub(settled.kept);
                 // With a line relay, lines are tagged as they pass.
                 if let Some(dir) = site.output_files_in() {
                     if let Err(e) = spill_output(c, settled.kept, dir) {
@@ -1023,11 +1107,24 @@ impl<'a, S: Site> Worker<'a, S> {
             site.command(bytes, batch.seq, first, &mut self.argv);
             site.attempt_ended();
         }
-        let receive = settled.kept - self.written;
+        let receive = settled.received;
         if site.saves_results() {
             if let Err(why) = self.save(batch, &mut settled)? {
                 stop.request(why);
                 return Ok(false);
+            }
+        }
+        if let (Some(table), Some(j)) = (site.results_table(), self.job) {
+            if let Some((start, at, _)) = j.start {
+                let row = TableRow {
+                    seq: batch.seq + 1,
+                    start,
+                    runtime: ended.duration_since(at),
+                    send: j.send,
+                    receive,
+                    note: j,
+                };
+                self.table_record(table, batch, row, &mut settled)?;
             }
         }
         site.release(batch.seq);

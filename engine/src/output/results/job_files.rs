@@ -48,6 +48,8 @@ pub struct JobFiles {
     /// Column names (`--header :`); empty: source numbers.
     names: Vec<Vec<u8>>,
     delimiter: u8,
+    /// `--compress`: the program stdout and stderr go through.
+    compress: Option<Vec<u8>>,
 }
 
 /// Appends `v` as GNU Parallel spells a value in a path component: `\` as `\\`, `/` as `\_`,
@@ -65,6 +67,35 @@ pub fn escape(v: &[u8], out: &mut Vec<u8>) {
             b => out.push(b),
         }
     }
+}
+
+/// The column names as GNU Parallel reads a header line: empty names at its end are no
+/// names (those columns are numbered).
+fn header_names(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let named = header
+        .iter()
+        .rposition(|n| !n.is_empty())
+        .map_or(0, |i| i + 1);
+    header[..named].to_vec()
+}
+
+/// The number a column name starts with (`12ab`: 12, `-1.5`: -1.5), 0 when none: the first
+/// key GNU Parallel orders named columns by.
+fn leading_number(name: &[u8]) -> f64 {
+    let text = String::from_utf8_lossy(name);
+    let text = text.trim_start();
+    let mut end = 0;
+    let mut dot = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '-' | '+' if i == 0 => {}
+            '.' if !dot => dot = true,
+            '0'..='9' => {}
+            _ => break,
+        }
+        end = i + c.len_utf8();
+    }
+    text[..end].parse().unwrap_or(0.0)
 }
 
 fn os(e: impl Into<io::Error>) -> String {
@@ -140,9 +171,17 @@ impl JobFiles {
             prefix_len,
             layout,
             values,
-            names: job.header.clone(),
+            names: header_names(&job.header),
             delimiter,
+            compress: None,
         })
+    }
+
+    /// `--compress`: the stdout and stderr files hold what `program` makes of them.
+    #[must_use]
+    pub fn compressing(mut self, program: Option<Vec<u8>>) -> JobFiles {
+        self.compress = program;
+        self
     }
 
     /// The path components below the root for the job of `batch` (number `seq`, from 1), and
@@ -162,19 +201,25 @@ impl JobFiles {
             Layout::Tree => {
                 let mut levels = Vec::new();
                 self.values.each_value(batch, self.delimiter, |k, v| {
+                    let number = (k + 1).to_string().into_bytes();
+                    let shown = self.names.get(k).unwrap_or(&number);
                     let mut name = Vec::new();
-                    match self.names.get(k) {
-                        Some(n) => escape(n, &mut name),
-                        None => name.extend_from_slice((k + 1).to_string().as_bytes()),
-                    }
+                    escape(shown, &mut name);
                     let mut value = Vec::new();
                     escape(v, &mut value);
-                    levels.push((self.names.get(k), name, value));
+                    levels.push(((leading_number(shown), shown.clone()), name, value));
                 });
-                // Named columns (`--header :`) nest in the order of their names, as GNU
-                // Parallel nests them; numbered ones in the order of their sources.
+                // With `--header :`, columns nest in the order of their names (an unnamed
+                // column's name is its number) as GNU Parallel nests them: by the number a
+                // name starts with (0 for none), then by the name; numbered ones in the order
+                // of their sources.
                 if !self.names.is_empty() {
-                    levels.sort_by(|a, b| a.0.cmp(&b.0));
+                    levels.sort_by(|a, b| {
+                        (a.0)
+                            .0
+                            .total_cmp(&(b.0).0)
+                            .then_with(|| (a.0).1.cmp(&(b.0).1))
+                    });
                 }
                 for (_, name, value) in levels {
                     push(name, &mut parts);
@@ -258,6 +303,17 @@ impl JobFiles {
         };
         let dir = self.directory(&parts, true).map_err(failed)?;
         let seq_text = seq.to_string();
+        let packed;
+        let (stdout, stderr) = match &self.compress {
+            Some(program) => {
+                packed = (
+                    super::compress::compressed(program, stdout)?,
+                    super::compress::compressed(program, stderr)?,
+                );
+                (&packed.0[..], &packed.1[..])
+            }
+            None => (stdout, stderr),
+        };
         let contents: [&[u8]; 3] = [stdout, stderr, seq_text.as_bytes()];
         for (name, bytes) in names.iter().zip(contents) {
             let fd = openat(
@@ -311,5 +367,17 @@ mod tests {
         out.clear();
         escape(b"x\\_y", &mut out);
         assert_eq!(out, b"x\\\\_y");
+    }
+
+    #[test]
+    fn names_order_by_their_leading_number_first() {
+        assert_eq!(leading_number(b"10"), 10.0);
+        assert_eq!(leading_number(b"Col"), 0.0);
+        assert_eq!(leading_number(b"-2x"), -2.0);
+        assert_eq!(leading_number(b""), 0.0);
+        assert_eq!(
+            header_names(&[b"a".to_vec(), b"".to_vec()]),
+            vec![b"a".to_vec()]
+        );
     }
 }

@@ -9,8 +9,10 @@
 //! not taken yet, so no run ever writes into another's files. Shared storage only needs
 //! exclusive creation and POSIX record locks (NFS has both).
 
+pub mod compress;
 pub mod job_files;
 pub mod spill;
+pub mod table;
 
 use std::fs::{File, OpenOptions};
 use std::io;

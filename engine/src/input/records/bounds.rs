@@ -6,6 +6,8 @@
 //! reads no input and cuts no batches (the scanner does). The one-byte delimiter path never
 //! comes here. Boundaries that strings cannot describe (GNU Parallel's `--regexp`) come from a
 //! front end as a [`BoundaryFinder`]: the engine knows no regular expression syntax.
+//! `--pipe --csv` comes here too: its records end at a newline outside double quotes, found by
+//! reading the chunk from its start (a record boundary).
 
 use memchr::memmem;
 use std::fmt;
@@ -22,6 +24,22 @@ pub enum RecordBounds {
     Strings(Strings),
     /// A front end's own rule (for instance regular expressions).
     Found(Arc<dyn BoundaryFinder>),
+    /// `--csv` records: each ends with a newline outside double quotes.
+    Csv,
+}
+
+/// The boundaries of CSV records in `data` (which starts at one): just past each newline
+/// outside double quotes.
+fn csv_boundaries(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut quoted = false;
+    memchr::memchr2_iter(b'"', b'\n', data).filter_map(move |i| {
+        if data[i] == b'"' {
+            quoted = !quoted;
+            None
+        } else {
+            (!quoted).then_some(i + 1)
+        }
+    })
 }
 
 /// Finds record boundaries by a rule of its own. Offsets are into `data`, the input from a
@@ -53,7 +71,7 @@ impl RecordBounds {
     pub fn overlap(&self) -> u64 {
         match self {
             RecordBounds::Strings(s) => s.pattern().len() as u64,
-            RecordBounds::Found(_) => 0,
+            RecordBounds::Found(_) | RecordBounds::Csv => 0,
         }
     }
 
@@ -62,6 +80,9 @@ impl RecordBounds {
         match self {
             RecordBounds::Strings(s) => s.last_in(data, lo, hi),
             RecordBounds::Found(f) => f.last_in(data, lo, hi.min(data.len())),
+            RecordBounds::Csv => csv_boundaries(&data[..hi.min(data.len())])
+                .filter(|&p| p > lo)
+                .last(),
         }
     }
 
@@ -70,6 +91,7 @@ impl RecordBounds {
         match self {
             RecordBounds::Strings(s) => s.first_after(data, lo),
             RecordBounds::Found(f) => f.first_after(data, lo),
+            RecordBounds::Csv => csv_boundaries(data).find(|&p| p > lo),
         }
     }
 
@@ -78,6 +100,10 @@ impl RecordBounds {
         match self {
             RecordBounds::Strings(s) => s.count(data),
             RecordBounds::Found(f) => f.count(data),
+            RecordBounds::Csv if data.is_empty() => 0,
+            RecordBounds::Csv => {
+                csv_boundaries(data).filter(|&p| p < data.len()).count() as u64 + 1
+            }
         }
     }
 
@@ -88,6 +114,8 @@ impl RecordBounds {
         let cuts = match self {
             RecordBounds::Strings(s) => s.separators(data),
             RecordBounds::Found(f) => f.separators(data),
+            // CSV records have no separator of their own to leave out.
+            RecordBounds::Csv => Vec::new(),
         };
         let mut runs = Vec::with_capacity(cuts.len() + 1);
         let mut at = 0;
@@ -115,6 +143,7 @@ impl RecordBounds {
                 Some(at + s.end_len as usize)
             }
             RecordBounds::Found(f) => f.records_end(data, n, first),
+            RecordBounds::Csv => csv_boundaries(data).nth(usize::try_from(n).ok()?.checked_sub(1)?),
         }
     }
 
@@ -123,7 +152,7 @@ impl RecordBounds {
     pub fn end_len(&self) -> u64 {
         match self {
             RecordBounds::Strings(s) => s.end_len(),
-            RecordBounds::Found(_) => 1,
+            RecordBounds::Found(_) | RecordBounds::Csv => 1,
         }
     }
 }
@@ -314,6 +343,18 @@ mod tests {
         assert_eq!(runs(b"+", b"", b"a+b+\n"), b"ab\n");
         assert_eq!(runs(b"", b">", b">a>b"), b"ab");
         assert_eq!(runs(b"XY", b">", b">aXY>bXY"), b"ab");
+    }
+
+    #[test]
+    fn csv_records_end_at_newlines_outside_quotes() {
+        let b = RecordBounds::Csv;
+        let data = b"a,\"x\ny\"\nb\n\"\n\"";
+        assert_eq!(b.first_after(data, 0), Some(8));
+        assert_eq!(b.first_after(data, 8), Some(10));
+        assert_eq!(b.last_in(data, 0, data.len()), Some(10));
+        assert_eq!(b.last_in(data, 0, 9), Some(8));
+        assert_eq!(b.last_in(data, 0, 7), None);
+        assert_eq!(b.count(data), 3);
     }
 
     #[test]
