@@ -263,35 +263,15 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         ),
         None => shard_map.map(|_| crate::journal::HEAD_BYTES as u64),
     };
-    let scan = crate::input::scan::Settings {
-        delimiter: cfg.delimiter,
+    let scan = scan_settings(
+        cfg,
         sizing,
         cuts,
-        limit: match (cfg.limit, end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
-        timeout: cfg.timeout,
-        arg_space: Some(command.arg_space),
-        // A plugin host splits records itself, with no ARG_MAX: batches are bytes as for -s.
-        byte_guided: cfg.stdin || cfg.plugin.is_some(),
-        count_records: !((cfg.stdin || cfg.plugin.is_some())
-            && !cfg.dry_run
-            && !cfg.stats
-            && cfg.progress.is_none()
-            && cfg.limit.is_none()
-            && sizing
-                == Sizing::Adaptive {
-                    init: 1,
-                    max: HARD_MAX_STDIN_RECORDS,
-                }),
-        shard: shard_map,
+        end,
+        command.arg_space,
+        shard_map,
         head_first,
-        // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
-        nul: nul_in_argument(cfg, sizing),
-        bounds: cfg.record_bounds.clone(),
-        grow_blocks: cfg.grow_blocks,
-    };
+    );
     Ok(Settings {
         input,
         scan,
@@ -321,6 +301,48 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         exits_after: false,
         children_env,
     })
+}
+
+/// What the scanner is told: how records end and are grouped into batches, and which of them
+/// this run takes.
+fn scan_settings(
+    cfg: &Config,
+    sizing: Sizing,
+    cuts: Option<std::sync::Arc<[u64]>>,
+    end: Option<u64>,
+    arg_space: ArgSpace,
+    shard_map: Option<ShardMap>,
+    head_first: Option<u64>,
+) -> crate::input::scan::Settings {
+    crate::input::scan::Settings {
+        delimiter: cfg.delimiter,
+        sizing,
+        cuts,
+        limit: match (cfg.limit, end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        timeout: cfg.timeout,
+        arg_space: Some(arg_space),
+        // A plugin host splits records itself, with no ARG_MAX: batches are bytes as for -s.
+        byte_guided: cfg.stdin || cfg.plugin.is_some(),
+        count_records: !((cfg.stdin || cfg.plugin.is_some())
+            && !cfg.dry_run
+            && !cfg.stats
+            && cfg.progress.is_none()
+            && cfg.limit.is_none()
+            && sizing
+                == Sizing::Adaptive {
+                    init: 1,
+                    max: HARD_MAX_STDIN_RECORDS,
+                }),
+        shard: shard_map,
+        head_first,
+        // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
+        nul: nul_in_argument(cfg, sizing),
+        bounds: cfg.record_bounds.clone(),
+        grow_blocks: cfg.grow_blocks,
+    }
 }
 
 /// `--pipe`'s head ([`crate::input::head`]): the header every batch gets first, and the feeder

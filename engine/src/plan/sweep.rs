@@ -97,27 +97,7 @@ pub(super) fn materialize(
         };
         tables.push(Table::new(vals, colsep.as_ref()));
     }
-    let mut header = Vec::new();
-    if sweep.header {
-        for t in &mut tables {
-            if t.len() == 0 {
-                return Err("--header: an input source is empty (no column name)".into());
-            }
-            // A name ends before a CR (a header line ending in CRLF), as GNU Parallel's does.
-            header.extend(
-                t.row(0)
-                    .iter()
-                    .map(|c| c.strip_suffix(b"\r").unwrap_or(c).to_vec()),
-            );
-            t.first += 1;
-        }
-    }
-    if !sweep.names.is_empty() {
-        for (t, name) in tables.iter().zip(&sweep.names) {
-            let n = if t.len() == 0 { 1 } else { t.row(0).len() };
-            header.extend(std::iter::repeat_n(name.clone(), n));
-        }
-    }
+    let header = header_of(sweep, &mut tables)?;
     if sweep.link && !sweep.wrap {
         let lens: Vec<usize> = tables.iter().map(Table::len).collect();
         let shortest = lens.iter().copied().min().unwrap_or(0);
@@ -152,6 +132,33 @@ pub(super) fn materialize(
         .map(|g| g.len as u64)
         .fold(1u64, u64::saturating_mul);
     Ok((file, header, tuples))
+}
+
+/// The column names: each source's first row with `--header`, then the names given to
+/// whole sources (`--header 0`); the first rows are then no values.
+fn header_of(sweep: &Sweep, tables: &mut [Table<'_>]) -> Result<Vec<Vec<u8>>, String> {
+    let mut header = Vec::new();
+    if sweep.header {
+        for t in tables.iter_mut() {
+            if t.len() == 0 {
+                return Err("--header: an input source is empty (no column name)".into());
+            }
+            // A name ends before a CR (a header line ending in CRLF), as GNU Parallel's does.
+            header.extend(
+                t.row(0)
+                    .iter()
+                    .map(|c| c.strip_suffix(b"\r").unwrap_or(c).to_vec()),
+            );
+            t.first += 1;
+        }
+    }
+    if !sweep.names.is_empty() {
+        for (t, name) in tables.iter().zip(&sweep.names) {
+            let n = if t.len() == 0 { 1 } else { t.row(0).len() };
+            header.extend(std::iter::repeat_n(name.clone(), n));
+        }
+    }
+    Ok(header)
 }
 
 /// `vals` with every value that ends in a blank joined to the one after it: the joined values
