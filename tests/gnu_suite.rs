@@ -49,10 +49,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
          now and then, so that job usually finishes first",
     ),
     (
-        "par_pipepart_recend_recstart",
-        "no warning when a record outgrows --block",
-    ),
-    (
         "par_process_slot_var",
         "(timing) a job's slot is the worker's that took it, not always the lowest free one",
     ),

@@ -1514,7 +1514,7 @@ const CASES: &[Case] = &[
         "",
     ),
     (
-        "D:a record longer than --block: GNU grows the block (with a warning) until whole records fit, several in one job; frun gives such a record a job of its own",
+        "D:--pipe -0 with a record longer than --block: both grow the block with GNU's warning, but GNU grows it once more and puts both records in one job; frun stops once the record fits",
         r"printf 'a\0b\0' | parallel -k --pipe -0 --block 1 'tr \\0 :; echo'",
         "",
     ),

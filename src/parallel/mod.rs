@@ -1526,7 +1526,11 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
         None if start.is_empty() && end.is_empty() => BatchSpec::Bytes(block),
         // --pipepart cuts at the first record boundary past each block's size.
         None if o.pipepart => BatchSpec::BlockPast(block),
-        None => BatchSpec::Block(block),
+        // A record longer than the block grows it, as GNU Parallel's --pipe does.
+        None => {
+            o.cfg.grow_block = true;
+            BatchSpec::Block(block)
+        }
     })
 }
 
