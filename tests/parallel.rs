@@ -2215,6 +2215,18 @@ BB
         r"parallel -k --tag --results -.csv echo ::: a b | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
         "",
     ),
+    // With --files, a record's Stdout is the file's name (tagged with --tag), its Receive the
+    // command's bytes; the name is GNU's shape (par, five characters, .par).
+    (
+        "",
+        r"parallel -k --tag --files --tmpdir . --results -.csv echo ::: a b | sed -E 's:/par[^/]*\.par:/F:; s/[0-9]+\.[0-9]{3}/T/g'; rm -f par*.par",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --files --tmpdir . echo ::: a | sed 's/par.....\.par/F/'; rm -f par*.par",
+        "",
+    ),
     // --results DIR --compress: the stdout and stderr files are compressed (pzstd here, or
     // --compress-program's); empty ones stay empty.
     (
