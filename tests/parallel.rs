@@ -1636,7 +1636,7 @@ const CASES: &[Case] = &[
         "",
     ),
     (
-        "D:a record longer than --block: GNU grows the block (with a warning) until whole records fit, several in one job; frun gives such a record a job of its own",
+        "D:--pipe -0 with a record longer than --block: both grow the block with GNU's warning, but GNU grows it once more and puts both records in one job; frun stops once the record fits",
         r"printf 'a\0b\0' | parallel -k --pipe -0 --block 1 'tr \\0 :; echo'",
         "",
     ),
@@ -2446,6 +2446,18 @@ b
     (
         "",
         r"parallel -k --tag --results -.csv echo ::: a b | sed -E 's/[0-9]+\.[0-9]{3}/T/g'",
+        "",
+    ),
+    // With --files, a record's Stdout is the file's name (tagged with --tag), its Receive the
+    // command's bytes; the name is GNU's shape (par, five characters, .par).
+    (
+        "",
+        r"parallel -k --tag --files --tmpdir . --results -.csv echo ::: a b | sed -E 's:/par[^/]*\.par:/F:; s/[0-9]+\.[0-9]{3}/T/g'; rm -f par*.par",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --files --tmpdir . echo ::: a | sed 's/par.....\.par/F/'; rm -f par*.par",
         "",
     ),
     // --results DIR --compress: the stdout and stderr files are compressed (pzstd here, or

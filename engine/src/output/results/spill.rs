@@ -16,7 +16,7 @@ const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 /// Tells names apart within one process even when the clock does not move.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Writes `bytes` to a new file `DIR/parXXXXXX.par` and returns its name.
+/// Writes `bytes` to a new file `DIR/parXXXXX.par` and returns its name.
 pub fn keep(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     let (mut file, path) = create(dir)?;
     if let Err(e) = file.write_all(bytes) {
@@ -48,7 +48,8 @@ fn create(dir: &Path) -> io::Result<(std::fs::File, PathBuf)> {
     ))
 }
 
-/// `parXXXXXX.par`: six letters from the clock, the process and a counter, mixed.
+/// `parXXXXX.par` (the length of GNU Parallel's names, which scripts match): five letters
+/// from the clock, the process and a counter, mixed.
 fn fresh_name() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -61,7 +62,7 @@ fn fresh_name() -> String {
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^= x >> 31;
     let mut name = String::from("par");
-    for _ in 0..6 {
+    for _ in 0..5 {
         name.push(LETTERS[(x % LETTERS.len() as u64) as usize] as char);
         x /= LETTERS.len() as u64;
     }
