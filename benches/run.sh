@@ -514,6 +514,12 @@ run_benchmarks() {
         bench "long-$id-pipe" "$wl" "${how#*:}, from a pipe" "$LONG_MB" MB 1 "$RUNS" \
             "long-$id-file" "" "cat long1.txt | ${how#*:} > /dev/null"
     done
+    # One line of a job's output, longer than --lb holds (1 MiB): passed on as it comes, so
+    # against cat into the same pipe (the goal: within 2x).
+    bench long-lb-line "$wl" "frun parallel --lb cat ::: the file, into a pipe" "$LONG_MB" MB 1 \
+        "$RUNS" long-lb-line "" "frun parallel --lb cat ::: long1.txt | cat > /dev/null"
+    bench long-cat-pipe "$wl" "cat into a pipe (the bound of --lb)" "$LONG_MB" MB 1 "$RUNS" \
+        long-lb-line "" "cat long1.txt | cat > /dev/null"
     bench long-lb-pipe-half "$wl" "--lb from a pipe, $((LONG_MB / 2)) MB" "$((LONG_MB / 2))" MB 1 \
         "$RUNS" long-lb-pipe "" "cat long2.txt | frun parallel --lb --pipe --block 10M cat > /dev/null"
     bench long-lb-pipe-quarter "$wl" "--lb from a pipe, $((LONG_MB / 4)) MB" "$((LONG_MB / 4))" MB \

@@ -4,7 +4,8 @@
 //! memory (memfd pages: spool and captured output) plus its peak page tables (`VmPTE`: 4 GiB of
 //! spool would need 8 MiB of them if the consumed part kept its) — must stay within 256 MiB, and
 //! the output
-//! must be complete. One test, so the cases run one after another and the shared-memory figure
+//! must be complete. `frun parallel --lb` with a job printing one line of 1 GiB is held to the
+//! same bound. One test, so the cases run one after another and the shared-memory figure
 //! is this run's alone.
 
 // Test binaries export nothing: `pub` in their modules only shares helpers between them.
@@ -186,6 +187,30 @@ fn four_gib_streams_run_in_bounded_memory() {
     assert!(
         r.peak <= BOUND,
         "slow first batch: peaked at {} MiB",
+        r.peak >> 20
+    );
+
+    // --line-buffer, a job printing one line of 1 GiB (with --tag, beside a job of short
+    // lines): the line is passed on as it comes, not held whole; each job's lines stay whole.
+    let r = run(
+        "true",
+        &[
+            "parallel",
+            "--lb",
+            "--tag",
+            "sh -c {}",
+            ":::",
+            "head -c 1073741824 /dev/zero | tr '\\0' x; echo",
+            "seq 3",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let tag_bytes = "head -c 1073741824 /dev/zero | tr '\\0' x; echo\t".len() as u64;
+    let short = b"seq 3\t1\nseq 3\t2\nseq 3\t3\n".len() as u64;
+    assert_eq!(r.stdout_bytes, (1 << 30) + 1 + tag_bytes + short);
+    assert!(
+        r.peak <= BOUND,
+        "--lb, a 1 GiB line: peaked at {} MiB",
         r.peak >> 20
     );
 }

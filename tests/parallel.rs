@@ -1977,6 +1977,17 @@ b
         "",
     ),
     // --- --line-buffer (tests/line_buffer.rs shows lines arrive while jobs run).
+    // Lines longer than frun holds (1 MiB) pass as they come; lines stay whole.
+    (
+        "",
+        r"parallel -k --lb --tag 'head -c 3000000 /dev/zero | tr \0 {}; echo; echo end' ::: x y | md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j2 --lb --tag 'head -c 3000000 /dev/zero | tr \0 {}; echo; seq 3' ::: x y | sort | md5sum",
+        "",
+    ),
     (
         "",
         r"parallel -j4 -k --lb 'echo {}-1; sleep 0.{}; echo {}-2' ::: 3 1 2",

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::journal::Journal;
 use nix::errno::Errno;
@@ -251,6 +251,9 @@ struct Reorder {
     held: BTreeMap<u64, (Option<Piece>, DoneSet, bool)>,
     /// Stdout's byte count after everything emitted so far.
     written: u64,
+    /// `--line-buffer`: the batch whose line is half out (a line too long to hold, passed on
+    /// as it comes): other batches' lines wait for its end.
+    mid_line: Option<u64>,
 }
 
 /// The emitter shared by all workers.
@@ -260,6 +263,8 @@ pub struct Output {
     file: Option<OwnedFd>,
     stdout: io::Stdout,
     state: Mutex<Reorder>,
+    /// Signalled when a half-out line ends ([`Reorder::mid_line`]).
+    line_ended: Condvar,
     /// Finished output waiting for an earlier batch (`-k`).
     held: AtomicU64,
     journal: Option<Arc<Journal>>,
@@ -285,7 +290,9 @@ impl Output {
                 next: 0,
                 held: BTreeMap::new(),
                 written: stdout_base,
+                mid_line: None,
             }),
+            line_ended: Condvar::new(),
             held: AtomicU64::new(0),
             journal,
         }
@@ -367,6 +374,10 @@ impl Output {
         if self.mode == OrderMode::Ordered && st.next != seq {
             return Ok(false);
         }
+        // Another batch's long line is half out: these lines go after its end.
+        while st.mid_line.is_some_and(|m| m != seq) {
+            st = self.line_ended.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
         if let Some((capture, from)) = kept {
             let end = capture.size().map_err(EmitError::Io)?;
             if end > from {
@@ -380,7 +391,37 @@ impl Output {
         }
         write_all(self.fd(), lines).map_err(classify)?;
         st.written += lines.len() as u64;
+        if st.mid_line == Some(seq) && lines.last() == Some(&b'\n') {
+            st.mid_line = None;
+            self.line_ended.notify_all();
+        }
         Ok(true)
+    }
+
+    /// `--line-buffer`: writes the start of a line of running batch `seq` that is too long to
+    /// hold (its end follows with [`Output::pass_lines`]); false, writing nothing, while
+    /// another batch's line is half out or an earlier batch is not out yet (`-k`).
+    pub fn pass_line_start(&self, seq: u64, part: &[u8]) -> Result<bool, EmitError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.mode == OrderMode::Ordered && st.next != seq
+            || st.mid_line.is_some_and(|m| m != seq)
+        {
+            return Ok(false);
+        }
+        st.mid_line = Some(seq);
+        write_all(self.fd(), part).map_err(classify)?;
+        st.written += part.len() as u64;
+        Ok(true)
+    }
+
+    /// `--line-buffer`: batch `seq` ended; a line of it left half out ends here for the
+    /// others' lines (as its last line without a newline is passed on as it is).
+    pub fn batch_lines_ended(&self, seq: u64) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.mid_line == Some(seq) {
+            st.mid_line = None;
+            self.line_ended.notify_all();
+        }
     }
 
     /// Hands over a finished batch: emits its output now (buffered) or once every earlier

@@ -26,6 +26,11 @@ use crate::sys::Event;
 /// Bytes read from the pipe at a time.
 const READ_BYTES: usize = 64 << 10;
 
+/// A line longer than this is passed on as it comes instead of being held whole (while it
+/// is out, other batches' lines wait for its end): memory stays bounded and a huge line costs
+/// one copy, not a growing buffer.
+const HELD_LINE_BYTES: usize = 1 << 20;
+
 /// How often kept lines (`-k`) look whether their batch may go out now, in milliseconds.
 const KEPT_LOOK_MS: u8 = 20;
 
@@ -139,6 +144,7 @@ impl LineRelay {
             kept_from: None,
             error: None,
             tagged: Vec::new(),
+            mid_line: false,
         };
         while !self.quit.load(Ordering::Acquire) {
             // Lines kept for -k go out once their batch is the oldest: looked at now and then.
@@ -196,6 +202,8 @@ struct Pump<'a> {
     error: Option<EmitError>,
     /// `--tag`: the lines being forwarded with their tags (reused).
     tagged: Vec<u8>,
+    /// The start of the current line is out already ([`HELD_LINE_BYTES`]).
+    mid_line: bool,
 }
 
 impl Pump<'_> {
@@ -229,6 +237,9 @@ impl Pump<'_> {
                 Some(i) => from + i + 1,
                 None => {
                     self.unbroken = self.pending.len();
+                    if self.pending.len() >= HELD_LINE_BYTES {
+                        self.pass_line_start(seq);
+                    }
                     return;
                 }
             }
@@ -239,9 +250,52 @@ impl Pump<'_> {
         if let Err(e) = self.forward(seq, cut) {
             self.error.get_or_insert(e);
         }
+        if self.pending[..cut].last() == Some(&b'\n') {
+            self.mid_line = false;
+        }
         self.pending.drain(..cut);
         // What is left follows the last newline: it holds none.
         self.unbroken = self.pending.len();
+    }
+
+    /// Passes on what is read of a line too long to hold, when no other batch's line is half
+    /// out (and, with `-k`, once the batch's kept lines are out): else it keeps growing.
+    fn pass_line_start(&mut self, seq: u64) {
+        if self.error.is_some() {
+            return;
+        }
+        if !self.live && self.relay.capture.get().is_some() {
+            // Its kept lines first, if the batch is the oldest now.
+            if let Err(e) = self.forward(seq, 0) {
+                self.error.get_or_insert(e);
+            }
+            if !self.live {
+                return;
+            }
+        }
+        let part = {
+            let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+            if c.tagging && !self.mid_line {
+                self.tagged.clear();
+                self.tagged.extend_from_slice(&c.tag);
+                self.tagged.push(b'\t');
+                self.tagged.extend_from_slice(&self.pending);
+                &self.tagged[..]
+            } else {
+                &self.pending[..]
+            }
+        };
+        match self.output.pass_line_start(seq, part) {
+            Ok(true) => {
+                self.mid_line = true;
+                self.pending.clear();
+                self.unbroken = 0;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
     }
 
     /// Hands `pending[..cut]` of batch `seq` to the emitter, or keeps it for later (`-k`),
@@ -256,9 +310,15 @@ impl Pump<'_> {
                 &self.pending[..cut]
             } else {
                 self.tagged.clear();
-                for line in self.pending[..cut].split_inclusive(|&b| b == b'\n') {
-                    self.tagged.extend_from_slice(&c.tag);
-                    self.tagged.push(b'\t');
+                for (i, line) in self.pending[..cut]
+                    .split_inclusive(|&b| b == b'\n')
+                    .enumerate()
+                {
+                    // The first line's start, and its tag, may be out already.
+                    if i > 0 || !self.mid_line {
+                        self.tagged.extend_from_slice(&c.tag);
+                        self.tagged.push(b'\t');
+                    }
                     self.tagged.extend_from_slice(line);
                 }
                 &self.tagged[..]
@@ -303,6 +363,10 @@ impl Pump<'_> {
         // The command is gone: what it wrote is all in the pipe now.
         while self.read_some() {}
         self.forward_lines(true);
+        if let Some(seq) = self.relay.control.lock().map_or(None, |c| c.seq) {
+            self.output.batch_lines_ended(seq);
+        }
+        self.mid_line = false;
         self.pending.clear();
         self.unbroken = 0;
         self.live = false;
