@@ -45,11 +45,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "(timing) --lb's peak memory for a double-length line: 1x, not GNU's 2x, at times",
     ),
     (
-        "par_multiline_commands",
-        "(timing) --timeout 2s ends a `sleep 2` job at 2 s; GNU Parallel looks at its timeouts \
-         now and then, so that job usually finishes first",
-    ),
-    (
         "par_process_slot_var",
         "(timing) a job's slot is the worker's that took it, not always the lowest free one",
     ),

@@ -28,6 +28,7 @@ pub mod tee;
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
+use frun_engine::dispatch::pace::JobTimeout;
 use frun_engine::exec::command::job::{
     Columns, JobSpec, ReplacementNames, Spread, Trim, perl_expression, perl_refusal,
 };
@@ -950,9 +951,14 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "rpl" => o.rpl.push(plus::rpl(&v).map_err(refuse)?),
         "joblog" => set_joblog(o, &v)?,
         "timeout" => {
+            // GNU Parallel ends a job at a whole second of the clock past its time.
             o.cfg.job_timeout = Some(
-                crate::units::parse_job_timeout(&v)
-                    .map_err(|e| refuse(format!("--timeout '{v}': {e}")))?,
+                match crate::units::parse_job_timeout(&v)
+                    .map_err(|e| refuse(format!("--timeout '{v}': {e}")))?
+                {
+                    JobTimeout::Fixed(d) => JobTimeout::WholeSeconds(d),
+                    t => t,
+                },
             );
         }
         "delay" => {

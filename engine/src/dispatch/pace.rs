@@ -18,6 +18,19 @@ pub enum JobTimeout {
     /// This percentage of the median runtime of the batches that succeeded so far (GNU
     /// Parallel's `--timeout N%`); no limit until [`MEDIAN_FROM`] have.
     Percent(u32),
+    /// GNU Parallel's `--timeout N`: a batch is ended at the first whole second of the wall
+    /// clock past its start (to the millisecond) plus this time, as GNU Parallel compares whole
+    /// seconds of the clock with it ([`whole_second_deadline`]). A `sleep 2` under
+    /// `--timeout 2` then ends by itself, as it does under GNU Parallel.
+    WholeSeconds(Duration),
+}
+
+/// When a batch started at `start` (the wall clock, since the epoch) is over a
+/// [`JobTimeout::WholeSeconds`] limit: the first whole second after `start` (cut to the
+/// millisecond) plus `limit`.
+pub fn whole_second_deadline(start: Duration, limit: Duration) -> Duration {
+    let start = Duration::from_millis(start.as_millis() as u64);
+    Duration::from_secs((start + limit).as_secs() + 1)
 }
 
 /// Successful batches needed before an `N%` timeout applies.
@@ -97,7 +110,7 @@ impl JobTimeout {
     /// The time a batch may run now (None: no limit yet).
     pub fn limit(&self, median: &RuntimeMedian) -> Option<Duration> {
         match *self {
-            JobTimeout::Fixed(d) => Some(d),
+            JobTimeout::Fixed(d) | JobTimeout::WholeSeconds(d) => Some(d),
             JobTimeout::Percent(p) => {
                 if median.count() < MEDIAN_FROM {
                     return None;
@@ -175,6 +188,20 @@ impl StartTurn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_second_deadlines_are_past_start_plus_limit() {
+        let ms = Duration::from_millis;
+        // Started at 10.300 s with 2 s: over at 13 s (12.300 is not past whole second 12).
+        assert_eq!(whole_second_deadline(ms(10_300), ms(2000)), ms(13_000));
+        // At 10.000 s exactly: 12 s is not past it either (GNU: time > start + limit).
+        assert_eq!(whole_second_deadline(ms(10_000), ms(2000)), ms(13_000));
+        // Microseconds are cut as GNU Parallel cuts its start time.
+        assert_eq!(
+            whole_second_deadline(Duration::from_micros(10_999_999), ms(500)),
+            ms(12_000)
+        );
+    }
     use std::os::fd::AsFd;
 
     #[test]

@@ -7,7 +7,7 @@
 //! worker judges it.
 
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::dispatch::pace::{JobTimeout, KILL_STEPS, RuntimeMedian};
 
@@ -17,6 +17,8 @@ pub struct Clock {
     /// Runtimes of the batches that succeeded (for `N%`).
     pub median: RuntimeMedian,
     epoch: Instant,
+    /// The wall clock at `epoch` (since the Unix epoch), for [`JobTimeout::WholeSeconds`].
+    epoch_wall: Duration,
     /// Per worker: ns since `epoch` (+1) when its running command started; 0 = none.
     since: Box<[AtomicU64]>,
     /// Per worker: the pid the supervisor killed for its time (0: none).
@@ -30,6 +32,9 @@ impl Clock {
             limit,
             median: RuntimeMedian::default(),
             epoch: Instant::now(),
+            epoch_wall: SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default(),
             since: (0..slots).map(|_| AtomicU64::new(0)).collect(),
             timed_out: (0..slots).map(|_| AtomicI32::new(0)).collect(),
         }
@@ -37,6 +42,19 @@ impl Clock {
 
     fn now(&self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64 + 1
+    }
+
+    /// How long the command started at `since` (see [`Clock::now`]) may run, given the
+    /// limit's time `limit` in ns.
+    fn allowed(&self, since: u64, limit: u64) -> u64 {
+        match self.limit {
+            Some(JobTimeout::WholeSeconds(d)) => {
+                let start = self.epoch_wall + Duration::from_nanos(since - 1);
+                let deadline = crate::dispatch::pace::whole_second_deadline(start, d);
+                deadline.saturating_sub(start).as_nanos() as u64
+            }
+            _ => limit,
+        }
     }
 
     /// Worker `index`'s command starts now (before its pid is put in the slot).
@@ -107,6 +125,7 @@ impl Enforcer {
             if since == 0 || shared.children[i].load(Ordering::SeqCst) != pid {
                 continue;
             }
+            let limit = clock.allowed(since, limit);
             if now.saturating_sub(since) >= limit {
                 clock.timed_out[i].store(pid, Ordering::SeqCst);
                 let (sig, wait) = KILL_STEPS[0];
