@@ -1460,6 +1460,22 @@ const CASES: &[Case] = &[
         r"(echo x; echo H; seq 10) > f; parallel -k --skip-first-line --pipepart -a f --block 10 --header 1 cat",
         "",
     ),
+    // --plus's {uniq} and {choose_k} skip jobs ({#} still counts them).
+    (
+        "",
+        r"parallel -k --plus echo {#} {uniq} ::: A B C ::: A B C",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {1uniq}+{2uniq} ::: A B ::: A B",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {choose_k} ::: A B C ::: A B C",
+        "",
+    ),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (
@@ -2450,7 +2466,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--noswap", "--noswap"),
     ("--semaphore --st 1", "--st"),
     ("--plus echo {##}", "{##}"),
-    ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),

@@ -1723,8 +1723,9 @@ buffered in memory, so nothing changes; --compress is refused with --files and -
 Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
-'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%} {uniq}
-{choose_k}), evaluated in one perl process per run. A line without shell syntax is run directly; a line
+'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%};
+{uniq} and {choose_k} skip jobs), evaluated in one perl process per run. A line without
+shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
 number of failed jobs (101 for more than 100), 255 for an error on the command line.

@@ -19,6 +19,15 @@ const PLUS: &[(&str, &str)] = &[
     ("{/..}", r#"s{^.*/}{}s; s{\.[^/.]*\.[^/.]*$}{}"#),
     ("{/...}", r#"s{^.*/}{}s; s{\.[^/.]*\.[^/.]*\.[^/.]*$}{}"#),
     ("{slot}", r#"1 $_ = slot()"#),
+    // A job whose values are not all different, or not in increasing order, is skipped.
+    (
+        "{uniq}",
+        r#"my %seen; skip() if grep { $seen{$_}++ } @arg[1 .. $#arg]"#,
+    ),
+    (
+        "{choose_k}",
+        r#"for my $i (2 .. $#arg) { skip() if $arg[$i - 1] ge $arg[$i] }"#,
+    ),
     ("{:-([^}]+?)}", r#"$_ ||= $$1"#),
     (
         "{:([0-9]+?)}",
@@ -49,14 +58,12 @@ const PLUS: &[(&str, &str)] = &[
     ("{,([^}]+?)}", r#"s/^($$1)/lc($1)/e"#),
 ];
 
-/// `--plus` strings frun does not have, and why (they would need all input read first, or a
-/// job to be skipped): a line holding one is refused.
+/// `--plus` strings frun does not have, and why (they would need all input read first): a
+/// line holding one is refused.
 const PLUS_REFUSED: &[(&str, &str)] = &[
     ("{##}", "the total number of jobs"),
     ("{0#}", "the total number of jobs"),
     ("{0%}", "the number of job slots"),
-    ("uniq}", "skipping jobs"),
-    ("choose_k}", "skipping jobs"),
 ];
 
 /// `--plus`'s replacement strings.

@@ -849,6 +849,10 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
+        // A perl replacement string called `skip()`: the job is done without running.
+        if crate::exec::command::perl::take_skipped() {
+            return Ok(Some(Outcome::Ok));
+        }
         if let Some(why) = site.line_too_long(bytes, &self.argv) {
             site.stop().request(why);
             return Ok(None);

@@ -1049,6 +1049,7 @@ impl JobLine {
             match perl.eval(id, v, &arg_refs, seq, slot, &mut out) {
                 // GNU Parallel's own process runs the expressions: their `exit` ends the run.
                 Ok(Outcome::Exit(code)) => crate::sys::exit_now(code),
+                Ok(Outcome::Skip) => sink.lit(&out),
                 Ok(Outcome::Quoted) if !raw => sink.value(&out),
                 Ok(_) => sink.lit(&out),
                 Err(e) => {

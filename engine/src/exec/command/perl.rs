@@ -12,7 +12,8 @@
 //! - per value, frun writes `ID SEQ SLOT NARGS DONE\n` (DONE: the jobs completed so far,
 //!   `$Global::total_completed`), the job's arguments and the value, each as
 //!   `LEN\nBYTES`; perl answers `STATUS LEN\nBYTES`: status 0 (quote the result), 1 (`uq()`:
-//!   put it in as it is) or 2 (the expression died: BYTES is perl's message).
+//!   put it in as it is), 2 (the expression died: BYTES is perl's message), 3 (it called
+//!   `exit`) or 4 (it called `skip()`: the job does not run).
 //!
 //! perl reads its requests from a pipe frun holds: when frun exits, for whatever reason, perl
 //! reads end-of-file and exits too.
@@ -64,7 +65,8 @@ sub seq { $frun_seq }
 sub slot { $frun_slot }
 sub uq { $frun_uq = 1; }
 sub total_jobs { die "frun: total_jobs() is not supported: frun does not read all input before it starts\n" }
-sub skip { die "frun: skip() is not supported\n" }
+our $frun_skip = 0;
+sub skip { $frun_skip = 1; }
 sub Q {
     my $s = shift;
     return "''" if !defined $s || $s eq '';
@@ -118,12 +120,12 @@ while (defined(my $head = <STDIN>)) {
     my @a = (undef);
     push @a, frun_blob() for 1 .. $n;
     my $v = frun_blob();
-    ($frun_seq, $frun_slot, $frun_uq) = ($seq, $slot, 0);
+    ($frun_seq, $frun_slot, $frun_uq, $frun_skip) = ($seq, $slot, 0, 0);
     @arg = @a;
     local $_ = $v;
     my $ok = eval { $code[$id]->(); 1 };
     if (!$ok) { frun_answer(2, $@); next; }
-    frun_answer($frun_uq ? 1 : 0, defined $_ ? $_ : '');
+    frun_answer($frun_skip ? 4 : $frun_uq ? 1 : 0, defined $_ ? $_ : '');
 }
 "#;
 
@@ -138,6 +140,21 @@ pub fn add_completed(n: u64) {
 
 fn completed() -> u64 {
     COMPLETED.load(Ordering::Relaxed)
+}
+
+thread_local! {
+    /// A job whose line this thread built last called `skip()`.
+    static SKIPPED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Says that the job whose line this thread is building called `skip()`.
+fn mark_skipped() {
+    SKIPPED.with(|s| s.set(true));
+}
+
+/// Whether the job whose line this thread built last called `skip()` (and forgets it).
+pub fn take_skipped() -> bool {
+    SKIPPED.with(|s| s.replace(false))
 }
 
 /// One perl process evaluating a run's expressions.
@@ -187,6 +204,8 @@ pub enum Outcome {
     Unquoted,
     /// The expression called perl's `exit` with this status: the run ends there.
     Exit(i32),
+    /// The expression called `skip()`: the job does not run.
+    Skip,
 }
 
 fn put_blob(out: &mut Vec<u8>, b: &[u8]) {
@@ -307,6 +326,10 @@ impl Evaluator {
         match status {
             0 => Ok(Outcome::Quoted),
             1 => Ok(Outcome::Unquoted),
+            4 => {
+                mark_skipped();
+                Ok(Outcome::Skip)
+            }
             3 => Ok(Outcome::Exit(
                 String::from_utf8_lossy(out).trim().parse().unwrap_or(255),
             )),
