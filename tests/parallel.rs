@@ -1476,6 +1476,18 @@ const CASES: &[Case] = &[
         r"parallel -k --plus echo {choose_k} ::: A B C ::: A B C",
         "",
     ),
+    // --tmpl FILE=NAME: FILE filled in (perl too, several values joined) written to NAME before
+    // each job; --cleanup removes it after.
+    (
+        "",
+        r"printf 'x={x} all={} p={=x $_.=1 =} n={#}\n' > t; parallel -k --header : --tmpl t=o.{#} 'cat o.{#}' ::: x 1 2 ::: y a; ls o.*",
+        "",
+    ),
+    (
+        "",
+        r"printf '{1}-{2}\n' > t; parallel -k -j1 --cleanup --tmpl t={1}.out 'cat {1}.out' ::: a b ::: c; ls *.out; echo $?",
+        "",
+    ),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (

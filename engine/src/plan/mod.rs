@@ -119,21 +119,26 @@ fn retry_policy(cfg: &Config) -> Result<RetryPolicy, RunError> {
             limit: retry_limit()?,
             nonzero: cfg.retry_failed,
             crashes: true,
+            last_stands: false,
         },
         (true, Some(n)) => RetryPolicy {
             limit: Some(n),
             nonzero: cfg.retry_failed,
             crashes: true,
+            last_stands: false,
         },
         (_, None | Some(0)) => RetryPolicy {
             limit: Some(0),
             nonzero: false,
             crashes: false,
+            last_stands: false,
         },
         (_, Some(n)) => RetryPolicy {
             limit: Some(n),
             nonzero: true,
             crashes: true,
+            // Retries a GNU Parallel-style line asked for: its last attempt is the job's.
+            last_stands: true,
         },
     })
 }
@@ -227,6 +232,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         }
     });
     let env_bytes = crate::exec::spawn::environment_bytes_of(children_env.as_deref());
+    let templates = templates(cfg, &input.header)?;
     let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
@@ -295,6 +301,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         work: {
             let mut w = work(cfg, template, command.literal, sizing, command.extra)?;
             w.stdin_header = stdin_header;
+            w.templates = templates;
             resumed.apply(w)
         },
         workers: Workers {
@@ -318,6 +325,44 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         exits_after: false,
         children_env,
     })
+}
+
+/// `--tmpl`: each template's text (read now) and its file's name, to be filled in with each
+/// job's values (`header`: a sweep's column names).
+type Templates = Vec<(
+    crate::exec::command::job::JobLine,
+    crate::exec::command::job::JobLine,
+)>;
+
+fn templates(cfg: &Config, header: &[Vec<u8>]) -> Result<Templates, RunError> {
+    use crate::exec::command::job::JobLine;
+    let mut out = Vec::new();
+    for (path, dest) in &cfg.templates {
+        let text = std::fs::read(path).map_err(|e| {
+            RunError::unusable(
+                Subject::Input(Some(path.clone())),
+                format!(
+                    "--tmpl: cannot read {}: {}",
+                    path.display(),
+                    crate::sys::errors::os_message(&e)
+                ),
+            )
+        })?;
+        let mut name = dest.clone();
+        if !header.is_empty() {
+            name.header = header.to_vec();
+        }
+        let body = crate::exec::command::job::JobSpec {
+            words: vec![text],
+            ..name.clone()
+        };
+        let bad = |m| RunError::config("tmpl", m);
+        out.push((
+            JobLine::text(&body).map_err(bad)?,
+            JobLine::text(&name).map_err(bad)?,
+        ));
+    }
+    Ok(out)
 }
 
 /// `--pipe`'s head ([`crate::input::head`]): the header every batch gets first, and the feeder
@@ -617,6 +662,8 @@ fn work(
         tag: extra.tag,
         retries_from: extra.retries_from,
         stdin_header: Vec::new(),
+        templates: Vec::new(),
+        templates_cleanup: cfg.templates_cleanup,
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
