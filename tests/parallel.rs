@@ -1488,6 +1488,16 @@ const CASES: &[Case] = &[
         r"printf '{1}-{2}\n' > t; parallel -k -j1 --cleanup --tmpl t={1}.out 'cat {1}.out' ::: a b ::: c; ls *.out; echo $?",
         "",
     ),
+    // {##}, {0#}, {0%} and total_jobs(): the input is read whole first.
+    ("", r"parallel -k --plus echo {##} {0#} ::: {a..j}", ""),
+    ("", r"seq 3 | parallel -k --plus echo {#}/{##}", ""),
+    ("", r"parallel -k -N7 --plus echo {#} {##} ::: {1..15}", ""),
+    (
+        "",
+        r"parallel -k 'echo {= $::G++ > 1 and ($_=$Global::JobQueue->total_jobs());=}' ::: {1..4}",
+        "",
+    ),
+    ("", r"parallel -k -j10 --plus echo {0%} ::: 1", ""),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (
@@ -1931,7 +1941,7 @@ BB
     ),
     // --- Retries.
     (
-        "D:--retries: frun drops the output of a job's failed attempts and says on stderr it gave up; GNU prints the last attempt's output",
+        "",
         r"parallel -k --retries 3 'echo tried {} >>runs; echo completed {}; exit {}' ::: 1 2 0; echo $?; sort runs",
         "",
     ),
@@ -2477,7 +2487,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
     ("--semaphore --st 1", "--st"),
-    ("--plus echo {##}", "{##}"),
     ("--filter '{1} < 2'", "--filter"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),

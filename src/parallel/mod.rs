@@ -234,6 +234,8 @@ struct Options {
     tmpl: Vec<(PathBuf, Vec<u8>)>,
     /// `--retries STR` with replacement strings: each job's attempts come from its values.
     retries_text: Option<Vec<u8>>,
+    /// The line needs the number of all the jobs: the input is read whole first.
+    whole_input: bool,
     /// `--nonall`: the command runs once, here, with no value.
     nonall: bool,
     /// `--semaphore`, `--id`, `--fg`, `--wait`.
@@ -344,6 +346,7 @@ fn fresh_options() -> Options {
         plus: false,
         tmpl: Vec::new(),
         retries_text: None,
+        whole_input: false,
         nonall: false,
         sem: semaphore::Request::default(),
         rpl: Vec::new(),
@@ -1263,11 +1266,9 @@ fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> 
         }
     }
     if o.plus {
-        if let Some(why) = plus::plus_refusal(&line) {
-            return Err(refuse(why));
-        }
         o.rpl.extend(plus::plus());
     }
+    o.whole_input = plus::needs_total(&line);
     if o.pipe && !o.rpl.is_empty() {
         return Err(refuse(
             "--plus and --rpl strings need a job's values; --pipe jobs have none",
@@ -1323,6 +1324,7 @@ fn build(
             && !o.shuffle
             && !o.lines.max_lines
             && o.separator.is_empty()
+            && !o.whole_input
     });
     // With several sources (or a header), the plan splits each value into its columns.
     let columns = match (&o.colsep, &single) {
@@ -1738,8 +1740,8 @@ buffered in memory, so nothing changes; --compress is refused with --files and -
 Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
-'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%};
-{uniq} and {choose_k} skip jobs), evaluated in one perl process per run. A line without
+'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings; {##} {0#}
+and total_jobs() read the input whole first; {uniq} and {choose_k} skip jobs), evaluated in one perl process per run. A line without
 shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the

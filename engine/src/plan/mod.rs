@@ -203,6 +203,8 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let mut input = open_input(cfg)?;
     let (stdin_header, head_feeder) = pipe_head(cfg, &mut input)?;
     let (sizing, cuts, end) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
+    // The job slots asked for (perl's `$Global::max_jobs_running`), before fewer are started.
+    let slots = wm;
     let input_size = input
         .file
         .metadata()
@@ -215,6 +217,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
     let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
     let wi = wi.min(wm);
+    crate::exec::command::perl::set_totals(total_jobs(cfg, input.records, cuts.as_deref()), slots);
     let layout = Layout::plan(&cfg.nodes, wm as usize, input_size)
         .map_err(|m| RunError::config("nodes", m))?;
     let shard = shard(cfg, &input.file)?;
@@ -363,6 +366,16 @@ fn templates(cfg: &Config, header: &[Vec<u8>]) -> Result<Templates, RunError> {
         ));
     }
     Ok(out)
+}
+
+/// The run's number of jobs when it is known before they start (a sweep's tuples, `-X`'s
+/// cuts), else 0.
+fn total_jobs(cfg: &Config, records: Option<u64>, cuts: Option<&[u64]>) -> u64 {
+    match (&cfg.batch, records, cuts) {
+        (_, _, Some(c)) => c.len() as u64,
+        (BatchSpec::Exact(n), Some(r), _) => r.div_ceil((*n).max(1)),
+        _ => 0,
+    }
 }
 
 /// `--pipe`'s head ([`crate::input::head`]): the header every batch gets first, and the feeder

@@ -901,9 +901,10 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
-        // A perl replacement string called `skip()`: the job is done without running.
+        // A perl replacement string called `skip()`: the job does not run, and counts as failed
+        // (as GNU Parallel counts it).
         if crate::exec::command::perl::take_skipped() {
-            return Ok(Some(Outcome::Ok));
+            return Ok(Some(Outcome::Exited(1)));
         }
         site.write_templates(bytes, part.seq, &mut self.templated)?;
         if let Some(why) = site.line_too_long(bytes, &self.argv) {
