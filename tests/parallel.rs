@@ -1460,6 +1460,44 @@ const CASES: &[Case] = &[
         r"(echo x; echo H; seq 10) > f; parallel -k --skip-first-line --pipepart -a f --block 10 --header 1 cat",
         "",
     ),
+    // --plus's {uniq} and {choose_k} skip jobs ({#} still counts them).
+    (
+        "",
+        r"parallel -k --plus echo {#} {uniq} ::: A B C ::: A B C",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {1uniq}+{2uniq} ::: A B ::: A B",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --plus echo {choose_k} ::: A B C ::: A B C",
+        "",
+    ),
+    // --tmpl FILE=NAME: FILE filled in (perl too, several values joined) written to NAME before
+    // each job; --cleanup removes it after.
+    (
+        "",
+        r"printf 'x={x} all={} p={=x $_.=1 =} n={#}\n' > t; parallel -k --header : --tmpl t=o.{#} 'cat o.{#}' ::: x 1 2 ::: y a; ls o.*",
+        "",
+    ),
+    (
+        "",
+        r"printf '{1}-{2}\n' > t; parallel -k -j1 --cleanup --tmpl t={1}.out 'cat {1}.out' ::: a b ::: c; ls *.out; echo $?",
+        "",
+    ),
+    // {##}, {0#}, {0%} and total_jobs(): the input is read whole first.
+    ("", r"parallel -k --plus echo {##} {0#} ::: {a..j}", ""),
+    ("", r"seq 3 | parallel -k --plus echo {#}/{##}", ""),
+    ("", r"parallel -k -N7 --plus echo {#} {##} ::: {1..15}", ""),
+    (
+        "",
+        r"parallel -k 'echo {= $::G++ > 1 and ($_=$Global::JobQueue->total_jobs());=}' ::: {1..4}",
+        "",
+    ),
+    ("", r"parallel -k -j10 --plus echo {0%} ::: 1", ""),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (
@@ -2068,7 +2106,7 @@ b
     ),
     // --- Retries.
     (
-        "D:--retries: frun drops the output of a job's failed attempts and says on stderr it gave up; GNU prints the last attempt's output",
+        "",
         r"parallel -k --retries 3 'echo tried {} >>runs; echo completed {}; exit {}' ::: 1 2 0; echo $?; sort runs",
         "",
     ),
@@ -2688,8 +2726,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
     ("--semaphore --st 1", "--st"),
-    ("--plus echo {##}", "{##}"),
-    ("--plus echo {uniq}", "{uniq}"),
     ("--filter '{1} < 2'", "--filter"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),

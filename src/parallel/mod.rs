@@ -78,10 +78,6 @@ const REFUSED: &[(&str, &str)] = &[
         "--return",
         "frun runs on this machine: nothing is transferred",
     ),
-    (
-        "--cleanup",
-        "frun runs on this machine: nothing is transferred",
-    ),
     ("--trc", "frun runs on this machine: nothing is transferred"),
     (
         "--basefile",
@@ -126,8 +122,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--noswap", "frun does not throttle on swapping; use -j"),
     ("--limit", "frun does not run a limit script; use -j"),
-    ("--template", "frun does not fill template files"),
-    ("--tmpl", "frun does not fill template files"),
     ("--embed", "frun does not embed itself in scripts"),
     ("--filter", "frun does not evaluate perl filters"),
     ("--parens", "frun has no perl replacement strings"),
@@ -250,8 +244,12 @@ struct Options {
     gnu: bool,
     /// `--plus`.
     plus: bool,
+    /// `--tmpl FILE=NAME`, in order.
+    tmpl: Vec<(PathBuf, Vec<u8>)>,
     /// `--retries STR` with replacement strings: each job's attempts come from its values.
     retries_text: Option<Vec<u8>>,
+    /// The line needs the number of all the jobs: the input is read whole first.
+    whole_input: bool,
     /// `--nonall`: the command runs once, here, with no value.
     nonall: bool,
     /// `--semaphore`, `--id`, `--fg`, `--wait`.
@@ -367,7 +365,9 @@ fn fresh_options() -> Options {
         tollef: false,
         gnu: false,
         plus: false,
+        tmpl: Vec::new(),
         retries_text: None,
+        whole_input: false,
         nonall: false,
         sem: semaphore::Request::default(),
         rpl: Vec::new(),
@@ -621,6 +621,7 @@ const SWITCHES: &[&str] = &[
     "plus",
     "nonall",
     "skip-first-line",
+    "cleanup",
     "semaphore",
     "sem",
     "fg",
@@ -697,6 +698,7 @@ fn long_option(
         "load" => "load",
         "env" => "env",
         "id" | "semaphorename" => "id",
+        "tmpl" | "template" => "tmpl",
         _ => {
             return Err(refuse(format!(
                 "unknown option: {flag} (frun parallel runs only lines it understands)"
@@ -748,6 +750,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "plus" => o.plus = true,
         "nonall" => o.nonall = true,
         "skip-first-line" => o.skip_first_line = true,
+        "cleanup" => o.cfg.templates_cleanup = true,
         "semaphore" | "sem" => o.sem.wanted = true,
         "fg" => o.sem.fg = true,
         "bg" => o.sem.fg = false,
@@ -874,6 +877,12 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "id" => o.sem.id = Some(v),
+        "tmpl" => match v.split_once('=') {
+            Some((file, name)) if !file.is_empty() && !name.is_empty() => {
+                o.tmpl.push((PathBuf::from(file), name.as_bytes().to_vec()));
+            }
+            _ => return Err(refuse(format!("--tmpl '{v}': expected FILE=NAME"))),
+        },
         // What compresses GNU Parallel's temporary files (and `--results` files): frun keeps
         // output in memory, so elsewhere it changes nothing that is printed (see storage.rs).
         "compress-program" => o.compress_program = Some(v),
@@ -1302,11 +1311,9 @@ fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> 
         }
     }
     if o.plus {
-        if let Some(why) = plus::plus_refusal(&line) {
-            return Err(refuse(why));
-        }
         o.rpl.extend(plus::plus());
     }
+    o.whole_input = plus::needs_total(&line);
     if o.pipe && !o.rpl.is_empty() {
         return Err(refuse(
             "--plus and --rpl strings need a job's values; --pipe jobs have none",
@@ -1338,6 +1345,7 @@ fn streamed_source(o: &Options, sources: &[Source]) -> Option<PathBuf> {
             && !o.lines.max_lines
             && o.separator.is_empty()
             && !o.csv
+            && !o.whole_input
     })
 }
 
@@ -1446,15 +1454,14 @@ fn build(
         shell: shell(),
         columns,
         spread: lines::job_spread(o.spread, o.positional, numbered && !o.bare),
-        names: o.names,
+        names: std::mem::take(&mut o.names),
         trim,
         header: Vec::new(),
         bare: o.bare,
         numbered,
         rpl: std::mem::take(&mut o.rpl),
     });
-    set_tag(o.tag.take(), &mut o.cfg);
-    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
+    job_texts(&mut o);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
@@ -1462,6 +1469,17 @@ fn build(
 /// `{}` is empty and `{#}`, `{%}` are the job's, as in GNU Parallel).
 fn set_tag(tag: Option<Vec<u8>>, cfg: &mut Config) {
     cfg.tag = set_tag_like(tag, cfg);
+}
+
+/// The texts filled in with each job's values besides its line: the tag, `--retries STR`,
+/// `--tmpl`'s names.
+fn job_texts(o: &mut Options) {
+    set_tag(o.tag.take(), &mut o.cfg);
+    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
+    for (file, name) in std::mem::take(&mut o.tmpl) {
+        let name = set_tag_like(Some(name), &o.cfg);
+        o.cfg.templates.extend(name.map(|n| (file, n)));
+    }
 }
 
 /// A text read with each job's values as the tag reads them (`--retries {//}`).
@@ -1676,15 +1694,14 @@ fn pipe(
         shell: shell(),
         columns: Columns::Whole,
         spread: Spread::One,
-        names: o.names,
+        names: std::mem::take(&mut o.names),
         trim: o.trim.unwrap_or_default(),
         header: Vec::new(),
         bare: false,
         numbered: false,
         rpl: Vec::new(),
     });
-    set_tag(o.tag.take(), &mut o.cfg);
-    o.cfg.retries_from = set_tag_like(o.retries_text.take(), &o.cfg);
+    job_texts(&mut o);
     Ok(Invocation::Run(Box::new(o.cfg)))
 }
 
@@ -1835,8 +1852,9 @@ or the first of pzstd, zstd, lz4, pigz, gzip; --compress is refused with --files
 Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl
-'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings but {##} {0#} {0%} {uniq}
-{choose_k}), evaluated in one perl process per run. A line without shell syntax is run directly; a line
+'TAG perl' (TAG may hold (groups), $$1 in perl), --plus (its strings; {##} {0#}
+and total_jobs() read the input whole first; {uniq} and {choose_k} skip jobs), evaluated in one perl process per run. A line without
+shell syntax is run directly; a line
 with shell syntax runs in PARALLEL_SHELL (else the calling shell, else $SHELL, else /bin/sh),
 values shell-quoted. Output is grouped per job unless --line-buffer or -u. Exit status: the
 number of failed jobs (101 for more than 100), 255 for an error on the command line.
@@ -1853,7 +1871,8 @@ the terminal as stdin (/dev/null when there is none), --tty also runs one job at
 NAME is accepted and changes nothing (every job inherits the whole environment); --nonall
 runs the command once, here, with no value. --semaphore [--id ID] [-j N] [--fg] CMD runs CMD
 under a counting semaphore (N at once per ID; in the background unless --fg); --wait waits
-for ID's commands to end.
+for ID's commands to end. --tmpl FILE=NAME writes FILE, its replacement strings filled in,
+to NAME before each job; --cleanup removes it when the job ends.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
 where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and

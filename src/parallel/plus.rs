@@ -10,6 +10,16 @@ use frun_engine::exec::command::perl::Rpl;
 /// tags matching the same text, the first wins). A tag with `(` is a pattern whose groups are
 /// `$$1`, `$$2` in the expression; a body that starts with `1 ` is evaluated once per job.
 const PLUS: &[(&str, &str)] = &[
+    // All the jobs and the job slots: the input is read whole first (see `needs_total`).
+    ("{##}", r#"1 $_ = total_jobs()"#),
+    (
+        "{0#}",
+        r#"1 $_ = sprintf("%0" . length(total_jobs()) . "d", seq())"#,
+    ),
+    (
+        "{0%}",
+        r#"1 $_ = sprintf("%0" . length($Global::max_jobs_running) . "d", slot())"#,
+    ),
     ("{+/}", r#"$_ = m{^(.*)/}s ? $1 : """#),
     ("{+.}", r#"$_ = m{^.*\.(.*)$}s ? $1 : """#),
     ("{+..}", r#"$_ = m{\.([^/.]*\.[^/.]*)$} ? $1 : """#),
@@ -19,6 +29,16 @@ const PLUS: &[(&str, &str)] = &[
     ("{/..}", r#"s{^.*/}{}s; s{\.[^/.]*\.[^/.]*$}{}"#),
     ("{/...}", r#"s{^.*/}{}s; s{\.[^/.]*\.[^/.]*\.[^/.]*$}{}"#),
     ("{slot}", r#"1 $_ = slot()"#),
+    // A job whose values are not all different, or not in increasing order, is skipped (a
+    // failed job that does not run).
+    (
+        "{uniq}",
+        r#"my %seen; skip() if grep { $seen{$_}++ } @arg[1 .. $#arg]"#,
+    ),
+    (
+        "{choose_k}",
+        r#"for my $i (2 .. $#arg) { skip() if $arg[$i - 1] ge $arg[$i] }"#,
+    ),
     ("{:-([^}]+?)}", r#"$_ ||= $$1"#),
     (
         "{:([0-9]+?)}",
@@ -49,16 +69,6 @@ const PLUS: &[(&str, &str)] = &[
     ("{,([^}]+?)}", r#"s/^($$1)/lc($1)/e"#),
 ];
 
-/// `--plus` strings frun does not have, and why (they would need all input read first, or a
-/// job to be skipped): a line holding one is refused.
-const PLUS_REFUSED: &[(&str, &str)] = &[
-    ("{##}", "the total number of jobs"),
-    ("{0#}", "the total number of jobs"),
-    ("{0%}", "the number of job slots"),
-    ("uniq}", "skipping jobs"),
-    ("choose_k}", "skipping jobs"),
-];
-
 /// `--plus`'s replacement strings.
 pub(super) fn plus() -> Vec<Rpl> {
     PLUS.iter()
@@ -69,16 +79,12 @@ pub(super) fn plus() -> Vec<Rpl> {
         .collect()
 }
 
-/// Why a line with `--plus` strings cannot run, if it cannot.
-pub(super) fn plus_refusal(line: &[u8]) -> Option<String> {
-    PLUS_REFUSED.iter().find_map(|(t, why)| {
-        memchr::memmem::find(line, t.as_bytes()).map(|_| {
-            format!(
-                "--plus's {{{} needs {why}, which frun parallel does not provide",
-                t.trim_start_matches('{')
-            )
-        })
-    })
+/// Whether a line needs the number of all the jobs before they start (`{##}`, `{0#}`,
+/// perl's `total_jobs()`): its input is then read whole first, as GNU Parallel reads it.
+pub(super) fn needs_total(line: &[u8]) -> bool {
+    [&b"{##}"[..], b"{0#}", b"total_jobs"]
+        .iter()
+        .any(|t| memchr::memmem::find(line, t).is_some())
 }
 
 /// `--rpl 'TAG PERL'`: the tag is the text up to the first blank.

@@ -98,6 +98,9 @@ pub struct RetryPolicy {
     /// Deaths by a signal and the statuses 137, 139, 200 and 254 are retried (frun's own
     /// flags; xargs and GNU Parallel never retry on their own).
     pub crashes: bool,
+    /// A batch out of retries is a failed job whose last attempt's output stands (GNU
+    /// Parallel's way), not one given up.
+    pub last_stands: bool,
 }
 
 /// What to do after an attempt.
@@ -130,6 +133,8 @@ impl RetryPolicy {
             Verdict::Final
         } else if self.limit.is_none_or(|l| retried < l) {
             Verdict::Retry
+        } else if self.last_stands {
+            Verdict::Final
         } else {
             Verdict::GiveUp
         }
@@ -523,6 +528,7 @@ mod tests {
                 limit: None,
                 nonzero: true,
                 crashes: true,
+                last_stands: false,
             }
             .retryable(&Outcome::TimedOut(libc::SIGKILL))
         );

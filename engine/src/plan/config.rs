@@ -331,6 +331,11 @@ pub struct Config {
     /// `--pipe`: lines at the input's start that are no records (`--skip-first-line`, a
     /// header every job gets before its block).
     pub pipe_head: Option<crate::input::head::PipeHead>,
+    /// `frun parallel --tmpl FILE=NAME`: before each job, FILE's text with the job's values
+    /// filled in is written to the file NAME (filled in too) names.
+    pub templates: Vec<(PathBuf, JobSpec)>,
+    /// `--cleanup`: a job's template files are removed when it ends.
+    pub templates_cleanup: bool,
     /// `--progress`, `--bar`, `--eta`: live progress on stderr.
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
@@ -456,6 +461,8 @@ impl Default for Config {
             retries: None,
             retries_from: None,
             pipe_head: None,
+            templates: Vec::new(),
+            templates_cleanup: false,
             progress: None,
             trace: false,
             trace_output: false,

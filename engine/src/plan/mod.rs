@@ -121,21 +121,26 @@ fn retry_policy(cfg: &Config) -> Result<RetryPolicy, RunError> {
             limit: retry_limit()?,
             nonzero: cfg.retry_failed,
             crashes: true,
+            last_stands: false,
         },
         (true, Some(n)) => RetryPolicy {
             limit: Some(n),
             nonzero: cfg.retry_failed,
             crashes: true,
+            last_stands: false,
         },
         (_, None | Some(0)) => RetryPolicy {
             limit: Some(0),
             nonzero: false,
             crashes: false,
+            last_stands: false,
         },
         (_, Some(n)) => RetryPolicy {
             limit: Some(n),
             nonzero: true,
             crashes: true,
+            // Retries a GNU Parallel-style line asked for: its last attempt is the job's.
+            last_stands: true,
         },
     })
 }
@@ -200,6 +205,8 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let mut input = open_input(cfg)?;
     let (stdin_header, head_feeder) = pipe_head(cfg, &mut input)?;
     let (sizing, cuts, end) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
+    // The job slots asked for (perl's `$Global::max_jobs_running`), before fewer are started.
+    let slots = wm;
     let input_size = input
         .file
         .metadata()
@@ -212,6 +219,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
     let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
     let wi = wi.min(wm);
+    crate::exec::command::perl::set_totals(total_jobs(cfg, input.records, cuts.as_deref()), slots);
     let layout = Layout::plan(&cfg.nodes, wm as usize, input_size)
         .map_err(|m| RunError::config("nodes", m))?;
     let shard = shard(cfg, &input.file)?;
@@ -229,6 +237,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         }
     });
     let env_bytes = crate::exec::spawn::environment_bytes_of(children_env.as_deref());
+    let templates = templates(cfg, &input.header)?;
     let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
@@ -278,6 +287,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         work: {
             let mut w = work(cfg, template, command.literal, sizing, command.extra)?;
             w.stdin_header = stdin_header;
+            w.templates = templates;
             resumed.apply(w)
         },
         workers: Workers {
@@ -342,6 +352,54 @@ fn scan_settings(
         nul: nul_in_argument(cfg, sizing),
         bounds: cfg.record_bounds.clone(),
         grow_blocks: cfg.grow_blocks,
+    }
+}
+
+/// `--tmpl`: each template's text (read now) and its file's name, to be filled in with each
+/// job's values (`header`: a sweep's column names).
+type Templates = Vec<(
+    crate::exec::command::job::JobLine,
+    crate::exec::command::job::JobLine,
+)>;
+
+fn templates(cfg: &Config, header: &[Vec<u8>]) -> Result<Templates, RunError> {
+    use crate::exec::command::job::JobLine;
+    let mut out = Vec::new();
+    for (path, dest) in &cfg.templates {
+        let text = std::fs::read(path).map_err(|e| {
+            RunError::unusable(
+                Subject::Input(Some(path.clone())),
+                format!(
+                    "--tmpl: cannot read {}: {}",
+                    path.display(),
+                    crate::sys::errors::os_message(&e)
+                ),
+            )
+        })?;
+        let mut name = dest.clone();
+        if !header.is_empty() {
+            name.header = header.to_vec();
+        }
+        let body = crate::exec::command::job::JobSpec {
+            words: vec![text],
+            ..name.clone()
+        };
+        let bad = |m| RunError::config("tmpl", m);
+        out.push((
+            JobLine::text(&body).map_err(bad)?,
+            JobLine::text(&name).map_err(bad)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// The run's number of jobs when it is known before they start (a sweep's tuples, `-X`'s
+/// cuts), else 0.
+fn total_jobs(cfg: &Config, records: Option<u64>, cuts: Option<&[u64]>) -> u64 {
+    match (&cfg.batch, records, cuts) {
+        (_, _, Some(c)) => c.len() as u64,
+        (BatchSpec::Exact(n), Some(r), _) => r.div_ceil((*n).max(1)),
+        _ => 0,
     }
 }
 
@@ -647,6 +705,8 @@ fn work(
         tag: extra.tag,
         retries_from: extra.retries_from,
         stdin_header: Vec::new(),
+        templates: Vec::new(),
+        templates_cleanup: cfg.templates_cleanup,
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,

@@ -161,6 +161,13 @@ pub struct Work {
     pub retries_from: Option<crate::exec::command::job::JobLine>,
     /// `--pipe --header`: bytes every command gets on stdin before its block.
     pub stdin_header: Vec<u8>,
+    /// `--tmpl`: each job's template files (the text, and the file's name, to fill in).
+    pub templates: Vec<(
+        crate::exec::command::job::JobLine,
+        crate::exec::command::job::JobLine,
+    )>,
+    /// `--cleanup`: a job's template files are removed when it ends.
+    pub templates_cleanup: bool,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
     /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.

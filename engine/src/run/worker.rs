@@ -236,6 +236,21 @@ pub(super) trait Site {
         false
     }
 
+    /// `--tmpl`: writes batch `seq`'s (`bytes`) template files, their names into `names`.
+    fn write_templates(
+        &self,
+        _bytes: &[u8],
+        _seq: u64,
+        _names: &mut Vec<std::path::PathBuf>,
+    ) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// `--cleanup`: template files go when their job ends.
+    fn cleans_templates(&self) -> bool {
+        false
+    }
+
     /// `--retries STR`: the retries batch `seq` (`bytes`) may have (None inside: as many as
     /// it takes); None when the run's policy stands.
     fn retries_of(&self, _bytes: &[u8], _seq: u64) -> Option<Option<u64>> {
@@ -572,6 +587,40 @@ impl Site for Post<'_> {
         self.shared.work.output_files_in.as_deref()
     }
 
+    fn write_templates(
+        &self,
+        bytes: &[u8],
+        seq: u64,
+        names: &mut Vec<std::path::PathBuf>,
+    ) -> io::Result<()> {
+        let s = self.shared;
+        let slot = match self.slot.get() {
+            0 => self.index as u64 + 1,
+            held => held,
+        };
+        let delimiter = s.work.template.delimiter();
+        let (mut name, mut text) = (Vec::new(), Vec::new());
+        for (body, dest) in &s.work.templates {
+            dest.render_joined(bytes, delimiter, seq + 1, slot, &mut name);
+            body.render_joined(bytes, delimiter, seq + 1, slot, &mut text);
+            let path = std::path::PathBuf::from(
+                <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&name),
+            );
+            std::fs::write(&path, &text).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("--tmpl: cannot write {}: {e}", path.display()),
+                )
+            })?;
+            names.push(path);
+        }
+        Ok(())
+    }
+
+    fn cleans_templates(&self) -> bool {
+        self.shared.work.templates_cleanup
+    }
+
     fn retries_of(&self, bytes: &[u8], seq: u64) -> Option<Option<u64>> {
         let s = self.shared;
         let line = s.work.retries_from.as_ref()?;
@@ -646,6 +695,8 @@ struct Worker<'a, S: Site> {
     tag: Vec<u8>,
     /// The next attempt had its `--delay` turn already (the claim waited for it).
     paced: bool,
+    /// `--tmpl`: the files written for the current batch.
+    templated: Vec<std::path::PathBuf>,
 }
 
 /// What a batch's joblog line says, gathered over its attempts.
@@ -728,6 +779,7 @@ impl<'a, S: Site> Worker<'a, S> {
             relay: None,
             tag: Vec::new(),
             paced: false,
+            templated: Vec::new(),
         }
     }
 
@@ -932,6 +984,12 @@ impl<'a, S: Site> Worker<'a, S> {
     ) -> io::Result<Option<Outcome>> {
         let site = self.site;
         site.command(bytes, part.seq, self.attempts, &mut self.argv);
+        // A perl replacement string called `skip()`: the job does not run, and counts as failed
+        // (as GNU Parallel counts it).
+        if crate::exec::command::perl::take_skipped() {
+            return Ok(Some(Outcome::Exited(1)));
+        }
+        site.write_templates(bytes, part.seq, &mut self.templated)?;
         if let Some(why) = site.line_too_long(bytes, &self.argv) {
             site.stop().request(why);
             return Ok(None);
@@ -1096,6 +1154,11 @@ impl<'a, S: Site> Worker<'a, S> {
         let ended = Instant::now();
         // A job completed (perl's `$Global::total_completed`).
         crate::exec::command::perl::add_completed(1);
+        for p in self.templated.drain(..) {
+            if site.cleans_templates() {
+                let _ = std::fs::remove_file(p);
+            }
+        }
         // A split batch's line shows its whole command, built again while its input is here.
         if let Some(JobNote {
             split: true,

@@ -737,6 +737,43 @@ impl JobLine {
         out.len() as u64
     }
 
+    /// A text filled in with a job's values as they are, perl expressions too, nothing
+    /// appended and nothing quoted ([`JobLine::render`]): `--tmpl`'s files and their names.
+    /// `spec`'s words are the text, joined by spaces.
+    pub fn text(spec: &JobSpec) -> Result<JobLine, String> {
+        let columns = match &spec.columns {
+            Columns::Whole => ColumnSplit::Whole,
+            Columns::Tuple | Columns::SplitTuple(_) => ColumnSplit::Tuple,
+            Columns::Separator(re) => ColumnSplit::Regex(column_separator(re)?),
+        };
+        let mut perl = PerlParts {
+            tags: Tags::new(&spec.rpl)?,
+            exprs: Vec::new(),
+        };
+        let text = spec.words.join(&b' ');
+        let (words, seps, _) = parse_line(&text, &spec.names, &spec.header, false, Some(&mut perl));
+        let evaluator = match perl.exprs.is_empty() {
+            true => None,
+            false => Some(Arc::new(Evaluator::start(perl.exprs)?)),
+        };
+        Ok(JobLine {
+            words,
+            seps,
+            raw_first: false,
+            print: false,
+            escape_nul: false,
+            shell: None,
+            eval: false,
+            verbatim: false,
+            columns,
+            spread: Spread::One,
+            numbered: false,
+            trim: spec.trim,
+            perl: evaluator,
+            prologue: None,
+        })
+    }
+
     /// A tag (`--tagstring STR`, `--tag` is `{}`): `spec`'s words, one word, its replacement
     /// strings filled in with the values as they are.
     pub fn tag(spec: &JobSpec) -> Result<JobLine, String> {
@@ -761,6 +798,24 @@ impl JobLine {
         let mut records = Vec::new();
         record_spans(batch, delimiter, &mut records);
         let mut sink = PlainSink { out };
+        self.fill(batch, seq, slot, &records, &mut sink);
+    }
+
+    /// As [`JobLine::render`], a job's several values put one right after the other (GNU
+    /// Parallel's `--tmpl` files).
+    pub fn render_joined(
+        &self,
+        batch: &[u8],
+        delimiter: u8,
+        seq: u64,
+        slot: u64,
+        out: &mut Vec<u8>,
+    ) {
+        out.clear();
+        let batch = &*self.nul_escaped(batch, delimiter);
+        let mut records = Vec::new();
+        record_spans(batch, delimiter, &mut records);
+        let mut sink = JoinedSink { out };
         self.fill(batch, seq, slot, &records, &mut sink);
     }
 
@@ -1059,6 +1114,7 @@ impl JobLine {
             match perl.eval(id, v, &arg_refs, seq, slot, &mut out) {
                 // GNU Parallel's own process runs the expressions: their `exit` ends the run.
                 Ok(Outcome::Exit(code)) => crate::sys::exit_now(code),
+                Ok(Outcome::Skip) => sink.lit(&out),
                 Ok(Outcome::Quoted) if !raw => sink.value(&out),
                 Ok(_) => sink.lit(&out),
                 Err(e) => {
@@ -1271,6 +1327,24 @@ impl Sink for ShellSink<'_> {
 }
 
 /// Values as they are (a tag: `--tag`, `--tagstring`).
+/// Values as they are, several of them with nothing between (`--tmpl`).
+struct JoinedSink<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl Sink for JoinedSink<'_> {
+    fn lit(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+    fn value(&mut self, v: &[u8]) {
+        self.out.extend_from_slice(v);
+    }
+    fn brk(&mut self) {}
+    fn sep(&mut self, blanks: &[u8]) {
+        self.out.extend_from_slice(blanks);
+    }
+}
+
 struct PlainSink<'a> {
     out: &'a mut Vec<u8>,
 }

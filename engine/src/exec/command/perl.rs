@@ -9,10 +9,12 @@
 //! The protocol (all lengths decimal, each followed by a newline):
 //! - at start, frun writes the number of expressions, then each one as `LEN\nBYTES`; perl
 //!   answers `ok\n` or `err LEN\nMESSAGE` (an expression that does not compile);
-//! - per value, frun writes `ID SEQ SLOT NARGS DONE\n` (DONE: the jobs completed so far,
-//!   `$Global::total_completed`), the job's arguments and the value, each as
+//! - per value, frun writes `ID SEQ SLOT NARGS DONE TOTAL SLOTS\n` (DONE: the jobs completed
+//!   so far, `$Global::total_completed`; TOTAL: all the jobs, 0 when not known, `total_jobs()`;
+//!   SLOTS: the job slots, `$Global::max_jobs_running`), the job's arguments and the value, each as
 //!   `LEN\nBYTES`; perl answers `STATUS LEN\nBYTES`: status 0 (quote the result), 1 (`uq()`:
-//!   put it in as it is) or 2 (the expression died: BYTES is perl's message).
+//!   put it in as it is), 2 (the expression died: BYTES is perl's message), 3 (it called
+//!   `exit`) or 4 (it called `skip()`: the job does not run).
 //!
 //! perl reads its requests from a pipe frun holds: when frun exits, for whatever reason, perl
 //! reads end-of-file and exits too.
@@ -59,12 +61,14 @@ $Global::JobQueue = bless {}, 'Frun::Queue';
 $Global::use = {};
 our $frun_done = 0;
 *Global::total_completed = \$frun_done;
-tie $Global::max_jobs_running, 'Frun::Unknown', 'max_jobs_running';
+our ($frun_total, $frun_slots) = (0, 0);
+*Global::max_jobs_running = \$frun_slots;
 sub seq { $frun_seq }
 sub slot { $frun_slot }
 sub uq { $frun_uq = 1; }
-sub total_jobs { die "frun: total_jobs() is not supported: frun does not read all input before it starts\n" }
-sub skip { die "frun: skip() is not supported\n" }
+sub total_jobs { $frun_total or die "frun: total_jobs() is not known: frun reads all input first only when the line holds {##} or total_jobs\n"; $frun_total }
+our $frun_skip = 0;
+sub skip { $frun_skip = 1; }
 sub Q {
     my $s = shift;
     return "''" if !defined $s || $s eq '';
@@ -113,17 +117,17 @@ for my $i (1 .. $count) {
 }
 print STDOUT "ok\n"; flush STDOUT;
 while (defined(my $head = <STDIN>)) {
-    my ($id, $seq, $slot, $n, $done) = split ' ', $head;
-    $frun_done = $done;
+    my ($id, $seq, $slot, $n, $done, $total, $slots) = split ' ', $head;
+    ($frun_done, $frun_total, $frun_slots) = ($done, $total, $slots);
     my @a = (undef);
     push @a, frun_blob() for 1 .. $n;
     my $v = frun_blob();
-    ($frun_seq, $frun_slot, $frun_uq) = ($seq, $slot, 0);
+    ($frun_seq, $frun_slot, $frun_uq, $frun_skip) = ($seq, $slot, 0, 0);
     @arg = @a;
     local $_ = $v;
     my $ok = eval { $code[$id]->(); 1 };
     if (!$ok) { frun_answer(2, $@); next; }
-    frun_answer($frun_uq ? 1 : 0, defined $_ ? $_ : '');
+    frun_answer($frun_skip ? 4 : $frun_uq ? 1 : 0, defined $_ ? $_ : '');
 }
 "#;
 
@@ -136,8 +140,33 @@ pub fn add_completed(n: u64) {
     COMPLETED.fetch_add(n, Ordering::Relaxed);
 }
 
+/// The run's jobs (0: not known before they are read) and its job slots: perl's
+/// `total_jobs()` and `$Global::max_jobs_running`.
+static TOTALS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+
+/// Sets the run's number of jobs (0: not known) and job slots ([`TOTALS`]).
+pub fn set_totals(jobs: u64, slots: u64) {
+    TOTALS[0].store(jobs, Ordering::Relaxed);
+    TOTALS[1].store(slots, Ordering::Relaxed);
+}
+
 fn completed() -> u64 {
     COMPLETED.load(Ordering::Relaxed)
+}
+
+thread_local! {
+    /// A job whose line this thread built last called `skip()`.
+    static SKIPPED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Says that the job whose line this thread is building called `skip()`.
+fn mark_skipped() {
+    SKIPPED.with(|s| s.set(true));
+}
+
+/// Whether the job whose line this thread built last called `skip()` (and forgets it).
+pub fn take_skipped() -> bool {
+    SKIPPED.with(|s| s.replace(false))
 }
 
 /// One perl process evaluating a run's expressions.
@@ -187,6 +216,8 @@ pub enum Outcome {
     Unquoted,
     /// The expression called perl's `exit` with this status: the run ends there.
     Exit(i32),
+    /// The expression called `skip()`: the job does not run.
+    Skip,
 }
 
 fn put_blob(out: &mut Vec<u8>, b: &[u8]) {
@@ -287,7 +318,14 @@ impl Evaluator {
         let p = &mut *io;
         p.buf.clear();
         p.buf.extend_from_slice(
-            format!("{id} {seq} {slot} {} {}\n", args.len(), completed()).as_bytes(),
+            format!(
+                "{id} {seq} {slot} {} {} {} {}\n",
+                args.len(),
+                completed(),
+                TOTALS[0].load(Ordering::Relaxed),
+                TOTALS[1].load(Ordering::Relaxed)
+            )
+            .as_bytes(),
         );
         for a in args {
             put_blob(&mut p.buf, a);
@@ -307,6 +345,10 @@ impl Evaluator {
         match status {
             0 => Ok(Outcome::Quoted),
             1 => Ok(Outcome::Unquoted),
+            4 => {
+                mark_skipped();
+                Ok(Outcome::Skip)
+            }
             3 => Ok(Outcome::Exit(
                 String::from_utf8_lossy(out).trim().parse().unwrap_or(255),
             )),

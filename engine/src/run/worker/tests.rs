@@ -217,6 +217,7 @@ fn rules(limit: Option<u64>, splittable: bool, halt: Option<Halt>) -> Rules {
             limit,
             nonzero: false,
             crashes: true,
+            last_stands: false,
         },
         halt,
         splittable,
