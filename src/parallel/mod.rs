@@ -886,6 +886,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         // What compresses GNU Parallel's temporary files (and `--results` files): frun keeps
         // output in memory, so elsewhere it changes nothing that is printed (see storage.rs).
         "compress-program" => o.compress_program = Some(v),
+        "decompress-program" => {}
         "max-replace-args" | "max-args" => {
             let n = number(&format!("--{name}"), &v)?;
             // -N0 (and -n0): each record is a job of its own that gets no value.
