@@ -302,7 +302,7 @@ fn parse_inner(
         .position(|w| is_source_marker(w.as_bytes()))
         .unwrap_or(args.len());
     let mut sources = sources(args.split_off(split))?;
-    let tee = tee::prepare(&mut o, &mut sources)?;
+    let tee = tee::prepare(&mut o, &args, &mut sources)?;
     tee::finish(tee, build(o, &args, sources)?)
 }
 
@@ -1540,7 +1540,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe, --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
-job slot), --recend STR, --recstart STR,
+job slot), --recend STR, --recstart STR, --tee (with --pipe/--pipepart: all of the input to
+every job, one job per combination of the ::: values, all at once),
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,

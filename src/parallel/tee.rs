@@ -13,6 +13,7 @@
 //! It must not run jobs (the engine does), read the input twice, or let one job's early exit
 //! cut the others' input short.
 
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
@@ -67,10 +68,14 @@ pub(super) struct Pending {
 /// Without `-j`, every job runs at once (`-j 0`), as in GNU Parallel.
 pub(super) fn prepare(
     o: &mut Options,
+    command: &[OsString],
     sources: &mut Vec<Source>,
 ) -> Result<Option<Pending>, Invocation> {
     if !(o.tee && o.pipe) {
         return Ok(None);
+    }
+    if command.is_empty() && sources.is_empty() {
+        return Err(super::refuse("--pipe needs a command"));
     }
     let refuse = |m: &str| super::refuse(format!("--tee: {m}"));
     let data = match o.pipepart {
@@ -276,6 +281,12 @@ pub fn start(dry_run: bool) -> Result<Option<Feeder>, String> {
     Ok(Some(feeder))
 }
 
+/// Whether the command line asked for a feeder, which is then forgotten: for a front end that
+/// cannot start one (the bash builtin, whose worker shells run lines without the claim code).
+pub fn take_pending() -> bool {
+    PLAN.lock().ok().and_then(|mut p| p.take()).is_some()
+}
+
 /// Opens every job's pipe (each open waits for its job), removes the names, then copies
 /// standard input to every pipe still read.
 fn feed(dir: &Path, jobs: u64) {
@@ -322,7 +333,6 @@ fn names_a_value(job: &JobSpec) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
 
     fn words(v: &[&str], linked: bool) -> Source {
         Source {
