@@ -362,6 +362,40 @@ mod tests {
         assert!(code.contains("exec <'/tmp/a b'/f\"$_frun_tee\""), "{code}");
     }
 
+    fn parsed(line: &str) -> Result<Invocation, Invocation> {
+        let words = line.split(' ').map(OsString::from).collect();
+        super::super::parse_inner(words, None)
+    }
+
+    #[test]
+    fn a_tee_run_is_a_run_over_the_values_reading_a_claimed_pipe_or_nothing() {
+        let Ok(Invocation::Run(cfg)) = parsed("--pipe --tee -k wc ::: -l -c ::: a") else {
+            panic!("not a run");
+        };
+        assert!(take_pending());
+        assert!(!cfg.stdin);
+        let code = String::from_utf8(cfg.shell_prologue.clone().unwrap()).unwrap();
+        assert!(code.contains("-le 2 ") && code.contains("exec <"), "{code}");
+        // `wc` names no value: none is appended.
+        assert!(cfg.job.as_ref().unwrap().bare);
+        let Ok(Invocation::Run(cfg)) = parsed("--pipe --tee -k wc {} ::: -l") else {
+            panic!("not a run");
+        };
+        assert!(take_pending());
+        assert!(!cfg.job.as_ref().unwrap().bare);
+        // More combinations than -j: nothing runs. (One test: the plan is the process's.)
+        let Err(Invocation::Fail { text, .. }) = parsed("--pipe --tee -j2 wc ::: a b c") else {
+            panic!("not refused");
+        };
+        assert_eq!(text.lines().count(), 1);
+        assert!(!take_pending());
+        // Without --pipe, --tee changes nothing (as in GNU Parallel).
+        assert!(matches!(
+            parsed("--tee -j1 echo ::: a b c"),
+            Ok(Invocation::Run(_))
+        ));
+    }
+
     #[test]
     fn too_many_combinations_is_gnu_parallels_error() {
         let Invocation::Fail { text, status } = too_few_jobs(Some(4)) else {
