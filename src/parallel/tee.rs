@@ -5,10 +5,11 @@
 //!
 //! With `--pipepart -a FILE`, each job's shell opens FILE itself. With `--pipe`, a feeder
 //! thread reads standard input once and writes each chunk to one named pipe per job, made in a
-//! private directory (mode 0700) under `--tmpdir`/`$TMPDIR`/`/tmp`; each job's shell claims
-//! one pipe (a file made only if it does not exist, so no two jobs take the same one) and reads it as its stdin.
-//! The directory is removed as soon as every pipe is open, and again when the run ends. A job
-//! that stops reading loses its pipe (EPIPE); the others go on getting everything.
+//! private directory (mode 0700) under `--tmpdir`/`$TMPDIR`/`/tmp`; before its line runs, each
+//! job's shell claims one pipe (a file made only if it does not exist, so no two jobs take the
+//! same one) and reads it as its stdin. The directory is removed as soon as every pipe is
+//! open, and again when the run ends. A job that stops reading loses its pipe (EPIPE); the
+//! others go on getting everything.
 //!
 //! It must not run jobs (the engine does), read the input twice, or let one job's early exit
 //! cut the others' input short.
