@@ -2702,6 +2702,70 @@ b
         "",
     ),
     ("", r"parallel --tty 'sleep 0.2; echo {%}' ::: 1 2 3", "x\n"),
+    // --- --tee: all of the input to every job, one job per combination of the values.
+    (
+        "",
+        r"seq 1000 | parallel --pipe --tee -k --tag 'grep {1} | wc {2}' ::: 1 2 ::: -l -c",
+        "",
+    ),
+    (
+        "",
+        r"seq 100000 | parallel --pipe --tee -k ::: 'head -1' wc 'tail -1'",
+        "",
+    ),
+    (
+        "",
+        r"printf '' | parallel --pipe --tee -k --tag wc ::: -l -c; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel --pipe --tee -k -v wc {} ::: -w -l -c",
+        "",
+    ),
+    (
+        "",
+        r"seq 5 | parallel --pipe --tee -k 'echo {#} {%}; wc -l' ::: a b c",
+        "",
+    ),
+    // (More combinations than -j: GNU Parallel's `tee` would wait for the missing job's pipe
+    // forever, holding the case's stderr; frun's error is checked in tee.rs's unit test.)
+    (
+        "",
+        r"parallel --pipepart -a num1000 --tee -k --tag 'wc {}' ::: -l -c",
+        "",
+    ),
+    (
+        "",
+        r"seq 10 | PARALLEL='--tee --pipe -k' parallel 'wc -l' ::: 1 2",
+        "",
+    ),
+    (
+        "",
+        r"seq 3 | parallel --pipe --tee ::: 'exit 2' 'exit 3' true; echo $?",
+        "",
+    ),
+    (
+        "",
+        r"seq 100 | parallel --pipe --tee -k --tag 'grep -c {}' :::: num10",
+        "",
+    ),
+    ("", r"parallel --tee -k echo ::: a b", ""),
+    (
+        "",
+        r"seq 20 | parallel --pipe --tee -k --tag 'head -{1} | tail -{2}' ::: 1 2 :::+ 3 4",
+        "",
+    ),
+    (
+        "",
+        r"seq 100000 | parallel --pipe --tee -k -j3 'cat | wc -c' ::: a b c",
+        "",
+    ),
+    (
+        "",
+        r#"seq 3 | parallel --pipe --tee -k 'echo {}' ::: 'a b' "it's""#,
+        "",
+    ),
 ];
 
 /// Flags frun parallel refuses: (the flags as written before `touch ran ::: 1`, the flag the

@@ -80,6 +80,10 @@ fn invoke(args: Vec<OsString>) -> libc::c_int {
         Ok(cfg) => cfg,
         Err(code) => return code.into(),
     };
+    if crate::parallel::tee::take_pending() {
+        eprintln!("frun: --tee with --pipe runs in frun parallel, not in the shell's frun");
+        return 255;
+    }
     let line = cfg.job.as_ref().is_some_and(|j| !j.literal);
     let kind = if cfg.dry_run {
         None

@@ -313,7 +313,7 @@ fn parse_inner(
         .position(|w| is_source_marker(w.as_bytes()))
         .unwrap_or(args.len());
     let mut sources = sources(args.split_off(split))?;
-    let tee = tee::prepare(&mut o, &mut sources)?;
+    let tee = tee::prepare(&mut o, &args, &mut sources)?;
     tee::finish(tee, build(o, &args, sources)?)
 }
 
@@ -1837,7 +1837,8 @@ of whole records), --header : (0: a :::: source named by its file; with
 of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
 --colsep string, a tab unless given), --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
-job slot), --recend STR, --recstart STR, --regexp, --rrs,
+job slot), --recend STR, --recstart STR, --regexp, --rrs, --tee (with --pipe/--pipepart:
+all of the input to every job, one job per combination of the ::: values, all at once),
 --retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume,
 --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.json|.csv|.tsv

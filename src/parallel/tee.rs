@@ -5,14 +5,16 @@
 //!
 //! With `--pipepart -a FILE`, each job's shell opens FILE itself. With `--pipe`, a feeder
 //! thread reads standard input once and writes each chunk to one named pipe per job, made in a
-//! private directory (mode 0700) under `--tmpdir`/`$TMPDIR`/`/tmp`; each job's shell claims
-//! one pipe (a file made only if it does not exist, so no two jobs take the same one) and reads it as its stdin.
-//! The directory is removed as soon as every pipe is open, and again when the run ends. A job
-//! that stops reading loses its pipe (EPIPE); the others go on getting everything.
+//! private directory (mode 0700) under `--tmpdir`/`$TMPDIR`/`/tmp`; before its line runs, each
+//! job's shell claims one pipe (a file made only if it does not exist, so no two jobs take the
+//! same one) and reads it as its stdin. The directory is removed as soon as every pipe is
+//! open, and again when the run ends. A job that stops reading loses its pipe (EPIPE); the
+//! others go on getting everything.
 //!
 //! It must not run jobs (the engine does), read the input twice, or let one job's early exit
 //! cut the others' input short.
 
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
@@ -67,10 +69,14 @@ pub(super) struct Pending {
 /// Without `-j`, every job runs at once (`-j 0`), as in GNU Parallel.
 pub(super) fn prepare(
     o: &mut Options,
+    command: &[OsString],
     sources: &mut Vec<Source>,
 ) -> Result<Option<Pending>, Invocation> {
     if !(o.tee && o.pipe) {
         return Ok(None);
+    }
+    if command.is_empty() && sources.is_empty() {
+        return Err(super::refuse("--pipe needs a command"));
     }
     let refuse = |m: &str| super::refuse(format!("--tee: {m}"));
     let data = match o.pipepart {
@@ -276,6 +282,12 @@ pub fn start(dry_run: bool) -> Result<Option<Feeder>, String> {
     Ok(Some(feeder))
 }
 
+/// Whether the command line asked for a feeder, which is then forgotten: for a front end that
+/// cannot start one (the bash builtin, whose worker shells run lines without the claim code).
+pub fn take_pending() -> bool {
+    PLAN.lock().ok().and_then(|mut p| p.take()).is_some()
+}
+
 /// Opens every job's pipe (each open waits for its job), removes the names, then copies
 /// standard input to every pipe still read.
 fn feed(dir: &Path, jobs: u64) {
@@ -322,7 +334,6 @@ fn names_a_value(job: &JobSpec) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
 
     fn words(v: &[&str], linked: bool) -> Source {
         Source {
@@ -350,6 +361,40 @@ mod tests {
         let code = String::from_utf8(code).unwrap();
         assert!(code.contains("-le 3 "), "{code}");
         assert!(code.contains("exec <'/tmp/a b'/f\"$_frun_tee\""), "{code}");
+    }
+
+    fn parsed(line: &str) -> Result<Invocation, Invocation> {
+        let words = line.split(' ').map(OsString::from).collect();
+        super::super::parse_inner(words, None)
+    }
+
+    #[test]
+    fn a_tee_run_is_a_run_over_the_values_reading_a_claimed_pipe_or_nothing() {
+        let Ok(Invocation::Run(cfg)) = parsed("--pipe --tee -k wc ::: -l -c ::: a") else {
+            panic!("not a run");
+        };
+        assert!(take_pending());
+        assert!(!cfg.stdin);
+        let code = String::from_utf8(cfg.shell_prologue.clone().unwrap()).unwrap();
+        assert!(code.contains("-le 2 ") && code.contains("exec <"), "{code}");
+        // `wc` names no value: none is appended.
+        assert!(cfg.job.as_ref().unwrap().bare);
+        let Ok(Invocation::Run(cfg)) = parsed("--pipe --tee -k wc {} ::: -l") else {
+            panic!("not a run");
+        };
+        assert!(take_pending());
+        assert!(!cfg.job.as_ref().unwrap().bare);
+        // More combinations than -j: nothing runs. (One test: the plan is the process's.)
+        let Err(Invocation::Fail { text, .. }) = parsed("--pipe --tee -j2 wc ::: a b c") else {
+            panic!("not refused");
+        };
+        assert_eq!(text.lines().count(), 1);
+        assert!(!take_pending());
+        // Without --pipe, --tee changes nothing (as in GNU Parallel).
+        assert!(matches!(
+            parsed("--tee -j1 echo ::: a b c"),
+            Ok(Invocation::Run(_))
+        ));
     }
 
     #[test]
