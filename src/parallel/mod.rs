@@ -224,7 +224,8 @@ struct Options {
     pipepart: bool,
     /// `--block -N` (with `--pipepart`): N blocks per job slot.
     blocks_per_slot: Option<u64>,
-    /// `--round-robin`: with `--pipepart`, one block per job slot.
+    /// `--round-robin`: with `--pipepart`, one block per job slot; with `--pipe`, one command
+    /// per job slot, fed the blocks in turn.
     round_robin: bool,
     recend: Option<Vec<u8>>,
     recstart: Option<Vec<u8>>,
@@ -1482,11 +1483,8 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
             "--pipepart is incompatible with --max-replace-args, --max-lines, and -L",
         ));
     }
-    if o.round_robin && !o.pipepart {
-        return Err(refuse(
-            "--round-robin is supported with --pipepart only: with --pipe, use frun -s CMD (batches of records on stdin)",
-        ));
-    }
+    // --round-robin --pipe: one command per job slot, fed the blocks in turn.
+    o.cfg.round_robin = o.round_robin && !o.pipepart;
     if o.blocks_per_slot.is_some() && !o.pipepart {
         return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
     }
@@ -1567,7 +1565,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0, -d C, -a FILE,
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
 of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
---colsep string, a tab unless given), --pipepart
+--colsep string, a tab unless given; --round-robin: one command per job slot, fed the blocks
+in turn), --pipepart
 (-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
 job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results

@@ -229,6 +229,9 @@ pub struct Config {
     /// With `stdin`: lines of nothing but ASCII whitespace are dropped from each batch, and a
     /// batch left empty runs no command.
     pub drop_blank_lines: bool,
+    /// `--round-robin` with batches on stdin: each worker runs one command, which gets every
+    /// N-th batch (N workers) on its stdin, in turn, until the input ends.
+    pub round_robin: bool,
     /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
     /// `-t`: a partial batch is flushed after this long without new input.
@@ -391,6 +394,7 @@ impl Default for Config {
             insert_id: false,
             stdin: false,
             drop_blank_lines: false,
+            round_robin: false,
             limit: None,
             timeout: None,
             delimiter: b'\n',
