@@ -1566,9 +1566,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --colsep REGEX, --header :, --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
 of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
 --colsep string, a tab unless given; --round-robin: one command per job slot, fed the blocks
-in turn), --pipepart
-(-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
-job slot), --recend STR, --recstart STR,
+in turn), --pipepart (-a FILE, cut in place; --round-robin: one block per job slot), --block N
+(-N: N blocks per job slot), --recend STR, --recstart STR,
 --retries N, --joblog/--jl [+]FILE, --resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --timeout N|N%, --delay N,
 --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
