@@ -5,6 +5,8 @@
 //!
 //! A runner only runs and says how the attempt ended. It never retries, splits, gives up or
 //! records anything, and never touches the ring or the emitter: the worker decides all that.
+//! The one exception is `--round-robin` on stdin, where the command, once fed its batch, goes
+//! on with its lane's later batches through [`crate::run::lanes`].
 
 use std::io;
 use std::sync::Arc;
