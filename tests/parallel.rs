@@ -1782,6 +1782,29 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
         r"parallel -j2 -k --pipepart -a num1000 --recend '5\n' --block 10 md5sum",
         "",
     ),
+    // --round-robin --pipe: one command per job slot, fed the blocks in turn (which block
+    // goes where depends on timing, for GNU Parallel too: totals are compared).
+    (
+        "",
+        r"seq 1000000 | parallel -j4 -k --round-robin --pipe wc -l | awk '{s+=$1} END {print s, NR}'",
+        "",
+    ),
+    ("", r"seq 10 | parallel -j4 --round-robin --pipe wc", ""),
+    (
+        "",
+        r"seq 100000 | parallel -j3 -k --block 100k --round-robin --pipe 'echo {#}; wc -l >/dev/null'",
+        "",
+    ),
+    (
+        "",
+        r"seq 10 | parallel -j3 -N2 --round-robin --pipe cat | sort -n | md5sum",
+        "",
+    ),
+    (
+        "",
+        r"seq 100000 | parallel -j5 --block 10k --round-robin --pipe wc -l | awk '{s+=$1} END {print s, NR}'",
+        "",
+    ),
     // --round-robin --pipepart: one block per job slot, whatever --block says.
     (
         "s",

@@ -211,7 +211,8 @@ struct Options {
     pipepart: bool,
     /// `--block -N` (with `--pipepart`): N blocks per job slot.
     blocks_per_slot: Option<u64>,
-    /// `--round-robin`: with `--pipepart`, one block per job slot.
+    /// `--round-robin`: with `--pipepart`, one block per job slot; with `--pipe`, one command
+    /// per job slot, fed the blocks in turn.
     round_robin: bool,
     /// `--tee`: with `--pipe`/`--pipepart`, all of the input to every job (see tee.rs).
     tee: bool,
@@ -1721,11 +1722,8 @@ fn pipe_batches(o: &mut Options) -> Result<BatchSpec, Invocation> {
             "--pipepart is incompatible with --max-replace-args, --max-lines, and -L",
         ));
     }
-    if o.round_robin && !o.pipepart {
-        return Err(refuse(
-            "--round-robin is supported with --pipepart only: with --pipe, use frun -s CMD (batches of records on stdin)",
-        ));
-    }
+    // --round-robin --pipe: one command per job slot, fed the blocks in turn.
+    o.cfg.round_robin = o.round_robin && !o.pipepart;
     if o.blocks_per_slot.is_some() && !o.pipepart {
         return Err(refuse("--block -N (blocks per job slot) needs --pipepart"));
     }
@@ -1835,12 +1833,12 @@ of whole records), --header : (0: a :::: source named by its file; with
 --pipe, :, N lines or a REGEX matched at the start, given to every job first),
 --skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
 of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
---colsep string, a tab unless given), --pipepart
-(-a FILE, cut in place; --round-robin: one block per job slot), --block N (-N: N blocks per
-job slot), --recend STR, --recstart STR, --regexp, --rrs, --tee (with --pipe/--pipepart:
-all of the input to every job, one job per combination of the ::: values, all at once),
---retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE, --resume,
---resume-failed, --retry-failed, --results
+--colsep string, a tab unless given; --round-robin: one command per job slot, fed the blocks
+in turn), --pipepart (-a FILE, cut in place; --round-robin: one block per job slot), --block N
+(-N: N blocks per job slot), --recend STR, --recstart STR, --regexp, --rrs, --tee (with
+--pipe/--pipepart: all of the input to every job, one job per combination of the ::: values,
+all at once), --retries N|STR (STR: replacement strings, per job), --joblog/--jl [+]FILE,
+--resume, --resume-failed, --retry-failed, --results
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.json|.csv|.tsv
 (a record per job with its output, in NAME or, for -.json etc., on stdout), --timeout N|N%,
 --delay N,

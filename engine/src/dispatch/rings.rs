@@ -148,6 +148,12 @@ impl Rings {
         self.wake();
     }
 
+    /// True once the input ended (or the run stopped) and every batch is claimed.
+    pub fn drained(&self) -> bool {
+        self.aborted.load(Ordering::SeqCst)
+            || (self.closed.load(Ordering::SeqCst) && self.backlog() == 0)
+    }
+
     /// Published batches nobody has claimed yet, on every node.
     pub fn backlog(&self) -> u64 {
         self.rings.iter().map(Ring::backlog).sum()

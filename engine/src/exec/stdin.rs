@@ -83,23 +83,23 @@ impl Feed {
     /// pause adapts to the reader: it halves while the pipe is found mostly empty and doubles
     /// while it is found mostly full; a reader slower than that (or one that reads nothing) is
     /// then waited for in the pipe, as a blocking write would.
-    pub fn send(self, file: BorrowedFd<'_>, off: u64, len: u64) -> io::Result<()> {
-        self.copy(file, off, len).map(|_| ())
+    pub fn send(&self, file: BorrowedFd<'_>, off: u64, len: u64) -> io::Result<bool> {
+        self.copy(file, off, len)
     }
 
     /// As [`Feed::send`], for the byte ranges `runs` (offsets from `off`) one after another.
     pub fn send_runs(
-        self,
+        &self,
         file: BorrowedFd<'_>,
         off: u64,
         runs: impl Iterator<Item = (usize, usize)>,
-    ) -> io::Result<()> {
+    ) -> io::Result<bool> {
         for (start, end) in runs {
             if !self.copy(file, off + start as u64, (end - start) as u64)? {
-                break;
+                return Ok(false);
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Writes `bytes` into the pipe first (a header every batch starts with); a reader gone

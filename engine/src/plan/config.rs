@@ -248,6 +248,9 @@ pub struct Config {
     /// ⌈1.3 × size + 1⌉, again until one does) and keeps its new size, saying so each time
     /// (GNU Parallel's `--pipe`); without, that block alone ends at the first record end.
     pub grow_blocks: bool,
+    /// `--round-robin` with batches on stdin: each worker runs one command, which gets every
+    /// N-th batch (N workers) on its stdin, in turn, until the input ends.
+    pub round_robin: bool,
     /// `-n N`: stop after the first N records.
     pub limit: Option<u64>,
     /// `-t`: a partial batch is flushed after this long without new input.
@@ -430,6 +433,7 @@ impl Default for Config {
             drop_blank_lines: false,
             strip_separators: false,
             grow_blocks: false,
+            round_robin: false,
             limit: None,
             timeout: None,
             delimiter: b'\n',

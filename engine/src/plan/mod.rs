@@ -710,6 +710,7 @@ fn work(
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
         plugin: extra.plugin,
+        round_robin: cfg.round_robin && cfg.stdin,
     })
 }
 

@@ -24,6 +24,7 @@ use crate::sys;
 use crate::sys::exit::ExitCode;
 
 mod ending;
+pub mod lanes;
 mod meter;
 mod runner;
 mod settings;
@@ -95,6 +96,8 @@ pub struct Shared {
     restore: Mutex<Option<crate::journal::Restore>>,
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
+    /// `--round-robin`: one command per worker takes every N-th batch.
+    pub lanes: Option<lanes::Lanes>,
     /// Job lines' `{%}`: which slot each running job holds.
     pub slots: crate::dispatch::slots::JobSlots,
     /// The signal mask children start with (frun's mask before it blocked signals).
@@ -186,6 +189,7 @@ impl Shared {
                 checkpoint.journal.clone(),
                 checkpoint.stdout_base,
             ),
+            lanes: work.round_robin.then(|| lanes::Lanes::new(workers.max)),
             ledger: Ledger::default(),
             input_release: InputRelease::new(RING_SLOTS * 64)?,
             stop: Stop::new()?,

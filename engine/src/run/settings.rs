@@ -174,6 +174,8 @@ pub struct Work {
     pub output_files_in: Option<std::path::PathBuf>,
     /// `-C SO:FN`: batches are calls of a C function in plugin hosts instead of commands.
     pub plugin: Option<crate::exec::plugin::PluginWork>,
+    /// `--round-robin` (batches on stdin): each worker runs one command, fed every N-th batch.
+    pub round_robin: bool,
 }
 
 /// How many workers, and where they run.

@@ -334,7 +334,12 @@ impl Site for Post<'_> {
             return None;
         }
         match s.rings.claim(self.node, finished) {
-            Claim::Batch(batch) => Some(batch),
+            Claim::Batch(batch) => {
+                if let Some(lanes) = &s.lanes {
+                    lanes.claimed();
+                }
+                Some(batch)
+            }
             Claim::Done => None,
         }
     }

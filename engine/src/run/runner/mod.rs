@@ -5,6 +5,8 @@
 //!
 //! A runner only runs and says how the attempt ended. It never retries, splits, gives up or
 //! records anything, and never touches the ring or the emitter: the worker decides all that.
+//! The one exception is `--round-robin` on stdin, where the command, once fed its batch, goes
+//! on with its lane's later batches through [`crate::run::lanes`].
 
 use std::io;
 use std::sync::Arc;
@@ -91,6 +93,7 @@ pub(super) fn choose<'a>(
         stdin,
         keep_input: shared.work.retry.may_retry(),
         slot: index,
+        node,
     };
     Ok(match (&shared.work.backend, &shared.shell) {
         (Backend::DryRun { split_from }, _) => Box::new(DryRunner::new(*split_from, capture)),
@@ -121,6 +124,8 @@ struct Child<'a> {
     keep_input: bool,
     /// The worker's index: its children's slot (`--process-slot-var`).
     slot: usize,
+    /// The worker's NUMA node.
+    node: usize,
 }
 
 impl Child<'_> {
@@ -184,13 +189,20 @@ impl Child<'_> {
             } else {
                 feed.send(file, off, part.end - part.start)
             };
-            match sent {
+            let alive = match sent {
                 // The file shrank: the batch is not recorded (the worker checks before).
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => shared.spool.mark_shrank(),
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    shared.spool.mark_shrank();
+                    false
+                }
                 r => r?,
-            }
+            };
             if !self.keep_input {
                 shared.input_release.release(part.seq);
+            }
+            // --round-robin: the command goes on with its lane's batches.
+            if let Some(lanes) = &shared.lanes {
+                crate::run::lanes::feed_lane(shared, lanes, self.node, &feed, part.seq, alive)?;
             }
         }
         Ok(())

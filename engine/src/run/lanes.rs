@@ -1,0 +1,116 @@
+//! Round robin (GNU Parallel's `--round-robin --pipe`): one command per worker, each fed
+//! every N-th batch on its stdin (N workers), in turn, until the input ends. The first N
+//! batches start the commands as usual; every later batch goes into the stdin of the
+//! command whose first batch had the same number modulo N, and counts as done with no output
+//! of its own (the command's output is its first batch's).
+//!
+//! It only takes turns at claiming, copies bytes and marks batches done; it never starts a
+//! command and never reads what one prints.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::dispatch::ring::Claim;
+use crate::exec::stdin::Feed;
+use crate::output::emit::{DoneSet, Finished};
+use crate::run::Shared;
+
+/// How long a published batch waits for its lane before another lane takes it.
+const TURN_WAIT: Duration = Duration::from_millis(100);
+
+/// The turn-taking of a round-robin run.
+pub struct Lanes {
+    /// Commands (workers) the batches are dealt to.
+    lanes: u64,
+    /// Batches claimed so far: the lane `turn % lanes` claims next.
+    turn: AtomicU64,
+}
+
+impl Lanes {
+    /// Batches dealt to `lanes` commands.
+    pub fn new(lanes: usize) -> Lanes {
+        Lanes {
+            lanes: lanes.max(1) as u64,
+            turn: AtomicU64::new(0),
+        }
+    }
+
+    /// A batch was claimed.
+    pub fn claimed(&self) {
+        self.turn.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// After the command that got batch `first` and its bytes: feeds it the batches of its lane
+/// as they come, each marked done, until the input ends or the run stops. `alive`: the
+/// command still reads (once it stops, its lane's batches are still taken and dropped).
+pub(super) fn feed_lane(
+    shared: &Shared,
+    lanes: &Lanes,
+    node: usize,
+    feed: &Feed,
+    first: u64,
+    mut alive: bool,
+) -> io::Result<()> {
+    let lane = first % lanes.lanes;
+    let mut pause = Duration::from_micros(20);
+    let mut waited = Instant::now();
+    loop {
+        if shared.stop.is_stopped() {
+            return Ok(());
+        }
+        // Not this lane's turn: wait, unless a published batch waited for its lane too long
+        // (that lane's worker is busy or not started yet): then this one takes it.
+        if lanes.turn.load(Ordering::SeqCst) % lanes.lanes != lane {
+            if shared.rings.drained() {
+                return Ok(());
+            }
+            if shared.rings.backlog() == 0 {
+                waited = Instant::now();
+            }
+            if shared.rings.backlog() == 0 || waited.elapsed() <= TURN_WAIT {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(2));
+                continue;
+            }
+        }
+        pause = Duration::from_micros(20);
+        waited = Instant::now();
+        let Claim::Batch(batch) = shared.rings.claim(node, true) else {
+            return Ok(());
+        };
+        lanes.claimed();
+        if alive {
+            let (file, off) = shared.spool.file_at(batch.start);
+            let sent = if shared.work.drop_blank {
+                let runs =
+                    crate::input::blank::kept_runs(shared.spool.bytes(batch.start, batch.end));
+                feed.send_runs(file, off, runs)
+            } else {
+                feed.send(file, off, batch.end - batch.start)
+            };
+            match sent {
+                Ok(more) => alive = more,
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    shared.spool.mark_shrank();
+                    alive = false;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        shared.input_release.release(batch.seq);
+        let done = Finished {
+            seq: batch.seq,
+            piece: None,
+            done: DoneSet::of(&[(batch.start, batch.end)]),
+            failed: false,
+        };
+        if let Err(e) = shared.output.complete(done) {
+            shared
+                .stop
+                .request(super::worker::emit_stop(e, "standard output"));
+            return Ok(());
+        }
+    }
+}
