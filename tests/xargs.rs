@@ -570,6 +570,48 @@ fn a_seekable_stdin_keeps_what_follows_the_end_string() {
     assert!(gnu.contains("-E 2 a 0\n3\n"), "{gnu}");
 }
 
+/// A run that stops early (a command exited 255, or was killed by a signal) leaves a seekable
+/// stdin just after the input of the last command started and of the next one, which GNU
+/// xargs has read before it waits for the command that failed; a full run leaves it at the end,
+/// and a pipe gives nothing back.
+#[test]
+fn a_run_that_stops_leaves_the_input_it_did_not_use() {
+    let script = r#"
+        d=$(mktemp -d)
+        seq 10 > "$d/a"
+        seq 100000 > "$d/b"
+        printf '1\0002\0003\0004\0005\000' > "$d/z"
+        fail3='test $0 = 3 && exit 255; echo run $0'
+        for x in xargs "$FRUN xargs"; do
+            { $x -n1 sh -c "$fail3"; echo "n1 $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -P1 -n1 sh -c "$fail3"; echo "P1 $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -n3 sh -c 'test $0 = 1 && exit 255; echo run $0'; echo "n3 $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -n3 sh -c 'test $0 = 4 && exit 255; echo run $0'; echo "n3b $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -n2 sh -c 'test $0 = 5 && kill -9 $$; echo run $0'; echo "kill $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -0 -n1 sh -c "$fail3"; echo "z $?"; cat | tr '\0' .; echo; } < "$d/z" 2>/dev/null
+            { $x -L2 sh -c "$fail3"; echo "L2 $?"; cat; } < "$d/a" 2>/dev/null
+            # Far past the reader's first buffer.
+            { $x -n5000 sh -c 'test $0 = 45001 && exit 255; :'; echo "big $?"; cat | head -2; } < "$d/b" 2>/dev/null
+            # Two at once: 2 is still running when 3 fails, so 3 is the last one started.
+            { $x -P2 -n1 sh -c 'test $0 = 2 && sleep 1; test $0 = 3 && exit 255; :'; echo "P2 $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -n1 echo; echo "full $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -E 4 -n1 sh -c "$fail3"; echo "E $?"; cat; } < "$d/a" 2>/dev/null
+            { $x -E 6 -n1 sh -c "$fail3"; echo "E6 $?"; cat; } < "$d/a" 2>/dev/null
+            seq 10 | { $x -n1 sh -c "$fail3"; echo "pipe $?"; cat; } 2>/dev/null
+            echo ==
+        done
+        rm -r "$d"
+    "#;
+    let out = crate::common::bash(script);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (gnu, frun) = text.split_once("==\n").expect(&text);
+    assert_eq!(frun.trim_end_matches("==\n"), gnu);
+    assert!(gnu.contains("run 2\nn1 124\n5\n6\n"), "{gnu}");
+    assert!(gnu.contains("n3 124\n7\n"), "{gnu}");
+    assert!(gnu.contains("big 124\n55001\n"), "{gnu}");
+    assert!(gnu.contains("full 0\nrun 1\nrun 2\nE 124\n5\n"), "{gnu}");
+}
+
 /// -I fills the command line and counts that against -s (not the template plus the item).
 #[test]
 fn replace_counts_the_filled_command_against_s() {

@@ -8,6 +8,7 @@
 use std::io::{self, Read, Write};
 
 use crate::exec::command::argv::{pack_arg, pack_end};
+use crate::input::used::Used;
 
 /// How items are separated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,22 +56,19 @@ pub struct Rules {
 /// Reads all of `input` and writes the commands to `out`. An error (an unmatched quote, an
 /// item too long) is xargs' message: the commands before it are written first.
 pub fn translate(input: impl Read, out: impl Write, rules: &Rules) -> Result<(), String> {
-    translate_counting(input, out, rules, &mut 0)
+    translate_counting(input, out, rules, &mut 0, None)
 }
 
-/// [`translate`] from a file (standard input): when it stops before the input's end (at the
-/// end-of-file string, or an error), the file's offset is set back to just after the last
-/// byte it used (the end-of-file string's terminator, the byte that was wrong), so that what
-/// follows stays for the next reader of a seekable input, as POSIX requires of xargs. A pipe
-/// cannot go back: what was read ahead of that point is gone, as with xargs.
-pub fn translate_file(input: &std::fs::File, out: impl Write, rules: &Rules) -> Result<(), String> {
+/// [`translate`] from a file (standard input), read through `used`, which learns where each
+/// command's input ended: when it stops before the input's end (at the end-of-file string, or
+/// an error), the file's offset is set back to just after the last byte it used (the
+/// end-of-file string's terminator, the byte that was wrong), so that what follows stays for
+/// the next reader of a seekable input, as POSIX requires of xargs. A pipe cannot go back:
+/// what was read ahead of that point is gone, as with xargs.
+pub fn translate_file(used: &Used, out: impl Write, rules: &Rules) -> Result<(), String> {
     let mut unread = 0u64;
-    let done = translate_counting(input, out, rules, &mut unread);
-    if unread > 0 {
-        let back = -(i64::try_from(unread).unwrap_or(i64::MAX));
-        // A pipe or a terminal says ESPIPE: nothing to give back.
-        let _ = nix::unistd::lseek(input, back, nix::unistd::Whence::SeekCur);
-    }
+    let done = translate_counting(used.reader(), out, rules, &mut unread, Some(used));
+    used.unread(unread);
     done
 }
 
@@ -80,6 +78,7 @@ fn translate_counting(
     out: impl Write,
     rules: &Rules,
     unread: &mut u64,
+    used: Option<&Used>,
 ) -> Result<(), String> {
     let mut cutter = Cutter {
         rules,
@@ -89,6 +88,9 @@ fn translate_counting(
         lines: 0,
         size: rules.initial,
         commands: 0,
+        used,
+        base: 0,
+        at: 0,
     };
     let read = match rules.separator {
         Separator::Quoted => read_quoted(input, &mut cutter, unread),
@@ -120,6 +122,12 @@ struct Cutter<'a, W: Write> {
     /// Its command line's bytes so far.
     size: u64,
     commands: u64,
+    /// Learns where each command's input ended (standard input).
+    used: Option<&'a Used>,
+    /// The input offset of the buffer being read (from where reading began).
+    base: u64,
+    /// The input offset the reader has used up to.
+    at: u64,
 }
 
 impl<W: Write> Cutter<'_, W> {
@@ -173,6 +181,14 @@ impl<W: Write> Cutter<'_, W> {
             return Ok(());
         }
         pack_end(&mut self.pending);
+        if let Some(u) = self.used {
+            if !u.has_room() {
+                // The run must see the commands it waits for before it starts them.
+                self.out.flush().map_err(|e| io_error(&e))?;
+                u.wait_room();
+            }
+            u.command_ended(self.at);
+        }
         self.out
             .write_all(&self.pending)
             .map_err(|e| io_error(&e))?;
@@ -194,6 +210,9 @@ impl<W: Write> Cutter<'_, W> {
             && self.rules.grouping != Grouping::Replace
         {
             pack_end(&mut self.pending);
+            if let Some(u) = self.used {
+                u.command_ended(self.at);
+            }
             self.out
                 .write_all(&self.pending)
                 .map_err(|e| io_error(&e))?;
@@ -329,6 +348,7 @@ impl Quoted {
                     i += run;
                 }
                 State::Space | State::Word => {
+                    c.at = c.base + i as u64;
                     if let Err(e) = self.outside(b, rules, c) {
                         self.stopped = i;
                         return Err(e);
@@ -448,6 +468,8 @@ fn read_quoted<W: Write>(
         };
         let fed = q.feed(&buf[..n], rules, c);
         *unread = (n - q.stopped) as u64;
+        c.base += n as u64;
+        c.at = c.base - *unread;
         fed?;
     }
     if q.ended {
@@ -494,6 +516,7 @@ fn read_delimited<W: Write>(
         let mut start = 0;
         for end in memchr::memchr_iter(delimiter, &buf[..n]) {
             let piece = &buf[start..end];
+            c.at = c.base + end as u64 + 1;
             let done = if item.is_empty() {
                 delimited_item(piece, c)
             } else {
@@ -508,7 +531,9 @@ fn read_delimited<W: Write>(
             }
         }
         item.extend_from_slice(&buf[start..n]);
+        c.base += n as u64;
     }
+    c.at = c.base;
     if !item.is_empty() {
         delimited_item(&item, c)?;
     }

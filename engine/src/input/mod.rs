@@ -9,6 +9,7 @@ pub mod records;
 pub mod scan;
 pub mod shard;
 pub mod spool;
+pub mod used;
 
 // The record rules keep their paths (`input::bounds`, …) for the stages and front ends.
 pub use records::{blank, bounds, csv, group};

@@ -241,8 +241,8 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let command = command(cfg, &input.header, env_bytes)?;
     let joblog = open_joblog(cfg, &input.file)?;
     let resumed = jobs_resume::Resumed::of(cfg, &input.header)?;
-    let (file, feeder) = match head_feeder {
-        Some(f) => (input.file, Some(f)),
+    let (file, feeder, used) = match head_feeder {
+        Some(f) => (input.file, Some(f), None),
         None => argument_feed(cfg, input.file)?,
     };
     let input = Input {
@@ -250,6 +250,7 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         name: input.name,
         children_keep_stdin: input.children_keep_stdin,
         feeder,
+        used,
     };
     // Last, once everything else is known to be valid: the journal is a file frun creates.
     let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
@@ -422,13 +423,22 @@ fn pipe_head(
 }
 
 /// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
-/// into a pipe the run reads: one packed record per command.
+/// into a pipe the run reads: one packed record per command. The run learns from what it
+/// shares with the feeder how much input its commands used ([`crate::input::used`]).
+#[allow(clippy::type_complexity)]
 fn argument_feed(
     cfg: &Config,
     source: File,
-) -> Result<(File, Option<crate::input::Feeder>), RunError> {
+) -> Result<
+    (
+        File,
+        Option<crate::input::Feeder>,
+        Option<std::sync::Arc<crate::input::used::Used>>,
+    ),
+    RunError,
+> {
     let Some(x) = &cfg.argument_lists else {
-        return Ok((source, None));
+        return Ok((source, None, None));
     };
     let rules = &x.rules;
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
@@ -438,9 +448,11 @@ fn argument_feed(
     let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
     let rules = rules.clone();
     let writer = File::from(write);
+    let used = std::sync::Arc::new(crate::input::used::Used::new(source));
+    let reader = std::sync::Arc::clone(&used);
     let feed: crate::input::Feeder =
-        Box::new(move || crate::input::arguments::translate_file(&source, writer, &rules));
-    Ok((File::from(read), Some(feed)))
+        Box::new(move || crate::input::arguments::translate_file(&reader, writer, &rules));
+    Ok((File::from(read), Some(feed), Some(used)))
 }
 
 /// Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them (xargs'

@@ -130,6 +130,8 @@ pub struct Shared {
     /// Written when a worker or the scanner finishes, to wake the supervisor.
     done: sys::Event,
     arg_max_record: u64,
+    /// How much of the input the commands used (`frun xargs`), set before any worker starts.
+    pub input_used: std::sync::OnceLock<Arc<crate::input::used::Used>>,
     /// When each worker's command started, for `--job-timeout`.
     pub clock: timeouts::Clock,
     /// `--delay`.
@@ -221,6 +223,7 @@ impl Shared {
             scan_totals: Mutex::new(None),
             done: sys::Event::new()?,
             arg_max_record: scan.arg_space.map_or(u64::MAX, |s| s.max_record_len),
+            input_used: std::sync::OnceLock::new(),
         })
     }
 
@@ -776,6 +779,9 @@ fn try_run(
         joblog,
         children_env,
     )?);
+    if let Some(u) = input.used {
+        let _ = shared.input_used.set(u);
+    }
     if let Some(t) = &shared.work.results_table {
         let _ = shared.output.write_aside(shared.output.fd(), &t.header());
     }
@@ -846,6 +852,12 @@ fn wind_up(
     descendants::end_all(KILL_GRACE, shared.workers_live.load(Ordering::Acquire) == 0);
     // A completed run read the feeder's input to its end: the feeder has returned. (A run that
     // stopped leaves it to end with the process.)
+    // A run that stopped early leaves the input just after what its commands used.
+    if shared.stop.reason().is_some() {
+        if let Some(u) = shared.input_used.get() {
+            u.give_back();
+        }
+    }
     let fed = match feeder {
         Some(h) if shared.stop.reason().is_none() => h
             .join()

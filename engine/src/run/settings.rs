@@ -74,6 +74,9 @@ pub struct Input {
     /// Writes what `file` reads (the other end of a pipe), on a thread of its own from the
     /// run's start (`frun xargs`' input rules); its error ends a completed run with status 1.
     pub feeder: Option<Feeder>,
+    /// How much of the input the commands used (`frun xargs`): a run that stops gives back
+    /// the rest of a seekable input.
+    pub used: Option<std::sync::Arc<crate::input::used::Used>>,
 }
 
 pub use crate::input::Feeder;

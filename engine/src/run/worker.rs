@@ -350,6 +350,9 @@ impl Site for Post<'_> {
 
     fn command(&self, bytes: &[u8], seq: u64, attempt: u64, argv: &mut Argv) {
         let s = self.shared;
+        if let Some(u) = s.input_used.get() {
+            u.started(seq);
+        }
         // A plugin host reads the records from the spool itself (a worker shell does not).
         let arg_bytes = if s.work.records_on_stdin || (s.work.plugin.is_some() && s.shell.is_none())
         {
