@@ -11,20 +11,19 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-mod cpus;
 mod csv;
-mod env;
-mod group_by;
+mod host;
 mod lines;
-mod pipe_lines;
-mod place;
+mod output;
+mod pipe;
 mod plus;
-mod profile;
-mod regexp;
-mod semaphore;
-mod storage;
-mod table;
-pub mod tee;
+mod profiles;
+
+use host::{cpus, place, semaphore};
+use output::{storage, table};
+pub use pipe::tee;
+use pipe::{group_by, pipe_lines, regexp};
+use profiles::{env, profile};
 
 use crate::invocation::Invocation;
 use crate::units::{parse_delimiter, parse_number};
@@ -867,23 +866,9 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.jobs = Some(v);
         }
         "profile" => o.profiles.push(v),
-        "wd" if v.is_empty() => return Err(refuse("--wd: empty directory name")),
-        "wd" => o.place.wd = Some(v.into_bytes()),
-        "nice" => o.place.nice = Some(place::niceness(&v).map_err(refuse)?),
-        // Jobs here inherit the whole environment: --env NAME only matters for remote jobs.
-        "env" => {}
-        "load" => {
-            let cpus = frun_engine::sys::usable_cpus() as u64;
-            o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
+        "wd" | "nice" | "env" | "load" | "process-slot-var" | "id" | "tmpl" => {
+            set_job_place(o, name, v)?
         }
-        "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
-        "id" => o.sem.id = Some(v),
-        "tmpl" => match v.split_once('=') {
-            Some((file, name)) if !file.is_empty() && !name.is_empty() => {
-                o.tmpl.push((PathBuf::from(file), name.as_bytes().to_vec()));
-            }
-            _ => return Err(refuse(format!("--tmpl '{v}': expected FILE=NAME"))),
-        },
         // What compresses GNU Parallel's temporary files (and `--results` files): frun keeps
         // output in memory, so elsewhere it changes nothing that is printed (see storage.rs).
         "compress-program" => o.compress_program = Some(v),
@@ -982,7 +967,32 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "results" => table::set_results(o, &v)?,
         "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
         "tmpdir" => storage::set_tmpdir(o, &v)?,
-        _ => unreachable!("canonical names only"),
+        _ => return Err(refuse(format!("--{name}: not read by frun parallel"))),
+    }
+    Ok(())
+}
+
+/// The options with values that say where and how each job runs: `--wd`, `--nice`, `--env`,
+/// `--load`, `--process-slot-var`, `--id` (a semaphore's) and `--tmpl`.
+fn set_job_place(o: &mut Options, name: &str, v: String) -> Result<(), Invocation> {
+    match name {
+        "wd" if v.is_empty() => return Err(refuse("--wd: empty directory name")),
+        "wd" => o.place.wd = Some(v.into_bytes()),
+        "nice" => o.place.nice = Some(place::niceness(&v).map_err(refuse)?),
+        // Jobs here inherit the whole environment: --env NAME only matters for remote jobs.
+        "env" => {}
+        "load" => {
+            let cpus = frun_engine::sys::usable_cpus() as u64;
+            o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
+        }
+        "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
+        "id" => o.sem.id = Some(v),
+        _ => match v.split_once('=') {
+            Some((file, name)) if !file.is_empty() && !name.is_empty() => {
+                o.tmpl.push((PathBuf::from(file), name.as_bytes().to_vec()));
+            }
+            _ => return Err(refuse(format!("--tmpl '{v}': expected FILE=NAME"))),
+        },
     }
     Ok(())
 }

@@ -422,21 +422,18 @@ fn pipe_head(
     Ok((rest.header, rest.feeder))
 }
 
+/// What the run reads (the feeder's pipe, or the input itself), the feeder, and what the run
+/// and the feeder share about the input the commands used.
+type ArgumentFeed = (
+    File,
+    Option<crate::input::Feeder>,
+    Option<std::sync::Arc<crate::input::used::Used>>,
+);
+
 /// `frun xargs`: the input goes through xargs' rules on a thread of the run (the feeder),
 /// into a pipe the run reads: one packed record per command. The run learns from what it
 /// shares with the feeder how much input its commands used ([`crate::input::used`]).
-#[allow(clippy::type_complexity)]
-fn argument_feed(
-    cfg: &Config,
-    source: File,
-) -> Result<
-    (
-        File,
-        Option<crate::input::Feeder>,
-        Option<std::sync::Arc<crate::input::used::Used>>,
-    ),
-    RunError,
-> {
+fn argument_feed(cfg: &Config, source: File) -> Result<ArgumentFeed, RunError> {
     let Some(x) = &cfg.argument_lists else {
         return Ok((source, None, None));
     };

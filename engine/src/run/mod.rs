@@ -24,7 +24,6 @@ use crate::sys;
 use crate::sys::exit::ExitCode;
 
 mod ending;
-pub mod lanes;
 mod meter;
 mod runner;
 mod settings;
@@ -97,7 +96,7 @@ pub struct Shared {
     /// The running child of each worker (0 = none).
     pub children: Vec<AtomicI32>,
     /// `--round-robin`: one command per worker takes every N-th batch.
-    pub lanes: Option<lanes::Lanes>,
+    pub lanes: Option<runner::lanes::Lanes>,
     /// Job lines' `{%}`: which slot each running job holds.
     pub slots: crate::dispatch::slots::JobSlots,
     /// The signal mask children start with (frun's mask before it blocked signals).
@@ -191,7 +190,9 @@ impl Shared {
                 checkpoint.journal.clone(),
                 checkpoint.stdout_base,
             ),
-            lanes: work.round_robin.then(|| lanes::Lanes::new(workers.max)),
+            lanes: work
+                .round_robin
+                .then(|| runner::lanes::Lanes::new(workers.max)),
             ledger: Ledger::default(),
             input_release: InputRelease::new(RING_SLOTS * 64)?,
             stop: Stop::new()?,
@@ -782,15 +783,7 @@ fn try_run(
     if let Some(u) = input.used {
         let _ = shared.input_used.set(u);
     }
-    if let Some(t) = &shared.work.results_table {
-        let _ = shared.output.write_aside(shared.output.fd(), &t.header());
-    }
-    if let Some(crate::output::joblog::Joblog::Stdout) = &shared.joblog {
-        let _ = shared.output.write_aside(
-            std::os::fd::AsFd::as_fd(&std::io::stdout()),
-            crate::output::joblog::HEADER,
-        );
-    }
+    write_headers(&shared);
     let ending = EndOfRun {
         started,
         stats,
@@ -837,6 +830,20 @@ fn try_run(
         m.finish(shared.stop.reason().is_none() && !shared.spool.shrank());
     }
     Ok(wind_up(shared, feeder, &ending, shard, exits_after))
+}
+
+/// What goes out before any job's output: a results table's header line, a joblog's on
+/// stdout.
+fn write_headers(shared: &Shared) {
+    if let Some(t) = &shared.work.results_table {
+        let _ = shared.output.write_aside(shared.output.fd(), &t.header());
+    }
+    if let Some(crate::output::joblog::Joblog::Stdout) = &shared.joblog {
+        let _ = shared.output.write_aside(
+            std::os::fd::AsFd::as_fd(&std::io::stdout()),
+            crate::output::joblog::HEADER,
+        );
+    }
 }
 
 /// The end of a supervised run: what the commands left running ends, the feeder is joined and

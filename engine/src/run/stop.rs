@@ -109,3 +109,14 @@ impl Stop {
         std::os::fd::AsFd::as_fd(&self.event)
     }
 }
+
+/// Why the run stops when the output (`target`: what it writes to) could not take a batch.
+pub(crate) fn emit_stop(e: crate::output::emit::EmitError, target: &str) -> StopReason {
+    match e {
+        crate::output::emit::EmitError::Closed => StopReason::ReaderGone,
+        crate::output::emit::EmitError::Io(e) => StopReason::Fatal(format!(
+            "cannot write to {target}: {}",
+            crate::sys::errors::os_message(&e)
+        )),
+    }
+}

@@ -21,7 +21,7 @@ use crate::output::emit::{Capture, DoneSet, EmitError, Finished, Piece};
 use crate::output::linebuf::LineRelay;
 use crate::run::Shared;
 use crate::run::runner::{self, Attempt, Ending, Runner};
-use crate::run::stop::{Stop, StopReason};
+use crate::run::stop::{Stop, StopReason, emit_stop};
 
 /// Runs worker `index` until there is no more work. Errors stop the whole run.
 pub(super) fn run(shared: &Shared, index: usize) {
@@ -1269,17 +1269,6 @@ impl<'a, S: Site> Worker<'a, S> {
             }
         }
         Ok(true)
-    }
-}
-
-/// Why the run stops when the output (`target`: what it writes to) could not take a batch.
-pub(super) fn emit_stop(e: EmitError, target: &str) -> StopReason {
-    match e {
-        EmitError::Closed => StopReason::ReaderGone,
-        EmitError::Io(e) => StopReason::Fatal(format!(
-            "cannot write to {target}: {}",
-            crate::sys::errors::os_message(&e)
-        )),
     }
 }
 

@@ -6,7 +6,7 @@
 //! A runner only runs and says how the attempt ended. It never retries, splits, gives up or
 //! records anything, and never touches the ring or the emitter: the worker decides all that.
 //! The one exception is `--round-robin` on stdin, where the command, once fed its batch, goes
-//! on with its lane's later batches through [`crate::run::lanes`].
+//! on with its lane's later batches through [`lanes`].
 
 use std::io;
 use std::sync::Arc;
@@ -23,6 +23,7 @@ use crate::run::Shared;
 use crate::run::stop::StopReason;
 
 mod dry;
+pub(crate) mod lanes;
 mod plugin;
 mod shell;
 mod spawn;
@@ -202,7 +203,7 @@ impl Child<'_> {
             }
             // --round-robin: the command goes on with its lane's batches.
             if let Some(lanes) = &shared.lanes {
-                crate::run::lanes::feed_lane(shared, lanes, self.node, &feed, part.seq, alive)?;
+                lanes::feed_lane(shared, lanes, self.node, &feed, part.seq, alive)?;
             }
         }
         Ok(())

@@ -139,7 +139,7 @@ impl Runner for PluginRunner<'_> {
         let reply = host.reply().ok().flatten();
         child.set_running(0);
         if let Some(Err(e)) = relay.map(|r| r.end()) {
-            return Ok(Ending::Stop(super::super::worker::emit_stop(
+            return Ok(Ending::Stop(super::super::stop::emit_stop(
                 e,
                 shared.output.target(),
             )));

@@ -258,7 +258,7 @@ impl Runner for SpawnRunner<'_> {
         if let Some(Err(e)) = relay.map(|r| r.end()) {
             self.child.set_running(0);
             wait_reap(pid);
-            return Ok(Ending::Stop(super::super::worker::emit_stop(
+            return Ok(Ending::Stop(super::super::stop::emit_stop(
                 e,
                 self.child.shared.output.target(),
             )));

@@ -21,8 +21,8 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::Options;
 use crate::invocation::Invocation;
+use crate::parallel::Options;
 use frun_engine::exec::command::argv::shell_quote;
 use frun_engine::exec::command::job::{JobSpec, perl_expression};
 use frun_engine::plan::config::{Bound, Source, SourceValues};
@@ -58,7 +58,7 @@ fn too_few_jobs(warn: Option<u64>) -> Invocation {
 }
 
 /// What [`finish`] checks once the run's `Config` is built.
-pub(super) struct Pending {
+pub(in crate::parallel) struct Pending {
     jobs: u64,
     every: bool,
 }
@@ -67,7 +67,7 @@ pub(super) struct Pending {
 /// sources (`-a` files first, as the run reads them), each job's stdin being all of the
 /// input; None when `--tee` does not apply (without `--pipe`, GNU Parallel ignores it).
 /// Without `-j`, every job runs at once (`-j 0`), as in GNU Parallel.
-pub(super) fn prepare(
+pub(in crate::parallel) fn prepare(
     o: &mut Options,
     command: &[OsString],
     sources: &mut Vec<Source>,
@@ -76,9 +76,9 @@ pub(super) fn prepare(
         return Ok(None);
     }
     if command.is_empty() && sources.is_empty() {
-        return Err(super::refuse("--pipe needs a command"));
+        return Err(crate::parallel::refuse("--pipe needs a command"));
     }
-    let refuse = |m: &str| super::refuse(format!("--tee: {m}"));
+    let refuse = |m: &str| crate::parallel::refuse(format!("--tee: {m}"));
     let data = match o.pipepart {
         // The first file is the data; the others are input sources.
         true if !o.arg_files.is_empty() => Some(o.arg_files.remove(0)),
@@ -89,7 +89,7 @@ pub(super) fn prepare(
     if o.jobs.is_none() {
         o.jobs = Some("0".into());
     }
-    super::split_values(sources, o.cfg.delimiter);
+    crate::parallel::split_values(sources, o.cfg.delimiter);
     let files: Vec<Source> = o
         .arg_files
         .iter()
@@ -126,7 +126,7 @@ pub(super) fn prepare(
             code.push(b'\n');
         }
         None if jobs > 0 => {
-            let dir = private_name(&super::storage::tmpdir(o));
+            let dir = private_name(&crate::parallel::storage::tmpdir(o));
             claim_code(&dir, jobs, &mut code);
             if let Ok(mut plan) = PLAN.lock() {
                 *plan = Some(Plan { dir, jobs });
@@ -141,7 +141,10 @@ pub(super) fn prepare(
 /// Checks that every job can run at once (else GNU Parallel's error, and nothing runs), and
 /// puts no values after a command that names none (GNU Parallel's `--pipe` commands get
 /// none): `{}` and the others go where the line says.
-pub(super) fn finish(pending: Option<Pending>, run: Invocation) -> Result<Invocation, Invocation> {
+pub(in crate::parallel) fn finish(
+    pending: Option<Pending>,
+    run: Invocation,
+) -> Result<Invocation, Invocation> {
     let (p, mut cfg) = match (pending, run) {
         (Some(p), Invocation::Run(cfg)) => (p, cfg),
         (pending, other) => {
@@ -365,7 +368,7 @@ mod tests {
 
     fn parsed(line: &str) -> Result<Invocation, Invocation> {
         let words = line.split(' ').map(OsString::from).collect();
-        super::super::parse_inner(words, None)
+        crate::parallel::parse_inner(words, None)
     }
 
     #[test]

@@ -14,16 +14,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::env::shell_words;
+use crate::parallel::env::shell_words;
 
 /// The configuration directories that exist, first one first.
-pub(super) struct Home {
+pub(in crate::parallel) struct Home {
     dirs: Vec<PathBuf>,
 }
 
 /// Finds the configuration directories; makes `$PARALLEL_HOME` if it is set and missing, and
 /// says (as GNU Parallel's warnings) when that fails.
-pub(super) fn home(warn: &mut dyn FnMut(String)) -> Home {
+pub(in crate::parallel) fn home(warn: &mut dyn FnMut(String)) -> Home {
     let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
     let parallel_home = var("PARALLEL_HOME");
     if let Some(h) = &parallel_home {
@@ -60,7 +60,10 @@ pub(super) fn home(warn: &mut dyn FnMut(String)) -> Home {
 /// not exist). A named profile that starts with `/` or `./` is that file; any other is looked
 /// for in each configuration directory. Each line is split as a shell splits words; lines
 /// starting with `#` are comments. A named profile found nowhere is an error.
-pub(super) fn profile_words(named: &[String], home: &Home) -> Result<Vec<OsString>, String> {
+pub(in crate::parallel) fn profile_words(
+    named: &[String],
+    home: &Home,
+) -> Result<Vec<OsString>, String> {
     let mut files: Vec<(PathBuf, bool)> = Vec::new();
     if named.is_empty() {
         files.push((PathBuf::from("/etc/parallel/config"), false));
@@ -153,7 +156,9 @@ fn check_profile(f: &File, file: &Path) -> Result<(), String> {
 /// file (or a FIFO) that exists, its content is the code. Byte 1 stands for a newline (as in
 /// GNU Parallel, to carry newlines through one-line places). The code starts by unsetting the
 /// variable, so that no job inherits it (a `frun parallel` in a job does not run it again).
-pub(super) fn parallel_env(value: Option<OsString>) -> Result<Option<Vec<u8>>, String> {
+pub(in crate::parallel) fn parallel_env(
+    value: Option<OsString>,
+) -> Result<Option<Vec<u8>>, String> {
     let Some(v) = value.filter(|v| !v.is_empty()) else {
         return Ok(None);
     };

@@ -3,21 +3,21 @@
 //! the option into the engine's setting and refuses what does not go with it; the engine
 //! formats and writes the records.
 
-use super::{Options, refuse};
 use crate::invocation::Invocation;
+use crate::parallel::{Options, refuse};
 use frun_engine::output::emit::OrderMode;
 use frun_engine::output::results::table::TableSpec;
 
 /// `--results NAME`: a table when NAME ends in `.json`, `.csv` or `.tsv`; else GNU Parallel's
 /// directory tree (or the files a template names).
-pub(super) fn set_results(o: &mut Options, v: &str) -> Result<(), Invocation> {
+pub(in crate::parallel) fn set_results(o: &mut Options, v: &str) -> Result<(), Invocation> {
     match TableSpec::of_name(v.as_bytes()) {
         Some(spec) => {
             o.cfg.results_table = Some(spec);
             o.cfg.job_files = None;
         }
         None => {
-            o.cfg.job_files = Some(super::results_name(v)?);
+            o.cfg.job_files = Some(crate::parallel::results_name(v)?);
             o.cfg.results_table = None;
         }
     }
@@ -26,7 +26,7 @@ pub(super) fn set_results(o: &mut Options, v: &str) -> Result<(), Invocation> {
 
 /// A table needs each job's whole output: it is kept (not passed on as it comes), and
 /// `--pipe` jobs (whose values are a block), a dry run and `--line-buffer` are refused.
-pub(super) fn settle(o: &mut Options) -> Result<(), Invocation> {
+pub(in crate::parallel) fn settle(o: &mut Options) -> Result<(), Invocation> {
     if o.cfg.results_table.is_none() {
         return Ok(());
     }

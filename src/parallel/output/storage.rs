@@ -8,12 +8,12 @@
 
 use std::path::PathBuf;
 
-use super::{Options, refuse};
 use crate::invocation::Invocation;
+use crate::parallel::{Options, refuse};
 use frun_engine::output::emit::OrderMode;
 
 /// The directory temporary files go in: `--tmpdir`, `$TMPDIR`, /tmp.
-pub(super) fn tmpdir(o: &Options) -> PathBuf {
+pub(in crate::parallel) fn tmpdir(o: &Options) -> PathBuf {
     if let Some(d) = &o.tmpdir {
         return d.clone();
     }
@@ -24,7 +24,7 @@ pub(super) fn tmpdir(o: &Options) -> PathBuf {
 }
 
 /// `--tmpdir DIR`: DIR must be a directory one can write in, as GNU Parallel checks.
-pub(super) fn set_tmpdir(o: &mut Options, v: &str) -> Result<(), Invocation> {
+pub(in crate::parallel) fn set_tmpdir(o: &mut Options, v: &str) -> Result<(), Invocation> {
     let dir = PathBuf::from(v);
     usable("--tmpdir", &dir)?;
     o.tmpdir = Some(dir);
@@ -45,7 +45,7 @@ fn usable(what: &str, dir: &std::path::Path) -> Result<(), Invocation> {
 
 /// Settles `--files` against the other output options. `--files` wins over
 /// `--line-buffer` (a job's output is whole in its file), as in GNU Parallel.
-pub(super) fn settle(o: &mut Options) -> Result<(), Invocation> {
+pub(in crate::parallel) fn settle(o: &mut Options) -> Result<(), Invocation> {
     let compress = o.compress || o.compress_program.is_some();
     if compress && o.files {
         return Err(refuse(

@@ -8,17 +8,17 @@ use frun_engine::exec::command::argv::shell_quote;
 
 /// Where and how nicely jobs run.
 #[derive(Default)]
-pub(super) struct Place {
-    pub(super) wd: Option<Vec<u8>>,
-    pub(super) nice: Option<i32>,
+pub(in crate::parallel) struct Place {
+    pub(in crate::parallel) wd: Option<Vec<u8>>,
+    pub(in crate::parallel) nice: Option<i32>,
     /// `--load`: the load average (times 100) above which a job waits to start.
-    pub(super) load: Option<u64>,
+    pub(in crate::parallel) load: Option<u64>,
     /// `--open-tty`, `-o`, `--tty`: the job's stdin is the terminal (else /dev/null).
-    pub(super) tty: bool,
+    pub(in crate::parallel) tty: bool,
 }
 
 /// `--load N` or `N%` (of the CPUs frun may use): the limit, times 100.
-pub(super) fn load_limit(v: &str, cpus: u64) -> Result<u64, String> {
+pub(in crate::parallel) fn load_limit(v: &str, cpus: u64) -> Result<u64, String> {
     let bad = || format!("--load '{v}': expected a number or a percentage");
     let (n, per_cent) = match v.strip_suffix('%') {
         Some(p) => (p, true),
@@ -33,7 +33,7 @@ pub(super) fn load_limit(v: &str, cpus: u64) -> Result<u64, String> {
 }
 
 /// `--nice N`: a niceness from -20 to 19.
-pub(super) fn niceness(v: &str) -> Result<i32, String> {
+pub(in crate::parallel) fn niceness(v: &str) -> Result<i32, String> {
     match v.trim().parse::<i32>() {
         Ok(n) if (-20..=19).contains(&n) => Ok(n),
         _ => Err(format!("--nice '{v}': expected a niceness from -20 to 19")),
@@ -44,7 +44,7 @@ impl Place {
     /// The code to run before each job's line (then `before`, `$PARALLEL_ENV`'s), or None
     /// when neither option was given. `...`'s directory is named by this machine, frun's
     /// process id and the job shell's, and the job's shell removes it on exit.
-    pub(super) fn prologue(&self, before: Option<Vec<u8>>) -> Option<Vec<u8>> {
+    pub(in crate::parallel) fn prologue(&self, before: Option<Vec<u8>>) -> Option<Vec<u8>> {
         if self.wd.is_none() && self.nice.is_none() && self.load.is_none() && !self.tty {
             return before;
         }

@@ -13,7 +13,7 @@ use frun_engine::input::bounds::BoundaryFinder;
 
 /// Boundaries between a match of the end expression and one of the start expression.
 #[derive(Debug)]
-pub(super) struct RegexBounds {
+pub(in crate::parallel) struct RegexBounds {
     /// The last boundary of a block: the greedy prefix up to an end match followed by a start
     /// match (group 1 ends at the boundary).
     last: Regex,
@@ -36,7 +36,7 @@ pub(super) struct RegexBounds {
 impl RegexBounds {
     /// The finder for `--recstart START --recend END --regexp`, `n` records per job with `-N`
     /// (1 otherwise); an error names the expression that does not compile.
-    pub(super) fn new(start: &str, end: &str, n: u64) -> Result<RegexBounds, String> {
+    pub(in crate::parallel) fn new(start: &str, end: &str, n: u64) -> Result<RegexBounds, String> {
         // GNU Parallel: --regexp --recend '' (without --recstart) ends records after any byte.
         let end = if end.is_empty() && start.is_empty() {
             "(?s:.)"

@@ -109,7 +109,7 @@ pub(super) fn feed_lane(
         if let Err(e) = shared.output.complete(done) {
             shared
                 .stop
-                .request(super::worker::emit_stop(e, "standard output"));
+                .request(crate::run::stop::emit_stop(e, "standard output"));
             return Ok(());
         }
     }

@@ -20,7 +20,7 @@ use frun_engine::sys::exit::ExitCode;
 
 /// What `--semaphore`, `--id`, `--fg`, `--bg` and `--wait` asked for.
 #[derive(Default)]
-pub(super) struct Request {
+pub(in crate::parallel) struct Request {
     /// `--semaphore` (or `--wait`) was given.
     pub wanted: bool,
     /// `--id NAME` / `--semaphorename NAME`.
@@ -44,7 +44,7 @@ struct Semaphore {
 impl Request {
     /// The run this request stands for: `slots` commands of its id at once (`-j`), the command
     /// line `line` (none: only `--wait`) run by `shell`.
-    pub(super) fn runner(
+    pub(in crate::parallel) fn runner(
         self,
         slots: u64,
         line: Option<Vec<u8>>,
@@ -101,10 +101,11 @@ impl Semaphore {
         let slot = self.acquire()?;
         // The command holds the slot: its descriptor is inherited (the lock lasts while any
         // process holding it lives).
-        // SAFETY: fcntl on a descriptor this function owns; no memory is passed.
-        if unsafe { libc::fcntl(slot.as_raw_fd(), libc::F_SETFD, 0) } == -1 {
-            return Err(std::io::Error::last_os_error().to_string());
-        }
+        nix::fcntl::fcntl(
+            &slot,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+        )
+        .map_err(|e| format!("cannot hand a semaphore slot to the command: {e}"))?;
         let mut cmd = Command::new(&self.shell);
         cmd.arg("-c")
             .arg(std::ffi::OsStr::from_bytes(line))
@@ -148,7 +149,7 @@ impl Semaphore {
         loop {
             for n in 0..self.slots {
                 let f = self.slot_file(n)?;
-                if lock(&f, libc::LOCK_EX | libc::LOCK_NB)? {
+                if lock(&f, true)? {
                     return Ok(f);
                 }
             }
@@ -176,24 +177,31 @@ impl Semaphore {
                 Ok(f) => f,
                 Err(_) => continue,
             };
-            lock(&f, libc::LOCK_EX)?;
+            lock(&f, false)?;
         }
         Ok(())
     }
 }
 
-/// `flock(f, how)`: whether the lock was taken (false: it is held, with `LOCK_NB`).
-fn lock(f: &File, how: libc::c_int) -> Result<bool, String> {
+/// Locks `f` exclusively (waiting, unless `nonblocking`): whether the lock was taken (false:
+/// it is held elsewhere, with `nonblocking`). nix's own `Flock` owns its file and unlocks it
+/// when dropped; a slot's lock must outlive frun in the command that inherits the descriptor,
+/// so the plain call is used.
+#[allow(deprecated)]
+fn lock(f: &File, nonblocking: bool) -> Result<bool, String> {
+    use nix::errno::Errno;
+    use nix::fcntl::{FlockArg, flock};
+    let arg = if nonblocking {
+        FlockArg::LockExclusiveNonblock
+    } else {
+        FlockArg::LockExclusive
+    };
     loop {
-        // SAFETY: flock on a descriptor `f` owns; no memory is passed.
-        if unsafe { libc::flock(f.as_raw_fd(), how) } == 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EWOULDBLOCK) => return Ok(false),
-            _ => return Err(format!("cannot lock a semaphore slot: {e}")),
+        match flock(f.as_raw_fd(), arg) {
+            Ok(()) => return Ok(true),
+            Err(Errno::EINTR) => continue,
+            Err(Errno::EWOULDBLOCK) => return Ok(false),
+            Err(e) => return Err(format!("cannot lock a semaphore slot: {e}")),
         }
     }
 }
@@ -215,8 +223,8 @@ mod tests {
         };
         let held = s.acquire().unwrap();
         let again = s.slot_file(0).unwrap();
-        assert!(!lock(&again, libc::LOCK_EX | libc::LOCK_NB).unwrap());
+        assert!(!lock(&again, true).unwrap());
         drop(held);
-        assert!(lock(&again, libc::LOCK_EX | libc::LOCK_NB).unwrap());
+        assert!(lock(&again, true).unwrap());
     }
 }

@@ -11,7 +11,7 @@ use frun_engine::plan::config::BatchSpec;
 /// The batches of `--pipe --group-by value`: `per_job` groups per job (`-N`), else about
 /// `block` bytes of whole groups. Column names and perl expressions are refused, and so is a
 /// `--colsep` that is a regular expression rather than a plain string.
-pub(super) fn batches(
+pub(in crate::parallel) fn batches(
     value: &str,
     colsep: Option<&str>,
     per_job: Option<u64>,

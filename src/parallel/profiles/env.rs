@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStringExt;
 
 /// Splits `text` into words: blanks separate words; `'…'` is taken as it is; `"…"` and bare
 /// text take a backslash as "the next byte as it is". An unclosed quote is an error.
-pub(super) fn shell_words(text: &[u8]) -> Result<Vec<OsString>, String> {
+pub(in crate::parallel) fn shell_words(text: &[u8]) -> Result<Vec<OsString>, String> {
     let mut words = Vec::new();
     let mut word: Option<Vec<u8>> = None;
     let mut i = 0;

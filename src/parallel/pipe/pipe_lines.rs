@@ -9,7 +9,7 @@ use frun_engine::plan::config::BatchSpec;
 
 /// The batches of `--pipe` with records of `lines` lines: `per_job` records per job when
 /// `-N` (or `-n`) was given, else about `block` bytes of whole records per job.
-pub(super) fn batches(lines: u64, per_job: Option<u64>, block: u64) -> BatchSpec {
+pub(in crate::parallel) fn batches(lines: u64, per_job: Option<u64>, block: u64) -> BatchSpec {
     let lines = lines.max(1);
     match per_job {
         Some(n) => BatchSpec::Exact(n.max(1).saturating_mul(lines)),

@@ -9,15 +9,15 @@ use std::collections::HashSet;
 
 /// What a description of the machine says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Counts {
-    pub(super) sockets: u64,
-    pub(super) cores: u64,
-    pub(super) threads: u64,
+pub(in crate::parallel) struct Counts {
+    pub(in crate::parallel) sockets: u64,
+    pub(in crate::parallel) cores: u64,
+    pub(in crate::parallel) threads: u64,
 }
 
 /// Counts from `/proc/cpuinfo` text: one `processor` line per hardware thread, sockets by
 /// distinct `physical id`, cores by distinct (`physical id`, `core id`) pairs.
-pub(super) fn from_cpuinfo(text: &str) -> Option<Counts> {
+pub(in crate::parallel) fn from_cpuinfo(text: &str) -> Option<Counts> {
     let mut threads = 0u64;
     let mut sockets = HashSet::new();
     let mut cores = HashSet::new();
@@ -54,7 +54,7 @@ pub(super) fn from_cpuinfo(text: &str) -> Option<Counts> {
 
 /// Counts from `lscpu` text: `CPU(s)` threads, `Socket(s)` (or `CPU socket(s)`) sockets, and
 /// the threads divided by `Thread(s) per core` cores.
-pub(super) fn from_lscpu(text: &str) -> Option<Counts> {
+pub(in crate::parallel) fn from_lscpu(text: &str) -> Option<Counts> {
     let (mut threads, mut per_core, mut sockets) = (None, 1u64, 1u64);
     for line in text.lines() {
         let Some((key, value)) = line.split_once(':') else {
@@ -80,7 +80,7 @@ pub(super) fn from_lscpu(text: &str) -> Option<Counts> {
 
 /// The machine's counts: `PARALLEL_LSCPU`, else `PARALLEL_CPUINFO`, else `/proc/cpuinfo`;
 /// the CPUs frun may use when none of them can be read.
-pub(super) fn machine() -> Counts {
+pub(in crate::parallel) fn machine() -> Counts {
     let given = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     given("PARALLEL_LSCPU")
         .and_then(|t| from_lscpu(&t))
@@ -100,7 +100,7 @@ pub(super) fn machine() -> Counts {
 }
 
 /// `PARALLEL_LSCPU` or `PARALLEL_CPUINFO` describes a machine to count instead of this one.
-pub(super) fn described() -> bool {
+pub(in crate::parallel) fn described() -> bool {
     ["PARALLEL_LSCPU", "PARALLEL_CPUINFO"]
         .iter()
         .any(|n| std::env::var_os(n).is_some_and(|v| !v.is_empty()))
@@ -108,7 +108,7 @@ pub(super) fn described() -> bool {
 
 /// What `-j N%`, `+N` and `-N` count: the sockets or cores when asked
 /// (`--use-X-instead-of-threads`), the described machine's threads, else the CPUs frun may use.
-pub(super) fn base(instead: Option<&str>) -> u64 {
+pub(in crate::parallel) fn base(instead: Option<&str>) -> u64 {
     match instead {
         Some(what) => number_of(what).unwrap_or(1),
         None if described() => machine().threads,
@@ -117,7 +117,7 @@ pub(super) fn base(instead: Option<&str>) -> u64 {
 }
 
 /// `--number-of-X`'s answer, for X in sockets, cores, threads, cpus (cpus are cores).
-pub(super) fn number_of(what: &str) -> Option<u64> {
+pub(in crate::parallel) fn number_of(what: &str) -> Option<u64> {
     let c = machine();
     match what {
         "sockets" => Some(c.sockets),
