@@ -47,7 +47,13 @@ pub fn split(mut input: File, head: &PipeHead) -> Result<Rest, String> {
             regex::bytes::RegexBuilder::new(&format!("^(?:{p})"))
                 .unicode(false)
                 .build()
-                .map_err(|e| format!("--header '{p}' is not a regular expression: {e}"))?,
+                .map_err(|e| {
+                    // The library's message spans lines: its last one says what is wrong.
+                    let e = e.to_string();
+                    let why = e.lines().last().unwrap_or_default();
+                    let why = why.trim().trim_start_matches("error: ");
+                    format!("--header '{p}' is not a regular expression: {why}")
+                })?,
         ),
         _ => None,
     };
