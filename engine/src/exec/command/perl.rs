@@ -135,7 +135,7 @@ while (defined(my $head = <STDIN>)) {
 /// perl's `$Global::total_completed`.
 static COMPLETED: AtomicU64 = AtomicU64::new(0);
 
-/// Counts `n` more completed jobs ([`COMPLETED`]).
+/// Counts `n` more completed jobs (`COMPLETED`).
 pub fn add_completed(n: u64) {
     COMPLETED.fetch_add(n, Ordering::Relaxed);
 }
@@ -144,7 +144,7 @@ pub fn add_completed(n: u64) {
 /// `total_jobs()` and `$Global::max_jobs_running`.
 static TOTALS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
-/// Sets the run's number of jobs (0: not known) and job slots ([`TOTALS`]).
+/// Sets the run's number of jobs (0: not known) and job slots (`TOTALS`).
 pub fn set_totals(jobs: u64, slots: u64) {
     TOTALS[0].store(jobs, Ordering::Relaxed);
     TOTALS[1].store(slots, Ordering::Relaxed);
