@@ -852,7 +852,10 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
             return Some(self.last_group_end(start, bound).unwrap_or(bound));
         }
         let known_long = self.long.is_some_and(|l| l.start == start);
-        if !known_long && let Some(end) = self.last_group_end(start, start + size) {
+        if let Some(end) = (!known_long)
+            .then(|| self.last_group_end(start, start + size))
+            .flatten()
+        {
             return Some(end);
         }
         // No whole record within the chunk's size: the chunk is the first record, however long.
