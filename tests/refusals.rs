@@ -90,9 +90,13 @@ fn perl_strings_without_perl_a_dying_expression_and_a_syntax_error_say_so_in_one
     assert_one_line_error(&o, 255, "boom");
     assert!(dir.path().join("xa").exists());
     assert!(!dir.path().join("xb").exists() && !dir.path().join("xc").exists());
-    // A --plus string frun has not got: refused, not left as text.
-    let o = bash_in(dir.path(), r#""$FRUN" parallel --plus touch {##} ::: a"#);
-    assert_one_line_error(&o, 255, "{##}");
+    // --plus's {##} (the number of jobs) is one frun has now: not left as text.
+    let o = bash_in(
+        dir.path(),
+        r#""$FRUN" parallel -k --plus echo {##} ::: a b"#,
+    );
+    assert_code(&o, 0);
+    assert_eq!(out(&o), "2\n2\n");
 }
 
 #[test]

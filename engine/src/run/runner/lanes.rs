@@ -19,6 +19,11 @@ use crate::run::Shared;
 /// How long a published batch waits for its lane before another lane takes it.
 const TURN_WAIT: Duration = Duration::from_millis(100);
 
+/// The same for one of the first batches, each of which starts its lane's command: long
+/// enough for a worker to start on a loaded machine, so that the commands' first batches are
+/// the first ones (their `{#}`), and still an end if a worker cannot start at all.
+const FIRST_TURN_WAIT: Duration = Duration::from_secs(5);
+
 /// The turn-taking of a round-robin run.
 pub struct Lanes {
     /// Commands (workers) the batches are dealt to.
@@ -69,7 +74,12 @@ pub(super) fn feed_lane(
             if shared.rings.backlog() == 0 {
                 waited = Instant::now();
             }
-            if shared.rings.backlog() == 0 || waited.elapsed() <= TURN_WAIT {
+            let limit = if lanes.turn.load(Ordering::SeqCst) < lanes.lanes {
+                FIRST_TURN_WAIT
+            } else {
+                TURN_WAIT
+            };
+            if shared.rings.backlog() == 0 || waited.elapsed() <= limit {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(2));
                 continue;
