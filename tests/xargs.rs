@@ -562,12 +562,19 @@ fn a_seekable_stdin_keeps_what_follows_the_end_string() {
         done
         rm -r "$d"
     "#;
+    let gnu = same_under_gnu_and_frun(script);
+    // The case of findutils' sv-bug-20273, spelt out.
+    assert!(gnu.contains("-E 2 a 0\n3\n"), "{gnu}");
+}
+
+/// Runs `script`, whose loop prints GNU xargs' lines, `==`, frun's lines, `==`; asserts that
+/// frun's are GNU's and returns them.
+fn same_under_gnu_and_frun(script: &str) -> String {
     let out = crate::common::bash(script);
     let text = String::from_utf8_lossy(&out.stdout);
     let (gnu, frun) = text.split_once("==\n").expect(&text);
     assert_eq!(frun.trim_end_matches("==\n"), gnu);
-    // The case of findutils' sv-bug-20273, spelt out.
-    assert!(gnu.contains("-E 2 a 0\n3\n"), "{gnu}");
+    gnu.to_string()
 }
 
 /// A run that stops early (a command exited 255, or was killed by a signal) leaves a seekable
@@ -602,10 +609,7 @@ fn a_run_that_stops_leaves_the_input_it_did_not_use() {
         done
         rm -r "$d"
     "#;
-    let out = crate::common::bash(script);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let (gnu, frun) = text.split_once("==\n").expect(&text);
-    assert_eq!(frun.trim_end_matches("==\n"), gnu);
+    let gnu = same_under_gnu_and_frun(script);
     assert!(gnu.contains("run 2\nn1 124\n5\n6\n"), "{gnu}");
     assert!(gnu.contains("n3 124\n7\n"), "{gnu}");
     assert!(gnu.contains("big 124\n55001\n"), "{gnu}");

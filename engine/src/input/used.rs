@@ -33,6 +33,9 @@ pub struct Used {
     started: AtomicU64,
     /// Set once the run gave the input back: the reader reads no more.
     closed: AtomicBool,
+    /// The input can be given back (a file, not a pipe or a terminal): only then does the
+    /// reader ever wait for the run.
+    seekable: bool,
     /// The input's offset, from where reading began; held across each read and the seek.
     at: Mutex<u64>,
 }
@@ -40,7 +43,9 @@ pub struct Used {
 impl Used {
     /// Reads `file` (the input, at where reading begins).
     pub fn new(file: File) -> Used {
+        let seekable = nix::unistd::lseek(&file, 0, nix::unistd::Whence::SeekCur).is_ok();
         Used {
+            seekable,
             file,
             ends: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(),
             written: AtomicU64::new(0),
@@ -58,7 +63,8 @@ impl Used {
     /// Whether the reader may record the next command's end without waiting for the run.
     pub fn has_room(&self) -> bool {
         let next = self.written.load(Ordering::Relaxed) + 1;
-        next < self.started.load(Ordering::Acquire) + AHEAD + SLOTS
+        !self.seekable
+            || next < self.started.load(Ordering::Acquire) + AHEAD + SLOTS
             || self.closed.load(Ordering::Acquire)
     }
 
@@ -98,8 +104,7 @@ impl Used {
     /// (a pipe cannot go back), and the reader reads no more.
     pub fn give_back(&self) {
         // A pipe or a terminal could keep the reader waiting in its read: never wait for one.
-        let seekable = nix::unistd::lseek(&self.file, 0, nix::unistd::Whence::SeekCur).is_ok();
-        if !seekable {
+        if !self.seekable {
             self.closed.store(true, Ordering::Release);
             return;
         }

@@ -31,8 +31,10 @@ pub enum Joblog {
     Stdout,
 }
 
-/// One finished batch, as its joblog line shows it.
-pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
+/// What the joblog (and a results table, `results::table`) says of one finished batch besides
+/// its command line and output.
+#[derive(Clone, Copy, Debug)]
+pub struct JobFacts {
     /// 1-based, in input order.
     pub seq: u64,
     /// When the batch's command started.
@@ -47,6 +49,22 @@ pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
     pub exitval: i32,
     /// The signal that ended it, 0 if none.
     pub signal: i32,
+}
+
+impl JobFacts {
+    /// The start, in seconds since the epoch (as both show it, to the millisecond).
+    pub fn start_secs(&self) -> f64 {
+        self.start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64()
+    }
+}
+
+/// One finished batch, as its joblog line shows it.
+pub struct Entry<'a, I: Iterator<Item = &'a [u8]>> {
+    /// What the line says of it besides the command.
+    pub facts: JobFacts,
     /// The command line's words, as run: each shell-quoted where it needs it (as GNU Parallel
     /// shows values), except the first when `raw_first` (a shell line, shown as it is).
     pub command: I,
@@ -58,20 +76,17 @@ impl<'a, I: Iterator<Item = &'a [u8]>> Entry<'a, I> {
     /// Appends the entry's line to `out`.
     pub fn format(self, out: &mut Vec<u8>) {
         use std::io::Write;
-        let start = self
-            .start
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs_f64();
+        let f = self.facts;
         let _ = write!(
             out,
-            "{}\t:\t{start:.3}\t{:10.3}\t{}\t{}\t{}\t{}\t",
-            self.seq,
-            self.runtime.as_secs_f64(),
-            self.send,
-            self.receive,
-            self.exitval,
-            self.signal
+            "{}\t:\t{:.3}\t{:10.3}\t{}\t{}\t{}\t{}\t",
+            f.seq,
+            f.start_secs(),
+            f.runtime.as_secs_f64(),
+            f.send,
+            f.receive,
+            f.exitval,
+            f.signal
         );
         let at = out.len();
         command_line(self.command, self.raw_first, out);
@@ -383,13 +398,15 @@ mod tests {
         let words: [&[u8]; 3] = [b"echo", b"a b", b"c\nd"];
         let mut raw = Vec::new();
         Entry {
-            seq: 1,
-            start: UNIX_EPOCH,
-            runtime: Duration::ZERO,
-            send: 0,
-            receive: 0,
-            exitval: 0,
-            signal: 0,
+            facts: JobFacts {
+                seq: 1,
+                start: UNIX_EPOCH,
+                runtime: Duration::ZERO,
+                send: 0,
+                receive: 0,
+                exitval: 0,
+                signal: 0,
+            },
             command: [&b"echo 'x'; exit\t1"[..], b"a b"].into_iter(),
             raw_first: true,
         }
@@ -400,13 +417,15 @@ mod tests {
             String::from_utf8_lossy(&raw)
         );
         Entry {
-            seq: 7,
-            start: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
-            runtime: Duration::from_millis(2_500),
-            send: 3,
-            receive: 4,
-            exitval: -1,
-            signal: 15,
+            facts: JobFacts {
+                seq: 7,
+                start: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
+                runtime: Duration::from_millis(2_500),
+                send: 3,
+                receive: 4,
+                exitval: -1,
+                signal: 15,
+            },
             command: words.iter().copied(),
             raw_first: false,
         }

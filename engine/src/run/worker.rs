@@ -738,16 +738,6 @@ impl JobNote {
     }
 }
 
-/// What a results table's record says of a batch besides its output.
-struct TableRow {
-    seq: u64,
-    start: SystemTime,
-    runtime: Duration,
-    send: u64,
-    receive: u64,
-    note: JobNote,
-}
-
 /// Where a batch stands once each of its parts is done or given up.
 struct Settled {
     /// The capture holds the batch's kept output from `written` to here.
@@ -853,9 +843,9 @@ impl<'a, S: Site> Worker<'a, S> {
         }
     }
 
-    /// Saves the settled batch's stdout (the capture from `written` on) and stderr as its
-    /// results and drops them from the captures: nothing of it is printed.
-    fn save(&mut self, batch: &Batch, settled: &mut Settled) -> io::Result<Result<(), StopReason>> {
+    /// Takes the settled batch's stdout (the capture from `written` to `kept`) and stderr out
+    /// of the captures.
+    fn take_output(&mut self, settled: &Settled) -> io::Result<(Vec<u8>, Vec<u8>)> {
         let stdout = match self.capture {
             Some(c) => {
                 let mut out = c.read_from(self.written)?;
@@ -865,7 +855,6 @@ impl<'a, S: Site> Worker<'a, S> {
             }
             None => Vec::new(),
         };
-        settled.kept = self.written;
         let stderr = match self.errors {
             Some(c) => {
                 let err = c.read_from(0)?;
@@ -874,6 +863,14 @@ impl<'a, S: Site> Worker<'a, S> {
             }
             None => Vec::new(),
         };
+        Ok((stdout, stderr))
+    }
+
+    /// Saves the settled batch's stdout (the capture from `written` on) and stderr as its
+    /// results and drops them from the captures: nothing of it is printed.
+    fn save(&mut self, batch: &Batch, settled: &mut Settled) -> io::Result<Result<(), StopReason>> {
+        let (stdout, stderr) = self.take_output(settled)?;
+        settled.kept = self.written;
         let bytes = self.site.bytes(batch.start, batch.end);
         Ok(self.site.save_results(bytes, batch.seq, &stdout, &stderr))
     }
@@ -884,46 +881,24 @@ impl<'a, S: Site> Worker<'a, S> {
         &mut self,
         table: &crate::output::results::table::Table,
         batch: &Batch,
-        row: TableRow,
+        (facts, note): (crate::output::joblog::JobFacts, JobNote),
         settled: &mut Settled,
     ) -> io::Result<()> {
-        let mut stdout = match self.capture {
-            Some(c) => {
-                let mut out = c.read_from(self.written)?;
-                out.truncate((settled.kept - self.written) as usize);
-                c.discard_from(self.written)?;
-                out
-            }
-            None => Vec::new(),
-        };
+        let (mut stdout, stderr) = self.take_output(settled)?;
         // `--files`: the field holds the file's name, without the line's newline.
         if self.site.output_files_in().is_some() && stdout.ends_with(b"\n") {
             stdout.pop();
         }
-        let stderr = match self.errors {
-            Some(c) => {
-                let err = c.read_from(0)?;
-                c.discard_from(0)?;
-                err
-            }
-            None => Vec::new(),
-        };
         let mut command = Vec::new();
         crate::output::joblog::command_line(
-            self.argv.words().skip(row.note.skip_words.0),
-            row.note.skip_words.1,
+            self.argv.words().skip(note.skip_words.0),
+            note.skip_words.1,
             &mut command,
         );
         let mut record = Vec::new();
         table.record(
             &crate::output::results::table::Row {
-                seq: row.seq,
-                start: row.start,
-                runtime: row.runtime,
-                send: row.send,
-                receive: row.receive,
-                exitval: row.note.shown.exitval,
-                signal: row.note.shown.signal,
+                facts,
                 command: &command,
                 batch: self.site.bytes(batch.start, batch.end),
                 stdout: &stdout,
@@ -1185,18 +1160,21 @@ impl<'a, S: Site> Worker<'a, S> {
                 return Ok(false);
             }
         }
-        if let (Some(table), Some(j)) = (site.results_table(), self.job) {
-            if let Some((start, at, _)) = j.start {
-                let row = TableRow {
-                    seq: batch.seq + 1,
-                    start,
-                    runtime: ended.duration_since(at),
-                    send: j.send,
-                    receive,
-                    note: j,
-                };
-                self.table_record(table, batch, row, &mut settled)?;
-            }
+        // What the joblog and a results table say of the batch.
+        let facts = self.job.and_then(|j| {
+            let (start, at, _) = j.start?;
+            Some(crate::output::joblog::JobFacts {
+                seq: batch.seq + 1,
+                start,
+                runtime: ended.duration_since(at),
+                send: j.send,
+                receive,
+                exitval: j.shown.exitval,
+                signal: j.shown.signal,
+            })
+        });
+        if let (Some(table), Some(j), Some(facts)) = (site.results_table(), self.job, facts) {
+            self.table_record(table, batch, (facts, j), &mut settled)?;
         }
         site.release(batch.seq);
         // Checked before the batch is recorded done: its stdin copy may have come up short.
@@ -1231,25 +1209,17 @@ impl<'a, S: Site> Worker<'a, S> {
         if let Some(t) = began {
             site.note_busy(t.elapsed());
         }
-        if let Some(j) = self.job {
-            if let Some((start, at, _)) = j.start {
-                self.line.clear();
-                crate::output::joblog::Entry {
-                    seq: batch.seq + 1,
-                    start,
-                    runtime: ended.duration_since(at),
-                    send: j.send,
-                    receive,
-                    exitval: j.shown.exitval,
-                    signal: j.shown.signal,
-                    command: self.argv.words().skip(j.skip_words.0),
-                    raw_first: j.skip_words.1,
-                }
-                .format(&mut self.line);
-                if let Err(why) = site.log_job(&self.line) {
-                    stop.request(why);
-                    return Ok(false);
-                }
+        if let (Some(j), Some(facts)) = (self.job, facts) {
+            self.line.clear();
+            crate::output::joblog::Entry {
+                facts,
+                command: self.argv.words().skip(j.skip_words.0),
+                raw_first: j.skip_words.1,
+            }
+            .format(&mut self.line);
+            if let Err(why) = site.log_job(&self.line) {
+                stop.request(why);
+                return Ok(false);
             }
         }
         if let Some(h) = self.rules.halt {

@@ -793,12 +793,7 @@ impl JobLine {
 
     /// Writes the tag of the job of `batch`'s records into `out` (cleared first).
     pub fn render(&self, batch: &[u8], delimiter: u8, seq: u64, slot: u64, out: &mut Vec<u8>) {
-        out.clear();
-        let batch = &*self.nul_escaped(batch, delimiter);
-        let mut records = Vec::new();
-        record_spans(batch, delimiter, &mut records);
-        let mut sink = PlainSink { out };
-        self.fill(batch, seq, slot, &records, &mut sink);
+        self.render_plain(batch, delimiter, (seq, slot), out, false);
     }
 
     /// As [`JobLine::render`], a job's several values put one right after the other (GNU
@@ -811,11 +806,22 @@ impl JobLine {
         slot: u64,
         out: &mut Vec<u8>,
     ) {
+        self.render_plain(batch, delimiter, (seq, slot), out, true);
+    }
+
+    fn render_plain(
+        &self,
+        batch: &[u8],
+        delimiter: u8,
+        (seq, slot): (u64, u64),
+        out: &mut Vec<u8>,
+        joined: bool,
+    ) {
         out.clear();
         let batch = &*self.nul_escaped(batch, delimiter);
         let mut records = Vec::new();
         record_spans(batch, delimiter, &mut records);
-        let mut sink = JoinedSink { out };
+        let mut sink = PlainSink { out, joined };
         self.fill(batch, seq, slot, &records, &mut sink);
     }
 
@@ -1326,27 +1332,11 @@ impl Sink for ShellSink<'_> {
     }
 }
 
-/// Values as they are (a tag: `--tag`, `--tagstring`).
-/// Values as they are, several of them with nothing between (`--tmpl`).
-struct JoinedSink<'a> {
-    out: &'a mut Vec<u8>,
-}
-
-impl Sink for JoinedSink<'_> {
-    fn lit(&mut self, b: &[u8]) {
-        self.out.extend_from_slice(b);
-    }
-    fn value(&mut self, v: &[u8]) {
-        self.out.extend_from_slice(v);
-    }
-    fn brk(&mut self) {}
-    fn sep(&mut self, blanks: &[u8]) {
-        self.out.extend_from_slice(blanks);
-    }
-}
-
+/// Values as they are (a tag: `--tag`, `--tagstring`; `--tmpl`'s text): several of them with
+/// a space between, or with nothing between (`joined`, `--tmpl`).
 struct PlainSink<'a> {
     out: &'a mut Vec<u8>,
+    joined: bool,
 }
 
 impl Sink for PlainSink<'_> {
@@ -1357,7 +1347,9 @@ impl Sink for PlainSink<'_> {
         self.out.extend_from_slice(v);
     }
     fn brk(&mut self) {
-        self.out.push(b' ');
+        if !self.joined {
+            self.out.push(b' ');
+        }
     }
     fn sep(&mut self, blanks: &[u8]) {
         self.out.extend_from_slice(blanks);

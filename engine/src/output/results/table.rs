@@ -11,7 +11,6 @@ use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::exec::command::job::{JobLine, JobSpec};
 
@@ -66,20 +65,8 @@ impl TableSpec {
 
 /// One finished job, as its record shows it.
 pub struct Row<'a> {
-    /// 1-based, in input order.
-    pub seq: u64,
-    /// When its first command started.
-    pub start: SystemTime,
-    /// How long it ran.
-    pub runtime: Duration,
-    /// Bytes written to its commands' stdin.
-    pub send: u64,
-    /// Bytes its commands wrote to stdout.
-    pub receive: u64,
-    /// Its exit value, as the joblog shows it.
-    pub exitval: i32,
-    /// The signal that ended it, 0 if none.
-    pub signal: i32,
+    /// What the joblog says of it too (1-based `seq`, start, runtime, bytes, status).
+    pub facts: crate::output::joblog::JobFacts,
     /// The command line as the joblog shows it.
     pub command: &'a [u8],
     /// The job's records (its values are read from them).
@@ -201,12 +188,9 @@ impl Table {
 
     /// Appends the record of `row` to `out`.
     pub fn record(&self, row: &Row<'_>, out: &mut Vec<u8>) {
-        let start = row
-            .start
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs_f64();
-        let runtime = row.runtime.as_secs_f64();
+        let f = &row.facts;
+        let start = f.start_secs();
+        let runtime = f.runtime.as_secs_f64();
         let mut values = Vec::new();
         self.values
             .each_value(row.batch, self.delimiter, |_, v| values.push(v.to_vec()));
@@ -217,7 +201,7 @@ impl Table {
                     "{{ \"Seq\": {}, \"Host\": \":\", \"Starttime\": {start:.3}, \
                      \"JobRuntime\": {runtime:.3}, \"Send\": {}, \"Receive\": {}, \
                      \"Exitval\": {}, \"Signal\": {}, \"Command\": ",
-                    row.seq, row.send, row.receive, row.exitval, row.signal
+                    f.seq, f.send, f.receive, f.exitval, f.signal
                 );
                 json_string(row.command, out);
                 out.extend_from_slice(b", \"V\": [ ");
@@ -241,7 +225,7 @@ impl Table {
         let _ = write!(
             out,
             "{}{s}:{s}{start:.3}{s}{runtime:.3}{s}{}{s}{}{s}{}{s}{}{s}",
-            row.seq, row.send, row.receive, row.exitval, row.signal
+            f.seq, f.send, f.receive, f.exitval, f.signal
         );
         separated_field(row.command, sep, out);
         for v in &values {
