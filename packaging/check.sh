@@ -87,12 +87,12 @@ mkdir -p "$env_b/home" "$env_b/cargo-home/registry" "$env_b/tools/cargo" "$env_b
 for part in index cache; do
   [[ -d $cargo_home/registry/$part ]] && cp -a "$cargo_home/registry/$part" "$env_b/cargo-home/registry/"
 done
-for part in bin .crates2.json .crates.toml; do
-  if [[ -e $tools/cargo/$part ]]; then cp -a "$tools/cargo/$part" "$env_b/tools/cargo/"; fi
-done
 build_b_env=(
   HOME="$env_b/home" CARGO_HOME="$env_b/cargo-home" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
   FRUN_TOOLS_DIR="$env_b/tools" TMPDIR="$env_b/tmp" XDG_CACHE_HOME="$env_b/home/.cache"
+  # pip's downloads are shared (like the registry's crates): the Python tools are still
+  # installed anew into the second tool cache.
+  PIP_CACHE_DIR="${PIP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pip}"
   PATH="$env_b/tools/cargo/bin:$(dirname "$(command -v cargo)"):$PATH"
 )
 
@@ -103,6 +103,11 @@ for copy in "$copy_a" "$copy_b"; do
   if [[ $copy == "$copy_a" ]]; then
     env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR bash "$copy/packaging/build.sh" --out "$copy/dist"
   else
+    # The pinned cargo tools the first build installed (on a fresh machine, it installed them
+    # just now): their binaries are copied, not built a second time.
+    for part in bin .crates2.json .crates.toml; do
+      if [[ -e $tools/cargo/$part ]]; then cp -a "$tools/cargo/$part" "$env_b/tools/cargo/"; fi
+    done
     env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR "${build_b_env[@]}" \
       bash "$copy/packaging/build.sh" --out "$copy/dist"
   fi
