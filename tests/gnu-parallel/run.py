@@ -368,6 +368,18 @@ def main():
     print("\t".join(["function", "file"] + impls))
     for row in rows:
         print("\t".join(row))
+        # Where GNU Parallel agrees and frun silently does not, the ratchet fails: what
+        # frun printed is shown on stderr, so that the failure says why.
+        if a.impl == "both" and row[2] == "agrees" and row[3] == "differs":
+            import difflib
+
+            r = res["frun"][f"{row[0]}/{row[1]}"]
+            print(f"--- {row[0]}: frun differs where GNU Parallel agrees", file=sys.stderr)
+            sys.stderr.writelines(
+                difflib.unified_diff(
+                    r["want"].splitlines(True), r["got"].splitlines(True), "wanted", "frun"
+                )
+            )
         if a.diff:
             import difflib
 

@@ -68,9 +68,14 @@ pub enum Outcome {
     /// The worker shell running a bash function exited with this status during the batch
     /// (`exit` in the function): retried like a crash.
     ShellExited(i32),
-    /// Killed for running past `--job-timeout`; it then ended by this signal (0: it exited by
-    /// itself once told to stop). Never retried: it would most likely run out of time again.
-    TimedOut(i32),
+    /// Killed for running past `--job-timeout`. Never retried: it would most likely run out of
+    /// time again.
+    TimedOut {
+        /// The signal it then ended by (0: it exited by itself once told to stop).
+        signal: i32,
+        /// Its place among the commands killed for their time (see [`Turns`]).
+        turn: u64,
+    },
 }
 
 impl Outcome {
@@ -82,7 +87,7 @@ impl Outcome {
             Outcome::Exited(c) | Outcome::ShellExited(c) => (c, 0),
             Outcome::Signaled(s) => (0, s),
             Outcome::SpawnFailed(_) => (-1, 0),
-            Outcome::TimedOut(s) => (-1, if s == 0 { libc::SIGTERM } else { s }),
+            Outcome::TimedOut { signal: s, .. } => (-1, if s == 0 { libc::SIGTERM } else { s }),
         };
         FailureShown { exitval, signal }
     }
@@ -118,7 +123,7 @@ impl RetryPolicy {
     /// Whether this outcome is the kind that is retried.
     pub fn retryable(&self, outcome: &Outcome) -> bool {
         match outcome {
-            Outcome::Ok | Outcome::TimedOut(_) => false,
+            Outcome::Ok | Outcome::TimedOut { .. } => false,
             Outcome::Signaled(_) | Outcome::ShellExited(_) => self.crashes || self.nonzero,
             Outcome::Exited(137 | 139 | 200 | 254) => self.crashes || self.nonzero,
             Outcome::Exited(_) => self.nonzero,
@@ -168,6 +173,42 @@ pub struct Ledger {
     first: Mutex<FirstFailure>,
     /// The last failure recorded (see [`Ledger::last_failure`]).
     last_failure: Mutex<Option<FailureShown>>,
+    /// The order in which commands killed for their time are told about.
+    pub timeout_turns: Turns,
+}
+
+/// Turns for the notices of commands killed for their time: the supervisor gives each its
+/// turn as it kills them (in input order), and each worker says its notice in its turn, so
+/// that commands killed at once are told about in input order whichever worker reaps its
+/// command first. A turn never comes (a batch ended otherwise) only
+/// delays the next one by [`Turns::PATIENCE`].
+#[derive(Default)]
+pub struct Turns {
+    issued: AtomicU64,
+    next: Mutex<u64>,
+    moved: std::sync::Condvar,
+}
+
+impl Turns {
+    /// The longest a notice waits for the ones before it.
+    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
+    /// The next turn (the supervisor's, once per command it kills for its time).
+    pub fn issue(&self) -> u64 {
+        self.issued.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Runs `say` once the turns before `turn` are over (or after [`Turns::PATIENCE`]).
+    pub fn in_turn(&self, turn: u64, say: impl FnOnce()) {
+        let next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut next, _) = self
+            .moved
+            .wait_timeout_while(next, Self::PATIENCE, |n| *n < turn)
+            .unwrap_or_else(|e| e.into_inner());
+        say();
+        *next = (*next).max(turn + 1);
+        self.moved.notify_all();
+    }
 }
 
 /// Where a batch's input is: "input offset 12, 3 records" (bytes when it was not counted).
@@ -224,15 +265,17 @@ impl Ledger {
         let place = || format!("batch {} ({})", batch.seq, whereabouts(batch));
         match outcome {
             Outcome::Ok => {}
-            Outcome::TimedOut(_) => {
+            Outcome::TimedOut { turn, .. } => {
                 self.timed_out.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed after its --job-timeout", place());
-                crate::sys::notice::say_about(
-                    crate::sys::notice::NoticeKind::Problem,
-                    Some(crate::sys::notice::Fact::TimedOut),
-                    &line(),
-                    format_args!("{text}"),
-                );
+                self.timeout_turns.in_turn(*turn, || {
+                    crate::sys::notice::say_about(
+                        crate::sys::notice::NoticeKind::Problem,
+                        Some(crate::sys::notice::Fact::TimedOut),
+                        &line(),
+                        format_args!("{text}"),
+                    )
+                });
                 self.note_first(batch.start, text);
             }
             Outcome::Exited(code) => {
@@ -276,7 +319,7 @@ impl Ledger {
         self.note_last(outcome);
         let what = match outcome {
             Outcome::Ok => "succeeded".to_string(),
-            Outcome::TimedOut(_) => "killed after its --job-timeout".to_string(),
+            Outcome::TimedOut { .. } => "killed after its --job-timeout".to_string(),
             Outcome::Exited(c) => format!("exit status {c}"),
             Outcome::Signaled(s) => format!("killed by {}", signal_text(*s)),
             Outcome::ShellExited(c) => shell_exit_text(*c),
@@ -498,7 +541,10 @@ mod tests {
         ledger.record(&batch(1, 2), &Outcome::Exited(3), &String::new);
         ledger.record(
             &batch(2, 4),
-            &Outcome::TimedOut(libc::SIGTERM),
+            &Outcome::TimedOut {
+                signal: libc::SIGTERM,
+                turn: 0,
+            },
             &String::new,
         );
         ledger.record(&batch(3, 6), &Outcome::Ok, &String::new);
@@ -530,7 +576,10 @@ mod tests {
                 crashes: true,
                 last_stands: false,
             }
-            .retryable(&Outcome::TimedOut(libc::SIGKILL))
+            .retryable(&Outcome::TimedOut {
+                signal: libc::SIGKILL,
+                turn: 0
+            })
         );
     }
 
@@ -546,5 +595,27 @@ mod tests {
             s.ends_with("first: batch 0 (input offset 0, 1 record): exit status 1"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn timeout_notices_are_said_in_their_turns_whoever_comes_first() {
+        let turns = Turns::default();
+        let (a, b) = (turns.issue(), turns.issue());
+        let said = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            // The second turn's worker is first to reap its command.
+            s.spawn(|| turns.in_turn(b, || said.lock().unwrap().push(b)));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            s.spawn(|| turns.in_turn(a, || said.lock().unwrap().push(a)));
+        });
+        assert_eq!(*said.lock().unwrap(), vec![0, 1]);
+        // A turn that never comes holds the next one back for a while only.
+        let lost = turns.issue();
+        let next = turns.issue();
+        assert_eq!((lost, next), (2, 3));
+        let t = std::time::Instant::now();
+        turns.in_turn(next, || said.lock().unwrap().push(next));
+        assert!(t.elapsed() >= Turns::PATIENCE, "{:?}", t.elapsed());
+        assert_eq!(*said.lock().unwrap(), vec![0, 1, 3]);
     }
 }

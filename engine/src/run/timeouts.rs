@@ -21,8 +21,12 @@ pub struct Clock {
     epoch_wall: Duration,
     /// Per worker: ns since `epoch` (+1) when its running command started; 0 = none.
     since: Box<[AtomicU64]>,
+    /// Per worker: the batch its running command runs (set with `since`).
+    seq: Box<[AtomicU64]>,
     /// Per worker: the pid the supervisor killed for its time (0: none).
     timed_out: Box<[AtomicI32]>,
+    /// Per worker: the notice turn of that kill (see `Turns`), set before the pid.
+    turn: Box<[AtomicU64]>,
 }
 
 impl Clock {
@@ -36,7 +40,9 @@ impl Clock {
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .unwrap_or_default(),
             since: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            seq: (0..slots).map(|_| AtomicU64::new(0)).collect(),
             timed_out: (0..slots).map(|_| AtomicI32::new(0)).collect(),
+            turn: (0..slots).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -57,20 +63,22 @@ impl Clock {
         }
     }
 
-    /// Worker `index`'s command starts now (before its pid is put in the slot).
-    pub fn started(&self, index: usize) {
-        if let Some(s) = self.since.get(index) {
+    /// Worker `index`'s command for batch `seq` starts now (before its pid is put in the
+    /// slot).
+    pub fn started(&self, index: usize, seq: u64) {
+        if let (Some(s), Some(q)) = (self.since.get(index), self.seq.get(index)) {
+            q.store(seq, Ordering::SeqCst);
             s.store(self.now(), Ordering::SeqCst);
         }
     }
 
     /// Whether worker `index`'s command `pid`, which has ended, was killed for its time (the
-    /// mark is taken).
-    pub fn take_timed_out(&self, index: usize, pid: libc::pid_t) -> bool {
-        self.timed_out.get(index).is_some_and(|t| {
-            t.compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst)
-                .is_ok()
-        })
+    /// mark is taken): its notice turn if it was.
+    pub fn take_timed_out(&self, index: usize, pid: libc::pid_t) -> Option<u64> {
+        let t = self.timed_out.get(index)?;
+        t.compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        Some(self.turn[index].load(Ordering::SeqCst))
     }
 }
 
@@ -78,12 +86,15 @@ impl Clock {
 /// and when it is due.
 pub(super) struct Enforcer {
     ending: Vec<Option<(libc::pid_t, usize, u64)>>,
+    /// The commands found over their time in a tick: (batch, worker, pid), kept for its room.
+    due_now: Vec<(u64, usize, libc::pid_t)>,
 }
 
 impl Enforcer {
     pub(super) fn new(workers: usize) -> Enforcer {
         Enforcer {
             ending: vec![None; workers],
+            due_now: Vec::with_capacity(workers),
         }
     }
 
@@ -99,6 +110,7 @@ impl Enforcer {
         let now = clock.now();
         let mut next: Option<u64> = None;
         let mut soon = |at: u64| next = Some(next.map_or(at, |n| n.min(at)));
+        let mut due_now = std::mem::take(&mut self.due_now);
         for (i, ending) in self.ending.iter_mut().enumerate() {
             let pid = shared.children[i].load(Ordering::SeqCst);
             match *ending {
@@ -127,21 +139,29 @@ impl Enforcer {
             }
             let limit = clock.allowed(since, limit);
             if now.saturating_sub(since) >= limit {
-                clock.timed_out[i].store(pid, Ordering::SeqCst);
-                let (sig, wait) = KILL_STEPS[0];
-                // The slot only holds pids of unreaped children (see `runner::Child`).
-                shared.signal_child(pid, sig);
-                let due = now + wait.as_nanos() as u64;
-                *ending = Some((pid, 1, due));
-                soon(due);
+                due_now.push((clock.seq[i].load(Ordering::SeqCst), i, pid));
             } else {
                 soon(since + limit);
             }
+        }
+        // Those over their time are killed in input order, and told about in it (as GNU
+        // Parallel does: two workers may start their commands in either order).
+        due_now.sort_unstable();
+        for (_, i, pid) in due_now.drain(..) {
+            clock.turn[i].store(shared.ledger.timeout_turns.issue(), Ordering::SeqCst);
+            clock.timed_out[i].store(pid, Ordering::SeqCst);
+            let (sig, wait) = KILL_STEPS[0];
+            // The slot only holds pids of unreaped children (see `runner::Child`).
+            shared.signal_child(pid, sig);
+            let due = now + wait.as_nanos() as u64;
+            self.ending[i] = Some((pid, 1, due));
+            soon(due);
         }
         // A `N%` limit not known yet is looked at again soon.
         if limit.is_none() && clock.limit.is_some() {
             soon(now + 100_000_000);
         }
+        self.due_now = due_now;
         next.map(|at| Duration::from_nanos(at.saturating_sub(now)))
     }
 }

@@ -146,25 +146,28 @@ impl Child<'_> {
         }
     }
 
-    /// The command (child or worker shell) of this attempt runs as `pid`, or none runs (0).
-    fn set_running(&self, pid: libc::pid_t) {
-        if pid != 0 {
-            // Before the pid: the supervisor never pairs this pid with an older start.
-            self.shared.clock.started(self.index);
-        }
+    /// The command (child or worker shell) of the attempt at batch `seq` runs as `pid`.
+    fn set_running(&self, pid: libc::pid_t, seq: u64) {
+        // Before the pid: the supervisor never pairs this pid with an older start.
+        self.shared.clock.started(self.index, seq);
         self.pid_slot.store(pid, Ordering::SeqCst);
+    }
+
+    /// No command of this worker runs (or one ended and is about to be reaped).
+    fn set_idle(&self) {
+        self.pid_slot.store(0, Ordering::SeqCst);
     }
 
     /// How the attempt of `pid` ended, `ran`, becomes a timeout when the supervisor killed it
     /// for its time (unless it succeeded all the same).
     fn timed(&self, pid: libc::pid_t, ran: Outcome) -> Outcome {
-        if !self.shared.clock.take_timed_out(self.index, pid) {
+        let Some(turn) = self.shared.clock.take_timed_out(self.index, pid) else {
             return ran;
-        }
+        };
         match ran {
             Outcome::Ok => Outcome::Ok,
-            Outcome::Signaled(s) => Outcome::TimedOut(s),
-            _ => Outcome::TimedOut(0),
+            Outcome::Signaled(signal) => Outcome::TimedOut { signal, turn },
+            _ => Outcome::TimedOut { signal: 0, turn },
         }
     }
 

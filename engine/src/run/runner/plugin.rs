@@ -132,12 +132,12 @@ impl Runner for PluginRunner<'_> {
         };
         // A host that went away between batches fails the send; its reply below says so.
         let sent = host.send(&request, child.stdin.as_ref().map(|s| s.fd()));
-        child.set_running(pid);
+        child.set_running(pid, part.seq);
         child.release_slot()?;
         let feed = if sent.is_ok() { feed } else { None };
         child.feed_running(pid, feed, &part)?;
         let reply = host.reply().ok().flatten();
-        child.set_running(0);
+        child.set_idle();
         if let Some(Err(e)) = relay.map(|r| r.end()) {
             return Ok(Ending::Stop(super::super::stop::emit_stop(
                 e,

@@ -116,13 +116,13 @@ impl Runner for ShellRunner<'_> {
             }
             None => sw.send(attempt.argv.words(), stdin),
         };
-        child.set_running(sw.pid());
+        child.set_running(sw.pid(), attempt.part.seq);
         child.release_slot()?;
         let feed = if sent.is_ok() { feed } else { None };
         child.feed_running(sw.pid(), feed, &attempt.part)?;
         let status = sw.wait();
         let pid = sw.pid();
-        child.set_running(0);
+        child.set_idle();
         let ran = self.outcome(status)?;
         Ok(Ending::Ran(self.child.timed(pid, ran)))
     }
@@ -170,12 +170,12 @@ impl ShellRunner<'_> {
         };
         let sent = sw.send_range(range);
         let pid = sw.pid();
-        self.child.set_running(pid);
+        self.child.set_running(pid, part.seq);
         if shared.stop.is_stopped() && !shared.stop.drains() {
             shared.signal_child(pid, libc::SIGTERM);
         }
         let status = if sent.is_ok() { sw.wait() } else { None };
-        self.child.set_running(0);
+        self.child.set_idle();
         let ran = self.outcome(status)?;
         if !self.child.keep_input {
             shared.input_release.release(part.seq);

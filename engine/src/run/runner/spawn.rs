@@ -251,12 +251,12 @@ impl Runner for SpawnRunner<'_> {
                 return Ok(self.not_started(e));
             }
         };
-        self.child.set_running(pid);
+        self.child.set_running(pid, attempt.part.seq);
         self.child.feed_running(pid, feed, &attempt.part)?;
         let end = wait_exit(pid);
         // Everything the command wrote is passed on (or kept for -k) before it counts as done.
         if let Some(Err(e)) = relay.map(|r| r.end()) {
-            self.child.set_running(0);
+            self.child.set_idle();
             wait_reap(pid);
             return Ok(Ending::Stop(super::super::stop::emit_stop(
                 e,
@@ -265,7 +265,7 @@ impl Runner for SpawnRunner<'_> {
         }
         // The child is a zombie until reaped: its pid cannot be reused while the supervisor may
         // still signal it through the slot.
-        self.child.set_running(0);
+        self.child.set_idle();
         wait_reap(pid);
         let ran = match end? {
             ChildEnd::Exited(0) => Outcome::Ok,
