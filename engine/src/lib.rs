@@ -134,17 +134,104 @@ pub fn run(config: &Config, io: Io) -> Result<RunReport, RunError> {
     // Block the stop signals in every thread (the supervisor reads them from a signalfd);
     // children get the original mask back.
     let exits_after = settings.exits_after;
-    let original = sys::block_signals(&run::stop_signals(settings.preempt));
+    let preempt = settings.preempt;
+    let original = sys::block_signals(&run::stop_signals(preempt));
     // An inherited "ignore SIGCHLD" would make the kernel reap children before frun can read
     // their status.
     sys::default_disposition(libc::SIGCHLD);
-    let report = run::run_reporting(settings, *original.as_ref(), io.shell);
+    let book = settings.share.clone();
+    let mut report = run::run_reporting(settings, *original.as_ref(), io.shell.clone());
+    if let Some(book) = book {
+        report = shared_passes(config, &book, report, preempt, |s| {
+            let s = run::Settings {
+                exits_after: io.exits_after,
+                ..s
+            };
+            run::run_reporting(s, *original.as_ref(), io.shell.clone())
+        });
+    }
     if !exits_after {
         // The caller goes on: its signals are its own again (one that came after the run
         // stopped reading them is delivered now).
         let _ = original.thread_set_mask();
     }
     Ok(report)
+}
+
+/// The passes after the first of a task sharing its run by claims: while other tasks hold
+/// open claims it waits (renewing its lease), and when one of them was lost, or chunks are
+/// left unclaimed, it runs another pass over the input for them. It leaves the run (its lease
+/// says so) when nothing is left, when it is stopped, or when the job's end is near.
+fn shared_passes(
+    config: &Config,
+    book: &Arc<input::shard::claims::Book>,
+    mut report: RunReport,
+    preempt: bool,
+    mut run_pass: impl FnMut(run::Settings) -> RunReport,
+) -> RunReport {
+    use input::shard::claims::Rest;
+    let signals = sys::signalfd(&run::stop_signals(preempt)).ok();
+    'passes: while report.ended == Ended::Done {
+        loop {
+            match book.rest() {
+                Rest::Done => break 'passes,
+                Rest::Again => break,
+                Rest::Wait => {}
+            }
+            // A stop signal while waiting ends the task as it would end a pass.
+            let wait = nix::poll::PollTimeout::from(200u16);
+            if let Some(fd) = &signals {
+                use std::os::fd::AsFd;
+                let mut p = [nix::poll::PollFd::new(
+                    fd.as_fd(),
+                    nix::poll::PollFlags::POLLIN,
+                )];
+                if nix::poll::poll(&mut p, wait).unwrap_or(0) > 0 {
+                    if let Some(sig) = sys::read_signal(fd.as_fd()) {
+                        report.status = ExitCode::Signal(sig);
+                        report.ended = Ended::Signal(sig);
+                        break 'passes;
+                    }
+                }
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        }
+        // The input is read again from its start (a file: -a FILE, or stdin from one).
+        if matches!(config.input, plan::config::InputSpec::Stdin) {
+            let _ = nix::unistd::lseek(std::io::stdin(), 0, nix::unistd::Whence::SeekSet);
+        }
+        match plan::plan_pass(config, Some(Arc::clone(book))) {
+            Ok(settings) => {
+                let next = run_pass(settings);
+                report = RunReport {
+                    status: worse(report.status, next.status),
+                    batches: report.batches + next.batches,
+                    failed: report.failed + next.failed,
+                    succeeded: report.succeeded + next.succeeded,
+                    ..next
+                };
+            }
+            Err(e) => {
+                say!("{e}");
+                report.status = e.status();
+                report.ended = Ended::Failed;
+            }
+        }
+    }
+    book.leave();
+    if config.stats {
+        say!(report: "{}", book.stats_line());
+    }
+    report
+}
+
+/// The status of two passes together: a failure over success, an error or a signal over both.
+fn worse(a: ExitCode, b: ExitCode) -> ExitCode {
+    match (a, b) {
+        (ExitCode::Success, x) | (x, ExitCode::Success) => x,
+        (_, x) => x,
+    }
 }
 
 #[cfg(test)]

@@ -708,6 +708,75 @@ pub const FLAGS: &[FlagDef] = &[
         )
     },
     FlagDef {
+        value: Some("MODE"),
+        possible_values: &["auto", "claims", "fixed"],
+        help: "How the tasks of a run split the input: claims (work sharing), fixed, auto",
+        long_help: "claims: the tasks take the input a range of chunks at a time through the \
+                    --results directory (DIR/share), so fast tasks do more, a task that is lost \
+                    (killed, its node gone) has its unfinished ranges run by the others, and a \
+                    task started later with the same command and directory joins the run; any \
+                    number of tasks, started by Slurm, ssh or by hand. Each range's results are \
+                    committed once: frun merge is exact even when a range ran twice (see \
+                    --at-most-once). The input must be a regular file. fixed: chunk k is task \
+                    k mod N's (--shard I/N). auto (the default): claims for the tasks of a Slurm \
+                    step writing to --results from a file, fixed otherwise.",
+        ..flag(
+            "share",
+            None,
+            "share",
+            Apply::Config(|d, v| {
+                use frun_engine::plan::config::ShareSpec;
+                d.config.share = match v.text()? {
+                    Some("claims") => ShareSpec::Claims,
+                    Some("fixed") => ShareSpec::Fixed,
+                    _ => ShareSpec::Auto,
+                };
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        value: Some("DUR"),
+        help: "With --share claims: a task silent this long is taken for lost (default 120s)",
+        long_help: "Each task renews its lease four times per DUR; one whose lease has not \
+                    moved for DUR (by the clock of the task that looks) has its unfinished \
+                    ranges taken over. On one host a task whose process is gone, and anywhere \
+                    a task that stopped (a signal, the job's end), is taken over at once. The \
+                    default rides out an NFS server's failover; DUR as for --job-timeout.",
+        ..flag(
+            "lease",
+            None,
+            "lease",
+            Apply::Config(|d, v| {
+                if let Some(t) = v.text()? {
+                    let dur = parse_duration(t)?;
+                    if dur.is_zero() {
+                        return Err("must be more than 0".into());
+                    }
+                    d.config.share_settings.lease = dur;
+                }
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
+        help: "With --share claims: never run a lost task's unfinished ranges again",
+        long_help: "A command then runs at most once per record (a lost task may have started \
+                    it): the ranges of lost tasks stay open, frun status DIR lists them, and \
+                    frun merge reports the run incomplete. Without it, execution is \
+                    at-least-once (a range of a task that was only slow may run twice) and the \
+                    results are exactly-once.",
+        ..flag(
+            "at-most-once",
+            None,
+            "at-most-once",
+            Apply::Config(|d, v| {
+                d.config.share_settings.at_most_once = v.on();
+                Ok(())
+            }),
+        )
+    },
+    FlagDef {
         value: Some("SPEC"),
         help: "Stop once batches fail, succeed or are done: [now,|soon,]fail|success|done=N|N%",
         long_help: "A failed batch is one whose command exited non-zero (and was not retried), \

@@ -95,7 +95,7 @@ pub fn command() -> Command {
              CMD ARGS rec1 ... recN, spawned directly (no shell). stdout of each batch is \
              emitted whole; stderr passes straight through.",
         )
-        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun [FLAGS] CMD [ARGS...] ::: VALUES... [::: VALUES...] [:::: FILE...]\n       frun parallel GNU-PARALLEL-ARGS...\n       frun xargs XARGS-ARGS...\n       frun merge DIR")
+        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun [FLAGS] CMD [ARGS...] ::: VALUES... [::: VALUES...] [:::: FILE...]\n       frun parallel GNU-PARALLEL-ARGS...\n       frun xargs XARGS-ARGS...\n       frun merge DIR\n       frun status DIR")
         .after_help(
             "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
              3 some records given up after their retries; 126/127 CMD not executable/not found; \
@@ -103,8 +103,9 @@ pub fn command() -> Command {
              file not found); \
              128+N stopped by signal N (once it has cleaned up, frun dies of INT, TERM and \
              HUP itself, which a shell shows as 128+N).\n\
-             frun merge DIR writes the output of a --results DIR (see frun merge --help); a \
-             command named merge is run with frun -- merge.\n\
+             frun merge DIR writes the output of a --results DIR (see frun merge --help), and \
+             frun status DIR shows how far its run is; a command named merge or status is run \
+             with frun -- merge, frun -- status.\n\
              frun parallel … and frun xargs … (or frun started through a link named parallel \
              or xargs) take GNU Parallel's and xargs' own command lines (see frun parallel \
              --help, frun xargs --help); a command named parallel or xargs is run with \
@@ -340,6 +341,43 @@ fn parse_merge(args: &[OsString]) -> Result<Invocation, UsageError> {
     }
 }
 
+/// Parses `frun status …` (the words after `status`).
+fn parse_status(args: &[OsString]) -> Result<Invocation, UsageError> {
+    match args {
+        [h] if h == "-h" || h == "--help" => Ok(Invocation::Print(STATUS_HELP.as_bytes().to_vec())),
+        [dir] if !dir.is_empty() && !dir.as_bytes().starts_with(b"-") => {
+            let dir = PathBuf::from(dir);
+            Ok(Invocation::Act(Box::new(
+                move || match frun_engine::output::results::status(&dir) {
+                    Ok(text) => {
+                        use std::io::Write;
+                        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                        frun_engine::ExitCode::Success
+                    }
+                    Err(e) => {
+                        eprintln!("frun status: {e}");
+                        frun_engine::ExitCode::Usage
+                    }
+                },
+            )))
+        }
+        _ => Err(UsageError(
+            "status takes one directory (usage: frun status DIR)".into(),
+        )),
+    }
+}
+
+const STATUS_HELP: &str = "\
+Show how far the run writing to a results directory (--results DIR) is
+
+Usage: frun status DIR
+
+Input done, and for a run shared by claims (--share claims): each task's lease (working, left
+or silent for how long), rate and claims, the claims still open and whose, and those whose
+owner's lease is older than the lease time. Exit status: 0, or 2 when DIR is not a results
+directory.
+";
+
 const MERGE_HELP: &str = "\
 Write the combined output of a results directory (--results DIR) to stdout
 
@@ -356,6 +394,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
     // `frun merge DIR`; a command named merge is `frun -- merge`.
     if args.get(1).is_some_and(|a| a == "merge") {
         return parse_merge(&args[2..]);
+    }
+    // `frun status DIR`; a command named status is `frun -- status`.
+    if args.get(1).is_some_and(|a| a == "status") {
+        return parse_status(&args[2..]);
     }
     let expanded = expand_undo_forms(args.get(1..).unwrap_or(&[]))?;
     let matches =

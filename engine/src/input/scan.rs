@@ -14,6 +14,7 @@ use crate::dispatch::rings::Rings;
 use crate::input::bounds::RecordBounds;
 use crate::input::group::GroupKey;
 use crate::input::shard::ShardMap;
+use crate::input::shard::claims::Book;
 use crate::input::spool::{Fill, Ingest, Spool};
 
 /// The smallest batch the end-of-input balancing cuts to (unless `-l` starts higher).
@@ -184,6 +185,9 @@ pub struct Settings {
     pub count_records: bool,
     /// This task's share of the input when the run is split over several (the rest is skipped).
     pub shard: Option<ShardMap>,
+    /// The run is shared by claims (`--share claims`): this task's chunks are those it claims
+    /// as it goes (instead of `shard`).
+    pub claims: Option<std::sync::Arc<Book>>,
     /// The input's head is checked before anything else (resuming, or sharded: skipping may
     /// free the head before a batch is published), once this many bytes (or the whole input)
     /// are in.
@@ -221,6 +225,8 @@ pub struct Scanner<'a> {
 struct Skips<'a> {
     list: &'a [(u64, u64)],
     shard: Option<ShardMap>,
+    /// Claims mode: the book, the claim being scanned, and whether no more can be claimed.
+    claims: Option<Claiming>,
     delimiter: u8,
     /// Inside a run of this task's chunks: the other task's chunk that ends it. Until its first
     /// record, every byte is this task's, also in the middle of a record (`-b` cuts there).
@@ -233,6 +239,25 @@ struct Skips<'a> {
 struct RunEnd {
     chunk: u64,
     at: Option<u64>,
+}
+
+/// The scanner's side of a run shared by claims.
+struct Claiming {
+    book: std::sync::Arc<Book>,
+    current: Option<Current>,
+    /// Where the next claim is looked for (the end of the last one).
+    next: u64,
+    /// Nothing more to claim in this scan: the rest of the input is skipped.
+    exhausted: bool,
+}
+
+/// The claim being scanned: chunks `[a, b)`, and where their records begin and end once the
+/// input shows it.
+struct Current {
+    a: u64,
+    b: u64,
+    start: Option<u64>,
+    end: Option<u64>,
 }
 
 /// What lies at a position, for [`Skips::jump`].
@@ -261,6 +286,9 @@ impl Skips<'_> {
     /// far) shows: `u64::MAX` when none is in sight. Called after [`Skips::jump`] said `No`.
     fn next_start(&mut self, at: u64, data: &[u8], eof: bool) -> u64 {
         let done = self.next_done(at);
+        if self.claims.is_some() {
+            return done.min(self.claim_end(data, eof).unwrap_or(u64::MAX));
+        }
         let Some(m) = self.shard else {
             return done;
         };
@@ -291,6 +319,9 @@ impl Skips<'_> {
         if self.next_done(at) == at {
             return Jump::To(self.list[0].1);
         }
+        if self.claims.is_some() {
+            return self.jump_claims(at, data, eof);
+        }
         let Some(m) = self.shard else {
             return Jump::No;
         };
@@ -316,6 +347,79 @@ impl Skips<'_> {
                 let e = (data.len() as u64).min(next * m.chunk - 1);
                 if e > at { Jump::To(e) } else { Jump::Wait }
             }
+        }
+    }
+
+    /// Where the claim being scanned ends, once the input shows it (reported to the book then).
+    fn claim_end(&mut self, data: &[u8], eof: bool) -> Option<u64> {
+        let delimiter = self.delimiter;
+        let c = self.claims.as_mut()?;
+        let m = c.book.map();
+        let cur = c.current.as_mut()?;
+        if cur.end.is_none() {
+            cur.end = m.chunk_start(cur.b, data, delimiter, eof);
+            if let (Some(s), Some(e)) = (cur.start, cur.end) {
+                c.book.scanned(cur.a, s, e.max(s));
+            }
+        }
+        cur.end
+    }
+
+    /// [`Skips::jump`] in claims mode: inside the claim being scanned, input to process;
+    /// before it, a jump to its start; past it, the next claim (or, with none left, the rest
+    /// of the input skipped).
+    fn jump_claims(&mut self, at: u64, data: &[u8], eof: bool) -> Jump {
+        let delimiter = self.delimiter;
+        loop {
+            let c = self.claims.as_mut().expect("claims mode");
+            let m = c.book.map();
+            if let Some(cur) = c.current.as_mut() {
+                if cur.start.is_none() {
+                    cur.start = m.chunk_start(cur.a, data, delimiter, eof);
+                }
+                let Some(start) = cur.start else {
+                    // Skip what is in, staying before the claim's first chunk.
+                    let e = (data.len() as u64).min((cur.a * m.chunk).saturating_sub(1));
+                    return if e > at { Jump::To(e) } else { Jump::Wait };
+                };
+                if start > at {
+                    return Jump::To(start);
+                }
+                match self.claim_end(data, eof) {
+                    // Past the claim: the batch being built ends here (the next claim's
+                    // records are committed apart, and may be another's).
+                    Some(e) if at >= e => {
+                        let c = self.claims.as_mut().expect("claims mode");
+                        c.current = None;
+                        return Jump::To(at);
+                    }
+                    _ => return Jump::No,
+                }
+            }
+            if !c.exhausted {
+                match c.book.claim_from(c.next) {
+                    Some((a, b)) => {
+                        c.next = b;
+                        c.current = Some(Current {
+                            a,
+                            b,
+                            start: None,
+                            end: None,
+                        });
+                        continue;
+                    }
+                    None => c.exhausted = true,
+                }
+            }
+            // Nothing more is this task's: all of the input that is in is skipped.
+            let len = data.len() as u64;
+            return if len > at {
+                Jump::To(len)
+            } else if eof {
+                Jump::No
+            } else {
+                Jump::Wait
+            };
         }
     }
 }
@@ -485,6 +589,12 @@ impl<'s, 'a> Run<'s, 'a> {
             skips: Skips {
                 list: sc.skip,
                 shard: sc.settings.shard,
+                claims: sc.settings.claims.clone().map(|book| Claiming {
+                    book,
+                    current: None,
+                    next: 0,
+                    exhausted: false,
+                }),
                 delimiter: sc.settings.delimiter,
                 run_end: None,
             },
@@ -1476,6 +1586,7 @@ mod tests {
                 byte_guided: self.byte_guided,
                 count_records: self.count_records,
                 shard: self.shard,
+                claims: None,
                 head_first: None,
                 nul: NulInArgument::Pass,
                 bounds: None,

@@ -14,6 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::file::{FileId, open_locked};
 use super::{InputId, OpenError, format};
 
+/// What is told the intervals a flush made durable.
+type DurableListener = Box<dyn Fn(&[(u64, u64)]) + Send + Sync>;
+
 /// The journal of a running run.
 pub struct Journal {
     /// Where it is; for a new journal at the default place, set when it is created (a name
@@ -57,6 +60,9 @@ pub struct Journal {
     kept_stdout: AtomicU64,
     /// Set when the journal could not be created after all (another frun took the file).
     lost: Mutex<Option<String>>,
+    /// Told the input intervals of the `done` entries each flush made durable (a run shared
+    /// by claims commits a claim once all of it is).
+    on_durable: Option<DurableListener>,
 }
 
 /// How many other names a new journal at the default place tries (`PATH.1` …) before giving up.
@@ -105,7 +111,17 @@ impl Journal {
             numbered: AtomicU64::new(0),
             kept_stdout: AtomicU64::new(stdout_base.unwrap_or(u64::MAX)),
             lost: Mutex::new(None),
+            on_durable: None,
         }
+    }
+
+    /// Tells `listener` the input intervals of the `done` entries each flush made durable.
+    pub fn on_durable(
+        mut self,
+        listener: impl Fn(&[(u64, u64)]) + Send + Sync + 'static,
+    ) -> Journal {
+        self.on_durable = Some(Box::new(listener));
+        self
     }
 
     /// Adds an entry to a new journal's first lines (before it is created).
@@ -292,6 +308,9 @@ impl Journal {
             return Ok(());
         }
         let r = self.write_entries(&mut f, &entries);
+        if let (Ok(()), Some(listener)) = (&r, &self.on_durable) {
+            listener(&done_intervals(&entries));
+        }
         if r.is_err() {
             // Not written: the entries go back before those made meanwhile, so a later flush
             // writes them all, in order (their numbers stay one after another).
@@ -405,6 +424,18 @@ impl Journal {
             _ => Ok(()),
         }
     }
+}
+
+/// The input intervals of the `done` entries in `entries`.
+fn done_intervals(entries: &[u8]) -> Vec<(u64, u64)> {
+    entries
+        .split(|&b| b == b'\n')
+        .filter_map(|l| {
+            let l = std::str::from_utf8(l.strip_prefix(b"done ")?).ok()?;
+            let mut w = l.split(' ');
+            Some((w.next()?.parse().ok()?, w.next()?.parse().ok()?))
+        })
+        .collect()
 }
 
 #[cfg(test)]

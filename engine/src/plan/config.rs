@@ -300,6 +300,10 @@ pub struct Config {
     pub shard: ShardSpec,
     /// `--results DIR`: where this task's output and journal go.
     pub results: Option<PathBuf>,
+    /// `--share`: how the tasks of a run split the input.
+    pub share: ShareSpec,
+    /// `--lease`, `--at-most-once`: how tasks sharing by claims hold their work.
+    pub share_settings: crate::input::shard::claims::ShareSettings,
     /// The command and its fixed arguments; never empty (default `echo`).
     pub command: Vec<OsString>,
     /// The command is a function, builtin or alias of the calling bash, run in worker shells.
@@ -456,6 +460,8 @@ impl Default for Config {
             resume: None,
             shard: ShardSpec::Auto,
             results: None,
+            share: ShareSpec::Auto,
+            share_settings: Default::default(),
             command: Vec::new(),
             shell_command: false,
             link: false,
@@ -497,6 +503,18 @@ impl Config {
             self.command.len()
         }
     }
+}
+
+/// `--share`: how the tasks of a run split the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareSpec {
+    /// Claims for the tasks of a Slurm step writing to `--results` from a regular file, fixed
+    /// chunks otherwise.
+    Auto,
+    /// Fixed chunks: chunk k is task k mod N's (`--shard I/N`).
+    Fixed,
+    /// Claims through the results directory: any number of tasks, joining at any time.
+    Claims,
 }
 
 /// `--shard`.

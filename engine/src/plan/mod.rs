@@ -11,6 +11,7 @@ pub mod error;
 mod fill;
 mod jobs_resume;
 mod plugin;
+mod share;
 mod sweep;
 
 use std::ffi::OsString;
@@ -192,13 +193,25 @@ const UNSAFE_SCRIPT: &str = r#"n=$1; shift; exec "${@:1:n}" ${@:n+1}"#;
 
 /// Plans the run `cfg` asks for.
 pub fn plan(cfg: &Config) -> Result<Settings, RunError> {
+    plan_pass(cfg, None)
+}
+
+/// Plans a pass of a task sharing its run by claims, `book` being its part from the passes
+/// before (None: the first pass, or no sharing).
+pub fn plan_pass(
+    cfg: &Config,
+    book: Option<std::sync::Arc<crate::input::shard::claims::Book>>,
+) -> Result<Settings, RunError> {
     // `frun parallel --retry-failed`: the joblog's command lines are the run's jobs.
     let retry = jobs_resume::retry_config(cfg)?;
-    plan_run(retry.as_ref().unwrap_or(cfg))
+    plan_run(retry.as_ref().unwrap_or(cfg), book)
 }
 
 /// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.
-fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
+fn plan_run(
+    cfg: &Config,
+    book: Option<std::sync::Arc<crate::input::shard::claims::Book>>,
+) -> Result<Settings, RunError> {
     let cpus = crate::sys::usable_cpus();
     let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
     builder::check(cfg)?;
@@ -223,19 +236,12 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
     let layout = Layout::plan(&cfg.nodes, wm as usize, input_size)
         .map_err(|m| RunError::config("nodes", m))?;
     let shard = shard(cfg, &input.file)?;
-    let split = shard.filter(|s| s.count > 1);
+    let book = share::book(cfg, shard, &input.file, book)?;
+    let split = shard.filter(|s| s.count > 1 && book.is_none());
     // A task's commands are not tasks: a frun they run must do all of its own input.
-    let children_env =
-        split.map(|_| environment_with(None, "FRUN_SHARD".as_ref(), "none".as_ref()));
-    // -b cuts records anyway: its chunks are raw bytes, like its batches.
-    let shard_map = split.map(|s| {
-        let m = ShardMap::new(s, input_size);
-        if matches!(cfg.batch, BatchSpec::Bytes(_)) {
-            m.raw()
-        } else {
-            m
-        }
-    });
+    let children_env = (split.is_some() || book.is_some())
+        .then(|| environment_with(None, "FRUN_SHARD".as_ref(), "none".as_ref()));
+    let shard_map = split.map(|s| shard_map(cfg, s, input_size));
     let env_bytes = crate::exec::spawn::environment_bytes_of(children_env.as_deref());
     let templates = templates(cfg, &input.header)?;
     let command = command(cfg, &input.header, env_bytes)?;
@@ -253,15 +259,15 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         used,
     };
     // Last, once everything else is known to be valid: the journal is a file frun creates.
-    let (checkpoint, results) = checkpoint(cfg, shard, split, shard_map, &input.file)?;
-    let mut template = command.template;
-    // {ID} never repeats across the tasks of a run, nor across runs on one results directory.
-    let task = shard.map_or_else(|| "0-of-1".to_string(), |s| s.name());
-    if let Some(r) = &results {
-        template = template.with_id_prefix(format!("{task}.{}.", r.run));
-    } else if split.is_some() {
-        template = template.with_id_prefix(format!("{task}."));
-    }
+    let (checkpoint, results) =
+        checkpoint(cfg, shard, split, shard_map, book.as_ref(), &input.file)?;
+    let template = id_prefixed(
+        command.template,
+        shard,
+        split,
+        book.as_ref(),
+        results.as_ref(),
+    );
     let head_first = match &checkpoint.resume {
         // Resuming, the input is checked (and stdout restored) before anything else; a task of
         // a sharded run records its input first too (skipping other tasks' chunks may free the
@@ -271,7 +277,9 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
                 .as_ref()
                 .map_or(crate::journal::HEAD_BYTES as u64, |i| i.head_len),
         ),
-        None => shard_map.map(|_| crate::journal::HEAD_BYTES as u64),
+        None => {
+            (shard_map.is_some() || book.is_some()).then_some(crate::journal::HEAD_BYTES as u64)
+        }
     };
     let scan = scan_settings(
         cfg,
@@ -282,6 +290,10 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         shard_map,
         head_first,
     );
+    let scan = crate::input::scan::Settings {
+        claims: book.clone(),
+        ..scan
+    };
     Ok(Settings {
         input,
         scan,
@@ -311,7 +323,41 @@ fn plan_run(cfg: &Config) -> Result<Settings, RunError> {
         progress: cfg.progress,
         exits_after: false,
         children_env,
+        share: book,
     })
+}
+
+/// The fixed chunks of task `s` (-b cuts records anyway: its chunks are raw bytes, like its
+/// batches).
+fn shard_map(cfg: &Config, s: Shard, input_size: Option<u64>) -> ShardMap {
+    let m = ShardMap::new(s, input_size);
+    if matches!(cfg.batch, BatchSpec::Bytes(_)) {
+        m.raw()
+    } else {
+        m
+    }
+}
+
+/// {ID} never repeats across the tasks of a run, nor across runs on one results directory:
+/// the task's name (and its files' number) goes first.
+fn id_prefixed(
+    template: crate::exec::command::argv::ArgvTemplate,
+    shard: Option<Shard>,
+    split: Option<Shard>,
+    book: Option<&std::sync::Arc<crate::input::shard::claims::Book>>,
+    results: Option<&Destination>,
+) -> crate::exec::command::argv::ArgvTemplate {
+    let task = match book {
+        Some(b) => b.task().to_string(),
+        None => shard.map_or_else(|| "0-of-1".to_string(), |s| s.name()),
+    };
+    if let Some(r) = results {
+        template.with_id_prefix(format!("{task}.{}.", r.run))
+    } else if split.is_some() || book.is_some() {
+        template.with_id_prefix(format!("{task}."))
+    } else {
+        template
+    }
 }
 
 /// What the scanner is told: how records end and are grouped into batches, and which of them
@@ -348,6 +394,7 @@ fn scan_settings(
                     max: HARD_MAX_STDIN_RECORDS,
                 }),
         shard: shard_map,
+        claims: None,
         head_first,
         // Records become arguments (a `-b` chunk is one whole), where a NUL byte ends them.
         nul: nul_in_argument(cfg, sizing),
@@ -1104,13 +1151,23 @@ fn checkpoint(
     shard: Option<Shard>,
     split: Option<Shard>,
     shard_map: Option<ShardMap>,
+    book: Option<&std::sync::Arc<crate::input::shard::claims::Book>>,
     input: &File,
 ) -> Result<(Prepared, Option<Destination>), RunError> {
     if let Some(dir) = &cfg.results {
+        use crate::output::results::TaskOf;
+        let of = match book {
+            Some(b) => TaskOf::Claims(b),
+            None => TaskOf::Fixed(shard.unwrap_or(Shard { index: 0, count: 1 })),
+        };
+        let chunk = match book {
+            Some(b) => b.map().chunk,
+            None => shard_map.map_or(0, |m| m.chunk),
+        };
         let files = crate::output::results::prepare(
             dir,
-            shard.unwrap_or(Shard { index: 0, count: 1 }),
-            shard_map.map_or(0, |m| m.chunk),
+            of,
+            chunk,
             &run_identity(cfg),
             &shown_command(cfg),
             cfg.order,

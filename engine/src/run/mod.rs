@@ -740,6 +740,7 @@ fn try_run(
         progress,
         exits_after,
         children_env,
+        share: _,
     } = settings;
     // The input's total is learned before the spool takes the input.
     let total = progress.map(|_| meter::total_of(&input.file, &scan, checkpoint.resume.is_some()));

@@ -48,6 +48,9 @@ pub struct Settings {
     /// The environment the commands get, when it is not frun's own (a task of a split run
     /// gives its commands `FRUN_SHARD=none`, so a frun they start does all of its input).
     pub children_env: Option<Vec<std::ffi::CString>>,
+    /// The run is shared by claims: this task's part (the scanner claims through it, the
+    /// journal commits through it).
+    pub share: Option<std::sync::Arc<crate::input::shard::claims::Book>>,
 }
 
 /// How a completed run's failures become its exit status.

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use nix::fcntl::OFlag;
 
 use crate::input::shard::Shard;
+use crate::input::shard::claims::Book;
 use crate::journal::{self, Checkpoint, InputId, Journal, merge_intervals};
 use crate::output::emit::OrderMode;
 use crate::sys::errors::count;
@@ -84,35 +85,73 @@ fn task_of(path: &Path) -> Option<(u64, u64)> {
     Some((i.parse().ok()?, n.parse().ok()?))
 }
 
+/// `task-….A` of a journal's name.
+fn stem_of(journal: &Path) -> String {
+    let name = journal.file_name().unwrap_or_default().to_string_lossy();
+    name.trim_end_matches(JOURNAL).to_string()
+}
+
 /// The output file next to a journal.
 fn output_of(journal: &Path) -> PathBuf {
     let name = journal.file_name().unwrap_or_default().to_string_lossy();
     journal.with_file_name(format!("{}{OUTPUT}", name.trim_end_matches(JOURNAL)))
 }
 
+/// Which task this is: one of a fixed number (`--shard I/N`), or one of those sharing the run
+/// by claims.
+#[derive(Clone, Copy)]
+pub enum TaskOf<'a> {
+    /// Task I of N, with fixed chunks.
+    Fixed(Shard),
+    /// A task taking claims from this book.
+    Claims(&'a Arc<Book>),
+}
+
+impl TaskOf<'_> {
+    /// The name in the task's file names: `I-of-N`, or the task's id.
+    fn name(&self) -> String {
+        match self {
+            TaskOf::Fixed(s) => s.name(),
+            TaskOf::Claims(b) => b.task().to_string(),
+        }
+    }
+}
+
 /// Opens (creating) `dir`, reads what earlier runs completed, and creates this task's files.
 /// `run` identifies the command (as a checkpoint's `run`), `command` is shown in the journal,
-/// `chunk` is the task's chunk size. Errors are one line for the user (exit 2).
+/// `chunk` is the task's chunk size. Errors are one line for the user (exit 2). A task sharing
+/// by claims skips nothing by the journals (its claims say what is its), and joins the tasks
+/// of the same run still going.
 pub fn prepare(
     dir: &Path,
-    shard: Shard,
+    of: TaskOf<'_>,
     chunk: u64,
     run: &str,
     command: &str,
     order: OrderMode,
 ) -> Result<TaskFiles, String> {
-    let task = format!("task {}/{}", shard.index, shard.count);
+    let task = match of {
+        TaskOf::Fixed(shard) => format!("task {}/{}", shard.index, shard.count),
+        TaskOf::Claims(b) => format!("task {}", b.task()),
+    };
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("--results: cannot create {}: {}", dir.display(), os(&e)))?;
-    let resume = earlier_runs(dir, shard, run)?;
-    let (out, journal_path, attempt) = create_output(dir, shard)?;
+    let resume = earlier_runs(dir, of, run)?;
+    let resume = match of {
+        TaskOf::Fixed(_) => resume,
+        TaskOf::Claims(_) => None,
+    };
+    let (out, journal_path, attempt) = create_output(dir, &of.name())?;
+    if let TaskOf::Claims(b) = of {
+        b.set_stem(&format!("{PREFIX}{}.{attempt}", of.name()));
+    }
     let header = format!(
         "command: {command}\n# {task} of a run writing to {}: run the same command again to \
          continue it; frun merge {} writes the output",
         dir.display(),
         dir.display()
     );
-    let j = create_journal(&journal_path, run, &header, &out, shard, chunk, order)?;
+    let j = create_journal(&journal_path, run, &header, &out, of, chunk, order)?;
     Ok(TaskFiles {
         dest: Destination {
             out,
@@ -127,7 +166,7 @@ pub fn prepare(
 
 /// What every earlier run's tasks in `dir` completed, as one checkpoint (None when there were
 /// none). Refused: a run still going, results of another command or of another input.
-fn earlier_runs(dir: &Path, shard: Shard, run: &str) -> Result<Option<Checkpoint>, String> {
+fn earlier_runs(dir: &Path, of: TaskOf<'_>, run: &str) -> Result<Option<Checkpoint>, String> {
     let mut done = Checkpoint {
         run: run.to_string(),
         ..Checkpoint::default()
@@ -139,9 +178,24 @@ fn earlier_runs(dir: &Path, shard: Shard, run: &str) -> Result<Option<Checkpoint
         if let Some(pid) = journal::holder(&file) {
             // A live task. One of this run (same task count, another task) is fine: its work
             // lies in its own chunks. Any other is a run still going (an old job not yet gone):
-            // running beside it would do its chunks twice.
-            if task_of(&path).is_some_and(|(i, n)| n == shard.count && i != shard.index) {
-                continue;
+            // running beside it would do its chunks twice. Tasks sharing by claims join the
+            // live ones of the same command (checked below, with the finished ones).
+            match of {
+                TaskOf::Fixed(shard) => {
+                    if task_of(&path).is_some_and(|(i, n)| n == shard.count && i != shard.index) {
+                        continue;
+                    }
+                }
+                TaskOf::Claims(_) if task_of(&path).is_none() => {
+                    match journal::read(&path) {
+                        Ok(cp) if cp.run == run => continue,
+                        Ok(_) => {}
+                        // Being created right now.
+                        Err(_) if !records_anything(&path) => continue,
+                        Err(e) => return Err(format!("--results: {e}")),
+                    }
+                }
+                TaskOf::Claims(_) => {}
             }
             return Err(format!(
                 "--results: {} is being written by a running frun (pid {pid} here or on \
@@ -185,10 +239,10 @@ fn earlier_runs(dir: &Path, shard: Shard, run: &str) -> Result<Option<Checkpoint
 
 /// This task's output file, created under the first attempt number whose name is free, with
 /// the path of its journal and that number.
-fn create_output(dir: &Path, shard: Shard) -> Result<(File, PathBuf, u32), String> {
+fn create_output(dir: &Path, name: &str) -> Result<(File, PathBuf, u32), String> {
     let mut attempt = 0u32;
     loop {
-        let stem = format!("{PREFIX}{}.{attempt}", shard.name());
+        let stem = format!("{PREFIX}{name}.{attempt}");
         let out_path = dir.join(format!("{stem}{OUTPUT}"));
         match OpenOptions::new()
             .write(true)
@@ -216,7 +270,7 @@ fn create_journal(
     run: &str,
     header: &str,
     out: &File,
-    shard: Shard,
+    of: TaskOf<'_>,
     chunk: u64,
     order: OrderMode,
 ) -> Result<Journal, String> {
@@ -233,10 +287,16 @@ fn create_journal(
         OrderMode::Ordered => "ordered",
         _ => "buffered",
     };
-    j.head_line(&format!(
-        "task {} {} {chunk} {order}",
-        shard.index, shard.count
-    ));
+    // A task sharing by claims has no number: its line says 0 of 0.
+    let (index, count) = match of {
+        TaskOf::Fixed(s) => (s.index, s.count),
+        TaskOf::Claims(b) => {
+            let book = Arc::clone(b);
+            j = j.on_durable(move |done| book.durable(done));
+            (0, 0)
+        }
+    };
+    j.head_line(&format!("task {index} {count} {chunk} {order}"));
     match j.create_now() {
         Ok(()) => Ok(j),
         Err(journal::OpenError::Busy) => Err(format!(
@@ -318,6 +378,22 @@ enum Merged {
     Incomplete(String),
 }
 
+/// Shared by claims: a claim's results are the batches of the task that committed it; those
+/// another task ran too (a claim taken over from a task that was only slow) are left out.
+/// `stems` names each piece's task files.
+fn keep_committed(dir: &Path, stems: &[String], pieces: &mut Vec<Piece>) -> Result<(), String> {
+    if let Some(commits) = crate::input::shard::claims::commits(dir)? {
+        pieces.retain(|p| {
+            let at = commits.partition_point(|c| c.start <= p.start);
+            at > 0 && {
+                let c = &commits[at - 1];
+                c.stem == stems[p.file] && p.end <= c.end
+            }
+        });
+    }
+    Ok(())
+}
+
 fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
     let paths = journals(dir)?;
     if paths.is_empty() {
@@ -327,6 +403,7 @@ fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
         ));
     }
     let mut files = Vec::new();
+    let mut stems = Vec::new();
     let mut pieces = Vec::new();
     let mut run = None;
     let mut ordered = None;
@@ -390,7 +467,9 @@ fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
             at = written;
         }
         files.push(out);
+        stems.push(stem_of(path));
     }
+    keep_committed(dir, &stems, &mut pieces)?;
     if ordered == Some(true) {
         pieces.sort_by_key(|p| p.start);
     }
@@ -434,6 +513,115 @@ fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
     })
 }
 
+/// `frun status DIR`: how far the run writing to `dir` is, as text for a terminal.
+pub fn status(dir: &Path) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let paths = journals(dir)?;
+    if paths.is_empty() {
+        return Err(format!(
+            "{} holds no results (no {PREFIX}*{JOURNAL} files)",
+            dir.display()
+        ));
+    }
+    let mut out = String::new();
+    let (mut live, mut total, mut command) = (0, None::<u64>, None);
+    let mut intervals = Vec::new();
+    for path in &paths {
+        let file = journal::open_read(path)?;
+        live += usize::from(journal::holder(&file).is_some());
+        let Ok(cp) = journal::read(path) else {
+            continue;
+        };
+        for len in [cp.end, cp.input.as_ref().and_then(|i| i.size)]
+            .into_iter()
+            .flatten()
+        {
+            total = Some(total.map_or(len, |t| t.max(len)));
+        }
+        if command.is_none() {
+            command = std::fs::read_to_string(path).ok().and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("# command: ").map(str::to_string))
+            });
+        }
+        intervals.extend_from_slice(&cp.intervals);
+    }
+    let share = crate::input::shard::claims::view(dir)?;
+    let done: u64 = match &share {
+        Some(v) => v.committed_bytes,
+        None => merge_intervals(intervals).iter().map(|(s, e)| e - s).sum(),
+    };
+    let _ = writeln!(
+        out,
+        "{}: {}",
+        dir.display(),
+        command.unwrap_or_else(|| "(command not recorded)".into())
+    );
+    let _ = writeln!(out, "task files: {}, {live} being written", paths.len());
+    match total {
+        Some(t) => {
+            let pct = if t == 0 {
+                100.0
+            } else {
+                done as f64 * 100.0 / t as f64
+            };
+            let _ = writeln!(
+                out,
+                "input: {done} of {} done ({pct:.1}%)",
+                count(t, "byte", "bytes")
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "input: {} done (its length not known yet)",
+                count(done, "byte", "bytes")
+            );
+        }
+    }
+    let Some(v) = share else {
+        return Ok(out);
+    };
+    let _ = writeln!(
+        out,
+        "shared by claims: {} committed, chunks claimed up to {}",
+        count(v.committed, "claim", "claims"),
+        v.claimed_to
+    );
+    let mut stale_of = std::collections::HashMap::new();
+    for l in &v.leases {
+        let stale = l.state == "working" && l.age > l.lease;
+        stale_of.insert(l.task.clone(), (l.state.clone(), stale));
+        let rate = l.bytes.checked_div(l.seconds).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "  task {}: {}{}, renewed {} s ago (lease {} s), {} pid {}, {} committed ({rate} B/s), claims {} taken over {} duplicates {}",
+            l.task,
+            l.state,
+            if stale { " STALE" } else { "" },
+            l.age.as_secs(),
+            l.lease.as_secs(),
+            l.host,
+            l.pid,
+            count(l.bytes, "byte", "bytes"),
+            l.claims,
+            l.taken_over,
+            l.duplicates
+        );
+    }
+    let _ = writeln!(out, "open claims: {}", v.open.len());
+    for (a, e, owner) in &v.open {
+        let how = match stale_of.get(owner) {
+            Some((_, true)) => "its lease is stale",
+            Some((s, false)) if s == "left" => "its task left",
+            Some(_) => "being worked on",
+            None => "no lease",
+        };
+        let _ = writeln!(out, "  chunks {a}..{e}: task {owner}, {how}");
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,12 +650,30 @@ mod tests {
         // Created by a sibling task a moment ago: not yet locked nor written.
         std::fs::write(d.path().join("task-0-of-2.0.journal"), "").unwrap();
         let shard = Shard { index: 1, count: 2 };
-        let t = prepare(d.path(), shard, 0, "r", "cmd", OrderMode::Ordered).unwrap();
+        let t = prepare(
+            d.path(),
+            TaskOf::Fixed(shard),
+            0,
+            "r",
+            "cmd",
+            OrderMode::Ordered,
+        )
+        .unwrap();
         assert!(t.resume.is_none());
         assert_eq!(t.dest.run, 0);
         drop(t);
         std::fs::write(d.path().join("task-0-of-2.1.journal"), "junk\ndone 0 4 9\n").unwrap();
-        assert!(prepare(d.path(), shard, 0, "r", "cmd", OrderMode::Ordered).is_err());
+        assert!(
+            prepare(
+                d.path(),
+                TaskOf::Fixed(shard),
+                0,
+                "r",
+                "cmd",
+                OrderMode::Ordered
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! chunks of other tasks (as it skips input a resumed run already did) and nothing here reads
 //! the input beyond the few bytes that place a chunk's first record.
 
+pub mod claims;
+
 /// `--shard`: which task this is, of how many.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
