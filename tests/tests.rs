@@ -32,6 +32,7 @@ mod refusals;
 mod resume;
 mod retries;
 mod shard;
+mod share;
 mod streams;
 mod sweeps;
 mod xargs;

@@ -315,12 +315,12 @@ impl Skips<'_> {
     /// Whether `at` begins skipped input, and where that ends. `at` is a record start, a
     /// point inside a run of this task's chunks, or a point inside another task's chunk that
     /// an earlier jump reached.
-    fn jump(&mut self, at: u64, data: &[u8], eof: bool) -> Jump {
+    fn jump(&mut self, at: u64, data: &[u8], eof: bool, events: &dyn ScanEvents) -> Jump {
         if self.next_done(at) == at {
             return Jump::To(self.list[0].1);
         }
         if self.claims.is_some() {
-            return self.jump_claims(at, data, eof);
+            return self.jump_claims(at, data, eof, events);
         }
         let Some(m) = self.shard else {
             return Jump::No;
@@ -368,7 +368,7 @@ impl Skips<'_> {
     /// [`Skips::jump`] in claims mode: inside the claim being scanned, input to process;
     /// before it, a jump to its start; past it, the next claim (or, with none left, the rest
     /// of the input skipped).
-    fn jump_claims(&mut self, at: u64, data: &[u8], eof: bool) -> Jump {
+    fn jump_claims(&mut self, at: u64, data: &[u8], eof: bool, events: &dyn ScanEvents) -> Jump {
         let delimiter = self.delimiter;
         loop {
             let c = self.claims.as_mut().expect("claims mode");
@@ -397,7 +397,7 @@ impl Skips<'_> {
                 }
             }
             if !c.exhausted {
-                match c.book.claim_from(c.next) {
+                match c.book.claim_from(c.next, &|| events.stopped()) {
                     Some((a, b)) => {
                         c.next = b;
                         c.current = Some(Current {
@@ -823,7 +823,7 @@ impl<'s, 'a> ChunkScan<'s, 'a> {
     fn cut_chunks(&mut self, filled: u64, eof: bool) -> bool {
         let data = self.run.sc.spool.bytes(0, filled);
         loop {
-            match self.run.skips.jump(self.start, data, eof) {
+            match self.run.skips.jump(self.start, data, eof, self.run.events) {
                 Jump::To(e) => {
                     self.start = e;
                     self.run.note_skipped(e);
@@ -1249,7 +1249,11 @@ impl<'s, 'a> RecordScan<'s, 'a> {
             }
             // Input done in an earlier run, or another task's, is skipped: the batch ends
             // before it.
-            match self.run.skips.jump(self.p.cursor, data, eof) {
+            match self
+                .run
+                .skips
+                .jump(self.p.cursor, data, eof, self.run.events)
+            {
                 Jump::To(e) => {
                     if !self.cut() {
                         return false;

@@ -51,6 +51,9 @@ const GRID_CHUNKS: u64 = 4096;
 const CHUNK_ALIGN: u64 = 4 << 10;
 /// A claim is sized to take about this long at this task's rate.
 const CLAIM_TIME: Duration = Duration::from_secs(2);
+/// A task holds at most this many claims not yet committed: the one being scanned and the one
+/// before it, whose last batches may still run. More would be work held back from the others.
+const OPEN_CLAIMS: usize = 2;
 /// Work is not claimed that would end less than this before the job's end.
 const END_MARGIN: Duration = Duration::from_secs(10);
 
@@ -155,6 +158,41 @@ pub struct Book {
     committed_bytes: AtomicU64,
 }
 
+impl Drop for Book {
+    fn drop(&mut self) {
+        // Not joined here: the last holder may be the renewing thread itself.
+        if self.stop_lease() {
+            let _ = self.renew();
+        }
+    }
+}
+
+/// The lease thread: renews `book`'s lease every `every` until told to stop or the book is
+/// gone. A failed renewal is tried again at the next turn; a lease that stays unwritable
+/// expires, and the others take the work over.
+fn renew_until_stopped(
+    book: &std::sync::Weak<Book>,
+    stop: &(Mutex<bool>, Condvar),
+    every: Duration,
+) {
+    let (flag, wake) = stop;
+    let mut stopped = flag.lock().unwrap_or_else(|e| e.into_inner());
+    while !*stopped {
+        stopped = wake
+            .wait_timeout(stopped, every)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+        if *stopped {
+            break;
+        }
+        let Some(book) = book.upgrade() else { break };
+        drop(stopped);
+        let _ = book.renew();
+        drop(book);
+        stopped = flag.lock().unwrap_or_else(|e| e.into_inner());
+    }
+}
+
 impl std::fmt::Debug for Book {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Book")
@@ -165,11 +203,11 @@ impl std::fmt::Debug for Book {
     }
 }
 
-/// The thread that renews the lease.
+/// The lease: its counter, and the thread that renews it (which holds the book weakly: a book
+/// dropped without [`Book::leave`], as when the run could not start, says `left` as it goes).
 struct Lease {
     counter: AtomicU64,
-    stop: Mutex<bool>,
-    wake: Condvar,
+    stop: Arc<(Mutex<bool>, Condvar)>,
     left: AtomicBool,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -274,19 +312,27 @@ impl Book {
             duplicates: AtomicU64::new(0),
             lease: Lease {
                 counter: AtomicU64::new(0),
-                stop: Mutex::new(false),
-                wake: Condvar::new(),
+                stop: Arc::new((Mutex::new(false), Condvar::new())),
                 left: AtomicBool::new(false),
                 thread: Mutex::new(None),
             },
         });
         book.renew()
             .map_err(|e| format!("cannot write {}: {}", book.live_path(&me).display(), os(&e)))?;
-        let renewer = Arc::clone(&book);
+        let renewer = Arc::downgrade(&book);
+        let stop = Arc::clone(&book.lease.stop);
+        let every = (settings.lease / 4).max(Duration::from_millis(50));
+        // The thread never takes a signal meant for the run (it is started before the run
+        // blocks its stop signals): it starts with every signal blocked.
+        use nix::sys::signal::{SigSet, SigmaskHow};
+        let before = SigSet::all().thread_swap_mask(SigmaskHow::SIG_BLOCK).ok();
         let t = std::thread::Builder::new()
             .name("frun-lease".into())
-            .spawn(move || renewer.renew_until_stopped())
-            .map_err(|e| format!("cannot start the lease thread: {}", os(&e)))?;
+            .spawn(move || renew_until_stopped(&renewer, &stop, every));
+        if let Some(m) = before {
+            let _ = m.thread_set_mask();
+        }
+        let t = t.map_err(|e| format!("cannot start the lease thread: {}", os(&e)))?;
         *book.lease.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
         Ok(book)
     }
@@ -367,30 +413,23 @@ impl Book {
         r
     }
 
-    fn renew_until_stopped(&self) {
-        let every = (self.settings.lease / 4).max(Duration::from_millis(50));
-        let mut stop = self.lease.stop.lock().unwrap_or_else(|e| e.into_inner());
-        while !*stop {
-            stop = self
-                .lease
-                .wake
-                .wait_timeout(stop, every)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-            if !*stop {
-                // A failed renewal is tried again at the next turn; a lease that stays
-                // unwritable expires, and the others take the work over.
-                let _ = self.renew();
-            }
+    /// Stops the renewals and says `left` (see [`Book::leave`]); true the first time.
+    fn stop_lease(&self) -> bool {
+        if self.lease.left.swap(true, Ordering::SeqCst) {
+            return false;
         }
+        let (stop, wake) = &*self.lease.stop;
+        *stop.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_all();
+        true
     }
 
     /// Leaves the run: the lease stops and says `left`, so the others take over at once what
     /// this task claimed and did not commit.
     pub fn leave(&self) {
-        self.lease.left.store(true, Ordering::SeqCst);
-        *self.lease.stop.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.lease.wake.notify_all();
+        if !self.stop_lease() {
+            return;
+        }
         if let Some(t) = self
             .lease
             .thread
@@ -449,9 +488,18 @@ impl Book {
 
     /// Claims the next chunks for a scanner at chunk `k`: the next range at the end of the
     /// chain, else (every chunk claimed) the claim at or after `k` of a task that was lost.
-    /// None when there is nothing this scan can take.
-    pub fn claim_from(&self, k: u64) -> Option<(u64, u64)> {
+    /// None when there is nothing this scan can take. Waits while this task holds
+    /// [`OPEN_CLAIMS`] claims not committed yet, unless `stopped` says the run is stopping.
+    pub fn claim_from(&self, k: u64, stopped: &dyn Fn() -> bool) -> Option<(u64, u64)> {
         let mut st = self.lock();
+        while st.open.len() >= OPEN_CLAIMS {
+            if stopped() {
+                return None;
+            }
+            drop(st);
+            std::thread::sleep(Duration::from_millis(10));
+            st = self.lock();
+        }
         if st.closing.is_some() {
             return None;
         }
@@ -968,18 +1016,20 @@ mod tests {
         let mut got = Vec::new();
         let mut k = (0, 0);
         loop {
-            let ra = a.claim_from(k.0);
-            let rb = b.claim_from(k.1);
+            let ra = a.claim_from(k.0, &|| false);
+            let rb = b.claim_from(k.1, &|| false);
             if ra.is_none() && rb.is_none() {
                 break;
             }
-            if let Some(r) = ra {
-                k.0 = r.1;
-                got.push(r);
-            }
-            if let Some(r) = rb {
-                k.1 = r.1;
-                got.push(r);
+            let chunk = a.map.chunk;
+            for (book, r, k) in [(&a, ra, &mut k.0), (&b, rb, &mut k.1)] {
+                if let Some(r) = r {
+                    *k = r.1;
+                    got.push(r);
+                    // Scanned and done at once: committed, so the next claim is not held back.
+                    book.scanned(r.0, r.0 * chunk, r.1 * chunk);
+                    book.durable(&[(r.0 * chunk, r.1 * chunk)]);
+                }
             }
         }
         got.sort();
@@ -997,7 +1047,7 @@ mod tests {
     fn a_commit_counts_once_and_a_late_one_is_a_duplicate() {
         let d = tempfile::tempdir().unwrap();
         let a = book(d.path(), 1000);
-        let (s, e) = a.claim_from(0).unwrap();
+        let (s, e) = a.claim_from(0, &|| false).unwrap();
         assert_eq!((s, e), (0, 1));
         a.scanned(0, 0, 1000);
         a.durable(&[(0, 600)]);
@@ -1026,18 +1076,18 @@ mod tests {
     fn a_task_that_left_has_its_open_claims_taken_over() {
         let d = tempfile::tempdir().unwrap();
         let a = book(d.path(), 1000);
-        assert_eq!(a.claim_from(0), Some((0, 1)));
+        assert_eq!(a.claim_from(0, &|| false), Some((0, 1)));
         let b = book(d.path(), 1000);
         // Every chunk is claimed, the owner works: nothing to take.
-        assert_eq!(b.claim_from(0), None);
+        assert_eq!(b.claim_from(0, &|| false), None);
         assert_eq!(b.rest(), Rest::Wait);
         a.leave();
         assert_eq!(b.rest(), Rest::Again);
-        assert_eq!(b.claim_from(0), Some((0, 1)));
+        assert_eq!(b.claim_from(0, &|| false), Some((0, 1)));
         assert_eq!(b.taken_over.load(Ordering::Relaxed), 1);
         // A third task sees b's takeover as the owner, which works.
         let c = book(d.path(), 1000);
-        assert_eq!(c.claim_from(0), None);
+        assert_eq!(c.claim_from(0, &|| false), None);
         b.scanned(0, 0, 1000);
         b.durable(&[(0, 1000)]);
         assert_eq!(c.rest(), Rest::Done);
@@ -1053,10 +1103,10 @@ mod tests {
             at_most_once: false,
         };
         let a = Book::join(d.path(), 1000, true, quick, None).unwrap();
-        assert_eq!(a.claim_from(0), Some((0, 1)));
+        assert_eq!(a.claim_from(0, &|| false), Some((0, 1)));
         // The lease stops being renewed (a hung node), without saying it left.
-        *a.lease.stop.lock().unwrap() = true;
-        a.lease.wake.notify_all();
+        *a.lease.stop.0.lock().unwrap() = true;
+        a.lease.stop.1.notify_all();
         a.lease
             .thread
             .lock()
@@ -1070,7 +1120,7 @@ mod tests {
         text = text.replacen(&a.host, "elsewhere", 1);
         std::fs::write(a.live_path(&a.me), text).unwrap();
         let b = Book::join(d.path(), 1000, true, quick, None).unwrap();
-        assert_eq!(b.claim_from(0), None);
+        assert_eq!(b.claim_from(0, &|| false), None);
         assert_eq!(b.rest(), Rest::Wait);
         std::thread::sleep(Duration::from_millis(400));
         assert_eq!(b.rest(), Rest::Again);
@@ -1081,14 +1131,14 @@ mod tests {
     fn at_most_once_leaves_a_lost_tasks_claims_alone() {
         let d = tempfile::tempdir().unwrap();
         let a = book(d.path(), 1000);
-        assert_eq!(a.claim_from(0), Some((0, 1)));
+        assert_eq!(a.claim_from(0, &|| false), Some((0, 1)));
         a.leave();
         let once = ShareSettings {
             at_most_once: true,
             ..ShareSettings::default()
         };
         let b = Book::join(d.path(), 1000, true, once, None).unwrap();
-        assert_eq!(b.claim_from(0), None);
+        assert_eq!(b.claim_from(0, &|| false), None);
         assert_eq!(b.rest(), Rest::Done);
         let v = view(d.path()).unwrap().unwrap();
         assert_eq!(v.open.len(), 1);
