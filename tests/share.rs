@@ -188,6 +188,17 @@ fn another_command_or_no_file_is_refused() {
 \"$FRUN\" --share claims --results r -a in printf 's%s\\n' 2> err; st=$?
 [ $st = 2 ] || fail \"another command: status $st\"
 grep -q 'another command' err || fail \"another command: $(cat err)\"
+\"$FRUN\" --share fixed --shard 0/2 --results r -a in printf 'r%s\\n' 2> err; st=$?
+[ $st = 2 ] || fail \"fixed shares on a shared directory: status $st\"
+grep -q 'shared by claims' err || fail \"fixed shares on a shared directory: $(cat err)\"
+\"$FRUN\" --shard 0/2 --results f -a in printf 'r%s\\n' || fail 'a fixed share'
+\"$FRUN\" --share claims --results f -a in printf 'r%s\\n' 2> err; st=$?
+[ $st = 2 ] || fail \"claims on fixed shares: status $st\"
+grep -q 'fixed shares' err || fail \"claims on fixed shares: $(cat err)\"
+# A task started later without --share joins a directory shared by claims (a later srun).
+seq 1000 | sed 's/^/r/' > want
+\"$FRUN\" --results r -a in printf 'r%s\\n' || fail 'a plain rerun on a shared directory'
+merged r want
 seq 10 | \"$FRUN\" --share claims --results p printf x 2> err; st=$?
 [ $st = 2 ] || fail \"a pipe: status $st\"
 grep -q 'needs the input in a regular file' err || fail \"a pipe: $(cat err)\"

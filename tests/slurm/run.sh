@@ -126,6 +126,67 @@ tail -1 job.log | grep -qx 'restart=1 status=0' || fail "requeue: second run: $(
 "$FRUN" merge r-requeue >merged
 same "requeued job, merged == one frun -k" merged single
 
+# 5. Work sharing by claims (the default for a step's tasks writing to --results from a file)
+# against fixed shares (--share fixed), one task's command three times slower: the claims run
+# takes at most 0.6 of the fixed one, both merge exactly.
+seq 60000 >in.share
+"$FRUN" -k -a in.share "${each[@]}" >single.share
+uneven=(-j 1 -L 500 sh -c 'if [ "$SLURM_PROCID" = 0 ]; then sleep 0.3; else sleep 0.1; fi; printf "r%s\n" "$@"' x)
+t0=$(date +%s%N)
+srun -N3 -n3 "$FRUN" --share fixed --results r-fixed -k -a in.share "${uneven[@]}"
+t1=$(date +%s%N)
+srun -N3 -n3 "$FRUN" --results r-claims -k -a in.share "${uneven[@]}"
+t2=$(date +%s%N)
+fixed_ms=$(((t1 - t0) / 1000000)) claims_ms=$(((t2 - t1) / 1000000))
+"$FRUN" merge r-fixed >merged
+same "fixed shares, a slow task: merged == one frun -k" merged single.share
+"$FRUN" merge r-claims >merged
+same "claims, a slow task: merged == one frun -k" merged single.share
+check "claims with a slow task take at most 0.6 of fixed shares (${claims_ms} ms vs ${fixed_ms} ms)" \
+  [ $((claims_ms * 10)) -le $((fixed_ms * 6)) ]
+
+# 6. kill -9 of one task's frun mid-run: the others take its open claims over; the merge is
+# exact with no rerun.
+share_cmd=(-L 500 sh -c 'printf "r%s\n" "$@"; sleep 0.1' x)
+srun -N3 -n3 -J share-kill "$FRUN" --results r-kill -k -a in.share "${share_cmd[@]}" 2>kill.err &
+run=$!
+await "[ \$(ls r-kill/share 2>/dev/null | grep -c '^d-') -ge 5 ]" 30 || fail "kill: no progress"
+victim=
+for p in $(pgrep -f -- '--results r-kill' || true); do
+  if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = frun ]; then victim=$p; break; fi
+done
+kill -9 "$victim"
+wait "$run" || true
+"$FRUN" merge r-kill >merged
+same "kill -9 of one task mid-run: merged == one frun -k, without a rerun" merged single.share
+check "kill -9: the others said they took over" grep -q 'taking over the open claims' kill.err
+
+# 7. A second srun on the same directory after 2 s joins the run: both do work.
+srun -N2 -n2 "$FRUN" --stats --results r-join -k -a in.share "${share_cmd[@]}" 2>join1.err &
+first=$!
+sleep 2
+srun -N1 -n1 "$FRUN" --stats --results r-join -k -a in.share "${share_cmd[@]}" 2>join2.err ||
+  fail "join: the second srun failed: $(tail -3 join2.err)"
+wait "$first" || fail "join: the first srun failed: $(tail -3 join1.err)"
+"$FRUN" merge r-join >merged
+same "a second srun joining after 2 s: merged == one frun -k" merged single.share
+check "join: the late task did work" grep -q 'share: task=.* claims=[1-9]' join2.err
+
+# 8. The job's end near (SLURM_JOB_END_TIME, as Slurm 23.02+ sets it): the tasks stop taking
+# work that would not end before it and say so; TERM at the end; the same command again on
+# fewer tasks finishes exactly.
+end=$(($(date +%s) + 12))
+SLURM_JOB_END_TIME=$end srun -N3 -n3 -J share-end "$FRUN" --results r-end -k -a in.share "${uneven[@]}" 2>end.err &
+run=$!
+sleep 5
+scancel --signal=TERM "$(squeue -h -n share-end -o %i)" 2>/dev/null || true
+wait "$run" || true
+check "walltime: the tasks said they take no more work" grep -q 'no more work taken: the job ends in' end.err
+if "$FRUN" merge r-end >/dev/null 2>&1; then fail "walltime: complete before the rerun"; fi
+srun -N2 -n2 "$FRUN" --results r-end -k -a in.share "${uneven[@]}"
+"$FRUN" merge r-end >merged
+same "TERM at the job's end, then the same command on 2 tasks: merged == one frun -k" merged single.share
+
 if ((failures)); then
   echo "slurm: $failures failed" >&2
   exit 1

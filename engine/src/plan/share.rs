@@ -31,12 +31,18 @@ pub(super) fn book(
     let claims = match cfg.share {
         ShareSpec::Fixed => false,
         ShareSpec::Claims => true,
-        // Slurm's tasks of one step, meeting in a results directory, over a file.
+        // Slurm's tasks of one step, meeting in a results directory, over a file; and any
+        // task on a results directory that a run shares by claims (a later srun joining it,
+        // on any number of tasks).
         ShareSpec::Auto => {
-            shard.is_some_and(|s| s.count > 1)
-                && cfg.shard == ShardSpec::Auto
+            let shared_dir = cfg
+                .results
+                .as_ref()
+                .is_some_and(|d| d.join(crate::input::shard::claims::SHARE_DIR).is_dir());
+            cfg.shard == ShardSpec::Auto
                 && cfg.results.is_some()
                 && size.is_some()
+                && (shard.is_some_and(|s| s.count > 1) || shared_dir)
         }
     };
     if !claims {

@@ -173,7 +173,22 @@ fn earlier_runs(dir: &Path, of: TaskOf<'_>, run: &str) -> Result<Option<Checkpoi
     };
     let mut any = false;
     let mut intervals = Vec::new();
+    let claims_dir = dir.join(crate::input::shard::claims::SHARE_DIR).is_dir();
+    if let (TaskOf::Fixed(_), true) = (of, claims_dir) {
+        return Err(format!(
+            "--results: {} holds a run shared by claims; continue it with --share claims (or \
+             use another directory)",
+            dir.display()
+        ));
+    }
     for path in journals(dir)? {
+        if let (TaskOf::Claims(_), Some(_)) = (of, task_of(&path)) {
+            return Err(format!(
+                "--results: {} holds a run split in fixed shares; continue it with --share \
+                 fixed (or use another directory)",
+                dir.display()
+            ));
+        }
         let file = journal::open_read(&path).map_err(|e| format!("--results: {e}"))?;
         if let Some(pid) = journal::holder(&file) {
             // A live task. One of this run (same task count, another task) is fine: its work
