@@ -33,6 +33,7 @@ cd "$work"
 
 seq 60000 >in
 "$FRUN" -k -a in printf 'r%s\n' >single
+# shellcheck disable=SC2016  # expanded by each command's sh
 uneven=(-j 1 -L 500 sh -c 'if [ "$SLURM_PROCID" = 0 ]; then sleep 0.3; else sleep 0.1; fi; printf "r%s\n" "$@"' x)
 steady=(-j 1 -L 500 sh -c 'sleep 0.1; printf "r%s\n" "$@"' x)
 now() { date +%s%N; }
@@ -69,6 +70,7 @@ lost() {
   check "$dir"
 }
 
+# shellcheck disable=SC2016  # awk's $1
 prog='{ s = 0; for (i = 0; i < 300; i++) s += (i * $1) % 7; print s }'
 seq 200000 >cpu.in
 "$FRUN" -k -s -a cpu.in awk "$prog" >cpu.single

@@ -131,6 +131,7 @@ same "requeued job, merged == one frun -k" merged single
 # takes at most 0.6 of the fixed one, both merge exactly.
 seq 60000 >in.share
 "$FRUN" -k -a in.share "${each[@]}" >single.share
+# shellcheck disable=SC2016  # expanded by each command's sh
 uneven=(-j 1 -L 500 sh -c 'if [ "$SLURM_PROCID" = 0 ]; then sleep 0.3; else sleep 0.1; fi; printf "r%s\n" "$@"' x)
 t0=$(date +%s%N)
 srun -N3 -n3 "$FRUN" --share fixed --results r-fixed -k -a in.share "${uneven[@]}"
