@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # frun on a real Slurm cluster (one controller and three slurmd nodes on loopback, started and
-# stopped by cluster.sh, by pid): srun tasks sharding a file and a broadcast stream, --results
-# plus frun merge against a single-machine run byte for byte, scancel --signal=USR1 mid-run then
-# the same command again on 3 and on 2 tasks, and an sbatch --requeue job preempted by a
-# higher-priority partition that finishes exactly once.
+# stopped by cluster.sh, by pid): srun tasks sharing a file by claims and in fixed shares, and a
+# broadcast stream, --results plus frun merge against a single-machine run byte for byte,
+# scancel --signal=USR1 mid-run then the same command again on 3 and on 2 tasks, an sbatch
+# --requeue job preempted by a higher-priority partition that finishes exactly once; sharing by
+# claims with a slow task, a killed task, a joining srun and the job's end.
 #
 # Usage: FRUN=path/to/frun bash tests/slurm/run.sh   (Debian's slurm-wlm must be installed)
 set -euo pipefail
@@ -63,6 +64,9 @@ srun -N3 -n3 "$FRUN" --results r-ordered -k -a in "${each[@]}"
 "$FRUN" merge r-ordered >merged
 same "srun -N3 -n3 --results -k, merged == one frun -k" merged single
 check "three tasks wrote results" [ "$(find r-ordered -name '*.out' | wc -l)" = 3 ]
+srun -N3 -n3 "$FRUN" --share fixed --results r-ordered-fixed -k -a in "${each[@]}"
+"$FRUN" merge r-ordered-fixed >merged
+same "srun -N3 -n3 --share fixed --results -k, merged == one frun -k" merged single
 srun -N3 -n3 "$FRUN" --results r-unordered -a in "${each[@]}"
 "$FRUN" merge r-unordered | sort >merged
 sort single >single.sorted

@@ -181,7 +181,7 @@ pub struct Ledger {
 /// turn as it kills them (in input order), and each worker says its notice in its turn, so
 /// that commands killed at once are told about in input order whichever worker reaps its
 /// command first. A turn never comes (a batch ended otherwise) only
-/// delays the next one by [`Turns::PATIENCE`].
+/// delays the next one by a second.
 #[derive(Default)]
 pub struct Turns {
     issued: AtomicU64,
@@ -198,7 +198,7 @@ impl Turns {
         self.issued.fetch_add(1, Ordering::SeqCst)
     }
 
-    /// Runs `say` once the turns before `turn` are over (or after [`Turns::PATIENCE`]).
+    /// Runs `say` once the turns before `turn` are over (or after a second).
     pub fn in_turn(&self, turn: u64, say: impl FnOnce()) {
         let next = self.next.lock().unwrap_or_else(|e| e.into_inner());
         let (mut next, _) = self

@@ -489,7 +489,7 @@ impl Book {
     /// Claims the next chunks for a scanner at chunk `k`: the next range at the end of the
     /// chain, else (every chunk claimed) the claim at or after `k` of a task that was lost.
     /// None when there is nothing this scan can take. Waits while this task holds
-    /// [`OPEN_CLAIMS`] claims not committed yet, unless `stopped` says the run is stopping.
+    /// two claims not committed yet, unless `stopped` says the run is stopping.
     pub fn claim_from(&self, k: u64, stopped: &dyn Fn() -> bool) -> Option<(u64, u64)> {
         let mut st = self.lock();
         while st.open.len() >= OPEN_CLAIMS {
