@@ -49,8 +49,11 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(120);
 const GRID_CHUNKS: u64 = 4096;
 /// Chunks are multiples of this.
 const CHUNK_ALIGN: u64 = 4 << 10;
-/// A claim is sized to take about this long at this task's rate.
-const CLAIM_TIME: Duration = Duration::from_secs(2);
+/// A claim is sized to take about this long at this task's rate: the longest a task that is
+/// done waits for a slow one's last claim.
+const CLAIM_TIME: Duration = Duration::from_secs(1);
+/// How often a task counts the others working (for sizing its claims).
+const COUNT_EVERY: Duration = Duration::from_secs(2);
 /// A task holds at most this many claims not yet committed: the one being scanned and the one
 /// before it, whose last batches may still run. More would be work held back from the others.
 const OPEN_CLAIMS: usize = 2;
@@ -114,8 +117,9 @@ struct State {
     open: Vec<Open>,
     /// Leases seen: task -> (its counter, when this task first saw that counter).
     seen: HashMap<String, (u64, Instant)>,
-    /// Tasks seen working (for sizing claims).
+    /// Tasks seen working (for sizing claims), and when they were counted.
     live: u64,
+    counted: Option<Instant>,
     /// Input bytes committed, and the time spent on them.
     committed_bytes: u64,
     /// Why no more work is claimed (the job's end), once said.
@@ -300,6 +304,7 @@ impl Book {
                 open: Vec::new(),
                 seen: HashMap::new(),
                 live: 1,
+                counted: None,
                 committed_bytes: 0,
                 closing: None,
                 survey: None,
@@ -452,6 +457,10 @@ impl Book {
     /// out (so no task holds much unstarted work at the end), no more than about
     /// [`CLAIM_TIME`] of work at this task's rate, and none that would not end before the job.
     fn claim_size(&self, st: &mut State, f: u64) -> u64 {
+        if st.counted.is_none_or(|at| at.elapsed() >= COUNT_EVERY) {
+            st.live = self.working_tasks().max(1);
+            st.counted = Some(Instant::now());
+        }
         let left = self.chunks - f;
         let mut m = left.div_ceil(4 * st.live.max(1)).max(1);
         match self.rate(st) {
@@ -555,6 +564,20 @@ impl Book {
             return None;
         }
         self.take_over(&mut st, k)
+    }
+
+    /// How many leases say `working` (this task's included).
+    fn working_tasks(&self) -> u64 {
+        let Ok(rd) = std::fs::read_dir(&self.dir) else {
+            return 1;
+        };
+        rd.flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("live-"))
+            .filter(|e| {
+                read_small(&e.path())
+                    .is_some_and(|t| t.split_whitespace().nth(1) == Some("working"))
+            })
+            .count() as u64
     }
 
     /// Where claim `c-A` ends.
