@@ -170,7 +170,9 @@ kill -9 $victim
 wait $other || fail \"the other task: $(cat err.1)\"
 \"$FRUN\" merge r > /dev/null 2> merge.err; st=$?
 [ $st = 1 ] || fail \"merge of a run with open claims: status $st\"
-\"$FRUN\" status r | grep -q 'open claims: [1-9]' || fail \"status lists no open claim: $(\"$FRUN\" status r)\"
+\"$FRUN\" status r > status.txt
+grep -q 'open claims: [1-9]' status.txt || fail \"status lists no open claim: $(cat status.txt)\"
+grep -q \"working (its process is gone)\" status.txt || fail \"status: the killed task: $(cat status.txt)\"
 # Without --at-most-once, a new task runs them.
 \"$FRUN\" --share claims --results r -a in \"${{slow[@]}}\" 2> err.2 || fail \"the rerun: $(cat err.2)\"
 merged r want

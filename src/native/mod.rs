@@ -766,7 +766,15 @@ mod tests {
             // of these values it accepts; its undo form then gives the
             // config without it.
             let values = match f.takes_value() {
-                true => &["2", "ordered", "none", "fail=1", "always", "./lib.so:f"][..],
+                true => &[
+                    "2",
+                    "ordered",
+                    "none",
+                    "fail=1",
+                    "always",
+                    "./lib.so:f",
+                    "claims",
+                ][..],
                 false => &[""],
             };
             let mut changed = false;

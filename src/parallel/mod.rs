@@ -1876,7 +1876,7 @@ this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else 
 --use-sockets-instead-of-threads / --use-cores-instead-of-threads make -j N% +N -N count those.
 --wd DIR runs each job in DIR (made when missing; ... a new directory under ~/.parallel/tmp,
 removed when the job ends); --nice N runs each job at niceness N; --load N|N% starts a job's
-command only once the load average is at most N (N% of the CPUs); --open-tty/-o give each job
+command only once at most N processes (N% of the CPUs) are running, as GNU Parallel counts load; --open-tty/-o give each job
 the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
 NAME is accepted and changes nothing (every job inherits the whole environment); --nonall
 runs the command once, here, with no value. --semaphore [--id ID] [-j N] [--fg] CMD runs CMD

@@ -50,12 +50,15 @@ impl Place {
         }
         let mut code = Vec::new();
         if let Some(limit) = self.load {
-            // /proc/loadavg's first field has two decimals: without the dot it is load × 100.
+            // GNU Parallel's load is the number of processes running right now, not an
+            // average over minutes: /proc/loadavg's fourth field is `RUNNING/ALL`, the job's
+            // own shell (reading it) one of the running. Times 100, as the limit.
             code.extend_from_slice(
                 format!(
-                    "while read _frun_l _frun_r </proc/loadavg; do \
-                     _frun_l=${{_frun_l%.*}}${{_frun_l#*.}}; [ \"$_frun_l\" -le {limit} ] && break; \
-                     sleep 1; done 2>/dev/null; unset _frun_l _frun_r\n"
+                    "while read _frun_a _frun_b _frun_c _frun_r _frun_x </proc/loadavg; do \
+                     _frun_r=$(( (${{_frun_r%/*}} - 1) * 100 )); [ \"$_frun_r\" -le {limit} ] && \
+                     break; sleep 1; done 2>/dev/null; \
+                     unset _frun_a _frun_b _frun_c _frun_r _frun_x\n"
                 )
                 .as_bytes(),
             );

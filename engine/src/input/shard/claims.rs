@@ -238,6 +238,16 @@ fn host_name() -> String {
         .collect()
 }
 
+/// Whether process `pid` of this host exists.
+fn process_alive(pid: u64) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    pid > 0
+        && nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            != Err(nix::errno::Errno::ESRCH)
+}
+
 /// Opens a small file of the share folder for reading, never through a link, never blocking
 /// on a FIFO; at most 4 KiB are read.
 fn read_small(path: &Path) -> Option<String> {
@@ -641,14 +651,10 @@ impl Book {
         if *state == "left" {
             return true;
         }
-        if f.get(2) == Some(&self.host.as_str()) {
-            if let Some(pid) = f.get(3).and_then(|p| p.parse::<i32>().ok()) {
-                let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-                    == Err(nix::errno::Errno::ESRCH);
-                if gone {
-                    return true;
-                }
-            }
+        if f.get(2) == Some(&self.host.as_str())
+            && !process_alive(f.get(3).and_then(|p| p.parse().ok()).unwrap_or(0))
+        {
+            return true;
         }
         let now = Instant::now();
         let seen = st.seen.entry(task.to_string()).or_insert((counter, now));
@@ -930,6 +936,8 @@ pub struct LeaseView {
     pub age: Duration,
     /// Its lease time.
     pub lease: Duration,
+    /// It ran on this host and its process is gone (killed, or ended without leaving).
+    pub gone: bool,
 }
 
 /// What `frun status DIR` shows of a shared run.
@@ -996,6 +1004,7 @@ pub fn view(results: &Path) -> Result<Option<ShareView>, String> {
                 duplicates: num(8),
                 age,
                 lease: Duration::from_millis(num(9)),
+                gone: f.get(2) == Some(&host_name().as_str()) && !process_alive(num(3)),
             });
         }
     }

@@ -605,7 +605,7 @@ pub fn status(dir: &Path) -> Result<String, String> {
     );
     let mut stale_of = std::collections::HashMap::new();
     for l in &v.leases {
-        let stale = l.state == "working" && l.age > l.lease;
+        let stale = l.state == "working" && (l.age > l.lease || l.gone);
         stale_of.insert(l.task.clone(), (l.state.clone(), stale));
         let rate = l.bytes.checked_div(l.seconds).unwrap_or(0);
         let _ = writeln!(
@@ -613,7 +613,11 @@ pub fn status(dir: &Path) -> Result<String, String> {
             "  task {}: {}{}, renewed {} s ago (lease {} s), {} pid {}, {} committed ({rate} B/s), claims {} taken over {} duplicates {}",
             l.task,
             l.state,
-            if stale { " STALE" } else { "" },
+            match (l.gone, stale) {
+                (true, _) if l.state == "working" => " (its process is gone)",
+                (_, true) => " STALE",
+                _ => "",
+            },
             l.age.as_secs(),
             l.lease.as_secs(),
             l.host,
