@@ -197,18 +197,33 @@ elif [[ $has_bash == yes ]]; then
   # frun.bash depend on the machine that built it): 2.17 (RHEL/CentOS 7 and every newer
   # system), 2.28 (RHEL 8, Debian 10) and 2.36 (Debian 12 and newer).
   floors=(2.17 2.28 2.36)
+  # One target dir for all floors, so the dependencies are compiled once, not once per floor.
+  # They are pure Rust (`cargo tree -e normal,build --no-default-features --features bash`: the
+  # only C is frun's own src/bash/shim.c), and as rlibs nothing links them before the cdylib:
+  # the same bytes for every floor. What the floor changes is frun's own part: its build script
+  # compiles the shim with the floor's `zig cc`, and the cdylib is linked against the floor's
+  # glibc. So frun alone is cleaned before each floor (its build script, crate and cdylib made
+  # anew), and its old cdylib removed, so that a blob is never one linked for another floor.
+  # The linker is named as zig-linker.sh, one path for all floors (cargo fingerprints every
+  # crate with the linker's path, and cargo-zigbuild's own has the floor in its name: every
+  # dependency would be compiled again at each floor); it runs the floor's zig cc wrapper.
+  blob_dir=$target_dir/glibc
+  blob_env=(CARGO_TARGET_DIR="$blob_dir"
+    CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$repo/packaging/zig-linker.sh")
   for floor in "${floors[@]}"; do
     step "building the bash builtin for glibc >= $floor"
-    # One target dir per floor: cargo must never reuse a library linked against another floor.
+    env "${blob_env[@]}" cargo clean --quiet --release --locked -p "$name" \
+      --target x86_64-unknown-linux-gnu
+    rm -f -- "$blob_dir/x86_64-unknown-linux-gnu/release/lib$name.so"
     # The library is an rlib; the builtin is the same library as a cdylib with the bash feature.
     # Without the hwloc feature: the builtin is loaded into any bash, where libhwloc may be
     # missing, so it reads /sys instead of linking hwloc.
     # (cc-rs probes zig with the floor-suffixed triple and prints a harmless warning about it.)
-    CARGO_TARGET_DIR=$target_dir/glibc-$floor \
+    env "${blob_env[@]}" FRUN_GLIBC_FLOOR="$floor" \
       cargo-zigbuild rustc --quiet --release --locked --lib --no-default-features --features bash \
       --target "x86_64-unknown-linux-gnu.$floor" --crate-type cdylib
     blob=$name-$version-bash-glibc$floor.so
-    install -m 0644 "$target_dir/glibc-$floor/x86_64-unknown-linux-gnu/release/lib$name.so" "$out/$blob"
+    install -m 0644 "$blob_dir/x86_64-unknown-linux-gnu/release/lib$name.so" "$out/$blob"
     # zigbuild can quietly link against the host's glibc instead: refuse such a blob.
     need=$(objdump -T "$out/$blob" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
     [[ $(printf '%s\n%s\n' "${need:-0}" "$floor" | sort -V | tail -n 1) == "$floor" ]] ||
