@@ -58,6 +58,18 @@ const CASES: &[Case] = &[
     ("s", r"parallel --shuf echo ::: 1 2 3 4 5 6", ""),
     ("e", r"parallel -j1 -t echo {} ::: 'a b' c", ""),
     ("e", r"parallel -j1 -t 'echo {} | cat' ::: 'a b'", ""),
+    // -t shows the lines in the order the jobs start, whichever worker starts one.
+    (
+        "e",
+        r"seq 300 | parallel -j8 -k -t true {} 2>&1 >/dev/null",
+        "",
+    ),
+    // --halt N% counts against all the jobs: the fourth never starts.
+    (
+        "E",
+        r"parallel -j1 -k --halt now,fail=50% 'echo {#}:{}; exit {}' ::: 0 1 1 0; echo $?",
+        "",
+    ),
     ("e", r"parallel -j1 --verbose echo ::: x", ""),
     // -v shows each line on stdout, as the first line of its job's output (tagged, in order).
     ("e", r"parallel -k -v echo ::: a 'b c'", ""),
@@ -187,6 +199,12 @@ const CASES: &[Case] = &[
     (
         "",
         r"seq 3 | parallel -j1 --process-slot-var n -q sh -c 'echo $n:$0'",
+        "",
+    ),
+    // A later job takes the lowest slot free when it starts, not its worker's.
+    (
+        "",
+        r"seq 0.2 0.2 1 | parallel -n1 -P4 --process-slot-var=n -q bash -c 'sleep $1; echo $n' _",
         "",
     ),
     // $PARALLEL_ENV: code run before each job's line in its shell; a file's content; not

@@ -356,6 +356,27 @@ fn parallel_runs_and_slots() {
     assert_eq!(f.stdout.len(), x.stdout.len());
 }
 
+/// A command that starts once another ended takes the lowest slot free then, as xargs gives
+/// it (findutils' own suite checks this): 0 1 2 3, then the first one's 0 again.
+#[test]
+fn a_later_command_takes_the_lowest_free_slot() {
+    let args = [
+        "-n1",
+        "-P4",
+        "--process-slot-var=name",
+        "bash",
+        "-c",
+        "sleep $1; echo $name",
+        "_",
+    ];
+    let (f, x) = both(&args, b"0.2\n0.4\n0.6\n0.8\n1.0\n");
+    assert_eq!(String::from_utf8_lossy(&x.stdout), "0\n1\n2\n3\n0\n");
+    assert_eq!(
+        String::from_utf8_lossy(&f.stdout),
+        String::from_utf8_lossy(&x.stdout)
+    );
+}
+
 #[test]
 fn bad_options_are_status_1() {
     for args in [

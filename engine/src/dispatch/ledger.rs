@@ -209,6 +209,15 @@ impl Turns {
         *next = (*next).max(turn + 1);
         self.moved.notify_all();
     }
+
+    /// Turn `turn` is over, whether or not it said anything.
+    pub fn pass(&self, turn: u64) {
+        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        if *next <= turn {
+            *next = turn + 1;
+            self.moved.notify_all();
+        }
+    }
 }
 
 /// Where a batch's input is: "input offset 12, 3 records" (bytes when it was not counted).

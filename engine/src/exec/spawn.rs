@@ -167,6 +167,19 @@ impl Spawner {
         self
     }
 
+    /// Replaces the last variable of the environment given with `with_environment` (the one
+    /// `environment_with` added) with `var` (`NAME=VALUE`); nothing without one.
+    pub fn replace_last_variable(&mut self, var: std::ffi::CString) {
+        if let Some((vars, pointers)) = &mut self.environment {
+            if let Some(last) = vars.last_mut() {
+                *last = var;
+                // The pointer array ends with the NULL after the last variable's pointer.
+                let at = pointers.len() - 2;
+                pointers[at] = last.as_ptr();
+            }
+        }
+    }
+
     /// Starts `path` with the NULL-terminated `argv` and frun's own environment.
     pub fn spawn(&self, path: &CStr, argv: &[*const libc::c_char]) -> io::Result<libc::pid_t> {
         assert!(

@@ -135,6 +135,9 @@ pub struct Shared {
     pub clock: timeouts::Clock,
     /// `--delay`.
     pub gate: Option<crate::dispatch::pace::StartGate>,
+    /// `-t`: command lines are shown on stderr in the order their batches were claimed (the
+    /// gate is held across each claim, so a ticket drawn then is in that order).
+    pub trace_turns: Option<crate::dispatch::ledger::Turns>,
     /// `--joblog`: where joblog lines go.
     pub joblog: Option<crate::output::joblog::Joblog>,
 }
@@ -166,10 +169,21 @@ impl Shared {
             Some(OwnedFd::from(crate::sys::dev_null()?))
         };
         let clock = timeouts::Clock::new(work.job_timeout, workers.max);
-        let gate = work.delay.map(crate::dispatch::pace::StartGate::new);
+        let trace_turns = work
+            .interaction
+            .trace
+            .then(crate::dispatch::ledger::Turns::default);
+        let gate = match work.delay {
+            Some(gap) => Some(crate::dispatch::pace::StartGate::new(gap)),
+            None if trace_turns.is_some() => Some(crate::dispatch::pace::StartGate::new(
+                std::time::Duration::ZERO,
+            )),
+            None => None,
+        };
         Ok(Shared {
             clock,
             gate,
+            trace_turns,
             joblog,
             spool,
             rings: Rings::new(workers.layout.clone(), RING_SLOTS)?,
@@ -386,12 +400,18 @@ struct Events<'a> {
     /// never wait (signals are only read once it is done), so held `-k` output does not pause
     /// it. Bounding held output is for long inputs; this one ends a moment later anyway.
     inline: bool,
+    /// Workers start as batches wait; false while the whole input is counted before any job
+    /// starts (the caller starts them).
+    grow: bool,
 }
 
 impl ScanEvents for Events<'_> {
     fn published(&self, ring: &Rings) {
         // A worker starts only for work that waits: up to INIT whenever a batch is waiting,
         // beyond that only while no worker starves.
+        if !self.grow {
+            return;
+        }
         let s = self.shared;
         let started = s.workers_started.load(Ordering::Acquire);
         if ring.backlog() > 0
@@ -810,21 +830,14 @@ fn try_run(
     }
     // A stream that has ended by now is read whole, and then cut like a small file below.
     ingest.read_ready(&shared.spool, INLINE_SCAN_BYTES);
-    // The first worker (one per node) starts now; the others as batches wait for them, so a
-    // large -j over little input starts no more workers than it has batches.
-    for _ in 0..workers.init.min(workers.layout.nodes.len().max(1)) {
-        shared.add_worker();
-    }
-    let scan_workers = workers.max.min(ceiling.0) as u64;
     let shard = scan.shard;
-    if ingest.fd().is_none() && shared.spool.filled() <= INLINE_SCAN_BYTES {
-        // A few records already in memory: cut on this thread, which then supervises. The scan
-        // cannot wait: at most INLINE_SCAN_BYTES batches fit the ring's RING_SLOTS, no window
-        // or outstanding limit is near, and it does not wait for held output (`Events`).
-        scan_all(&shared, ingest, scan, &skip, scan_workers, true)?;
-    } else {
-        start_scanner(&shared, ingest, scan, skip, scan_workers)?;
-    }
+    start_work(
+        &shared,
+        ingest,
+        scan,
+        skip,
+        (&workers, workers.max.min(ceiling.0) as u64),
+    )?;
 
     supervise(&shared, signals.as_fd());
     if let Some(m) = progress {
@@ -885,6 +898,65 @@ fn wind_up(
     done
 }
 
+/// Starts the first workers and the scan: on this thread when the input is a few records in
+/// memory already, else on the scanner's thread. `scan_workers`: the most workers the scan
+/// cuts batches for.
+fn start_work(
+    shared: &Arc<Shared>,
+    ingest: spool::Ingest,
+    scan: crate::input::scan::Settings,
+    skip: Vec<(u64, u64)>,
+    (workers, scan_workers): (&Workers, u64),
+) -> std::io::Result<()> {
+    let inline = ingest.fd().is_none() && shared.spool.filled() <= INLINE_SCAN_BYTES;
+    // `--halt fail=N%` counts against all the batches: with the input in memory they are
+    // counted before the first job starts, so the first check already knows the total (GNU
+    // Parallel reads its whole input first for the same reason).
+    let count_first = inline
+        && matches!(
+            shared.work.halt.map(|h| h.count),
+            Some(crate::dispatch::ledger::HaltCount::PercentOfAll(_))
+        );
+    // The first worker (one per node) starts now; the others as batches wait for them, so a
+    // large -j over little input starts no more workers than it has batches.
+    let first_workers = |shared: &Arc<Shared>| {
+        for _ in 0..workers.init.min(workers.layout.nodes.len().max(1)) {
+            shared.add_worker();
+        }
+    };
+    if !count_first {
+        first_workers(shared);
+    }
+    if inline {
+        // A few records already in memory: cut on this thread, which then supervises. The scan
+        // cannot wait: at most INLINE_SCAN_BYTES batches fit the ring's RING_SLOTS, no window
+        // or outstanding limit is near, and it does not wait for held output (`Events`).
+        scan_all(
+            shared,
+            ingest,
+            scan,
+            &skip,
+            scan_workers,
+            (true, !count_first),
+        )?;
+        if count_first {
+            // Workers for the batches that wait, as the scan would have started them.
+            first_workers(shared);
+            let events = Events {
+                shared,
+                inline: true,
+                grow: true,
+            };
+            for _ in 0..shared.rings.backlog().min(shared.workers_init as u64) {
+                events.published(&shared.rings);
+            }
+        }
+    } else {
+        start_scanner(shared, ingest, scan, skip, scan_workers)?;
+    }
+    Ok(())
+}
+
 /// Starts the scanner thread: it cuts batches from `ingest` until the input ends or the run
 /// stops, then records its totals and wakes the supervisor.
 fn start_scanner(
@@ -898,7 +970,7 @@ fn start_scanner(
     std::thread::Builder::new()
         .name("frun-scan".into())
         .spawn(move || {
-            if let Err(e) = scan_all(&shared, ingest, scan, &skip, workers, false) {
+            if let Err(e) = scan_all(&shared, ingest, scan, &skip, workers, (false, true)) {
                 // The scanner had nothing to wait with: it publishes no more.
                 shared.rings.abort();
                 *shared.scan_totals.lock().unwrap_or_else(|e| e.into_inner()) = Some(Err(e));
@@ -911,14 +983,14 @@ fn start_scanner(
 
 /// Cuts batches from `ingest` until the input ends or the run stops, then records the scan's
 /// totals and wakes the supervisor. `inline`: on the supervisor's own thread, over an input
-/// already in memory (see `Events::inline`).
+/// already in memory (see `Events::inline`); `grow`: see `Events::grow`.
 fn scan_all(
     shared: &Arc<Shared>,
     mut ingest: spool::Ingest,
     scan: crate::input::scan::Settings,
     skip: &[(u64, u64)],
     workers: u64,
-    inline: bool,
+    (inline, grow): (bool, bool),
 ) -> std::io::Result<()> {
     let hunger = sys::Event::new()?;
     let scanner = Scanner {
@@ -930,7 +1002,11 @@ fn scan_all(
         workers,
         skip,
     };
-    let events = Events { shared, inline };
+    let events = Events {
+        shared,
+        inline,
+        grow,
+    };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         scanner.run(&mut ingest, &events)
     }))

@@ -166,6 +166,17 @@ pub(super) trait Site {
     /// The attempt whose command line [`Site::command`] built last has ended (or will not
     /// run): what it held while it ran (a job slot) is free.
     fn attempt_ended(&self) {}
+    /// The job slot (from 1) of the attempt [`Site::command`] built last.
+    fn job_slot(&self) -> u64 {
+        1
+    }
+    /// `-t`: the turn of the batch just claimed to show its command line (drawn while the
+    /// start gate is held, so in claim order); None without -t.
+    fn draw_trace_turn(&self) -> Option<u64> {
+        None
+    }
+    /// The batch whose turn `turn` is has shown its line, or never will.
+    fn pass_trace_turn(&self, _turn: u64) {}
     /// Whether the part ending at `end` was read whole (the input did not shrink under it).
     fn intact(&self, end: u64) -> bool;
     /// Whether the input shrank while it was read.
@@ -360,7 +371,8 @@ impl Site for Post<'_> {
         } else {
             bytes
         };
-        let slot = if s.work.template.is_job() {
+        // A job's slot, or `--process-slot-var`'s (xargs gives the lowest free one too).
+        let slot = if s.work.template.is_job() || s.work.interaction.slot_var.is_some() {
             self.retake_slot(seq)
         } else {
             self.index as u64 + 1
@@ -377,6 +389,23 @@ impl Site for Post<'_> {
 
     fn attempt_ended(&self) {
         self.give_slot();
+    }
+
+    fn draw_trace_turn(&self) -> Option<u64> {
+        self.shared.trace_turns.as_ref().map(|t| t.issue())
+    }
+
+    fn pass_trace_turn(&self, turn: u64) {
+        if let Some(t) = &self.shared.trace_turns {
+            t.pass(turn);
+        }
+    }
+
+    fn job_slot(&self) -> u64 {
+        match self.slot.get() {
+            0 => self.index as u64 + 1,
+            held => held,
+        }
     }
 
     fn intact(&self, end: u64) -> bool {
@@ -673,6 +702,8 @@ impl Site for Post<'_> {
 /// allocates nothing, and where its capture file stands.
 struct Worker<'a, S: Site> {
     site: &'a S,
+    /// `-t`: the claimed batch's turn to show its command line ([`Site::draw_trace_turn`]).
+    trace_turn: Option<u64>,
     runner: &'a mut dyn Runner,
     capture: Option<&'a Arc<Capture>>,
     /// Commands' stderr, kept for their results (`frun parallel --results`).
@@ -778,12 +809,12 @@ impl<'a, S: Site> Worker<'a, S> {
             tag: Vec::new(),
             paced: false,
             templated: Vec::new(),
+            trace_turn: None,
         }
     }
 
     /// Claims and runs batches until there are no more or the run stops.
     fn serve(mut self) -> io::Result<()> {
-        let timed = self.site.timed();
         let mut finished = false;
         loop {
             // `--delay`: the gate is held across the claim, so batches start in claim order.
@@ -792,35 +823,47 @@ impl<'a, S: Site> Worker<'a, S> {
                 break;
             };
             finished = true;
-            if self.site.stop().is_stopped() {
-                break;
+            self.trace_turn = self.site.draw_trace_turn();
+            let served = self.serve_one(&batch, turn);
+            if let Some(t) = self.trace_turn.take() {
+                self.site.pass_trace_turn(t);
             }
-            if self
-                .site
-                .skips(self.site.bytes(batch.start, batch.end), batch.seq)
-            {
-                drop(turn);
-                if !self.skip(&batch) {
-                    break;
-                }
-                continue;
-            }
-            if let Some(turn) = turn {
-                if !turn.wait(self.site.stop().as_fd()) {
-                    break;
-                }
-                self.paced = true;
-            }
-            let began = timed.then(Instant::now);
-            // None: the run stops, and the batch stays undone (a resume runs it).
-            let Some(settled) = self.run_parts(&batch)? else {
-                break;
-            };
-            if !self.finish(&batch, settled, began)? {
+            if !served? {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// Runs (or skips) one claimed batch, holding the start gate's `turn` until it may start;
+    /// false when the worker must stop.
+    fn serve_one(
+        &mut self,
+        batch: &Batch,
+        turn: Option<crate::dispatch::pace::StartTurn<'_>>,
+    ) -> io::Result<bool> {
+        if self.site.stop().is_stopped() {
+            return Ok(false);
+        }
+        if self
+            .site
+            .skips(self.site.bytes(batch.start, batch.end), batch.seq)
+        {
+            drop(turn);
+            return Ok(self.skip(batch));
+        }
+        if let Some(turn) = turn {
+            if !turn.wait(self.site.stop().as_fd()) {
+                return Ok(false);
+            }
+            self.paced = true;
+        }
+        let began = self.site.timed().then(Instant::now);
+        // None: the run stops, and the batch stays undone (a resume runs it).
+        let Some(settled) = self.run_parts(batch)? else {
+            return Ok(false);
+        };
+        self.finish(batch, settled, began)
     }
 
     /// Hands a batch an earlier run did to the emitter as done, without running it; false when
@@ -1009,6 +1052,8 @@ impl<'a, S: Site> Worker<'a, S> {
             part,
             argv: &self.argv,
             retried,
+            slot: site.job_slot(),
+            trace_turn: self.trace_turn.filter(|_| retried == 0),
         };
         let outcome = match self.runner.run(&attempt)? {
             Ending::Ran(outcome) => outcome,

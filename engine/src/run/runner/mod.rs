@@ -42,6 +42,11 @@ pub(super) struct Attempt<'a> {
     pub argv: &'a Argv,
     /// Earlier attempts at this part (0 on its first).
     pub retried: u64,
+    /// The job slot of the attempt (from 1): the lowest free when it started, or the worker's.
+    pub slot: u64,
+    /// `-t`: the batch's turn to show its command line (see `Shared::trace_turns`); None for
+    /// a retry, which shows it at once.
+    pub trace_turn: Option<u64>,
 }
 
 /// How an attempt ended.
@@ -93,7 +98,6 @@ pub(super) fn choose<'a>(
         pid_slot: &shared.children[index],
         stdin,
         keep_input: shared.work.retry.may_retry(),
-        slot: index,
         node,
     };
     Ok(match (&shared.work.backend, &shared.shell) {
@@ -123,8 +127,6 @@ struct Child<'a> {
     stdin: Option<StdinSlot>,
     /// A part that may run again keeps its input until its outcome is final.
     keep_input: bool,
-    /// The worker's index: its children's slot (`--process-slot-var`).
-    slot: usize,
     /// The worker's NUMA node.
     node: usize,
 }

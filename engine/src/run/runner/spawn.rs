@@ -35,6 +35,9 @@ pub(crate) struct SpawnRunner<'a> {
     /// frun's stdout), made only when each command line is shown there before its command
     /// starts (`frun parallel -v`).
     out_copy: Option<std::os::fd::OwnedFd>,
+    /// `--process-slot-var`: the slot (from 1) whose value the children's environment holds
+    /// now (0: none is set).
+    slot_in_env: u64,
 }
 
 /// One question on the terminal at a time, whatever the workers.
@@ -79,12 +82,13 @@ impl<'a> SpawnRunner<'a> {
         } else {
             None
         };
-        // `--process-slot-var`: the children's environment with the worker's slot in it.
+        // `--process-slot-var`: the children's environment with the job's slot in it, set for
+        // each attempt (`slot_variable`).
         let spawner = match (&shared.work.interaction.slot_var, &shared.children_env) {
             (Some(name), base) => spawner.with_environment(environment_with(
                 base.as_deref(),
                 name,
-                std::ffi::OsStr::new(&child.slot.to_string()),
+                std::ffi::OsStr::new(""),
             )),
             (None, Some(env)) => spawner.with_environment(env.clone()),
             (None, None) => spawner,
@@ -96,13 +100,33 @@ impl<'a> SpawnRunner<'a> {
             tty: None,
             shown: Vec::new(),
             out_copy,
+            slot_in_env: 0,
         })
+    }
+
+    /// `--process-slot-var NAME`: NAME is the attempt's job slot less one (xargs numbers its
+    /// slots from 0, as GNU Parallel's variable does); the variable is rebuilt only when the
+    /// worker's slot changed since its last child.
+    fn slot_variable(&mut self, slot: u64) {
+        let Some(name) = &self.child.shared.work.interaction.slot_var else {
+            return;
+        };
+        if slot == self.slot_in_env {
+            return;
+        }
+        let mut var = name.as_bytes().to_vec();
+        var.push(b'=');
+        var.extend_from_slice(slot.saturating_sub(1).to_string().as_bytes());
+        if let Ok(var) = std::ffi::CString::new(var) {
+            self.spawner.replace_last_variable(var);
+            self.slot_in_env = slot;
+        }
     }
 
     /// `frun xargs -t` / `-p`: shows the command line on stderr; with `-p` asks on /dev/tty
     /// whether to run it. Ok(false): not to run it. `frun parallel -v` shows it on the job's
     /// stdout (before the command writes there), `-t` on stderr.
-    fn announce(&mut self, argv: &Argv) -> Result<bool, StopReason> {
+    fn announce(&mut self, argv: &Argv, turn: Option<u64>) -> Result<bool, StopReason> {
         use std::io::{BufRead, Write};
         let how = &self.child.shared.work.interaction;
         self.shown.clear();
@@ -137,7 +161,13 @@ impl<'a> SpawnRunner<'a> {
                 }
             }
             if how.trace {
-                let _ = std::io::stderr().lock().write_all(&self.shown);
+                let say = || {
+                    let _ = std::io::stderr().lock().write_all(&self.shown);
+                };
+                match (&self.child.shared.trace_turns, turn) {
+                    (Some(turns), Some(t)) => turns.in_turn(t, say),
+                    _ => say(),
+                }
             }
             return Ok(true);
         }
@@ -225,7 +255,7 @@ impl Runner for SpawnRunner<'_> {
     fn run(&mut self, attempt: &Attempt<'_>) -> io::Result<Ending> {
         let how = &self.child.shared.work.interaction;
         if how.trace || how.trace_output || how.prompt {
-            match self.announce(attempt.argv) {
+            match self.announce(attempt.argv, attempt.trace_turn) {
                 Ok(true) => {}
                 // Declined: nothing runs, and that is no failure.
                 Ok(false) => return Ok(Ending::Ran(Outcome::Ok)),
@@ -235,6 +265,7 @@ impl Runner for SpawnRunner<'_> {
         if let Some(why) = &how.cannot_run {
             return Ok(Ending::Stop(StopReason::CannotRun(why.clone())));
         }
+        self.slot_variable(attempt.slot);
         let feed = self.child.open_feed()?;
         let relay = self.child.relay;
         if let Some(r) = relay {
