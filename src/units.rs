@@ -12,12 +12,6 @@ pub fn parse_number(s: &str) -> Result<u64, String> {
     number(s, false)
 }
 
-/// [`parse_number`], but a fraction of a unit is rounded down instead of refused: GNU
-/// Parallel's `--block 3.1` is 3 bytes, `--block 1.5k` 1500.
-pub fn parse_number_floor(s: &str) -> Result<u64, String> {
-    number(s, true)
-}
-
 fn number(s: &str, floor: bool) -> Result<u64, String> {
     let t = s.trim();
     let split = t
@@ -71,6 +65,49 @@ fn number(s: &str, floor: bool) -> Result<u64, String> {
         .ok_or_else(|| format!("'{s}' is too large"))
 }
 
+/// Parses a number as GNU Parallel reads sizes and counts: `K M G T P E` (upper case) and `Ki`
+/// … `Ei` (any case) are powers of 1024, `k m g t p e` (lower case) powers of 1000; a fraction
+/// is rounded down (`1.5K` is 1536, `3.1` is 3).
+pub fn parse_binary_prefix(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err(format!("'{s}' is not a number"));
+    }
+    let power = |c: char| "kmgtpe".find(c.to_ascii_lowercase()).map(|i| i as u32 + 1);
+    let mult: u128 = match unit.as_bytes() {
+        [] => 1,
+        [c, b'i' | b'I'] => 1u128 << (10 * power(*c as char).ok_or_else(|| unknown(s, unit))?),
+        [c] if c.is_ascii_uppercase() => {
+            1u128 << (10 * power(*c as char).ok_or_else(|| unknown(s, unit))?)
+        }
+        [c] => 1000u128.pow(power(*c as char).ok_or_else(|| unknown(s, unit))?),
+        _ => return Err(unknown(s, unit)),
+    };
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if (whole.is_empty() && frac.is_empty()) || frac.contains('.') {
+        return Err(format!("'{s}' is not a number"));
+    }
+    let digits = |d: &str| -> Result<u128, String> {
+        if d.is_empty() {
+            Ok(0)
+        } else {
+            d.parse().map_err(|_| format!("'{s}' is too large"))
+        }
+    };
+    let frac = &frac[..frac.len().min(18)];
+    let scale = 10u128.pow(frac.len() as u32);
+    let total = (digits(whole)? * scale + digits(frac)?) * mult / scale;
+    u64::try_from(total).map_err(|_| format!("'{s}' is too large"))
+}
+
+fn unknown(s: &str, unit: &str) -> String {
+    format!("'{s}' has an unknown unit '{unit}'")
+}
+
 /// Parses a duration: seconds with an optional fraction and unit (`ms`, `s`, `m`, `h`, `d`),
 /// possibly compound (`1m30s`, `1d3.5h`), as GNU Parallel's time postfixes.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
@@ -112,6 +149,40 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// Parses `--job-timeout`: a duration (more than zero), or `N%` of the median runtime.
+/// `--termseq SIG,MS,SIG,MS…`: signals by name (`TERM` or `SIGTERM`) or number, each followed
+/// by the milliseconds the command is given before the next step (the last wait may be left
+/// out: 25 ms, GNU Parallel's last).
+pub fn parse_termseq(s: &str) -> Result<Vec<(i32, std::time::Duration)>, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let mut steps = Vec::new();
+    for pair in parts.chunks(2) {
+        let name = pair[0];
+        let sig = match name.parse::<i32>() {
+            Ok(n) => nix::sys::signal::Signal::try_from(n).ok(),
+            Err(_) => {
+                let full = if name.starts_with("SIG") {
+                    name.to_string()
+                } else {
+                    format!("SIG{name}")
+                };
+                full.parse::<nix::sys::signal::Signal>().ok()
+            }
+        }
+        .ok_or_else(|| format!("'{name}' is not a signal"))?;
+        let ms = match pair.get(1) {
+            Some(ms) => ms
+                .parse::<u64>()
+                .map_err(|_| format!("'{ms}' is not a number of milliseconds"))?,
+            None => 25,
+        };
+        steps.push((sig as i32, std::time::Duration::from_millis(ms)));
+    }
+    if steps.is_empty() || s.trim().is_empty() {
+        return Err("expected SIGNAL,MS[,SIGNAL,MS…]".into());
+    }
+    Ok(steps)
+}
+
 pub fn parse_job_timeout(s: &str) -> Result<frun_engine::dispatch::pace::JobTimeout, String> {
     use frun_engine::dispatch::pace::JobTimeout;
     if let Some(p) = s.trim().strip_suffix('%') {
@@ -247,14 +318,53 @@ mod tests {
     use super::*;
 
     #[test]
+    fn binary_prefixes_are_gnu_parallels() {
+        assert_eq!(parse_binary_prefix("1M"), Ok(1 << 20));
+        assert_eq!(parse_binary_prefix("1m"), Ok(1_000_000));
+        assert_eq!(parse_binary_prefix("2Ki"), Ok(2048));
+        assert_eq!(parse_binary_prefix("2ki"), Ok(2048));
+        assert_eq!(parse_binary_prefix("1.5K"), Ok(1536));
+        assert_eq!(parse_binary_prefix("3.1"), Ok(3));
+        assert_eq!(parse_binary_prefix("10"), Ok(10));
+        assert_eq!(parse_binary_prefix("1G"), Ok(1 << 30));
+        assert_eq!(parse_binary_prefix("1g"), Ok(1_000_000_000));
+        assert!(parse_binary_prefix("1Q").is_err());
+        assert!(parse_binary_prefix("").is_err());
+        assert!(parse_binary_prefix("M").is_err());
+        assert!(parse_binary_prefix("99E").is_err());
+    }
+
+    #[test]
+    fn termseq_is_signals_and_waits() {
+        use std::time::Duration;
+        assert_eq!(
+            parse_termseq("INT,200,TERM,100,KILL"),
+            Ok(vec![
+                (libc::SIGINT, Duration::from_millis(200)),
+                (libc::SIGTERM, Duration::from_millis(100)),
+                (libc::SIGKILL, Duration::from_millis(25)),
+            ])
+        );
+        assert_eq!(
+            parse_termseq("SIGHUP,5"),
+            Ok(vec![(libc::SIGHUP, Duration::from_millis(5))])
+        );
+        assert_eq!(
+            parse_termseq("9,0"),
+            Ok(vec![(libc::SIGKILL, Duration::ZERO)])
+        );
+        assert!(parse_termseq("NOPE,1").is_err());
+        assert!(parse_termseq("TERM,x").is_err());
+        assert!(parse_termseq("").is_err());
+    }
+
+    #[test]
     fn fractions_of_a_unit() {
         assert_eq!(parse_number("1.5k"), Ok(1500));
         assert!(parse_number("3.1").is_err());
-        assert_eq!(parse_number_floor("3.1"), Ok(3));
-        assert_eq!(parse_number_floor("1.0005k"), Ok(1000));
-        assert_eq!(parse_number_floor("0.5"), Ok(0));
-        assert_eq!(parse_number_floor("2Ki"), Ok(2048));
-        assert!(parse_number_floor("1.2.3").is_err());
+        assert_eq!(parse_binary_prefix("1.0005k"), Ok(1000));
+        assert_eq!(parse_binary_prefix("0.5"), Ok(0));
+        assert!(parse_binary_prefix("1.2.3").is_err());
     }
 
     #[test]

@@ -58,6 +58,39 @@ const CASES: &[Case] = &[
     ("s", r"parallel --shuf echo ::: 1 2 3 4 5 6", ""),
     ("e", r"parallel -j1 -t echo {} ::: 'a b' c", ""),
     ("e", r"parallel -j1 -t 'echo {} | cat' ::: 'a b'", ""),
+    // --arg-sep / --arg-file-sep rename the markers; `:::` is then a value.
+    ("", r"parallel -k --arg-sep ,, echo ,, a b ,, 1 2", ""),
+    ("", r"parallel -k --argsep ,, echo ::: ,, a", ""),
+    (
+        "",
+        r"parallel -k --arg-file-sep // echo // abc-file ::: 1",
+        "",
+    ),
+    // -j FILE: the number of jobs is read from the file; an unreadable one is status 255.
+    ("", r"echo 2 > jf; parallel -j jf -k echo ::: a b c", ""),
+    (
+        "",
+        r"parallel -j no-such-jobs-file echo ::: 1 >/dev/null 2>&1; echo $?",
+        "",
+    ),
+    // --termseq: a job over its time gets these signals, to its whole group, even once the
+    // job's shell has ended (perl outlives it here).
+    (
+        "E",
+        r#"parallel --termseq INT,200,TERM,100,KILL,25 -u --timeout 1 'perl -e '"'"'$|=1; for (qw(INT TERM)) { my $s = $_; $SIG{$s} = sub { print "Got $s\n" } } sleep 1 while 1'"'"'' ::: 1; echo $?"#,
+        "",
+    ),
+    (
+        "E",
+        r#"parallel --termseq TERM,200,TERM,100,TERM,50,KILL,25 -u --timeout 1 'perl -e '"'"'$|=1; $SIG{TERM} = sub { print "Got TERM\n" }; sleep 1 while 1'"'"'' ::: 1; echo $?"#,
+        "",
+    ),
+    // Sizes and counts: K, M, G are powers of 1024, k, m, g of 1000 (GNU Parallel's prefixes).
+    ("", r"seq 300000 | parallel --pipe --block 1M -k wc -c", ""),
+    ("", r"seq 300000 | parallel --pipe --block 1m -k wc -c", ""),
+    ("", r"seq 3000 | parallel -n 1K -k echo | wc -l", ""),
+    // --memfree: a job starts once that much memory is available (here at once).
+    ("", r"parallel --memfree 1M -k echo ::: a b", ""),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -2828,7 +2861,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--sqlmaster x", "--sqlmaster"),
     ("--sqlworker x", "--sqlworker"),
     ("--sqlandworker x", "--sqlandworker"),
-    ("--memfree 1G", "--memfree"),
     ("--noswap", "--noswap"),
     ("--semaphore --st 1", "--st"),
     ("--filter '{1} < 2'", "--filter"),
@@ -2836,7 +2868,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--lb --results out", "--line-buffer"),
     ("--interactive", "--interactive"),
     ("--color", "--color"),
-    ("--arg-sep ,,", "--arg-sep"),
+    ("--arg-sep ''", "--arg-sep"),
     ("--pipepart", "--pipepart"),
     ("--shellquote", "--shellquote"),
     ("--compress --files", "--compress"),

@@ -82,7 +82,7 @@ pub(super) fn max_lines(l: &mut Lines, flag: char, v: &str) -> Result<(), String
     let n = if digits.is_empty() && flag != 'L' {
         1
     } else {
-        crate::units::parse_number(digits).map_err(|e| format!("-{flag} '{v}': {e}"))?
+        crate::units::parse_binary_prefix(digits).map_err(|e| format!("-{flag} '{v}': {e}"))?
     };
     l.max_lines = true;
     l.lines = match (flag, n) {

@@ -9,7 +9,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod csv;
 mod host;
@@ -26,7 +26,7 @@ use pipe::{group_by, pipe_lines, regexp};
 use profiles::{env, profile};
 
 use crate::invocation::Invocation;
-use crate::units::{parse_delimiter, parse_number};
+use crate::units::parse_delimiter;
 use frun_engine::dispatch::pace::JobTimeout;
 use frun_engine::exec::command::job::{
     Columns, JobSpec, ReplacementNames, Spread, Trim, perl_expression, perl_refusal,
@@ -114,7 +114,6 @@ const REFUSED: &[(&str, &str)] = &[
         "frun's semaphore waits as long as it takes",
     ),
     ("--st", "frun's semaphore waits as long as it takes"),
-    ("--memfree", "frun does not throttle on free memory; use -j"),
     (
         "--memsuspend",
         "frun does not throttle on free memory; use -j",
@@ -156,16 +155,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--interactive", "frun does not prompt for each job"),
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
-    ("--termseq", "frun ends jobs with TERM then KILL"),
     ("--keep-order-on-interrupt", "use -k"),
-    (
-        "--arg-sep",
-        "use ::: (frun does not rename input-source markers)",
-    ),
-    (
-        "--arg-file-sep",
-        "use :::: (frun does not rename input-source markers)",
-    ),
     ("--shellquote", "use printf %q"),
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
@@ -198,6 +188,8 @@ struct Options {
     skip_first_line: bool,
     /// `-a FILE`, in order.
     arg_files: Vec<PathBuf>,
+    /// What separates input sources: `:::` and `::::` unless `--arg-sep`/`--arg-file-sep`.
+    markers: Markers,
     link: bool,
     eof: Option<Vec<u8>>,
     skip_empty: bool,
@@ -310,9 +302,9 @@ fn parse_inner(
     o.cfg.shell_prologue = o.place.prologue(prologue);
     let split = args
         .iter()
-        .position(|w| is_source_marker(w.as_bytes()))
+        .position(|w| o.markers.is(w.as_bytes()))
         .unwrap_or(args.len());
-    let mut sources = sources(args.split_off(split))?;
+    let mut sources = sources(args.split_off(split), &o.markers)?;
     let tee = tee::prepare(&mut o, &args, &mut sources)?;
     tee::finish(tee, build(o, &args, sources)?)
 }
@@ -338,6 +330,7 @@ fn fresh_options() -> Options {
         header_text: None,
         skip_first_line: false,
         arg_files: Vec::new(),
+        markers: Markers::default(),
         link: false,
         eof: None,
         skip_empty: false,
@@ -413,7 +406,7 @@ fn options(o: &mut Options, args: &[OsString]) -> Result<usize, Invocation> {
         if a == b"--" {
             return Ok(i + 1);
         }
-        if is_source_marker(a) || !a.starts_with(b"-") || a == b"-" {
+        if o.markers.is(a) || !a.starts_with(b"-") || a == b"-" {
             break;
         }
         i += option(o, args, i)?;
@@ -428,8 +421,41 @@ fn fixed(n: u64) -> Range {
     }
 }
 
-fn is_source_marker(a: &[u8]) -> bool {
-    matches!(a, b":::" | b"::::" | b":::+" | b"::::+")
+/// The words that start an input source: values (`:::`, `--arg-sep`) or files (`::::`,
+/// `--arg-file-sep`), each also with a `+` (linked to the source before).
+struct Markers {
+    values: Vec<u8>,
+    files: Vec<u8>,
+}
+
+impl Default for Markers {
+    fn default() -> Markers {
+        Markers {
+            values: b":::".to_vec(),
+            files: b"::::".to_vec(),
+        }
+    }
+}
+
+impl Markers {
+    /// What `a` starts, when it is a marker: (a source of files, linked).
+    fn kind(&self, a: &[u8]) -> Option<(bool, bool)> {
+        let (bare, linked) = match a.strip_suffix(b"+") {
+            Some(b) if b == self.values || b == self.files => (b, true),
+            _ => (a, false),
+        };
+        if bare == self.files {
+            Some((true, linked))
+        } else if bare == self.values {
+            Some((false, linked))
+        } else {
+            None
+        }
+    }
+
+    fn is(&self, a: &[u8]) -> bool {
+        self.kind(a).is_some()
+    }
 }
 
 /// Reads the option at `args[i]`; returns how many words it took.
@@ -671,6 +697,9 @@ fn long_option(
         "eof" => "eof",
         "delimiter" => "delimiter",
         "colsep" => "colsep",
+        "termseq" => "termseq",
+        "arg-sep" | "argsep" => "arg-sep",
+        "arg-file-sep" | "argfilesep" => "arg-file-sep",
         "group-by" => "group-by",
         "header" => "header",
         "trim" => "trim",
@@ -696,6 +725,7 @@ fn long_option(
         "wd" | "workdir" => "wd",
         "nice" => "nice",
         "load" => "load",
+        "memfree" => "memfree",
         "env" => "env",
         "id" | "semaphorename" => "id",
         "tmpl" | "template" => "tmpl",
@@ -839,8 +869,9 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
     Ok(())
 }
 
+/// A count or size as GNU Parallel reads it (`1K` is 1024, `1k` 1000).
 fn number(flag: &str, v: &str) -> Result<u64, Invocation> {
-    parse_number(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
+    crate::units::parse_binary_prefix(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
 }
 
 /// `--joblog FILE`; `+FILE` appends to FILE, as GNU Parallel's.
@@ -866,7 +897,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.jobs = Some(v);
         }
         "profile" => o.profiles.push(v),
-        "wd" | "nice" | "env" | "load" | "process-slot-var" | "id" | "tmpl" => {
+        "wd" | "nice" | "env" | "load" | "memfree" | "process-slot-var" | "id" | "tmpl" => {
             set_job_place(o, name, v)?
         }
         // What compresses GNU Parallel's temporary files (and `--results` files): frun keeps
@@ -921,6 +952,17 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
+        "termseq" => {
+            o.cfg.termseq = Some(
+                crate::units::parse_termseq(&v)
+                    .map_err(|e| refuse(format!("--termseq '{v}': {e}")))?,
+            )
+        }
+        "arg-sep" | "arg-file-sep" if v.is_empty() => {
+            return Err(refuse(format!("--{name} needs a word")));
+        }
+        "arg-sep" => o.markers.values = v.into_bytes(),
+        "arg-file-sep" => o.markers.files = v.into_bytes(),
         "group-by" => o.group_by = Some(v),
         "header" => {
             o.header_files = v == "0";
@@ -985,6 +1027,7 @@ fn set_job_place(o: &mut Options, name: &str, v: String) -> Result<(), Invocatio
             let cpus = frun_engine::sys::usable_cpus() as u64;
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
         }
+        "memfree" => o.place.memfree = Some(number("--memfree", &v)?),
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "id" => o.sem.id = Some(v),
         _ => match v.split_once('=') {
@@ -1035,8 +1078,7 @@ fn set_block(o: &mut Options, v: &str) -> Result<(), Invocation> {
             o.block = None;
         }
         None => {
-            let bytes = crate::units::parse_number_floor(v)
-                .map_err(|e| refuse(format!("--block '{v}': {e}")))?;
+            let bytes = number("--block", v)?;
             if bytes == 0 {
                 return Err(refuse(format!(
                     "--block '{v}': a block holds at least 1 byte"
@@ -1145,8 +1187,25 @@ fn halt_error(v: &str) -> Invocation {
     }
 }
 
-/// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run).
+/// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run), or `-j FILE`: one of those read from a
+/// regular file (once, as the run starts; GNU Parallel reads it again as jobs end).
 fn jobs(v: &str, cpus: u64) -> Result<u64, Invocation> {
+    let numeric = |t: &str| {
+        let t = t.trim_start_matches(['+', '-']).trim_end_matches('%');
+        !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    };
+    if !numeric(v) {
+        return match jobs_file(Path::new(v)) {
+            Some(text) if numeric(&text) => jobs(&text, cpus),
+            _ => Err(Invocation::Fail {
+                text: format!(
+                    "parallel: Error: Parsing of --jobs/-j/--max-procs/-P failed.\n\
+                     frun: -j '{v}': expected N, N%, +N, -N, 0, or a regular file holding one\n"
+                ),
+                status: ExitCode::Passed(255),
+            }),
+        };
+    }
     let bad = || refuse(format!("-j '{v}': expected N, N%, +N, -N or 0"));
     let n = if let Some(p) = v.strip_suffix('%') {
         let p: f64 = p.parse().map_err(|_| bad())?;
@@ -1166,21 +1225,41 @@ fn jobs(v: &str, cpus: u64) -> Result<u64, Invocation> {
     Ok(n)
 }
 
+/// `-j FILE`'s text, trimmed: only a regular file's (a FIFO or a device is never read), and
+/// only its first 64 bytes.
+fn jobs_file(path: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking: opening a FIFO must not wait for a writer.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(64).read_to_string(&mut text).ok()?;
+    Some(text.trim().to_string())
+}
+
 /// The input sources after the command.
-fn sources(words: Vec<OsString>) -> Result<Vec<Source>, Invocation> {
+fn sources(words: Vec<OsString>, markers: &Markers) -> Result<Vec<Source>, Invocation> {
     let mut out: Vec<Source> = Vec::new();
     let mut words = words.into_iter().peekable();
     while let Some(marker) = words.next() {
-        let marker = marker.as_bytes();
-        let files = marker.starts_with(b"::::");
-        let linked = marker.ends_with(b"+");
+        let (files, linked) = markers.kind(marker.as_bytes()).unwrap_or((false, false));
         let mut values = Vec::new();
-        while let Some(w) = words.next_if(|w| !is_source_marker(w.as_bytes())) {
+        while let Some(w) = words.next_if(|w| !markers.is(w.as_bytes())) {
             values.push(w);
         }
         if files {
             if values.is_empty() {
-                return Err(refuse("::::: needs at least one file"));
+                return Err(refuse(format!(
+                    "{} needs at least one file",
+                    String::from_utf8_lossy(&markers.files)
+                )));
             }
             for f in values {
                 out.push(Source {
@@ -1835,10 +1914,12 @@ Run GNU Parallel command lines on frun's engine
 
 Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
-Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0, -k, -u,
+Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0|FILE
+(FILE holds one of those, read once as the run starts), -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
--d C|STR, -a FILE, --colsep REGEX, --csv (CSV records, fields as values; with --pipe, blocks
+-d C|STR, -a FILE, --arg-sep/--arg-file-sep STR (markers in place of ::: and ::::),
+--colsep REGEX, --csv (CSV records, fields as values; with --pipe, blocks
 of whole records), --header : (0: a :::: source named by its file; with
 --pipe, :, N lines or a REGEX matched at the start, given to every job first),
 --skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
@@ -1852,7 +1933,9 @@ all at once), --retries N|STR (STR: replacement strings, per job), --joblog/--jl
 DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.json|.csv|.tsv
 (a record per job with its output, in NAME or, for -.json etc., on stdout), --timeout N|N%,
 --delay N,
---halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
+--termseq SIG,MS,… (how a job over its time, or all jobs as the run stops, are ended: each
+signal to the job's process group, then MS milliseconds before the next; default for a
+timeout TERM,200,TERM,100,TERM,50,KILL,25), --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
 --progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
@@ -1875,7 +1958,9 @@ of it) runs in each job's shell before its line. --number-of-sockets/cores/threa
 this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else /proc/cpuinfo);
 --use-sockets-instead-of-threads / --use-cores-instead-of-threads make -j N% +N -N count those.
 --wd DIR runs each job in DIR (made when missing; ... a new directory under ~/.parallel/tmp,
-removed when the job ends); --nice N runs each job at niceness N; --load N|N% starts a job's
+removed when the job ends); --nice N runs each job at niceness N; --memfree SIZE starts a
+job's command only once SIZE bytes are available (MemAvailable; it does not kill a job when
+memory runs low later, as GNU Parallel does); --load N|N% starts a job's
 command only once at most N processes (N% of the CPUs) are running, as GNU Parallel counts load; --open-tty/-o give each job
 the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
 NAME is accepted and changes nothing (every job inherits the whole environment); --nonall

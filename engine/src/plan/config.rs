@@ -286,6 +286,10 @@ pub struct Config {
     pub job_timeout: Option<JobTimeout>,
     /// `--delay`: at least this long between two batch starts.
     pub delay: Option<Duration>,
+    /// `--termseq`: how a command is ended (for its time, or as the run stops): each signal,
+    /// then how long it is given before the next step. None: TERM, TERM, TERM, KILL over 375
+    /// ms for a timeout, TERM then KILL 1.5 s later as a run stops.
+    pub termseq: Option<Vec<(i32, Duration)>>,
     /// `--checkpoint-file FILE`: where the checkpoint journal goes.
     pub checkpoint_file: Option<PathBuf>,
     /// No checkpoint journal unless `checkpoint_file` or `resume` asks for one (a library front
@@ -454,6 +458,7 @@ impl Default for Config {
             joblog_skip_words: 0,
             job_timeout: None,
             delay: None,
+            termseq: None,
             checkpoint_file: None,
             no_default_journal: false,
             output_to_caller: false,

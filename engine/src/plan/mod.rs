@@ -742,6 +742,7 @@ fn work(
             && cfg.conduct.retries_unasked,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
+        termseq: cfg.termseq.clone(),
         line_limit: cfg.line_limit.filter(|_| cfg.job.is_some()),
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,
         joblog_raw_first: cfg.joblog_skip_words + shell_words > 0,

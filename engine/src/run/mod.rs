@@ -168,7 +168,13 @@ impl Shared {
         } else {
             Some(OwnedFd::from(crate::sys::dev_null()?))
         };
-        let clock = timeouts::Clock::new(work.job_timeout, workers.max);
+        let clock = timeouts::Clock::new(
+            work.job_timeout,
+            workers.max,
+            work.termseq
+                .as_deref()
+                .unwrap_or(&crate::dispatch::pace::KILL_STEPS),
+        );
         let trace_turns = work
             .interaction
             .trace
@@ -1169,6 +1175,17 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
             break;
         }
         if finished() {
+            // A timed-out command's group, still being ended, gets the rest of its steps
+            // (`--termseq`) unless a signal stops frun first.
+            // (A tick first: a command that just ended hands its group over.)
+            let mut next = wait(&mut enforcer);
+            while enforcer.as_ref().is_some_and(|e| e.ends_groups()) {
+                let mut p = [PollFd::new(signals, PollFlags::POLLIN)];
+                if poll(&mut p, next).unwrap_or(0) > 0 {
+                    break;
+                }
+                next = wait(&mut enforcer);
+            }
             return;
         }
         let mut fds = [
@@ -1216,11 +1233,22 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
         }
         shared.done.drain();
     }
-    shared.kill_children(libc::SIGTERM);
-    if !wait_workers(shared, Instant::now() + KILL_GRACE) {
-        shared.kill_children(libc::SIGKILL);
-        wait_workers(shared, Instant::now() + KILL_GRACE);
+    // `--termseq`: its steps, then KILL if any command outlived them.
+    if let Some(steps) = &shared.work.termseq {
+        for &(sig, wait) in steps {
+            shared.kill_children(sig);
+            if wait_workers(shared, Instant::now() + wait) {
+                return;
+            }
+        }
+    } else {
+        shared.kill_children(libc::SIGTERM);
+        if wait_workers(shared, Instant::now() + KILL_GRACE) {
+            return;
+        }
     }
+    shared.kill_children(libc::SIGKILL);
+    wait_workers(shared, Instant::now() + KILL_GRACE);
 }
 
 /// Waits until every worker has returned or `deadline` passes; true if they all returned.

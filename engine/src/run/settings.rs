@@ -139,6 +139,8 @@ pub struct Work {
     pub line_limit: Option<u64>,
     /// `--delay`: the least time between two starts.
     pub delay: Option<std::time::Duration>,
+    /// [`crate::plan::config::Config::termseq`].
+    pub termseq: Option<Vec<(i32, std::time::Duration)>>,
     /// Leading words of the command line a joblog line does not show.
     pub joblog_skip_words: usize,
     /// The first word a joblog line shows is a shell line, shown as it is (not quoted).

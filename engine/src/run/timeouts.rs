@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::dispatch::pace::{JobTimeout, KILL_STEPS, RuntimeMedian};
+use crate::dispatch::pace::{JobTimeout, RuntimeMedian};
 
 /// When each worker's command started, and which were killed for their time.
 pub struct Clock {
@@ -27,10 +27,12 @@ pub struct Clock {
     timed_out: Box<[AtomicI32]>,
     /// Per worker: the notice turn of that kill (see `Turns`), set before the pid.
     turn: Box<[AtomicU64]>,
+    /// How a command over its time is ended: each signal, then the wait before the next.
+    steps: Box<[(i32, Duration)]>,
 }
 
 impl Clock {
-    pub fn new(limit: Option<JobTimeout>, workers: usize) -> Clock {
+    pub fn new(limit: Option<JobTimeout>, workers: usize, steps: &[(i32, Duration)]) -> Clock {
         let slots = if limit.is_some() { workers } else { 0 };
         Clock {
             limit,
@@ -43,6 +45,7 @@ impl Clock {
             seq: (0..slots).map(|_| AtomicU64::new(0)).collect(),
             timed_out: (0..slots).map(|_| AtomicI32::new(0)).collect(),
             turn: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            steps: steps.into(),
         }
     }
 
@@ -86,6 +89,10 @@ impl Clock {
 /// and when it is due.
 pub(super) struct Enforcer {
     ending: Vec<Option<(libc::pid_t, usize, u64)>>,
+    /// Groups of commands being ended whose leader (the command itself) has ended and been
+    /// reaped while others of its group (what it started) still run: the steps go on to them,
+    /// as long as the group has a member. (group, next step, when it is due).
+    groups: Vec<(libc::pid_t, usize, u64)>,
     /// The commands found over their time in a tick: (batch, worker, pid), kept for its room.
     due_now: Vec<(u64, usize, libc::pid_t)>,
 }
@@ -94,8 +101,14 @@ impl Enforcer {
     pub(super) fn new(workers: usize) -> Enforcer {
         Enforcer {
             ending: vec![None; workers],
+            groups: Vec::new(),
             due_now: Vec::with_capacity(workers),
         }
+    }
+
+    /// Whether the steps go on to a group whose command has ended (see `groups`).
+    pub(super) fn ends_groups(&self) -> bool {
+        !self.groups.is_empty()
     }
 
     /// Signals what is due: commands past their time get their first TERM, commands being
@@ -115,17 +128,21 @@ impl Enforcer {
             let pid = shared.children[i].load(Ordering::SeqCst);
             match *ending {
                 Some((p, step, due)) if p == pid => {
-                    if now >= due && step < KILL_STEPS.len() {
-                        let (sig, wait) = KILL_STEPS[step];
+                    if now >= due && step < clock.steps.len() {
+                        let (sig, wait) = clock.steps[step];
                         shared.signal_child(pid, sig);
                         *ending = Some((pid, step + 1, now + wait.as_nanos() as u64));
                     }
                     if let Some((_, step, due)) = *ending {
-                        if step < KILL_STEPS.len() {
+                        if step < clock.steps.len() {
                             soon(due);
                         }
                     }
                     continue;
+                }
+                Some((p, step, due)) if shared.children_own_group && step < clock.steps.len() => {
+                    self.groups.push((p, step, due));
+                    *ending = None;
                 }
                 _ => *ending = None,
             }
@@ -144,13 +161,33 @@ impl Enforcer {
                 soon(since + limit);
             }
         }
+        self.groups.retain_mut(|(group, step, due)| {
+            // No member left (kill 0 fails): the group is gone, and its number may be reused.
+            if nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*group), None).is_err() {
+                return false;
+            }
+            if now >= *due {
+                let (sig, wait) = clock.steps[*step];
+                if let Ok(sig) = nix::sys::signal::Signal::try_from(sig) {
+                    let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*group), sig);
+                }
+                *step += 1;
+                *due = now + wait.as_nanos() as u64;
+            }
+            *step < clock.steps.len() && {
+                soon(*due);
+                true
+            }
+        });
         // Those over their time are killed in input order, and told about in it (as GNU
         // Parallel does: two workers may start their commands in either order).
         due_now.sort_unstable();
         for (_, i, pid) in due_now.drain(..) {
             clock.turn[i].store(shared.ledger.timeout_turns.issue(), Ordering::SeqCst);
             clock.timed_out[i].store(pid, Ordering::SeqCst);
-            let (sig, wait) = KILL_STEPS[0];
+            let Some(&(sig, wait)) = clock.steps.first() else {
+                continue;
+            };
             // The slot only holds pids of unreaped children (see `runner::Child`).
             shared.signal_child(pid, sig);
             let due = now + wait.as_nanos() as u64;

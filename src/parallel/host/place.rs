@@ -1,5 +1,6 @@
-//! `--wd DIR`, `--nice N`, `--load N` and `--open-tty`: shell code put before each job's line
-//! so that the job's command starts only once the load average is at most N, runs in that
+//! `--wd DIR`, `--nice N`, `--load N`, `--memfree SIZE` and `--open-tty`: shell code put before
+//! each job's line so that the job's command starts only once the load is at most N and SIZE
+//! bytes of memory are available, runs in that
 //! directory (made when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job
 //! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the
 //! code only; it runs nothing itself.
@@ -13,6 +14,8 @@ pub(in crate::parallel) struct Place {
     pub(in crate::parallel) nice: Option<i32>,
     /// `--load`: the load average (times 100) above which a job waits to start.
     pub(in crate::parallel) load: Option<u64>,
+    /// `--memfree`: the memory (bytes) that must be available for a job to start.
+    pub(in crate::parallel) memfree: Option<u64>,
     /// `--open-tty`, `-o`, `--tty`: the job's stdin is the terminal (else /dev/null).
     pub(in crate::parallel) tty: bool,
 }
@@ -45,7 +48,12 @@ impl Place {
     /// when neither option was given. `...`'s directory is named by this machine, frun's
     /// process id and the job shell's, and the job's shell removes it on exit.
     pub(in crate::parallel) fn prologue(&self, before: Option<Vec<u8>>) -> Option<Vec<u8>> {
-        if self.wd.is_none() && self.nice.is_none() && self.load.is_none() && !self.tty {
+        if self.wd.is_none()
+            && self.nice.is_none()
+            && self.load.is_none()
+            && self.memfree.is_none()
+            && !self.tty
+        {
             return before;
         }
         let mut code = Vec::new();
@@ -59,6 +67,20 @@ impl Place {
                      _frun_r=$(( (${{_frun_r%/*}} - 1) * 100 )); [ \"$_frun_r\" -le {limit} ] && \
                      break; sleep 1; done 2>/dev/null; \
                      unset _frun_a _frun_b _frun_c _frun_r _frun_x\n"
+                )
+                .as_bytes(),
+            );
+        }
+        if let Some(bytes) = self.memfree {
+            // MemAvailable in /proc/meminfo, in KiB; without one (no such line, unreadable),
+            // the job starts.
+            let kib = bytes.div_ceil(1024);
+            code.extend_from_slice(
+                format!(
+                    "while :; do _frun_m=; while read _frun_k _frun_v _frun_u; do \
+                     [ \"$_frun_k\" = MemAvailable: ] && {{ _frun_m=$_frun_v; break; }}; done \
+                     </proc/meminfo; {{ [ -z \"$_frun_m\" ] || [ \"$_frun_m\" -ge {kib} ]; }} && \
+                     break; sleep 1; done 2>/dev/null; unset _frun_k _frun_v _frun_u _frun_m\n"
                 )
                 .as_bytes(),
             );
