@@ -91,6 +91,19 @@ const CASES: &[Case] = &[
     ("", r"seq 3000 | parallel -n 1K -k echo | wc -l", ""),
     // --memfree: a job starts once that much memory is available (here at once).
     ("", r"parallel --memfree 1M -k echo ::: a b", ""),
+    // --shellquote: each job's line, quoted (once per --shellquote), is printed, not run.
+    (
+        "",
+        r#"parallel -k --shellquote ::: 'a b' "it's" '$x' '' plain"#,
+        "",
+    ),
+    ("", r"parallel -k --shellquote echo {} ::: 'a b'", ""),
+    ("", r"parallel -k --shellquote --shellquote ::: 'a b'", ""),
+    (
+        "",
+        r#"perl -e 'print pack("c*",1..255)' | parallel -0 --shellquote"#,
+        "",
+    ),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -2870,7 +2883,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--color", "--color"),
     ("--arg-sep ''", "--arg-sep"),
     ("--pipepart", "--pipepart"),
-    ("--shellquote", "--shellquote"),
     ("--compress --files", "--compress"),
     ("--files -u", "--files"),
     ("--xargs", "--xargs"),

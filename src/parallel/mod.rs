@@ -156,7 +156,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--keep-order-on-interrupt", "use -k"),
-    ("--shellquote", "use printf %q"),
     ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
@@ -610,6 +609,7 @@ const SWITCHES: &[&str] = &[
     "shuf",
     "dry-run",
     "dryrun",
+    "shellquote",
     "pipe",
     "spreadstdin",
     "pipepart",
@@ -797,6 +797,11 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "show-limits" => o.lines.show_limits = true,
         "shuf" => o.shuffle = true,
         "dry-run" | "dryrun" => o.cfg.dry_run = true,
+        // Each job's line is printed, not run, shell-quoted once per --shellquote.
+        "shellquote" => {
+            o.cfg.dry_run = true;
+            o.cfg.dry_run_quotes += 1;
+        }
         "verbose" => o.cfg.trace = true,
         "tag" => o.tag = Some(b"{}".to_vec()),
         "bar" | "progress" | "eta" => {
@@ -1936,7 +1941,8 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.j
 --termseq SIG,MS,… (how a job over its time, or all jobs as the run stops, are ended: each
 signal to the job's process group, then MS milliseconds before the next; default for a
 timeout TERM,200,TERM,100,TERM,50,KILL,25), --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --tag, --tagstring STR, --dry-run, --line-buffer/--lb (whole lines as they come;
+--progress, --tag, --tagstring STR, --dry-run, --shellquote (each job's line printed
+shell-quoted, once per --shellquote, not run), --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
 yours to remove), --compress and --compress-program/--decompress-program PROG (output is

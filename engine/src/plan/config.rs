@@ -265,6 +265,8 @@ pub struct Config {
     pub external: bool,
     /// `-N`: each command line is printed, shell-quoted, instead of run.
     pub dry_run: bool,
+    /// `--shellquote`: each line `dry_run` shows is shell-quoted this many times (0: none).
+    pub dry_run_quotes: u32,
     /// `-v`: a summary line on stderr at the end.
     pub stats: bool,
     /// `--nodes`: NUMA placement.
@@ -449,6 +451,7 @@ impl Default for Config {
             unsafe_words: false,
             external: false,
             dry_run: false,
+            dry_run_quotes: 0,
             stats: false,
             nodes: NodeSpec::Auto,
             retry_failed: false,

@@ -728,6 +728,7 @@ fn work(
         ) {
             (true, _) => Backend::DryRun {
                 split_from: cfg.unsafe_words.then_some(literal),
+                quote: cfg.dry_run_quotes,
             },
             (false, true) => Backend::Stdin,
             (false, false) => Backend::Argv,
@@ -998,7 +999,7 @@ fn job_command(
     if in_worker {
         line = line.eval_in_worker();
     } else if cfg.dry_run && !spec.literal {
-        line = line.printing();
+        line = line.printing(cfg.dry_run_quotes);
     }
     let p = |w: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(w));
     let path = match (line.shell(), line.program()) {

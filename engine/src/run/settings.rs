@@ -116,6 +116,8 @@ pub enum Backend {
         /// With `-U`: the words from this one on are shown word-split and glob-expanded, as
         /// they would run.
         split_from: Option<usize>,
+        /// The line is shell-quoted this many times before it is printed (`--shellquote`).
+        quote: u32,
     },
 }
 

@@ -185,6 +185,8 @@ pub struct JobLine {
     raw_first: bool,
     /// `--dry-run`: the job prints its line instead of running it.
     print: bool,
+    /// `--shellquote`: the printed line is shell-quoted this many times.
+    print_quotes: u32,
     /// A NUL byte in a record is put in the line as the two characters `\0`.
     escape_nul: bool,
     /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
@@ -506,6 +508,7 @@ impl JobLine {
             seps,
             raw_first,
             print: false,
+            print_quotes: 0,
             escape_nul: false,
             shell,
             eval: false,
@@ -543,6 +546,7 @@ impl JobLine {
             seps,
             raw_first: false,
             print: false,
+            print_quotes: 0,
             escape_nul: false,
             shell: None,
             eval: false,
@@ -591,10 +595,12 @@ impl JobLine {
         }
     }
 
-    /// `--dry-run`: each job prints its line (as the shell would get it) instead of running it.
+    /// `--dry-run`: each job prints its line (as the shell would get it) instead of running it,
+    /// shell-quoted `quotes` times (`--shellquote`).
     #[must_use]
-    pub fn printing(mut self) -> JobLine {
+    pub fn printing(mut self, quotes: u32) -> JobLine {
         self.print = true;
+        self.print_quotes = quotes;
         self
     }
 
@@ -680,6 +686,11 @@ impl JobLine {
                 let mut sink = ShellSink { out: &mut line };
                 self.fill(batch, seq, slot, &argv.records, &mut sink);
             }
+            for _ in 0..self.print_quotes {
+                let mut quoted = Vec::with_capacity(line.len() + 2);
+                quote(&line, &mut quoted);
+                line = quoted;
+            }
             argv.push_word(&line);
             argv.scratch = line;
             argv.finish();
@@ -761,6 +772,7 @@ impl JobLine {
             seps,
             raw_first: false,
             print: false,
+            print_quotes: 0,
             escape_nul: false,
             shell: None,
             eval: false,

@@ -15,17 +15,27 @@ pub(crate) struct DryRunner {
     /// With `-U`: the words from this one on are shown word-split and glob-expanded, as they
     /// would run.
     split_from: Option<usize>,
+    /// `--shellquote`: the line is shell-quoted this many times.
+    quote: u32,
     capture: Option<Arc<Capture>>,
     /// The line being printed (reused).
     text: Vec<u8>,
+    /// The line quoted once more (reused).
+    quoted: Vec<u8>,
 }
 
 impl DryRunner {
-    pub(super) fn new(split_from: Option<usize>, capture: Option<&Arc<Capture>>) -> DryRunner {
+    pub(super) fn new(
+        split_from: Option<usize>,
+        quote: u32,
+        capture: Option<&Arc<Capture>>,
+    ) -> DryRunner {
         DryRunner {
             split_from,
+            quote,
             capture: capture.cloned(),
             text: Vec::new(),
+            quoted: Vec::new(),
         }
     }
 }
@@ -47,6 +57,11 @@ impl Runner for DryRunner {
                     shell_quote(w, text);
                 }
             }
+        }
+        for _ in 0..self.quote {
+            self.quoted.clear();
+            crate::exec::command::job::quote(text, &mut self.quoted);
+            std::mem::swap(text, &mut self.quoted);
         }
         text.push(b'\n');
         let r = match &self.capture {

@@ -101,7 +101,9 @@ pub(super) fn choose<'a>(
         node,
     };
     Ok(match (&shared.work.backend, &shared.shell) {
-        (Backend::DryRun { split_from }, _) => Box::new(DryRunner::new(*split_from, capture)),
+        (Backend::DryRun { split_from, quote }, _) => {
+            Box::new(DryRunner::new(*split_from, *quote, capture))
+        }
         (Backend::Argv | Backend::Stdin, None) if shared.work.plugin.is_some() => {
             let work = shared.work.plugin.as_ref().expect("checked");
             Box::new(PluginRunner::new(child, work, node, capture))
