@@ -108,6 +108,57 @@ fn unknown(s: &str, unit: &str) -> String {
     format!("'{s}' has an unknown unit '{unit}'")
 }
 
+/// GNU Parallel's escapes in `--tagstring` (and `-d`), applied as it applies them, one kind
+/// after the other over the whole text: `\t`, `\n`, `\r`, then three digits `\NNN`, then one
+/// digit `\N`, the digits read as perl reads them in a string (up to three octal digits make
+/// a byte; an 8 or 9 stands for itself).
+pub fn unquote_printf(s: &[u8]) -> Vec<u8> {
+    let mut text = s.to_vec();
+    for (letter, byte) in [(b't', b'\t'), (b'n', b'\n'), (b'r', b'\r')] {
+        text = replace_escapes(&text, |rest, out| {
+            (rest.first() == Some(&letter))
+                .then(|| out.push(byte))
+                .map(|()| 1)
+        });
+    }
+    for width in [3, 1] {
+        text = replace_escapes(&text, |rest, out| {
+            let digits = rest.get(..width)?;
+            if !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let octal = digits.iter().take_while(|d| **d < b'8').count();
+            if octal > 0 {
+                let v = digits[..octal]
+                    .iter()
+                    .fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
+                out.push(v as u8);
+            }
+            out.extend_from_slice(&digits[octal..]);
+            Some(width)
+        });
+    }
+    text
+}
+
+/// Replaces each backslash that `escape` recognises, in one pass from the left: given the
+/// bytes after it, `escape` writes what they stand for and says how many it took.
+fn replace_escapes(text: &[u8], escape: impl Fn(&[u8], &mut Vec<u8>) -> Option<usize>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'\\' {
+            if let Some(n) = escape(&text[i + 1..], &mut out) {
+                i += 1 + n;
+                continue;
+            }
+        }
+        out.push(text[i]);
+        i += 1;
+    }
+    out
+}
+
 /// Parses a duration: seconds with an optional fraction and unit (`ms`, `s`, `m`, `h`, `d`),
 /// possibly compound (`1m30s`, `1d3.5h`), as GNU Parallel's time postfixes.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
@@ -316,6 +367,17 @@ pub fn parse_halt(s: &str) -> Result<Option<Halt>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printf_escapes_as_gnu_parallel_reads_them() {
+        assert_eq!(unquote_printf(br"I{1}\tB{2}"), b"I{1}\tB{2}");
+        assert_eq!(unquote_printf(br"a\nb\rc"), b"a\nb\rc");
+        assert_eq!(unquote_printf(br"\101\0x"), b"A\0x");
+        assert_eq!(unquote_printf(br"\089\9"), b"\089\x39");
+        assert_eq!(unquote_printf(br"\q\"), br"\q\");
+        // One kind after the other: `\\t` is a backslash and a tab.
+        assert_eq!(unquote_printf(br"\\t"), b"\\\t");
+    }
 
     #[test]
     fn binary_prefixes_are_gnu_parallels() {

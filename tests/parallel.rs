@@ -104,6 +104,41 @@ const CASES: &[Case] = &[
         r#"perl -e 'print pack("c*",1..255)' | parallel -0 --shellquote"#,
         "",
     ),
+    // Colours: each job's lines in its colour (by job number), failed jobs white on red with
+    // --color-failed; a line gets the colour's end and a newline; a CR starts the colour again.
+    ("", r"parallel -k --ctag echo ::: a b | od -c", ""),
+    (
+        "",
+        r#"parallel -k --color 'printf "x\ny"' ::: a | od -c"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --color-failed 'echo {}; exit {}' ::: 0 1 2; echo $?",
+        "",
+    ),
+    (
+        "",
+        r#"parallel -k --ctagstring '{}x' --color-failed 'printf "a\rb\n"; exit {}' ::: 0 1 | od -c"#,
+        "",
+    ),
+    ("", r"seq 400 | parallel -k --color echo | md5sum", ""),
+    (
+        "",
+        r"parallel --color --files echo ::: a | grep -c $'\e'",
+        "",
+    ),
+    // --tagstring reads \t, \n, \r and octal escapes, as GNU Parallel's does.
+    (
+        "",
+        r"parallel -k --tagstring 'I{1}\tB{2}' echo ::: 1 ::: a",
+        "",
+    ),
+    (
+        "",
+        r"parallel --tagstring '\089\9|\101' echo ::: 1 | od -c",
+        "",
+    ),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -2880,7 +2915,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),
     ("--interactive", "--interactive"),
-    ("--color", "--color"),
+    ("--color --lb", "--color"),
     ("--arg-sep ''", "--arg-sep"),
     ("--pipepart", "--pipepart"),
     ("--compress --files", "--compress"),

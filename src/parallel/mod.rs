@@ -146,12 +146,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--xargs", "use frun xargs"),
     ("--max-line-length-allowed", "getconf ARG_MAX"),
-    ("--ctag", "frun does not colour output"),
-    ("--color", "frun does not colour output"),
-    ("--colour", "frun does not colour output"),
-    ("--color-failed", "frun does not colour output"),
-    ("--cf", "frun does not colour output"),
-    ("--ctagstring", "frun does not colour output"),
     ("--interactive", "frun does not prompt for each job"),
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
@@ -595,6 +589,12 @@ fn refused(flag: &str) -> Invocation {
 const SWITCHES: &[&str] = &[
     "plain",
     "tag",
+    "ctag",
+    "color",
+    "colour",
+    "color-failed",
+    "colour-failed",
+    "cf",
     "verbose",
     "bar",
     "progress",
@@ -709,6 +709,7 @@ fn long_option(
         "retries" => "retries",
         "joblog" | "jl" => "joblog",
         "tagstring" => "tagstring",
+        "ctagstring" => "ctagstring",
         "timeout" => "timeout",
         "halt" | "halt-on-error" => "halt",
         "delay" => "delay",
@@ -804,6 +805,12 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         }
         "verbose" => o.cfg.trace = true,
         "tag" => o.tag = Some(b"{}".to_vec()),
+        "ctag" => {
+            o.tag = Some(b"{}".to_vec());
+            colour(o, true);
+        }
+        "color" | "colour" => colour(o, true),
+        "color-failed" | "colour-failed" | "cf" => colour(o, false),
         "bar" | "progress" | "eta" => {
             use frun_engine::plan::config::{ProgressSpec, ProgressStyle};
             o.cfg.progress = Some(ProgressSpec {
@@ -877,6 +884,17 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
 /// A count or size as GNU Parallel reads it (`1K` is 1024, `1k` 1000).
 fn number(flag: &str, v: &str) -> Result<u64, Invocation> {
     crate::units::parse_binary_prefix(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
+}
+
+/// `--color` (`jobs`: every job in its colour) or `--color-failed` (failed jobs white on red),
+/// added to what was asked before.
+fn colour(o: &mut Options, jobs: bool) {
+    use frun_engine::output::colour::Colouring;
+    o.cfg.colour = Some(match (o.cfg.colour, jobs) {
+        (None | Some(Colouring::Jobs), true) => Colouring::Jobs,
+        (None | Some(Colouring::Failed), false) => Colouring::Failed,
+        _ => Colouring::JobsAndFailed,
+    });
 }
 
 /// `--joblog FILE`; `+FILE` appends to FILE, as GNU Parallel's.
@@ -990,7 +1008,11 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "shell" => {
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
-        "tagstring" => o.tag = Some(v.into_bytes()),
+        "tagstring" => o.tag = Some(crate::units::unquote_printf(v.as_bytes())),
+        "ctagstring" => {
+            o.tag = Some(crate::units::unquote_printf(v.as_bytes()));
+            colour(o, true);
+        }
         "rpl" => o.rpl.push(plus::rpl(&v).map_err(refuse)?),
         "joblog" => set_joblog(o, &v)?,
         "timeout" => {
@@ -1384,6 +1406,12 @@ fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
         return Err(refuse(
             "--line-buffer cannot be combined with --results in frun parallel (a job's output \
              goes to its files, not to stdout)",
+        ));
+    }
+    if o.cfg.line_buffer && o.cfg.colour.is_some() {
+        return Err(refuse(
+            "--color (--ctag, --color-failed) cannot be combined with --line-buffer in frun \
+             parallel: it colours each job's output as a whole",
         ));
     }
     Ok(())
@@ -1941,7 +1969,9 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.j
 --termseq SIG,MS,… (how a job over its time, or all jobs as the run stops, are ended: each
 signal to the job's process group, then MS milliseconds before the next; default for a
 timeout TERM,200,TERM,100,TERM,50,KILL,25), --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --tag, --tagstring STR, --dry-run, --shellquote (each job's line printed
+--progress, --tag, --tagstring STR (\\t, \\n, \\r and \\NNN read as GNU Parallel reads them),
+--color/--ctag/--ctagstring STR (each job's lines in its own colour), --color-failed (a failed
+job's lines white on red; not with --line-buffer), --dry-run, --shellquote (each job's line printed
 shell-quoted, once per --shellquote, not run), --line-buffer/--lb (whole lines as they come;
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are

@@ -1,8 +1,9 @@
 //! The output stage: what a run writes besides its commands' own output — each batch's captured
-//! output emitted whole or in order ([`emit`], [`linebuf`]), the results directory
+//! output emitted whole or in order ([`emit`], [`linebuf`]) and coloured ([`colour`]), the results directory
 //! ([`results`]), the joblog ([`joblog`]), the progress line ([`progress`]) and the summary
 //! ([`stats`]). It decides nothing about which batch runs.
 
+pub mod colour;
 pub mod emit;
 pub mod joblog;
 pub mod linebuf;

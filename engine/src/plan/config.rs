@@ -359,6 +359,8 @@ pub struct Config {
     /// `--tag` / `--tagstring STR`: the tag each output line of a job starts with (its
     /// replacement strings filled in, before a tab).
     pub tag: Option<JobSpec>,
+    /// `--color`, `--ctag`, `--color-failed`: whose output lines are coloured.
+    pub colour: Option<crate::output::colour::Colouring>,
     /// `frun xargs`: xargs' input rules cut the input into commands (then `command` is the
     /// command and its initial arguments).
     pub argument_lists: Option<ArgumentLists>,
@@ -485,6 +487,7 @@ impl Default for Config {
             trace: false,
             trace_output: false,
             tag: None,
+            colour: None,
             argument_lists: None,
             job_files: None,
             results_table: None,

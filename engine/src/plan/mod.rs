@@ -761,6 +761,7 @@ fn work(
             .clone()
             .filter(|_| cfg.stdin && cfg.strip_separators),
         tag: extra.tag,
+        colour: cfg.colour,
         retries_from: extra.retries_from,
         stdin_header: Vec::new(),
         templates: Vec::new(),

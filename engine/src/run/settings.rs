@@ -167,6 +167,8 @@ pub struct Work {
     pub strip_separators: Option<crate::input::bounds::RecordBounds>,
     /// `--tag` / `--tagstring`: every line of a job's output starts with its tag and a tab.
     pub tag: Option<crate::exec::command::job::JobLine>,
+    /// [`crate::plan::config::Config::colour`].
+    pub colour: Option<crate::output::colour::Colouring>,
     /// `--retries STR`: each job's attempts, read from its values ([`crate::plan::config::Config::retries_from`]).
     pub retries_from: Option<crate::exec::command::job::JobLine>,
     /// `--pipe --header`: bytes every command gets on stdin before its block.

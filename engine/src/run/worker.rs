@@ -241,6 +241,10 @@ pub(super) trait Site {
     fn command_name(&self) -> String {
         "the command".into()
     }
+    /// `--color` and the like: whose output lines are coloured.
+    fn colour(&self) -> Option<crate::output::colour::Colouring> {
+        None
+    }
     /// `--tag`: writes the tag of batch `seq`'s records (`bytes`) into `out`; false when output
     /// is not tagged.
     fn tag_of(&self, _bytes: &[u8], _seq: u64, _out: &mut Vec<u8>) -> bool {
@@ -669,6 +673,10 @@ impl Site for Post<'_> {
             .and_then(|t| t.trim().parse().ok())
             .unwrap_or(1);
         Some(n.checked_sub(1))
+    }
+
+    fn colour(&self) -> Option<crate::output::colour::Colouring> {
+        self.shared.work.colour
     }
 
     fn tag_of(&self, bytes: &[u8], seq: u64, out: &mut Vec<u8>) -> bool {
@@ -1111,8 +1119,18 @@ impl<'a, S: Site> Worker<'a, S> {
                     }
                 }
                 let mut tag = Vec::new();
-                if self.relay.is_none() && site.tag_of(bytes, part.seq, &mut tag) {
-                    tag_lines(c, settled.kept, &tag)?;
+                let tagged = self.relay.is_none() && site.tag_of(bytes, part.seq, &mut tag);
+                // `--files`: the line is the file's name, which is never coloured.
+                let colour = site.colour().filter(|_| site.output_files_in().is_none());
+                match colour {
+                    Some(colouring) if self.relay.is_none() => {
+                        let mut start = Vec::new();
+                        let failed = !matches!(outcome, Outcome::Ok);
+                        crate::output::colour::start(colouring, part.seq + 1, failed, &mut start);
+                        colour_lines(c, settled.kept, &start, tagged.then_some(&tag[..]))?;
+                    }
+                    _ if tagged => tag_lines(c, settled.kept, &tag)?,
+                    _ => {}
                 }
                 settled.kept = c.size()?;
             }
@@ -1342,6 +1360,19 @@ fn spill_output(capture: &Capture, off: u64, dir: &std::path::Path) -> io::Resul
 
 /// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
 /// without its newline too).
+/// `--color`: dresses the capture's lines from `off` on in the job's colour (`start`) and tag
+/// ([`crate::output::colour::dress`]).
+fn colour_lines(capture: &Capture, off: u64, start: &[u8], tag: Option<&[u8]>) -> io::Result<()> {
+    let out = capture.read_from(off)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    let mut dressed = Vec::with_capacity(out.len() + 64);
+    crate::output::colour::dress(&out, start, tag, &mut dressed);
+    capture.discard_from(off)?;
+    capture.append(&dressed)
+}
+
 fn tag_lines(capture: &Capture, off: u64, tag: &[u8]) -> io::Result<()> {
     let out = capture.read_from(off)?;
     if out.is_empty() {
