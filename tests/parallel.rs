@@ -139,6 +139,9 @@ const CASES: &[Case] = &[
         r"parallel --tagstring '\089\9|\101' echo ::: 1 | od -c",
         "",
     ),
+    // -S : is this machine (N/: its job slots); any other login is refused.
+    ("", r"parallel -S 2/: -k echo ::: a b c", ""),
+    ("", r"parallel --sshlogin : -k echo ::: a", ""),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -2896,6 +2899,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--sshlogin server", "--sshlogin"),
     ("-S server", "-S"),
     ("-Sserver", "-S"),
+    ("-S :,server", "-S"),
     ("--sshloginfile hosts", "--sshloginfile"),
     ("--slf hosts", "--slf"),
     ("--transferfile {}", "--transferfile"),

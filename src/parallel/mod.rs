@@ -50,14 +50,6 @@ fn refuse(msg: impl Into<String>) -> Invocation {
 /// Flags frun deliberately does not have, and what to use instead.
 const REFUSED: &[(&str, &str)] = &[
     (
-        "--sshlogin",
-        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
-    ),
-    (
-        "-S",
-        "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
-    ),
-    (
         "--sshloginfile",
         "frun runs on this machine; spread a run over machines with Slurm shards (frun --shard, or srun frun)",
     ),
@@ -571,9 +563,6 @@ fn short_value(o: &mut Options, c: char, v: Option<String>) -> Result<(), Invoca
         'J' => "profile",
         _ => unreachable!("listed in option()"),
     };
-    if c == 'S' {
-        return Err(refused("-S"));
-    }
     set_value(o, name, v)
 }
 
@@ -697,6 +686,7 @@ fn long_option(
         "eof" => "eof",
         "delimiter" => "delimiter",
         "colsep" => "colsep",
+        "sshlogin" => "sshlogin",
         "termseq" => "termseq",
         "arg-sep" | "argsep" => "arg-sep",
         "arg-file-sep" | "argfilesep" => "arg-file-sep",
@@ -886,6 +876,28 @@ fn number(flag: &str, v: &str) -> Result<u64, Invocation> {
     crate::units::parse_binary_prefix(v).map_err(|e| refuse(format!("{flag} '{v}': {e}")))
 }
 
+/// `-S`/`--sshlogin LOGIN[,LOGIN…]`: only this machine, `:` (GNU Parallel's name for it), with
+/// `N/` its number of job slots (as `-j N`); a remote login is refused.
+fn sshlogin(o: &mut Options, v: &str) -> Result<(), Invocation> {
+    for login in v.split(',').map(str::trim).filter(|l| !l.is_empty()) {
+        let (slots, host) = match login.split_once('/') {
+            Some((n, h)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (Some(n), h),
+            _ => (None, login),
+        };
+        if host != ":" {
+            return Err(refuse(format!(
+                "-S/--sshlogin {login}: frun runs on this machine (`:`); spread a run over \
+                 machines with Slurm shards (frun --shard, or srun frun)"
+            )));
+        }
+        if let Some(n) = slots {
+            jobs(n, 1)?;
+            o.jobs = Some(n.to_string());
+        }
+    }
+    Ok(())
+}
+
 /// `--color` (`jobs`: every job in its colour) or `--color-failed` (failed jobs white on red),
 /// added to what was asked before.
 fn colour(o: &mut Options, jobs: bool) {
@@ -975,6 +987,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             o.delimiter_given = true;
         }
         "colsep" => o.colsep = Some(v),
+        "sshlogin" => sshlogin(o, &v)?,
         "termseq" => {
             o.cfg.termseq = Some(
                 crate::units::parse_termseq(&v)
@@ -2006,7 +2019,7 @@ for ID's commands to end. --tmpl FILE=NAME writes FILE, its replacement strings 
 to NAME before each job; --cleanup removes it when the job ends.
 
 What frun parallel does not do is refused with one line (status 255), naming frun's way
-where there is one: --sshlogin (Slurm shards), {= perl =} in --tagstring, --results and
+where there is one: --sshlogin other than `:` (this machine; `N/:` is -j N) (Slurm shards), {= perl =} in --tagstring, --results and
 --pipe, --tmux, --sql, --semaphoretimeout.
 --will-cite and --citation are accepted and do nothing.
 ";

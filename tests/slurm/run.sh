@@ -4,7 +4,8 @@
 # broadcast stream, --results plus frun merge against a single-machine run byte for byte,
 # scancel --signal=USR1 mid-run then the same command again on 3 and on 2 tasks, an sbatch
 # --requeue job preempted by a higher-priority partition that finishes exactly once; sharing by
-# claims with a slow task, a killed task, a joining srun and the job's end.
+# claims with a slow task, a killed task, a joining srun and the job's end (from
+# SLURM_JOB_END_TIME and from squeue).
 #
 # Usage: FRUN=path/to/frun bash tests/slurm/run.sh   (Debian's slurm-wlm must be installed)
 set -euo pipefail
@@ -191,6 +192,20 @@ if "$FRUN" merge r-end >/dev/null 2>&1; then fail "walltime: complete before the
 srun -N2 -n2 "$FRUN" --results r-end -k -a in.share "${uneven[@]}"
 "$FRUN" merge r-end >merged
 same "TERM at the job's end, then the same command on 2 tasks: merged == one frun -k" merged single.share
+
+# 9. Slurm before 23.02 sets no SLURM_JOB_END_TIME: the job's end comes from squeue. A step
+# with a one-minute limit and about 67 s of work for its 3 tasks: they stop taking work whose
+# chunk would not end 10 s before the limit and say so; the same command again finishes exactly.
+seq 20000 >in.wall
+"$FRUN" -k -a in.wall "${each[@]}" >single.wall
+slow_wall=(-j 1 -L 100 sh -c 'sleep 1; printf "r%s\n" "$@"' x)
+srun -t 1 -N3 -n3 -J share-wall env -u SLURM_JOB_END_TIME "$FRUN" --results r-wall -k -a in.wall \
+  "${slow_wall[@]}" 2>wall.err || true
+check "walltime from squeue: the tasks said they take no more work" \
+  grep -q 'no more work taken: the job ends in' wall.err
+srun -N3 -n3 "$FRUN" --results r-wall -k -a in.wall "${slow_wall[@]}"
+"$FRUN" merge r-wall >merged
+same "walltime from squeue, then the same command again: merged == one frun -k" merged single.wall
 
 if ((failures)); then
   echo "slurm: $failures failed" >&2
