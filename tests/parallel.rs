@@ -142,6 +142,12 @@ const CASES: &[Case] = &[
     // -S : is this machine (N/: its job slots); any other login is refused.
     ("", r"parallel -S 2/: -k echo ::: a b c", ""),
     ("", r"parallel --sshlogin : -k echo ::: a", ""),
+    // --files --compress: each job's file holds its output compressed.
+    (
+        "",
+        r#"for f in $(parallel -k --files --compress-program 'gzip -1' echo ::: hi ho); do zcat "$f"; rm -f "$f"; done"#,
+        "",
+    ),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -2922,7 +2928,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--color --lb", "--color"),
     ("--arg-sep ''", "--arg-sep"),
     ("--pipepart", "--pipepart"),
-    ("--compress --files", "--compress"),
     ("--files -u", "--files"),
     ("--xargs", "--xargs"),
 ];

@@ -1989,8 +1989,8 @@ shell-quoted, once per --shellquote, not run), --line-buffer/--lb (whole lines a
 with -k the oldest job's live, the others' in order after), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
 yours to remove), --compress and --compress-program/--decompress-program PROG (output is
-buffered in memory, so nothing printed changes; --results DIR files are compressed, with PROG
-or the first of pzstd, zstd, lz4, pigz, gzip; --compress is refused with --files).
+buffered in memory, so nothing printed changes; --results DIR files and --files files are
+compressed, with PROG or the first of pzstd, zstd, lz4, pigz, gzip).
 Replacement strings: {} {.} {/}
 {//} {/.} {#} {%} {N} {N.} {N/} {N//} {N/.} {-N}, and with --header : {name} {name.} {name/}
 {name//} {name/.} (in --tagstring too); perl ones: {=perl=} {=N perl=} {=name perl=}, --rpl

@@ -376,8 +376,8 @@ pub struct Config {
     /// `frun parallel --results NAME.json/.csv/.tsv`: a record per job (its output in it) in
     /// place of the job's output, on stdout or in the file.
     pub results_table: Option<crate::output::results::table::TableSpec>,
-    /// `frun parallel --results DIR --compress`: the shell command line the stdout and stderr
-    /// files go through.
+    /// `frun parallel --results DIR --compress` (or `--files --compress`): the shell command
+    /// line the stdout and stderr files (the `--files` files) go through.
     pub results_compress: Option<Vec<u8>>,
     /// `frun parallel --files`: each job's output is kept in a new file in this directory and
     /// the file's name is printed instead (tagged as output is).

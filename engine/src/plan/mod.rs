@@ -768,6 +768,10 @@ fn work(
         templates_cleanup: cfg.templates_cleanup,
         line_buffer: cfg.line_buffer,
         output_files_in: cfg.output_files_in.clone(),
+        output_files_compress: cfg
+            .results_compress
+            .clone()
+            .filter(|_| cfg.output_files_in.is_some()),
         plugin: extra.plugin,
         round_robin: cfg.round_robin && cfg.stdin,
     })

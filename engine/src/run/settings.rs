@@ -184,6 +184,8 @@ pub struct Work {
     pub line_buffer: bool,
     /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.
     pub output_files_in: Option<std::path::PathBuf>,
+    /// `--files --compress`: the shell command line each file's content goes through.
+    pub output_files_compress: Option<Vec<u8>>,
     /// `-C SO:FN`: batches are calls of a C function in plugin hosts instead of commands.
     pub plugin: Option<crate::exec::plugin::PluginWork>,
     /// `--round-robin` (batches on stdin): each worker runs one command, fed every N-th batch.

@@ -276,6 +276,10 @@ pub(super) trait Site {
     fn output_files_in(&self) -> Option<&std::path::Path> {
         None
     }
+    /// `--files --compress`: the program each file's content goes through.
+    fn output_files_compress(&self) -> Option<&[u8]> {
+        None
+    }
     /// Whether batch `seq` (its records `bytes`) was done by an earlier run and is not run
     /// again (`frun parallel --resume…`).
     fn skips(&self, _bytes: &[u8], _seq: u64) -> bool {
@@ -622,6 +626,10 @@ impl Site for Post<'_> {
                 .map_err(StopReason::Fatal),
             None => Ok(()),
         }
+    }
+
+    fn output_files_compress(&self) -> Option<&[u8]> {
+        self.shared.work.output_files_compress.as_deref()
     }
 
     fn output_files_in(&self) -> Option<&std::path::Path> {
@@ -1110,7 +1118,8 @@ impl<'a, S: Site> Worker<'a, S> {
                 settled.received += c.size()?.saturating_sub(settled.kept);
                 // With a line relay, lines are tagged as they pass.
                 if let Some(dir) = site.output_files_in() {
-                    if let Err(e) = spill_output(c, settled.kept, dir) {
+                    if let Err(e) = spill_output(c, settled.kept, dir, site.output_files_compress())
+                    {
                         // The output is neither kept nor printed in place of its file's name.
                         c.discard_from(settled.kept)?;
                         let why = crate::sys::errors::os_message(&e);
@@ -1346,11 +1355,20 @@ fn split_point(bytes: &[u8], delimiter: u8) -> Option<u64> {
 #[cfg(test)]
 mod tests;
 
-/// `--files`: moves what was written to `capture` from `off` on into a new file in `dir` and
-/// writes the file's name and a newline there instead.
-fn spill_output(capture: &Capture, off: u64, dir: &std::path::Path) -> io::Result<()> {
+/// `--files`: moves what was written to `capture` from `off` on (through `compress`, when
+/// given) into a new file in `dir` and writes the file's name and a newline there instead.
+fn spill_output(
+    capture: &Capture,
+    off: u64,
+    dir: &std::path::Path,
+    compress: Option<&[u8]>,
+) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let out = capture.read_from(off)?;
+    let mut out = capture.read_from(off)?;
+    if let Some(program) = compress {
+        out = crate::output::results::compress::compressed(program, &out)
+            .map_err(io::Error::other)?;
+    }
     let path = crate::output::results::spill::keep(dir, &out)?;
     capture.discard_from(off)?;
     let mut line = path.as_os_str().as_bytes().to_vec();

@@ -2,8 +2,8 @@
 //! output in a file of its own, its name printed) in `--tmpdir DIR`, else `$TMPDIR`, else
 //! /tmp; and `--compress`, which compresses what GNU Parallel buffers in temporary files:
 //! frun buffers output in memory, never in files, so on standard output it changes nothing,
-//! `--results DIR` files go through the compression program (`--compress-program`, else the
-//! first of pzstd, zstd, lz4, pigz, gzip found); with `--files` it is refused. It only turns
+//! `--results DIR` files and `--files` files go through the compression program
+//! (`--compress-program`, else the first of pzstd, zstd, lz4, pigz, gzip found). It only turns
 //! those options into engine settings; it writes nothing itself.
 
 use std::path::PathBuf;
@@ -47,13 +47,7 @@ fn usable(what: &str, dir: &std::path::Path) -> Result<(), Invocation> {
 /// `--line-buffer` (a job's output is whole in its file), as in GNU Parallel.
 pub(in crate::parallel) fn settle(o: &mut Options) -> Result<(), Invocation> {
     let compress = o.compress || o.compress_program.is_some();
-    if compress && o.files {
-        return Err(refuse(
-            "--compress cannot be combined with --files in frun parallel (frun writes those \
-             files uncompressed)",
-        ));
-    }
-    if compress && o.cfg.job_files.is_some() {
+    if compress && (o.cfg.job_files.is_some() || (o.files && !o.cfg.dry_run)) {
         o.cfg.results_compress = Some(compress_program(o)?.into_bytes());
     }
     // A dry run runs nothing, so it keeps no output: the commands are printed.
