@@ -148,6 +148,7 @@ const CASES: &[Case] = &[
         r#"for f in $(parallel -k --files --compress-program 'gzip -1' echo ::: hi ho); do zcat "$f"; rm -f "$f"; done"#,
         "",
     ),
+    ("", r"parallel -k --quote echo ::: 'a b' 'c;d'", ""),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -3161,4 +3162,23 @@ fn refused_flags_say_so_in_one_line_and_run_nothing() {
     });
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--shellcompletion bash`: the script, evaluated in bash, completes `parallel --ter` to
+/// `--termseq` and leaves other words to the shell's file names.
+#[test]
+fn shellcompletion_completes_options_in_bash() {
+    let script = format!(
+        r#"eval "$('{BIN}' parallel --shellcompletion bash)"
+        COMP_WORDS=(parallel --ter); COMP_CWORD=1; _frun_parallel_complete; echo "[${{COMPREPLY[*]}}]"
+        COMPREPLY=(); COMP_WORDS=(parallel fil); COMP_CWORD=1; _frun_parallel_complete; echo "$? [${{COMPREPLY[*]}}]"
+        complete -p parallel"#
+    );
+    let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "[--termseq]\n1 []\ncomplete -o bashdefault -o default -F _frun_parallel_complete parallel\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -11,6 +11,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+mod completion;
 mod csv;
 mod host;
 mod lines;
@@ -142,7 +143,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--keep-order-on-interrupt", "use -k"),
-    ("--quote", "use -q"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
     ("--header-", "use --header :"),
@@ -688,6 +688,7 @@ fn long_option(
         "colsep" => "colsep",
         "sshlogin" => "sshlogin",
         "termseq" => "termseq",
+        "shellcompletion" => "shellcompletion",
         "arg-sep" | "argsep" => "arg-sep",
         "arg-file-sep" | "argfilesep" => "arg-file-sep",
         "group-by" => "group-by",
@@ -988,12 +989,7 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "colsep" => o.colsep = Some(v),
         "sshlogin" => sshlogin(o, &v)?,
-        "termseq" => {
-            o.cfg.termseq = Some(
-                crate::units::parse_termseq(&v)
-                    .map_err(|e| refuse(format!("--termseq '{v}': {e}")))?,
-            )
-        }
+        "shellcompletion" => return Err(completion::script(&v)),
         "arg-sep" | "arg-file-sep" if v.is_empty() => {
             return Err(refuse(format!("--{name} needs a word")));
         }
@@ -1028,28 +1024,29 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         }
         "rpl" => o.rpl.push(plus::rpl(&v).map_err(refuse)?),
         "joblog" => set_joblog(o, &v)?,
-        "timeout" => {
-            // GNU Parallel ends a job at a whole second of the clock past its time.
-            o.cfg.job_timeout = Some(
-                match crate::units::parse_job_timeout(&v)
-                    .map_err(|e| refuse(format!("--timeout '{v}': {e}")))?
-                {
-                    JobTimeout::Fixed(d) => JobTimeout::WholeSeconds(d),
-                    t => t,
-                },
-            );
-        }
-        "delay" => {
-            o.cfg.delay = Some(
-                crate::units::parse_duration(&v)
-                    .map_err(|e| refuse(format!("--delay '{v}': {e}")))?,
-            );
-        }
+        "timeout" | "delay" | "termseq" => set_timing(o, name, &v)?,
         "halt" => o.cfg.halt = halt(&v)?,
         "results" => table::set_results(o, &v)?,
         "max-chars" => o.lines.max_chars = Some(number("--max-chars", &v)?),
         "tmpdir" => storage::set_tmpdir(o, &v)?,
         _ => return Err(refuse(format!("--{name}: not read by frun parallel"))),
+    }
+    Ok(())
+}
+
+/// `--timeout`, `--delay` and `--termseq`: when jobs start and how long they may run.
+fn set_timing(o: &mut Options, name: &str, v: &str) -> Result<(), Invocation> {
+    let bad = |e: String| refuse(format!("--{name} '{v}': {e}"));
+    match name {
+        // GNU Parallel ends a job at a whole second of the clock past its time.
+        "timeout" => {
+            o.cfg.job_timeout = Some(match crate::units::parse_job_timeout(v).map_err(bad)? {
+                JobTimeout::Fixed(d) => JobTimeout::WholeSeconds(d),
+                t => t,
+            })
+        }
+        "delay" => o.cfg.delay = Some(crate::units::parse_duration(v).map_err(bad)?),
+        _ => o.cfg.termseq = Some(crate::units::parse_termseq(v).map_err(bad)?),
     }
     Ok(())
 }
@@ -1982,7 +1979,8 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.j
 --termseq SIG,MS,… (how a job over its time, or all jobs as the run stops, are ended: each
 signal to the job's process group, then MS milliseconds before the next; default for a
 timeout TERM,200,TERM,100,TERM,50,KILL,25), --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---progress, --tag, --tagstring STR (\\t, \\n, \\r and \\NNN read as GNU Parallel reads them),
+--shellcompletion bash|zsh|auto (a completion function to eval), --progress, --tag,
+--tagstring STR (\\t, \\n, \\r and \\NNN read as GNU Parallel reads them),
 --color/--ctag/--ctagstring STR (each job's lines in its own colour), --color-failed (a failed
 job's lines white on red; not with --line-buffer), --dry-run, --shellquote (each job's line printed
 shell-quoted, once per --shellquote, not run), --line-buffer/--lb (whole lines as they come;
