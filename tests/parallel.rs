@@ -149,6 +149,12 @@ const CASES: &[Case] = &[
         "",
     ),
     ("", r"parallel -k --quote echo ::: 'a b' 'c;d'", ""),
+    // -p asks on the terminal (a pseudo-terminal here): y runs the job, anything else not.
+    (
+        "",
+        r#"printf 'y\nn\n' | script -qc "parallel -j1 -p touch ::: a b" /dev/null >/dev/null; ls a b 2>&1; true"#,
+        "",
+    ),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",
@@ -2925,7 +2931,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--filter '{1} < 2'", "--filter"),
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),
-    ("--interactive", "--interactive"),
+    ("--interactive --lb -u", "--ungroup"),
     ("--color --lb", "--color"),
     ("--arg-sep ''", "--arg-sep"),
     ("--pipepart", "--pipepart"),

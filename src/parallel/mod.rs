@@ -139,8 +139,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--xargs", "use frun xargs"),
     ("--max-line-length-allowed", "getconf ARG_MAX"),
-    ("--interactive", "frun does not prompt for each job"),
-    ("-p", "frun does not prompt for each job"),
     ("--ungroup-stderr", "stderr passes straight through"),
     ("--keep-order-on-interrupt", "use -k"),
     ("--ssh-delay", "frun runs on this machine"),
@@ -528,6 +526,7 @@ fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
         }
         'r' => o.skip_empty = true,
         't' => o.cfg.trace = true,
+        'p' => o.cfg.prompt = true,
         // GNU Parallel's -v shows the line on stdout, with the job's output; -t (--verbose)
         // on stderr.
         'v' => o.cfg.trace_output = true,
@@ -599,6 +598,7 @@ const SWITCHES: &[&str] = &[
     "dry-run",
     "dryrun",
     "shellquote",
+    "interactive",
     "pipe",
     "spreadstdin",
     "pipepart",
@@ -790,6 +790,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         "shuf" => o.shuffle = true,
         "dry-run" | "dryrun" => o.cfg.dry_run = true,
         // Each job's line is printed, not run, shell-quoted once per --shellquote.
+        "interactive" => o.cfg.prompt = true,
         "shellquote" => {
             o.cfg.dry_run = true;
             o.cfg.dry_run_quotes += 1;
@@ -1979,7 +1980,9 @@ DIR|NAME{}|NAME{}/ (GNU Parallel's layout; nothing is printed), --results NAME.j
 --termseq SIG,MS,… (how a job over its time, or all jobs as the run stops, are ended: each
 signal to the job's process group, then MS milliseconds before the next; default for a
 timeout TERM,200,TERM,100,TERM,50,KILL,25), --halt now|soon,fail|success|done=N|N%, -E STR, -r, --shuf, -t/-v/--verbose, --bar, --eta,
---shellcompletion bash|zsh|auto (a completion function to eval), --progress, --tag,
+--shellcompletion bash|zsh|auto (a completion function to eval), -p/--interactive (each
+job's line shown on stderr with ` ?...`, run only when the answer read from /dev/tty starts
+with y), --progress, --tag,
 --tagstring STR (\\t, \\n, \\r and \\NNN read as GNU Parallel reads them),
 --color/--ctag/--ctagstring STR (each job's lines in its own colour), --color-failed (a failed
 job's lines white on red; not with --line-buffer), --dry-run, --shellquote (each job's line printed

@@ -353,6 +353,9 @@ pub struct Config {
     pub progress: Option<ProgressSpec>,
     /// `frun parallel -t` / `--verbose`: each command line goes to stderr before it runs.
     pub trace: bool,
+    /// `frun parallel -p` / `--interactive`: each command line is asked about on the terminal
+    /// (on stderr, then a line from /dev/tty: `y…` runs it) before it runs.
+    pub prompt: bool,
     /// `frun parallel -v`: each command line goes to stdout, as the first line of
     /// its job's output (grouped, ordered and tagged with it).
     pub trace_output: bool,
@@ -485,6 +488,7 @@ impl Default for Config {
             templates_cleanup: false,
             progress: None,
             trace: false,
+            prompt: false,
             trace_output: false,
             tag: None,
             colour: None,

@@ -531,8 +531,9 @@ fn interaction(cfg: &Config, shell_words: usize) -> crate::run::Interaction {
             cannot_run: None,
             trace_output: false,
         },
-        None if cfg.trace || cfg.trace_output => crate::run::Interaction {
+        None if cfg.trace || cfg.trace_output || cfg.prompt => crate::run::Interaction {
             trace: cfg.trace,
+            prompt: cfg.prompt,
             trace_output: cfg.trace_output,
             trace_shell_line: Some(shell_words),
             slot_var: cfg.slot_var.clone(),
