@@ -155,6 +155,23 @@ const CASES: &[Case] = &[
         r#"printf 'y\nn\n' | script -qc "parallel -j1 -p touch ::: a b" /dev/null >/dev/null; ls a b 2>&1; true"#,
         "",
     ),
+    // --cat / --fifo: the block is in a file (a named pipe) whose name is {}.
+    (
+        "",
+        r"seq 100000 | parallel -k --pipe --cat 'wc -l < {}'",
+        "",
+    ),
+    (
+        "",
+        r"seq 100000 | parallel -k --pipe --fifo 'wc -l < {}'",
+        "",
+    ),
+    ("", r"seq 3 | parallel -k --pipe --cat 'cat {} {}'", ""),
+    (
+        "",
+        r"parallel -k --pipepart -a num30000 --block 10k --cat 'wc -l < {}'",
+        "",
+    ),
     // -t shows the lines in the order the jobs start, whichever worker starts one.
     (
         "e",

@@ -117,14 +117,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--filter", "frun does not evaluate perl filters"),
     ("--parens", "frun has no perl replacement strings"),
     (
-        "--cat",
-        "frun does not pass jobs' input through temporary files",
-    ),
-    (
-        "--fifo",
-        "frun does not pass jobs' input through named pipes",
-    ),
-    (
         "--record-env",
         "frun passes the whole environment to every command",
     ),
@@ -604,6 +596,8 @@ const SWITCHES: &[&str] = &[
     "pipepart",
     "pipe-part",
     "tee",
+    "cat",
+    "fifo",
     "round-robin",
     "roundrobin",
     "regexp",
@@ -831,6 +825,8 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         }
         "round-robin" | "roundrobin" => o.round_robin = true,
         "tee" => o.tee = true,
+        "cat" => o.place.pipe_file = Some(place::PipeFile::Cat),
+        "fifo" => o.place.pipe_file = Some(place::PipeFile::Fifo),
         "regexp" | "regex" => o.regexp = true,
         "rrs" | "remove-rec-sep" | "removerecsep" => o.strip_separators = true,
         "version" => {
@@ -1489,6 +1485,9 @@ fn build(
     command: &[OsString],
     mut sources: Vec<Source>,
 ) -> Result<Invocation, Invocation> {
+    if o.place.pipe_file.is_some() && !o.pipe {
+        return Err(refuse("--cat and --fifo need --pipe or --pipepart"));
+    }
     if o.sem.wanted {
         return semaphore(o, command, &sources);
     }
@@ -1820,7 +1819,19 @@ fn pipe(
     o.cfg.stdin = true;
     // GNU Parallel's -r drops blank lines from --pipe's blocks (not from --pipepart's).
     o.cfg.drop_blank_lines = o.skip_empty && !o.pipepart;
-    let words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
+    let mut words: Vec<Vec<u8>> = command.iter().map(|w| w.as_bytes().to_vec()).collect();
+    if o.place.pipe_file.is_some() {
+        if o.quote {
+            return Err(refuse(
+                "--cat and --fifo cannot be combined with -q in frun parallel (the file's name \
+                 is put in the line as a shell variable)",
+            ));
+        }
+        // {} is the file's name (the job's shell holds it in a variable).
+        for w in &mut words {
+            *w = place::with_pipe_file(w, &o.names.whole);
+        }
+    }
     o.cfg.command = command.to_vec();
     o.cfg.job = Some(JobSpec {
         words,
@@ -1966,7 +1977,8 @@ Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0
 --colsep REGEX, --csv (CSV records, fields as values; with --pipe, blocks
 of whole records), --header : (0: a :::: source named by its file; with
 --pipe, :, N lines or a REGEX matched at the start, given to every job first),
---skip-first-line (--pipe), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
+--skip-first-line (--pipe), --cat/--fifo (with --pipe: {} is a file holding the block, or a
+named pipe it comes through), --trim n|l|r|lr, --link, :::, ::::, :::+, ::::+, --pipe (-L N: records
 of N lines; --group-by COLUMN: runs of lines with one value in that column, split at a plain
 --colsep string, a tab unless given; --round-robin: one command per job slot, fed the blocks
 in turn), --pipepart (-a FILE, cut in place; --round-robin: one block per job slot), --block N

@@ -1,6 +1,7 @@
-//! `--wd DIR`, `--nice N`, `--load N`, `--memfree SIZE` and `--open-tty`: shell code put before
-//! each job's line so that the job's command starts only once the load is at most N and SIZE
-//! bytes of memory are available, runs in that
+//! `--wd DIR`, `--nice N`, `--load N`, `--memfree SIZE`, `--cat`/`--fifo` and `--open-tty`:
+//! shell code put before each job's line so that the job's command starts only once the load
+//! is at most N and SIZE bytes of memory are available, finds its `--pipe` block in a file or
+//! named pipe called `{}`, runs in that
 //! directory (made when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job
 //! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the
 //! code only; it runs nothing itself.
@@ -18,6 +19,38 @@ pub(in crate::parallel) struct Place {
     pub(in crate::parallel) memfree: Option<u64>,
     /// `--open-tty`, `-o`, `--tty`: the job's stdin is the terminal (else /dev/null).
     pub(in crate::parallel) tty: bool,
+    /// `--cat`, `--fifo` (with `--pipe`): the job's block is in a file, or comes through a
+    /// named pipe, whose name is `{}`.
+    pub(in crate::parallel) pipe_file: Option<PipeFile>,
+}
+
+/// How `--pipe`'s block reaches a job whose `{}` is a file name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(in crate::parallel) enum PipeFile {
+    /// `--cat`: a temporary file holding the block, removed when the job ends.
+    Cat,
+    /// `--fifo`: a named pipe the block is written into as the job reads it.
+    Fifo,
+}
+
+/// The shell variable that holds the `--cat`/`--fifo` file's name in a job's shell.
+const PIPE_FILE_VAR: &[u8] = b"\"$_frun_pipe_file\"";
+
+/// A `--pipe` command word with each `whole` replacement string (`{}`) made the `--cat`/
+/// `--fifo` file's name (a quoted shell variable of the job's shell).
+pub(in crate::parallel) fn with_pipe_file(word: &[u8], whole: &[u8]) -> Vec<u8> {
+    if whole.is_empty() {
+        return word.to_vec();
+    }
+    let mut out = Vec::with_capacity(word.len() + 16);
+    let mut rest = word;
+    while let Some(i) = memchr::memmem::find(rest, whole) {
+        out.extend_from_slice(&rest[..i]);
+        out.extend_from_slice(PIPE_FILE_VAR);
+        rest = &rest[i + whole.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// `--load N` or `N%` (of the CPUs frun may use): the limit, times 100.
@@ -52,6 +85,7 @@ impl Place {
             && self.nice.is_none()
             && self.load.is_none()
             && self.memfree.is_none()
+            && self.pipe_file.is_none()
             && !self.tty
         {
             return before;
@@ -87,6 +121,25 @@ impl Place {
         }
         if let Some(n) = self.nice {
             code.extend_from_slice(format!("renice -n {n} -p $$ >/dev/null 2>&1\n").as_bytes());
+        }
+        // The block (the job's stdin) goes into a new file or named pipe, mode 0600, in
+        // $TMPDIR (else /tmp); it is removed when the job's shell exits.
+        match self.pipe_file {
+            Some(PipeFile::Cat) => code.extend_from_slice(
+                b"_frun_pipe_file=$(mktemp \"${TMPDIR:-/tmp}/parXXXXXX\") || exit 255\n\
+                  trap 'rm -f \"$_frun_pipe_file\"' EXIT\n\
+                  cat >\"$_frun_pipe_file\" || exit 255\n\
+                  exec </dev/null\n",
+            ),
+            Some(PipeFile::Fifo) => code.extend_from_slice(
+                b"_frun_pipe_file=$(mktemp -u \"${TMPDIR:-/tmp}/parXXXXXX\") && \
+                  mkfifo -m 600 \"$_frun_pipe_file\" || exit 255\n\
+                  trap 'rm -f \"$_frun_pipe_file\"' EXIT\n\
+                  exec 3<&0\n\
+                  cat <&3 >\"$_frun_pipe_file\" &\n\
+                  exec 3<&- </dev/null\n",
+            ),
+            None => {}
         }
         if self.tty {
             code.extend_from_slice(
