@@ -28,6 +28,8 @@ command -v python3-config >/dev/null || missing+=(python3-dev)
 # (tests/gnu-parallel/), whose --csv functions need Perl's Text::CSV.
 command -v parallel >/dev/null || missing+=(parallel)
 perl -MText::CSV -e 1 2>/dev/null || missing+=(libtext-csv-perl)
+# GNU Parallel's first compressor (its suite's results assume pzstd's sizes, as frun's --compress).
+command -v pzstd >/dev/null || missing+=(zstd)
 # A real terminal for the progress line tests (tests/progress.rs).
 command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).

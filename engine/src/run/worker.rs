@@ -1118,13 +1118,19 @@ impl<'a, S: Site> Worker<'a, S> {
                 settled.received += c.size()?.saturating_sub(settled.kept);
                 // With a line relay, lines are tagged as they pass.
                 if let Some(dir) = site.output_files_in() {
-                    if let Err(e) = spill_output(c, settled.kept, dir, site.output_files_compress())
-                    {
-                        // The output is neither kept nor printed in place of its file's name.
-                        c.discard_from(settled.kept)?;
-                        let why = crate::sys::errors::os_message(&e);
-                        let msg = format!("cannot keep a job's output in {}: {why}", dir.display());
-                        site.stop().request(StopReason::Fatal(msg));
+                    match spill_output(c, settled.kept, dir, site.output_files_compress()) {
+                        // What the job gave is what its file holds (compressed, GNU Parallel's
+                        // Receive says so).
+                        Ok(Some((raw, kept))) => settled.received = settled.received - raw + kept,
+                        Ok(None) => {}
+                        Err(e) => {
+                            // The output is neither kept nor printed in place of its file's name.
+                            c.discard_from(settled.kept)?;
+                            let why = crate::sys::errors::os_message(&e);
+                            let msg =
+                                format!("cannot keep a job's output in {}: {why}", dir.display());
+                            site.stop().request(StopReason::Fatal(msg));
+                        }
                     }
                 }
                 let mut tag = Vec::new();
@@ -1357,27 +1363,30 @@ mod tests;
 
 /// `--files`: moves what was written to `capture` from `off` on (through `compress`, when
 /// given) into a new file in `dir` and writes the file's name and a newline there instead.
+/// With `compress`: the bytes the job wrote and the bytes the file holds.
 fn spill_output(
     capture: &Capture,
     off: u64,
     dir: &std::path::Path,
     compress: Option<&[u8]>,
-) -> io::Result<()> {
+) -> io::Result<Option<(u64, u64)>> {
     use std::os::unix::ffi::OsStrExt;
     let mut out = capture.read_from(off)?;
+    let mut sizes = None;
     if let Some(program) = compress {
+        let raw = out.len() as u64;
         out = crate::output::results::compress::compressed(program, &out)
             .map_err(io::Error::other)?;
+        sizes = Some((raw, out.len() as u64));
     }
     let path = crate::output::results::spill::keep(dir, &out)?;
     capture.discard_from(off)?;
     let mut line = path.as_os_str().as_bytes().to_vec();
     line.push(b'\n');
-    capture.append(&line)
+    capture.append(&line)?;
+    Ok(sizes)
 }
 
-/// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
-/// without its newline too).
 /// `--color`: dresses the capture's lines from `off` on in the job's colour (`start`) and tag
 /// ([`crate::output::colour::dress`]).
 fn colour_lines(capture: &Capture, off: u64, start: &[u8], tag: Option<&[u8]>) -> io::Result<()> {
@@ -1391,6 +1400,8 @@ fn colour_lines(capture: &Capture, off: u64, start: &[u8], tag: Option<&[u8]>) -
     capture.append(&dressed)
 }
 
+/// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
+/// without its newline too).
 fn tag_lines(capture: &Capture, off: u64, tag: &[u8]) -> io::Result<()> {
     let out = capture.read_from(off)?;
     if out.is_empty() {
