@@ -370,13 +370,13 @@ mod tests {
 
     #[test]
     fn printf_escapes_as_gnu_parallel_reads_them() {
-        assert_eq!(unquote_printf(br"I{1}\tB{2}"), b"I{1}\tB{2}");
-        assert_eq!(unquote_printf(br"a\nb\rc"), b"a\nb\rc");
-        assert_eq!(unquote_printf(br"\101\0x"), b"A\0x");
-        assert_eq!(unquote_printf(br"\089\9"), b"\089\x39");
-        assert_eq!(unquote_printf(br"\q\"), br"\q\");
-        // One kind after the other: `\\t` is a backslash and a tab.
-        assert_eq!(unquote_printf(br"\\t"), b"\\\t");
+        assert_eq!(unquote_printf(b"I{1}\\tB{2}"), b"I{1}\tB{2}");
+        assert_eq!(unquote_printf(b"a\\nb\\rc"), b"a\nb\rc");
+        assert_eq!(unquote_printf(b"\\101\\0x"), b"A\0x");
+        assert_eq!(unquote_printf(b"\\089\\9"), b"\089\x39");
+        assert_eq!(unquote_printf(b"\\q\\"), b"\\q\\");
+        // One kind after the other: a backslash, then `\t`, is a backslash and a tab.
+        assert_eq!(unquote_printf(b"\\\\t"), b"\\\t");
     }
 
     #[test]

@@ -1175,17 +1175,7 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
             break;
         }
         if finished() {
-            // A timed-out command's group, still being ended, gets the rest of its steps
-            // (`--termseq`) unless a signal stops frun first.
-            // (A tick first: a command that just ended hands its group over.)
-            let mut next = wait(&mut enforcer);
-            while enforcer.as_ref().is_some_and(|e| e.ends_groups()) {
-                let mut p = [PollFd::new(signals, PollFlags::POLLIN)];
-                if poll(&mut p, next).unwrap_or(0) > 0 {
-                    break;
-                }
-                next = wait(&mut enforcer);
-            }
+            end_groups(shared, enforcer.as_mut(), signals);
             return;
         }
         let mut fds = [
@@ -1249,6 +1239,25 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     }
     shared.kill_children(libc::SIGKILL);
     wait_workers(shared, Instant::now() + KILL_GRACE);
+}
+
+/// Once every worker has returned: a timed-out command's group, still being ended, gets the
+/// rest of its steps (`--termseq`) unless a signal stops frun first.
+fn end_groups(shared: &Shared, enforcer: Option<&mut timeouts::Enforcer>, signals: BorrowedFd<'_>) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let Some(e) = enforcer else {
+        return;
+    };
+    // A tick first: a command that just ended hands its group over.
+    let mut next = e.tick(shared);
+    while e.ends_groups() {
+        let ms = next.map_or(100, |d| d.as_millis().clamp(1, 1000) as u16);
+        let mut p = [PollFd::new(signals, PollFlags::POLLIN)];
+        if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
+            break;
+        }
+        next = e.tick(shared);
+    }
 }
 
 /// Waits until every worker has returned or `deadline` passes; true if they all returned.
