@@ -9,10 +9,6 @@ pub use frun_engine::plan::config::{Bound, Range};
 /// either case) or `Ki Mi Gi Ti Pi Ei` (powers of 1024). A fraction is allowed before a unit
 /// (`1.5k`) when the result is whole.
 pub fn parse_number(s: &str) -> Result<u64, String> {
-    number(s, false)
-}
-
-fn number(s: &str, floor: bool) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -55,7 +51,7 @@ fn number(s: &str, floor: bool) -> Result<u64, String> {
             frac.parse().map_err(|_| format!("'{s}' is too large"))?
         };
         let total = (w as u128 * scale as u128 + f as u128) * mult as u128;
-        if !floor && total % (scale as u128) != 0 {
+        if total % (scale as u128) != 0 {
             return Err(format!("'{s}' is not a whole number"));
         }
         return u64::try_from(total / scale as u128).map_err(|_| format!("'{s}' is too large"));
@@ -108,7 +104,7 @@ fn unknown(s: &str, unit: &str) -> String {
     format!("'{s}' has an unknown unit '{unit}'")
 }
 
-/// GNU Parallel's escapes in `--tagstring` (and `-d`), applied as it applies them, one kind
+/// GNU Parallel's escapes in `--tagstring`, applied as it applies them, one kind
 /// after the other over the whole text: `\t`, `\n`, `\r`, then three digits `\NNN`, then one
 /// digit `\N`, the digits read as perl reads them in a string (up to three octal digits make
 /// a byte; an 8 or 9 stands for itself).
