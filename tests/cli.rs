@@ -487,13 +487,13 @@ fn limit_large_units() {
 
 #[test]
 fn lines_and_exact_lines_take_units() {
-    let o = frun(
+    let o = frun_from_file(
         &["-k", "-l", "2Ki", "sh", "-c", "echo $#", "sh"],
         &seq_n(5000),
     );
     assert_clean(&o);
     assert_eq!(counts(&o.stdout), [2048, 2048, 904]);
-    let o = frun(
+    let o = frun_from_file(
         &["-k", "-L", "1k", "sh", "-c", "echo $#", "sh"],
         &seq_n(2500),
     );

@@ -416,21 +416,13 @@ fn unsafe_does_not_evaluate_records() {
     assert!(!dir.path().join("made1").exists() && !dir.path().join("made2").exists());
 }
 
-/// The batch sizes frun cuts from `input`, read from a file: all of it is there from the start,
-/// so no stall of a feeding thread on a loaded machine flushes a short batch by `-t`.
+/// The batch sizes frun cuts from `input` (see [`frun_from_file`]).
 #[track_caller]
 fn batch_counts(extra: &[&str], input: &[u8]) -> Vec<usize> {
     let mut a = vec!["-k"];
     a.extend_from_slice(extra);
     a.extend_from_slice(&["sh", "-c", "echo $#", "sh"]);
-    let mut file = tempfile::NamedTempFile::new().unwrap();
-    std::io::Write::write_all(&mut file, input).unwrap();
-    let o = frun_cmd()
-        .args(&a)
-        .pipe_stdin(file.path())
-        .unwrap()
-        .output()
-        .unwrap();
+    let o = frun_from_file(&a, input);
     assert_clean(&o);
     counts(&o.stdout)
 }

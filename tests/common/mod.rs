@@ -67,6 +67,21 @@ pub fn frun<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     c.output().expect("spawn")
 }
 
+/// Runs frun with `args` and `input` on stdin, read from a file: all of it is there from the
+/// start, so no stall of a feeding thread on a loaded machine flushes a short batch by `-t`.
+/// For tests that assert exact batch sizes.
+#[track_caller]
+pub fn frun_from_file<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
+    let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
+    std::io::Write::write_all(&mut file, input).expect("write the input");
+    frun_cmd()
+        .args(args)
+        .pipe_stdin(file.path())
+        .expect("open the input")
+        .output()
+        .expect("spawn")
+}
+
 /// Runs `xargs args` with `input` on stdin.
 pub fn xargs<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     run_prog("xargs", args, input)

@@ -181,9 +181,11 @@ impl Shared {
             .then(crate::dispatch::ledger::Turns::default);
         let gate = match work.delay {
             Some(gap) => Some(crate::dispatch::pace::StartGate::new(gap)),
-            None if trace_turns.is_some() => Some(crate::dispatch::pace::StartGate::new(
-                std::time::Duration::ZERO,
-            )),
+            // `-t` shows lines in start order; a line limit lets no job start before the
+            // earlier ones' lines were measured.
+            None if trace_turns.is_some() || work.line_limit.is_some() => Some(
+                crate::dispatch::pace::StartGate::new(std::time::Duration::ZERO),
+            ),
             None => None,
         };
         Ok(Shared {

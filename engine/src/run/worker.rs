@@ -748,8 +748,10 @@ struct Worker<'a, S: Site> {
     /// `tag` (`--tag`; reused, empty for none).
     relay: Option<&'a LineRelay>,
     tag: Vec<u8>,
-    /// The next attempt had its `--delay` turn already (the claim waited for it).
-    paced: bool,
+    /// The start gate's turn, held from before the claim until the claimed batch's first
+    /// attempt starts: after its line was measured ([`Site::line_too_long`]), so no later job
+    /// starts before an earlier one's line is known to fit, and after its `--delay`.
+    turn: Option<crate::dispatch::pace::StartTurn<'a>>,
     /// `--tmpl`: the files written for the current batch.
     templated: Vec<std::path::PathBuf>,
 }
@@ -823,7 +825,7 @@ impl<'a, S: Site> Worker<'a, S> {
             line: Vec::new(),
             relay: None,
             tag: Vec::new(),
-            paced: false,
+            turn: None,
             templated: Vec::new(),
             trace_turn: None,
         }
@@ -833,14 +835,16 @@ impl<'a, S: Site> Worker<'a, S> {
     fn serve(mut self) -> io::Result<()> {
         let mut finished = false;
         loop {
-            // `--delay`: the gate is held across the claim, so batches start in claim order.
-            let turn = self.site.start_turn();
+            // The start gate is held across the claim, so batches start in claim order.
+            self.turn = self.site.start_turn();
             let Some(batch) = self.site.claim(finished) else {
+                self.turn = None;
                 break;
             };
             finished = true;
             self.trace_turn = self.site.draw_trace_turn();
-            let served = self.serve_one(&batch, turn);
+            let served = self.serve_one(&batch);
+            self.turn = None;
             if let Some(t) = self.trace_turn.take() {
                 self.site.pass_trace_turn(t);
             }
@@ -851,13 +855,9 @@ impl<'a, S: Site> Worker<'a, S> {
         Ok(())
     }
 
-    /// Runs (or skips) one claimed batch, holding the start gate's `turn` until it may start;
-    /// false when the worker must stop.
-    fn serve_one(
-        &mut self,
-        batch: &Batch,
-        turn: Option<crate::dispatch::pace::StartTurn<'_>>,
-    ) -> io::Result<bool> {
+    /// Runs (or skips) one claimed batch, holding the start gate's turn until its first
+    /// attempt may start; false when the worker must stop.
+    fn serve_one(&mut self, batch: &Batch) -> io::Result<bool> {
         if self.site.stop().is_stopped() {
             return Ok(false);
         }
@@ -865,14 +865,8 @@ impl<'a, S: Site> Worker<'a, S> {
             .site
             .skips(self.site.bytes(batch.start, batch.end), batch.seq)
         {
-            drop(turn);
+            self.turn = None;
             return Ok(self.skip(batch));
-        }
-        if let Some(turn) = turn {
-            if !turn.wait(self.site.stop().as_fd()) {
-                return Ok(false);
-            }
-            self.paced = true;
         }
         let began = self.site.timed().then(Instant::now);
         // None: the run stops, and the batch stays undone (a resume runs it).
@@ -1033,6 +1027,7 @@ impl<'a, S: Site> Worker<'a, S> {
         }
         site.write_templates(bytes, part.seq, &mut self.templated)?;
         if let Some(why) = site.line_too_long(bytes, &self.argv) {
+            // Asked before the turn is let go: the next holder sees the run stopped.
             site.stop().request(why);
             return Ok(None);
         }
@@ -1051,8 +1046,12 @@ impl<'a, S: Site> Worker<'a, S> {
             site.release(part.seq);
         }
         // `--delay`: a run that stops meanwhile leaves the part undone (a batch's first
-        // attempt waited for its turn when it was claimed).
-        if !std::mem::take(&mut self.paced) && !site.pace() {
+        // attempt waits on the turn it holds since its claim, later ones on the gate).
+        let paced = match self.turn.take() {
+            Some(turn) => turn.wait(site.stop().as_fd()),
+            None => site.pace(),
+        };
+        if !paced {
             return Ok(None);
         }
         if let Some(j) = &mut self.job {
