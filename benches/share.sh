@@ -3,6 +3,8 @@
 # three slurmd "nodes" on this machine, sharing its cores), side by side in one run:
 #   slow   one task's command three times slower than the others' (sleep 0.3 s per batch
 #          against 0.1 s, one job at a time per task): wall time of the run;
+#   slowing one task's command ten times slower past record 20000 (1 s per batch against
+#          0.1 s): its claims were sized at its earlier pace, and the others split them;
 #   lost   kill -9 of one task's frun 2 s in: wall time until the merged output is whole (fixed
 #          shares need the same command run again; claims finish in the one srun);
 #   cpu    a CPU-bound job (awk) as 1 task and as 3 sharing by claims: total CPU time.
@@ -33,9 +35,11 @@ cd "$work"
 
 seq 60000 >in
 "$FRUN" -k -a in printf 'r%s\n' >single
-# shellcheck disable=SC2016  # expanded by each command's sh
+# shellcheck disable=SC2016,SC2034  # expanded by each command's sh; used by name (slow)
 uneven=(-j 1 -L 500 sh -c 'if [ "$SLURM_PROCID" = 0 ]; then sleep 0.3; else sleep 0.1; fi; printf "r%s\n" "$@"' x)
 steady=(-j 1 -L 500 sh -c 'sleep 0.1; printf "r%s\n" "$@"' x)
+# shellcheck disable=SC2016,SC2034  # expanded by each command's sh; used by name (slow)
+slowing=(-j 1 -L 500 sh -c 'if [ "$SLURM_PROCID" = 0 ] && [ "$1" -gt 20000 ]; then sleep 1; else sleep 0.1; fi; printf "r%s\n" "$@"' x)
 now() { date +%s%N; }
 ms() { echo $((($2 - $1) / 1000000)); }
 check() {
@@ -43,11 +47,13 @@ check() {
   cmp -s merged single || { echo "share bench: $1 differs" >&2; exit 1; }
 }
 
-# slow MODE: one run with a slow task; prints its wall ms.
+# slow MODE [JOB]: one run with a slow task (JOB: the name of the command's array, uneven by
+# default); prints its wall ms.
 slow() {
   local dir=s-$1-$RANDOM t0
+  local -n job=${2:-uneven}
   t0=$(now)
-  srun -N3 -n3 "$FRUN" --share "$1" --results "$dir" -k -a in "${uneven[@]}"
+  srun -N3 -n3 "$FRUN" --share "$1" --results "$dir" -k -a in "${job[@]}"
   ms "$t0" "$(now)"
   check "$dir"
 }
@@ -87,15 +93,17 @@ cpu() {
   rm -f cpu.[0-9]*
 }
 
-declare -a sf sc lf lc c1 c3
+declare -a sf sc gf gc lf lc c1 c3
 for ((r = 0; r < RUNS; r++)); do # alternate, so drift hits both alike
   sf+=("$(slow fixed)") sc+=("$(slow claims)")
+  gf+=("$(slow fixed slowing)") gc+=("$(slow claims slowing)")
   lf+=("$(lost fixed)") lc+=("$(lost claims)")
   c1+=("$(cpu 1)") c3+=("$(cpu 3)")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-msf=$(median "${sf[@]}") msc=$(median "${sc[@]}") mlf=$(median "${lf[@]}") mlc=$(median "${lc[@]}")
+msf=$(median "${sf[@]}") msc=$(median "${sc[@]}") mgf=$(median "${gf[@]}") mgc=$(median "${gc[@]}")
+mlf=$(median "${lf[@]}") mlc=$(median "${lc[@]}")
 mc1=$(median "${c1[@]}") mc3=$(median "${c3[@]}")
 
 mkdir -p "$OUT_DIR"
@@ -109,7 +117,11 @@ out=$OUT_DIR/$(date -u +%F)-share.md
   echo "| case | fixed shares | claims | claims / fixed | runs (fixed; claims) |"
   echo "|---|---|---|---|---|"
   echo "| one task 3× slower (wall ms) | $msf | $msc | $(ratio "$msc" "$msf")× | ${sf[*]}; ${sc[*]} |"
+  echo "| one task 10× slower past record 20000 (wall ms) | $mgf | $mgc | $(ratio "$mgc" "$mgf")× | ${gf[*]}; ${gc[*]} |"
   echo "| one task killed 2 s in, until the output is whole (wall ms) | $mlf | $mlc | $(ratio "$mlc" "$mlf")× | ${lf[*]}; ${lc[*]} |"
+  echo
+  echo "The task that slows down holds claims sized at its earlier pace; the others, out of work,"
+  echo "split off their unstarted chunks (\`split_off\` in \`--stats\`)."
   echo
   echo "Fixed shares after the kill: \`frun merge\` reports the run incomplete and the same command"
   echo "runs again (on 2 tasks); claims: the others take the lost task's open claims over in the one run."

@@ -116,6 +116,28 @@ grep -q 'share: task=.* claims=[1-9]' err.2 || fail \"the late task did nothing:
 }
 
 #[test]
+fn a_task_that_slows_down_has_the_unstarted_part_of_its_claims_split_off() {
+    // The same command in both tasks; in the first it turns slow past record 1000, after its
+    // claims were sized at its earlier pace (it ran alone for 1.5 s, so it holds the claims
+    // there). The other, out of work, splits them (again and again, as the owner keeps a
+    // share), and the merge is still exact.
+    script(
+        Duration::from_secs(120),
+        "seq 4000 | awk '{printf \"%s %095d\\n\", $1, 0}' > in; sed 's/^/r/' in > want
+cmd=(-L 10 sh -c 'if [ -n \"${SLOW:-}\" ] && [ \"${1%% *}\" -gt 1000 ]; then sleep 1; fi; sleep 0.02; printf \"r%s\\n\" \"$@\"' x)
+SLOW=1 \"$FRUN\" --share claims --stats --results r -a in \"${cmd[@]}\" 2> err.s & slow=$!
+sleep 1.5
+\"$FRUN\" --share claims --stats --results r -a in \"${cmd[@]}\" 2> err.f || fail \"the fast task: $(cat err.f)\"
+wait $slow || fail \"the slow task: $(cat err.s)\"
+merged r want
+grep -q 'share: task=.* split_off=[1-9]' err.f || fail \"nothing was split off: $(cat err.f)\"
+ls r/share/s-* > /dev/null || fail 'no split is indexed'
+\"$FRUN\" status r | grep -q 'split off [1-9]' || fail \"status: $(\"$FRUN\" status r)\"
+",
+    );
+}
+
+#[test]
 fn a_task_silent_past_its_lease_is_taken_over_and_its_late_commit_discarded() {
     script(
         Duration::from_secs(120),

@@ -227,6 +227,9 @@ struct Skips<'a> {
     shard: Option<ShardMap>,
     /// Claims mode: the book, the claim being scanned, and whether no more can be claimed.
     claims: Option<Claiming>,
+    /// Where batches wait for workers (claims mode scans no further ahead of them than
+    /// [`CLAIM_LOOKAHEAD`]).
+    ring: &'a Rings,
     delimiter: u8,
     /// Inside a run of this task's chunks: the other task's chunk that ends it. Until its first
     /// record, every byte is this task's, also in the middle of a record (`-b` cuts there).
@@ -251,14 +254,20 @@ struct Claiming {
     exhausted: bool,
 }
 
-/// The claim being scanned: chunks `[a, b)`, and where their records begin and end once the
-/// input shows it.
+/// The claim being scanned: chunks `[a, b)`, of which `[a, reserved)` are marked as this
+/// task's to scan (the rest may still be split off by another task), and where their records
+/// begin and the marked ones end once the input shows it.
 struct Current {
     a: u64,
     b: u64,
+    reserved: u64,
     start: Option<u64>,
     end: Option<u64>,
 }
+
+/// In claims mode, a claim's next chunk is scanned only once no more than this many batches
+/// wait for a worker.
+const CLAIM_LOOKAHEAD: u64 = 4;
 
 /// What lies at a position, for [`Skips::jump`].
 enum Jump {
@@ -350,15 +359,16 @@ impl Skips<'_> {
         }
     }
 
-    /// Where the claim being scanned ends, once the input shows it (reported to the book then).
+    /// Where the marked part of the claim being scanned ends, once the input shows it; when
+    /// that is the claim's end, it is reported to the book.
     fn claim_end(&mut self, data: &[u8], eof: bool) -> Option<u64> {
         let delimiter = self.delimiter;
         let c = self.claims.as_mut()?;
         let m = c.book.map();
         let cur = c.current.as_mut()?;
         if cur.end.is_none() {
-            cur.end = m.chunk_start(cur.b, data, delimiter, eof);
-            if let (Some(s), Some(e)) = (cur.start, cur.end) {
+            cur.end = m.chunk_start(cur.reserved, data, delimiter, eof);
+            if let (Some(s), Some(e), true) = (cur.start, cur.end, cur.reserved == cur.b) {
                 c.book.scanned(cur.a, s, e.max(s));
             }
         }
@@ -386,10 +396,27 @@ impl Skips<'_> {
                     return Jump::To(start);
                 }
                 match self.claim_end(data, eof) {
-                    // Past the claim: the batch being built ends here (the next claim's
-                    // records are committed apart, and may be another's).
+                    // At the next chunk of the claim: marked, it is scanned on (the batch goes
+                    // on); split off by another task, the claim ends here.
                     Some(e) if at >= e => {
                         let c = self.claims.as_mut().expect("claims mode");
+                        let cur = c.current.as_mut().expect("a claim");
+                        if cur.reserved < cur.b {
+                            // What is not scanned yet may be split off by a task out of work:
+                            // the scan stays close behind the workers.
+                            while self.ring.backlog() > CLAIM_LOOKAHEAD && !events.stopped() {
+                                std::thread::sleep(std::time::Duration::from_millis(1));
+                            }
+                            if c.book.reserve(cur.a, cur.reserved) {
+                                cur.reserved += 1;
+                                cur.end = None;
+                                continue;
+                            }
+                            cur.b = cur.reserved;
+                            c.book.scanned(cur.a, start, e.max(start));
+                        }
+                        // Past the claim: the batch being built ends here (the next claim's
+                        // records are committed apart, and may be another's).
                         c.current = None;
                         return Jump::To(at);
                     }
@@ -403,6 +430,7 @@ impl Skips<'_> {
                         c.current = Some(Current {
                             a,
                             b,
+                            reserved: a + 1,
                             start: None,
                             end: None,
                         });
@@ -595,6 +623,7 @@ impl<'s, 'a> Run<'s, 'a> {
                     next: 0,
                     exhausted: false,
                 }),
+                ring: sc.ring,
                 delimiter: sc.settings.delimiter,
                 run_end: None,
             },

@@ -1,7 +1,8 @@
 //! Work shared through a results directory (`--share claims`): the tasks of a run (started by
 //! Slurm, ssh, an array job, or by hand, at any time) take the input a range of chunks at a
-//! time from a chain of claim files in `DIR/share/`, renew a lease while they work, take over
-//! the claims of a task whose lease ran out, and commit each range's results exactly once.
+//! time from a chain of claim files in `DIR/share/`, renew a lease while they work, split off
+//! the unstarted part of a busy task's claim when they run out of work, take over the claims
+//! of a task whose lease ran out, and commit each range's results exactly once.
 //!
 //! Everything goes through operations that are atomic on network filesystems: a file is
 //! written under a temporary name and then linked (claims, takeovers, commits: the first link
@@ -14,13 +15,25 @@
 //! - `c-A`: the claim of chunks `[A, B)`: `B TASK`. Claims form a chain from chunk 0 (each
 //!   starts where the one before ends), so a claim is made only at the chain's end and two
 //!   claims never overlap: a second link of `c-A` fails.
+//! - `m-K`: chunk `K` is being scanned, under claim `CLAIM`: `CLAIM TASK`, or, when it is the
+//!   first chunk of a claim split off another's, `K TASK END`. A task scanning a claim marks
+//!   each chunk after the claim's first before it reads it, and stops where a mark of another
+//!   claim is there already: whoever links a chunk's mark first has it, so a split never
+//!   overlaps what the owner scans, and the owner ends its claim exactly where the split
+//!   begins.
+//! - `s-K`: the claim split off at chunk `K` (the index of the `m-K` that begins one):
+//!   `END TASK`. Linked by the task that split, and by the owner that met the split's mark, so
+//!   that it is there whichever of the two dies first.
 //! - `t-A.G`: takeover number `G` of claim `A`: `TASK`, its owner from then on.
 //! - `d-A`: claim `A` committed: `STEM START END`, the task files (`STEM.out`, `STEM.journal`)
 //!   whose batches in input bytes `[START, END)` are the results. A later commit of the same
 //!   claim (a slow task whose claim was taken over) finds it there and is discarded.
 //! - `live-TASK`: the lease: `COUNTER STATE HOST PID BYTES SECONDS CLAIMS TAKEN DUPLICATES
-//!   LEASE_MS` (STATE `working` or `left`; BYTES of input committed in SECONDS of work; the
-//!   lease time it was started with).
+//!   LEASE_MS SPLITS` (STATE `working` or `left`; BYTES of input committed in SECONDS of work;
+//!   the lease time it was started with; claims it split off others').
+//!
+//! A claim ends where the next one begins: claims are the chain's and the splits', and a split
+//! at `K` cuts the claim it lies in at `K`.
 //!
 //! This module keeps those files and says which chunks are this task's; it runs nothing and
 //! reads no input: the scanner asks it for claims and reports where they begin and end, the
@@ -59,6 +72,8 @@ const COUNT_EVERY: Duration = Duration::from_secs(2);
 const OPEN_CLAIMS: usize = 2;
 /// Work is not claimed that would end less than this before the job's end.
 const END_MARGIN: Duration = Duration::from_secs(10);
+/// A task out of work looks for a claim to split at most this often.
+const SPLIT_EVERY: Duration = Duration::from_millis(100);
 
 /// How the tasks share: the lease and whether a lost task's claims are run again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +143,10 @@ struct State {
     survey: Option<(Instant, Vec<Claim>, HashMap<String, bool>)>,
     /// Lost tasks whose claims this task said it takes over.
     announced: std::collections::HashSet<String>,
+    /// Claims split off between passes, for the next pass's scanner (they are open already).
+    pending: Vec<(u64, u64)>,
+    /// When this task last looked for a claim to split.
+    split_looked: Option<Instant>,
 }
 
 /// What is left of the run, as a task that has finished a pass sees it.
@@ -155,6 +174,9 @@ pub struct Book {
     claims: AtomicU64,
     taken_over: AtomicU64,
     duplicates: AtomicU64,
+    splits: AtomicU64,
+    /// A chunk's mark could not be written (said once).
+    mark_failed: AtomicBool,
     lease: Lease,
     /// Temporary files made (their names' numbers).
     temp: AtomicU64,
@@ -319,12 +341,16 @@ impl Book {
                 closing: None,
                 survey: None,
                 announced: Default::default(),
+                pending: Vec::new(),
+                split_looked: None,
             }),
             temp: AtomicU64::new(0),
             committed_bytes: AtomicU64::new(0),
             claims: AtomicU64::new(0),
             taken_over: AtomicU64::new(0),
             duplicates: AtomicU64::new(0),
+            splits: AtomicU64::new(0),
+            mark_failed: AtomicBool::new(false),
             lease: Lease {
                 counter: AtomicU64::new(0),
                 stop: Arc::new((Mutex::new(false), Condvar::new())),
@@ -411,7 +437,7 @@ impl Book {
         };
         let bytes = self.committed_bytes.load(Ordering::Relaxed);
         let text = format!(
-            "{n} {state} {} {} {bytes} {} {} {} {} {}\n",
+            "{n} {state} {} {} {bytes} {} {} {} {} {} {}\n",
             self.host,
             std::process::id(),
             self.started.elapsed().as_secs(),
@@ -419,6 +445,7 @@ impl Book {
             self.taken_over.load(Ordering::Relaxed),
             self.duplicates.load(Ordering::Relaxed),
             self.settings.lease.as_millis(),
+            self.splits.load(Ordering::Relaxed),
         );
         let temp = self.temp_file(&text)?;
         let r = std::fs::rename(&temp, self.live_path(&self.me));
@@ -511,6 +538,16 @@ impl Book {
     /// two claims not committed yet, unless `stopped` says the run is stopping.
     pub fn claim_from(&self, k: u64, stopped: &dyn Fn() -> bool) -> Option<(u64, u64)> {
         let mut st = self.lock();
+        // A claim split off before this pass (it is open already): its batches go to this
+        // pass's task files.
+        if let Some(i) = st.pending.iter().position(|&(a, _)| a >= k) {
+            let (a, b) = st.pending.remove(i);
+            let stem = st.stem.clone();
+            if let Some(o) = st.open.iter_mut().find(|o| o.a == a && o.bounds.is_none()) {
+                o.stem = stem;
+            }
+            return Some((a, b));
+        }
         while st.open.len() >= OPEN_CLAIMS {
             if stopped() {
                 return None;
@@ -570,10 +607,15 @@ impl Book {
                 }
             }
         }
-        if self.settings.at_most_once || st.frontier < self.chunks {
+        if st.frontier < self.chunks {
             return None;
         }
-        self.take_over(&mut st, k)
+        if !self.settings.at_most_once {
+            if let Some(c) = self.take_over(&mut st, k) {
+                return Some(c);
+            }
+        }
+        self.split(&mut st, k)
     }
 
     /// How many leases say `working` (this task's included).
@@ -597,43 +639,9 @@ impl Book {
         (end > a).then_some(end)
     }
 
-    /// The share folder's claims: chunk -> (end, owner, takeovers so far, committed).
+    /// The share folder's claims (see [`read_claims`]).
     fn survey(&self) -> io::Result<Vec<Claim>> {
-        let mut claims: HashMap<u64, Claim> = HashMap::new();
-        let mut takeovers: Vec<(u64, u64, PathBuf)> = Vec::new();
-        for entry in std::fs::read_dir(&self.dir)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if let Some(a) = name.strip_prefix("c-").and_then(|s| s.parse::<u64>().ok()) {
-                let c = claims.entry(a).or_insert_with(|| Claim::new(a));
-                if let Some(text) = read_small(&entry.path()) {
-                    let mut w = text.split_whitespace();
-                    c.end = w.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-                    if c.owner.is_empty() {
-                        c.owner = w.next().unwrap_or_default().to_string();
-                    }
-                }
-            } else if let Some(a) = name.strip_prefix("d-").and_then(|s| s.parse::<u64>().ok()) {
-                claims.entry(a).or_insert_with(|| Claim::new(a)).committed = true;
-            } else if let Some((a, g)) = name.strip_prefix("t-").and_then(|s| s.split_once('.')) {
-                if let (Ok(a), Ok(g)) = (a.parse(), g.parse()) {
-                    takeovers.push((a, g, entry.path()));
-                }
-            }
-        }
-        for (a, g, path) in takeovers {
-            let c = claims.entry(a).or_insert_with(|| Claim::new(a));
-            if g >= c.generation {
-                if let Some(owner) = read_small(&path) {
-                    c.generation = g;
-                    c.owner = owner.trim().to_string();
-                }
-            }
-        }
-        let mut v: Vec<Claim> = claims.into_values().filter(|c| c.end > c.a).collect();
-        v.sort_by_key(|c| c.a);
-        Ok(v)
+        read_claims(&self.dir)
     }
 
     /// Whether `task`'s lease ran out: it left, its process is gone (this host), or its
@@ -662,6 +670,112 @@ impl Book {
             *seen = (counter, now);
         }
         now.duration_since(seen.1) >= self.settings.lease
+    }
+
+    /// The scanner of claim `a` is about to read chunk `k`, one past the claim's first: true
+    /// when the chunk is this claim's to scan, false when another task split the claim there
+    /// (it then ends at `k`). A mark this task cannot write or read leaves the chunk to it: a
+    /// chunk scanned twice is committed once, one scanned by nobody would be lost.
+    pub fn reserve(&self, a: u64, k: u64) -> bool {
+        let mark = format!("m-{k}");
+        let foreign = match self.create_linked(&mark, &format!("{a} {}\n", self.me)) {
+            Ok(true) => None,
+            Ok(false) => {
+                let path = self.dir.join(&mark);
+                let text = (0..5).find_map(|i| {
+                    if i > 0 {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    read_small(&path)
+                });
+                text.filter(|t| {
+                    let claim = t
+                        .split_whitespace()
+                        .next()
+                        .and_then(|c| c.parse::<u64>().ok());
+                    // A mark of this claim: its owner before a takeover scanned here.
+                    claim.is_some_and(|c| c != a)
+                })
+            }
+            Err(e) => {
+                if !self.mark_failed.swap(true, Ordering::Relaxed) {
+                    say!(
+                        "cannot mark chunk {k} in {}: {} (work there cannot be split off)",
+                        self.dir.display(),
+                        os(&e)
+                    );
+                }
+                None
+            }
+        };
+        let Some(text) = foreign else {
+            return true;
+        };
+        // The split's index, in case the task that split died before it wrote it.
+        if let [_, task, end] = text.split_whitespace().collect::<Vec<_>>()[..] {
+            let _ = self.create_linked(&format!("s-{k}"), &format!("{end} {task}\n"));
+        }
+        let mut st = self.lock();
+        if let Some(o) = st.open.iter_mut().find(|o| o.a == a && o.bounds.is_none()) {
+            o.b = o.b.min(k);
+        }
+        false
+    }
+
+    /// Splits off the unstarted part of the busiest other live task's open claim at or after
+    /// chunk `k`: of the chunks past the last its owner marked, the owner keeps a share in
+    /// proportion to its rate (at least one, at most half), this task takes the rest. None when no claim
+    /// has two chunks unstarted, or its owner reached the split point first. Looks at most
+    /// every [`SPLIT_EVERY`].
+    fn split(&self, st: &mut State, k: u64) -> Option<(u64, u64)> {
+        if st.closing.is_some() || st.split_looked.is_some_and(|at| at.elapsed() < SPLIT_EVERY) {
+            return None;
+        }
+        st.split_looked = Some(Instant::now());
+        let claims = self.survey().ok()?;
+        let mut best: Option<(u64, &Claim)> = None;
+        for c in claims.iter().filter(|c| !c.committed && c.owner != self.me) {
+            let unstarted = c.end.saturating_sub((c.progress + 1).max(k));
+            if unstarted >= 2
+                && best.is_none_or(|(u, _)| unstarted > u)
+                && !self.expired(st, &c.owner)
+            {
+                best = Some((unstarted, c));
+            }
+        }
+        let (_, c) = best?;
+        let first = (c.progress + 1).max(k);
+        let unstarted = c.end - first;
+        // The owner's lease says its BYTES committed in SECONDS (fields 5 and 6).
+        let theirs = read_small(&self.live_path(&c.owner)).and_then(|t| {
+            let f: Vec<&str> = t.split_whitespace().collect();
+            let bytes: u64 = f.get(4)?.parse().ok()?;
+            let secs: u64 = f.get(5)?.parse().ok()?;
+            (bytes > 0 && secs > 0).then(|| bytes as f64 / secs as f64)
+        });
+        // Rates are averages since each task started: one that just slowed down still shows
+        // its earlier pace, so the owner never keeps more than half.
+        let share = match (theirs, self.rate(st)) {
+            (Some(o), Some(m)) => (o / (o + m)).min(0.5),
+            _ => 0.5,
+        };
+        let keep = ((unstarted as f64 * share).round() as u64).clamp(1, unstarted - 1);
+        let p = first + keep;
+        let made = self.create_linked(&format!("m-{p}"), &format!("{p} {} {}\n", self.me, c.end));
+        if made.ok() != Some(true) {
+            return None;
+        }
+        let _ = self.create_linked(&format!("s-{p}"), &format!("{} {}\n", c.end, self.me));
+        let stem = st.stem.clone();
+        st.open.push(Open {
+            a: p,
+            b: c.end,
+            bounds: None,
+            covered: Vec::new(),
+            stem,
+        });
+        self.splits.fetch_add(1, Ordering::Relaxed);
+        Some((p, c.end))
     }
 
     /// Takes over the first open claim at or after chunk `k` whose owner was lost. The claims
@@ -814,15 +928,26 @@ impl Book {
             }
         }
         st.live = live.max(1);
-        if waiting { Rest::Wait } else { Rest::Done }
+        if !waiting {
+            return Rest::Done;
+        }
+        // Out of work while others work: the unstarted part of one's claim, for a pass.
+        match self.split(&mut st, 0) {
+            Some(c) => {
+                st.pending.push(c);
+                Rest::Again
+            }
+            None => Rest::Wait,
+        }
     }
 
     /// `--stats`' line: claims taken, taken over, and commits discarded as duplicates.
     pub fn stats_line(&self) -> String {
         format!(
-            "share: task={} claims={} taken_over={} duplicates={}",
+            "share: task={} claims={} split_off={} taken_over={} duplicates={}",
             self.me,
             self.claims.load(Ordering::Relaxed),
+            self.splits.load(Ordering::Relaxed),
             self.taken_over.load(Ordering::Relaxed),
             self.duplicates.load(Ordering::Relaxed)
         )
@@ -848,6 +973,8 @@ struct Claim {
     owner: String,
     generation: u64,
     committed: bool,
+    /// The last chunk its scan marked (`a` when none past the first).
+    progress: u64,
 }
 
 impl Claim {
@@ -858,8 +985,76 @@ impl Claim {
             owner: String::new(),
             generation: 0,
             committed: false,
+            progress: a,
         }
     }
+}
+
+/// The claims of the share folder `dir`, sorted: the chain's (`c-A`) and those split off
+/// (`s-K`), each ending where the next begins, with its owner (the last takeover's), whether it
+/// is committed, and how far its scan has come. Only claims' and takeovers' files are read;
+/// marks and commits are known by their names.
+fn read_claims(dir: &Path) -> io::Result<Vec<Claim>> {
+    let mut claims: HashMap<u64, Claim> = HashMap::new();
+    let mut takeovers: Vec<(u64, u64, PathBuf)> = Vec::new();
+    let mut marks: Vec<u64> = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some((kind, rest)) = name.to_str().and_then(|n| n.split_once('-')) else {
+            continue;
+        };
+        match kind {
+            "c" | "s" => {
+                let Ok(a) = rest.parse::<u64>() else { continue };
+                let c = claims.entry(a).or_insert_with(|| Claim::new(a));
+                if let Some(text) = read_small(&entry.path()) {
+                    let mut w = text.split_whitespace();
+                    c.end = w.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                    if c.owner.is_empty() {
+                        c.owner = w.next().unwrap_or_default().to_string();
+                    }
+                }
+            }
+            "d" => {
+                if let Ok(a) = rest.parse::<u64>() {
+                    claims.entry(a).or_insert_with(|| Claim::new(a)).committed = true;
+                }
+            }
+            "m" => marks.extend(rest.parse::<u64>().ok()),
+            "t" => {
+                if let Some((a, g)) = rest.split_once('.') {
+                    if let (Ok(a), Ok(g)) = (a.parse(), g.parse()) {
+                        takeovers.push((a, g, entry.path()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (a, g, path) in takeovers {
+        let c = claims.entry(a).or_insert_with(|| Claim::new(a));
+        if g >= c.generation {
+            if let Some(owner) = read_small(&path) {
+                c.generation = g;
+                c.owner = owner.trim().to_string();
+            }
+        }
+    }
+    let mut v: Vec<Claim> = claims.into_values().filter(|c| c.end > c.a).collect();
+    v.sort_by_key(|c| c.a);
+    for i in 1..v.len() {
+        let next = v[i].a;
+        let c = &mut v[i - 1];
+        c.end = c.end.min(next);
+    }
+    marks.sort_unstable();
+    for c in &mut v {
+        let inside =
+            &marks[marks.partition_point(|&m| m <= c.a)..marks.partition_point(|&m| m < c.end)];
+        c.progress = inside.last().copied().unwrap_or(c.a);
+    }
+    Ok(v)
 }
 
 /// A committed claim, for `frun merge`: the task files whose batches in input `[start, end)`
@@ -932,6 +1127,8 @@ pub struct LeaseView {
     pub taken_over: u64,
     /// Its commits that came second.
     pub duplicates: u64,
+    /// Claims it split off others'.
+    pub splits: u64,
     /// How long ago (by this host's clock and the file's time) it was last renewed.
     pub age: Duration,
     /// Its lease time.
@@ -962,71 +1159,50 @@ pub fn view(results: &Path) -> Result<Option<ShareView>, String> {
         return Ok(None);
     }
     let commits = commits(results)?.unwrap_or_default();
-    let mut claims: Vec<(u64, u64, String)> = Vec::new();
+    let claims =
+        read_claims(&dir).map_err(|e| format!("cannot read {}: {}", dir.display(), os(&e)))?;
     let mut leases = Vec::new();
-    let mut committed_at = std::collections::HashSet::new();
-    let mut owners: HashMap<u64, (u64, String)> = HashMap::new();
     let rd = std::fs::read_dir(&dir)
         .map_err(|e| format!("cannot read {}: {}", dir.display(), os(&e)))?;
     for entry in rd.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(task) = name.strip_prefix("live-") else {
+            continue;
+        };
         let text = read_small(&entry.path()).unwrap_or_default();
         let f: Vec<&str> = text.split_whitespace().collect();
-        if let Some(a) = name.strip_prefix("c-").and_then(|s| s.parse::<u64>().ok()) {
-            let end = f.first().and_then(|s| s.parse().ok()).unwrap_or(a);
-            claims.push((a, end, f.get(1).unwrap_or(&"?").to_string()));
-        } else if let Some(a) = name.strip_prefix("d-").and_then(|s| s.parse::<u64>().ok()) {
-            committed_at.insert(a);
-        } else if let Some((a, g)) = name.strip_prefix("t-").and_then(|s| s.split_once('.')) {
-            if let (Ok(a), Ok(g)) = (a.parse::<u64>(), g.parse::<u64>()) {
-                let e = owners.entry(a).or_insert((0, String::new()));
-                if g >= e.0 {
-                    *e = (g, text.trim().to_string());
-                }
-            }
-        } else if let Some(task) = name.strip_prefix("live-") {
-            let num = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-            let age = entry
-                .metadata()
-                .ok()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| SystemTime::now().duration_since(t).ok())
-                .unwrap_or_default();
-            leases.push(LeaseView {
-                task: task.to_string(),
-                state: f.get(1).unwrap_or(&"?").to_string(),
-                host: f.get(2).unwrap_or(&"?").to_string(),
-                pid: num(3) as u32,
-                bytes: num(4),
-                seconds: num(5),
-                claims: num(6),
-                taken_over: num(7),
-                duplicates: num(8),
-                age,
-                lease: Duration::from_millis(num(9)),
-                gone: f.get(2) == Some(&host_name().as_str()) && !process_alive(num(3)),
-            });
-        }
-    }
-    claims.sort();
-    let mut at = 0;
-    for c in &claims {
-        if c.0 == at {
-            at = c.1;
-        }
+        let num = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+        let age = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .unwrap_or_default();
+        leases.push(LeaseView {
+            task: task.to_string(),
+            state: f.get(1).unwrap_or(&"?").to_string(),
+            host: f.get(2).unwrap_or(&"?").to_string(),
+            pid: num(3) as u32,
+            bytes: num(4),
+            seconds: num(5),
+            claims: num(6),
+            taken_over: num(7),
+            duplicates: num(8),
+            age,
+            lease: Duration::from_millis(num(9)),
+            splits: num(10),
+            gone: f.get(2) == Some(&host_name().as_str()) && !process_alive(num(3)),
+        });
     }
     let open = claims
         .iter()
-        .filter(|c| !committed_at.contains(&c.0))
-        .map(|(a, e, o)| {
-            let owner = owners.get(a).map_or(o.clone(), |(_, t)| t.clone());
-            (*a, *e, owner)
-        })
+        .filter(|c| !c.committed)
+        .map(|c| (c.a, c.end, c.owner.clone()))
         .collect();
     leases.sort_by(|a, b| a.task.cmp(&b.task));
     Ok(Some(ShareView {
-        claimed_to: at,
-        committed: committed_at.len() as u64,
+        claimed_to: chain_end(&claims),
+        committed: claims.iter().filter(|c| c.committed).count() as u64,
         committed_bytes: commits.iter().map(|c| c.end - c.start).sum(),
         open,
         leases,
@@ -1125,6 +1301,145 @@ mod tests {
         assert_eq!(c.rest(), Rest::Done);
         b.leave();
         c.leave();
+    }
+
+    /// Ten chunks of 4 KiB, all claimed by `a` in one claim, whose scanner has marked
+    /// chunks 1 and 2.
+    fn ten_chunks_claimed_by_one(dir: &Path) -> Arc<Book> {
+        let a = book(dir, 10 * 4096);
+        assert_eq!(a.chunks, 10);
+        assert!(a.create_linked("c-0", &format!("10 {}\n", a.me)).unwrap());
+        {
+            let mut st = a.lock();
+            st.frontier = 10;
+            st.open.push(Open {
+                a: 0,
+                b: 10,
+                bounds: None,
+                covered: Vec::new(),
+                stem: "task-a.0".into(),
+            });
+        }
+        assert!(a.reserve(0, 1));
+        assert!(a.reserve(0, 2));
+        a
+    }
+
+    #[test]
+    fn a_task_out_of_work_splits_off_unstarted_chunks_and_the_owner_stops_there() {
+        let d = tempfile::tempdir().unwrap();
+        let a = ten_chunks_claimed_by_one(d.path());
+        let b = book(d.path(), 10 * 4096);
+        // Chunks 3..10 are unstarted: with no rates known, b takes the later half.
+        assert_eq!(b.claim_from(0, &|| false), Some((7, 10)));
+        assert_eq!(b.splits.load(Ordering::Relaxed), 1);
+        for k in 3..7 {
+            assert!(a.reserve(0, k), "chunk {k}");
+        }
+        assert!(!a.reserve(0, 7));
+        assert_eq!(a.lock().open[0].b, 7);
+        // A third task splits b's claim in turn, not a's scanned part.
+        let c = book(d.path(), 10 * 4096);
+        std::thread::sleep(SPLIT_EVERY);
+        assert_eq!(c.claim_from(0, &|| false), Some((9, 10)));
+        assert!(b.reserve(7, 8));
+        assert!(!b.reserve(7, 9));
+        let claims = read_claims(&d.path().join(SHARE_DIR)).unwrap();
+        let ranges: Vec<_> = claims.iter().map(|c| (c.a, c.end)).collect();
+        assert_eq!(ranges, [(0, 7), (7, 9), (9, 10)]);
+        assert_eq!(chain_end(&claims), 10);
+        // Each commits its part, in bytes that meet.
+        let chunk = a.map.chunk;
+        for (t, x, y) in [(&a, 0, 7), (&b, 7, 9), (&c, 9, 10)] {
+            t.scanned(x, x * chunk, y * chunk);
+            t.durable(&[(x * chunk, y * chunk)]);
+        }
+        let commits = commits(d.path()).unwrap().unwrap();
+        let bytes: Vec<_> = commits.iter().map(|c| (c.start, c.end)).collect();
+        assert_eq!(
+            bytes,
+            [
+                (0, 7 * chunk),
+                (7 * chunk, 9 * chunk),
+                (9 * chunk, 10 * chunk)
+            ]
+        );
+        for t in [&a, &b, &c] {
+            assert_eq!(t.rest(), Rest::Done);
+        }
+        let v = view(d.path()).unwrap().unwrap();
+        assert_eq!((v.claimed_to, v.committed, v.open.len()), (10, 3, 0));
+        for t in [a, b, c] {
+            t.leave();
+        }
+    }
+
+    #[test]
+    fn a_split_whose_index_is_missing_is_indexed_by_the_owner_that_meets_it() {
+        let d = tempfile::tempdir().unwrap();
+        let a = ten_chunks_claimed_by_one(d.path());
+        let b = book(d.path(), 10 * 4096);
+        assert_eq!(b.claim_from(0, &|| false), Some((7, 10)));
+        // As if b died between its mark and its index.
+        std::fs::remove_file(d.path().join(SHARE_DIR).join("s-7")).unwrap();
+        for k in 3..7 {
+            assert!(a.reserve(0, k));
+        }
+        assert!(!a.reserve(0, 7));
+        let index = read_small(&d.path().join(SHARE_DIR).join("s-7")).unwrap();
+        assert_eq!(index, format!("10 {}\n", b.me));
+        a.leave();
+        b.leave();
+    }
+
+    #[test]
+    fn nothing_is_split_that_leaves_the_owner_no_unstarted_chunk_or_is_scanned() {
+        let d = tempfile::tempdir().unwrap();
+        let a = ten_chunks_claimed_by_one(d.path());
+        for k in 3..9 {
+            assert!(a.reserve(0, k));
+        }
+        // Only chunk 9 is unstarted: a has it to itself.
+        let b = book(d.path(), 10 * 4096);
+        assert_eq!(b.claim_from(0, &|| false), None);
+        assert_eq!(b.rest(), Rest::Wait);
+        assert!(a.reserve(0, 9));
+        a.leave();
+        b.leave();
+    }
+
+    #[test]
+    fn a_rest_that_splits_hands_the_claim_to_the_next_pass() {
+        let d = tempfile::tempdir().unwrap();
+        let a = ten_chunks_claimed_by_one(d.path());
+        let b = book(d.path(), 10 * 4096);
+        // b's pass found nothing (the split was not due yet), its rest splits.
+        b.lock().frontier = 10;
+        assert_eq!(b.rest(), Rest::Again);
+        // Its batches are the next pass's: they are committed as that pass's files.
+        b.set_stem("task-b.1");
+        assert_eq!(b.claim_from(0, &|| false), Some((7, 10)));
+        let chunk = b.map.chunk;
+        b.scanned(7, 7 * chunk, 10 * chunk);
+        b.durable(&[(7 * chunk, 10 * chunk)]);
+        let c = commits(d.path()).unwrap().unwrap();
+        assert_eq!(c[0].stem, "task-b.1");
+        a.leave();
+        b.leave();
+    }
+
+    #[test]
+    fn a_takeover_scans_on_over_its_lost_owners_marks() {
+        let d = tempfile::tempdir().unwrap();
+        let a = ten_chunks_claimed_by_one(d.path());
+        a.leave();
+        let b = book(d.path(), 10 * 4096);
+        assert_eq!(b.claim_from(0, &|| false), Some((0, 10)));
+        assert_eq!(b.taken_over.load(Ordering::Relaxed), 1);
+        for k in 1..10 {
+            assert!(b.reserve(0, k), "chunk {k}");
+        }
+        b.leave();
     }
 
     #[test]

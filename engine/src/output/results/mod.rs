@@ -610,7 +610,7 @@ pub fn status(dir: &Path) -> Result<String, String> {
         let rate = l.bytes.checked_div(l.seconds).unwrap_or(0);
         let _ = writeln!(
             out,
-            "  task {}: {}{}, renewed {} s ago (lease {} s), {} pid {}, {} committed ({rate} B/s), claims {} taken over {} duplicates {}",
+            "  task {}: {}{}, renewed {} s ago (lease {} s), {} pid {}, {} committed ({rate} B/s), claims {} split off {} taken over {} duplicates {}",
             l.task,
             l.state,
             match (l.gone, stale) {
@@ -624,6 +624,7 @@ pub fn status(dir: &Path) -> Result<String, String> {
             l.pid,
             count(l.bytes, "byte", "bytes"),
             l.claims,
+            l.splits,
             l.taken_over,
             l.duplicates
         );
