@@ -267,7 +267,7 @@ struct Current {
 
 /// In claims mode, a claim's next chunk is scanned only once no more than this many batches
 /// wait for a worker.
-const CLAIM_LOOKAHEAD: u64 = 4;
+const CLAIM_LOOKAHEAD: u64 = 1;
 
 /// What lies at a position, for [`Skips::jump`].
 enum Jump {

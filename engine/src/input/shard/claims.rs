@@ -724,9 +724,10 @@ impl Book {
 
     /// Splits off the unstarted part of the busiest other live task's open claim at or after
     /// chunk `k`: of the chunks past the last its owner marked, the owner keeps a share in
-    /// proportion to its rate (at least one, at most half), this task takes the rest. None when no claim
-    /// has two chunks unstarted, or its owner reached the split point first. Looks at most
-    /// every [`SPLIT_EVERY`].
+    /// proportion to its rate (at most half, rounded down: a slow owner keeps none and ends
+    /// with the chunk it is in), this task takes the rest. None when no claim has a chunk
+    /// unstarted, or its owner reached the split point first. Looks at most every
+    /// [`SPLIT_EVERY`].
     fn split(&self, st: &mut State, k: u64) -> Option<(u64, u64)> {
         if st.closing.is_some() || st.split_looked.is_some_and(|at| at.elapsed() < SPLIT_EVERY) {
             return None;
@@ -736,7 +737,7 @@ impl Book {
         let mut best: Option<(u64, &Claim)> = None;
         for c in claims.iter().filter(|c| !c.committed && c.owner != self.me) {
             let unstarted = c.end.saturating_sub((c.progress + 1).max(k));
-            if unstarted >= 2
+            if unstarted >= 1
                 && best.is_none_or(|(u, _)| unstarted > u)
                 && !self.expired(st, &c.owner)
             {
@@ -759,7 +760,7 @@ impl Book {
             (Some(o), Some(m)) => (o / (o + m)).min(0.5),
             _ => 0.5,
         };
-        let keep = ((unstarted as f64 * share).round() as u64).clamp(1, unstarted - 1);
+        let keep = ((unstarted as f64 * share) as u64).min(unstarted - 1);
         let p = first + keep;
         let made = self.create_linked(&format!("m-{p}"), &format!("{p} {} {}\n", self.me, c.end));
         if made.ok() != Some(true) {
@@ -1330,27 +1331,27 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let a = ten_chunks_claimed_by_one(d.path());
         let b = book(d.path(), 10 * 4096);
-        // Chunks 3..10 are unstarted: with no rates known, b takes the later half.
-        assert_eq!(b.claim_from(0, &|| false), Some((7, 10)));
+        // Chunks 3..10 are unstarted: with no rates known, a keeps 3 of the 7.
+        assert_eq!(b.claim_from(0, &|| false), Some((6, 10)));
         assert_eq!(b.splits.load(Ordering::Relaxed), 1);
-        for k in 3..7 {
+        for k in 3..6 {
             assert!(a.reserve(0, k), "chunk {k}");
         }
-        assert!(!a.reserve(0, 7));
-        assert_eq!(a.lock().open[0].b, 7);
+        assert!(!a.reserve(0, 6));
+        assert_eq!(a.lock().open[0].b, 6);
         // A third task splits b's claim in turn, not a's scanned part.
         let c = book(d.path(), 10 * 4096);
         std::thread::sleep(SPLIT_EVERY);
-        assert_eq!(c.claim_from(0, &|| false), Some((9, 10)));
-        assert!(b.reserve(7, 8));
-        assert!(!b.reserve(7, 9));
+        assert_eq!(c.claim_from(0, &|| false), Some((8, 10)));
+        assert!(b.reserve(6, 7));
+        assert!(!b.reserve(6, 8));
         let claims = read_claims(&d.path().join(SHARE_DIR)).unwrap();
         let ranges: Vec<_> = claims.iter().map(|c| (c.a, c.end)).collect();
-        assert_eq!(ranges, [(0, 7), (7, 9), (9, 10)]);
+        assert_eq!(ranges, [(0, 6), (6, 8), (8, 10)]);
         assert_eq!(chain_end(&claims), 10);
         // Each commits its part, in bytes that meet.
         let chunk = a.map.chunk;
-        for (t, x, y) in [(&a, 0, 7), (&b, 7, 9), (&c, 9, 10)] {
+        for (t, x, y) in [(&a, 0, 6), (&b, 6, 8), (&c, 8, 10)] {
             t.scanned(x, x * chunk, y * chunk);
             t.durable(&[(x * chunk, y * chunk)]);
         }
@@ -1359,9 +1360,9 @@ mod tests {
         assert_eq!(
             bytes,
             [
-                (0, 7 * chunk),
-                (7 * chunk, 9 * chunk),
-                (9 * chunk, 10 * chunk)
+                (0, 6 * chunk),
+                (6 * chunk, 8 * chunk),
+                (8 * chunk, 10 * chunk)
             ]
         );
         for t in [&a, &b, &c] {
@@ -1379,33 +1380,38 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let a = ten_chunks_claimed_by_one(d.path());
         let b = book(d.path(), 10 * 4096);
-        assert_eq!(b.claim_from(0, &|| false), Some((7, 10)));
+        assert_eq!(b.claim_from(0, &|| false), Some((6, 10)));
         // As if b died between its mark and its index.
-        std::fs::remove_file(d.path().join(SHARE_DIR).join("s-7")).unwrap();
-        for k in 3..7 {
+        std::fs::remove_file(d.path().join(SHARE_DIR).join("s-6")).unwrap();
+        for k in 3..6 {
             assert!(a.reserve(0, k));
         }
-        assert!(!a.reserve(0, 7));
-        let index = read_small(&d.path().join(SHARE_DIR).join("s-7")).unwrap();
+        assert!(!a.reserve(0, 6));
+        let index = read_small(&d.path().join(SHARE_DIR).join("s-6")).unwrap();
         assert_eq!(index, format!("10 {}\n", b.me));
         a.leave();
         b.leave();
     }
 
     #[test]
-    fn nothing_is_split_that_leaves_the_owner_no_unstarted_chunk_or_is_scanned() {
+    fn the_last_unstarted_chunk_is_taken_and_nothing_scanned_is() {
         let d = tempfile::tempdir().unwrap();
         let a = ten_chunks_claimed_by_one(d.path());
         for k in 3..9 {
             assert!(a.reserve(0, k));
         }
-        // Only chunk 9 is unstarted: a has it to itself.
+        // Only chunk 9 is unstarted: a keeps none (it ends with the chunk it is in).
         let b = book(d.path(), 10 * 4096);
-        assert_eq!(b.claim_from(0, &|| false), None);
-        assert_eq!(b.rest(), Rest::Wait);
-        assert!(a.reserve(0, 9));
+        assert_eq!(b.claim_from(0, &|| false), Some((9, 10)));
+        assert!(!a.reserve(0, 9));
+        // Everything is scanned: nothing is left to split.
+        std::thread::sleep(SPLIT_EVERY);
+        let c = book(d.path(), 10 * 4096);
+        assert_eq!(c.claim_from(0, &|| false), None);
+        assert_eq!(c.rest(), Rest::Wait);
         a.leave();
         b.leave();
+        c.leave();
     }
 
     #[test]
@@ -1418,10 +1424,10 @@ mod tests {
         assert_eq!(b.rest(), Rest::Again);
         // Its batches are the next pass's: they are committed as that pass's files.
         b.set_stem("task-b.1");
-        assert_eq!(b.claim_from(0, &|| false), Some((7, 10)));
+        assert_eq!(b.claim_from(0, &|| false), Some((6, 10)));
         let chunk = b.map.chunk;
-        b.scanned(7, 7 * chunk, 10 * chunk);
-        b.durable(&[(7 * chunk, 10 * chunk)]);
+        b.scanned(6, 6 * chunk, 10 * chunk);
+        b.durable(&[(6 * chunk, 10 * chunk)]);
         let c = commits(d.path()).unwrap().unwrap();
         assert_eq!(c[0].stem, "task-b.1");
         a.leave();
