@@ -123,6 +123,23 @@ const CASES: &[Case] = &[
         "",
     ),
     ("", r"seq 400 | parallel -k --color echo | md5sum", ""),
+    // --lb: each whole line in its job's colour as it comes, a last line without its newline
+    // only tagged; --color-failed alone colours nothing live.
+    (
+        "",
+        r#"parallel -j1 --lb --color --tag 'printf "a{}\rb{}\nc"' ::: 1 2 | od -c"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -j1 --lb --ctagstring 'T{}' 'echo a{}; echo; printf b' ::: 1 2 | od -c"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --lb --color-failed 'echo {}; exit {}' ::: 0 1 | od -c",
+        "",
+    ),
     (
         "",
         r"parallel --color --files echo ::: a | grep -c $'\e'",
@@ -2949,7 +2966,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("--lb -u", "--line-buffer"),
     ("--lb --results out", "--line-buffer"),
     ("--interactive --lb -u", "--ungroup"),
-    ("--color --lb", "--color"),
     ("--arg-sep ''", "--arg-sep"),
     ("--pipepart", "--pipepart"),
     ("--files -u", "--files"),

@@ -1415,12 +1415,6 @@ fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
              goes to its files, not to stdout)",
         ));
     }
-    if o.cfg.line_buffer && o.cfg.colour.is_some() {
-        return Err(refuse(
-            "--color (--ctag, --color-failed) cannot be combined with --line-buffer in frun \
-             parallel: it colours each job's output as a whole",
-        ));
-    }
     Ok(())
 }
 

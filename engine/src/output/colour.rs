@@ -17,7 +17,7 @@ pub enum Colouring {
 /// background fills the line.
 const CLEAR_TO_EOL: &[u8] = b"\x1b[K";
 /// Ends the colour (terminfo's `sgr0` where a terminal gives none).
-const RESET: &[u8] = b"\x1b[m";
+pub const RESET: &[u8] = b"\x1b[m";
 /// A failed job's colour: white (231) on red (196).
 const FAILED: (u8, u8) = (196, 231);
 

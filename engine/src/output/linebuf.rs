@@ -48,6 +48,8 @@ struct Control {
     /// tag still puts the tab: `--pipe --tag`).
     tag: Vec<u8>,
     tagging: bool,
+    /// `--color`: the escape that starts the batch's colour (empty: none).
+    colour: Vec<u8>,
 }
 
 /// A worker's line relay: the pipe its children write to, and the thread's controls.
@@ -95,12 +97,18 @@ impl LineRelay {
         let _ = self.capture.set(Arc::clone(capture));
     }
 
-    /// The lines of the batches to come start with `tag` and a tab (`--tag`; None: nothing).
-    pub fn tag_lines_with(&self, tag: Option<&[u8]>) {
+    /// The lines of the batches to come start with `tag` and a tab (`--tag`; None: nothing),
+    /// and, when `colour` (the escape that starts a colour, `--color`) is not empty, each whole
+    /// line is in that colour: it comes before the tag and the colour's end before the newline
+    /// (and around a carriage return), as GNU Parallel's `--lb --color` writes them. A last
+    /// line without its newline is only tagged.
+    pub fn dress_lines_with(&self, tag: Option<&[u8]>, colour: &[u8]) {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
         c.tag.clear();
         c.tag.extend_from_slice(tag.unwrap_or_default());
         c.tagging = tag.is_some();
+        c.colour.clear();
+        c.colour.extend_from_slice(colour);
     }
 
     /// Batch `seq`'s command is about to start.
@@ -183,6 +191,46 @@ impl LineRelay {
             Err(_) => (false, false),
         }
     }
+}
+
+/// Appends `line` (a whole line with its newline, or a last one without) to `out` as `c` says:
+/// after its colour and tag when `start` (its start is not out already), a whole line's colour
+/// ended before its newline and around each carriage return in it.
+fn dress_line(c: &Control, line: &[u8], start: bool, out: &mut Vec<u8>) {
+    let prefix = |out: &mut Vec<u8>, colour: bool| {
+        if colour {
+            out.extend_from_slice(&c.colour);
+        }
+        if c.tagging {
+            out.extend_from_slice(&c.tag);
+            out.push(b'\t');
+        }
+    };
+    let whole = line.last() == Some(&b'\n');
+    if c.colour.is_empty() || !whole {
+        if start {
+            prefix(out, false);
+        }
+        out.extend_from_slice(line);
+        return;
+    }
+    if start {
+        prefix(out, true);
+    }
+    let body = &line[..line.len() - 1];
+    for piece in body.split_inclusive(|&b| b == b'\r') {
+        match piece.strip_suffix(b"\r") {
+            Some(p) => {
+                out.extend_from_slice(p);
+                out.extend_from_slice(crate::output::colour::RESET);
+                out.push(b'\r');
+                prefix(out, true);
+            }
+            None => out.extend_from_slice(piece),
+        }
+    }
+    out.extend_from_slice(crate::output::colour::RESET);
+    out.push(b'\n');
 }
 
 /// The relay thread's state between reads.
@@ -275,10 +323,13 @@ impl Pump<'_> {
         }
         let part = {
             let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
-            if c.tagging && !self.mid_line {
+            if (c.tagging || !c.colour.is_empty()) && !self.mid_line {
                 self.tagged.clear();
-                self.tagged.extend_from_slice(&c.tag);
-                self.tagged.push(b'\t');
+                self.tagged.extend_from_slice(&c.colour);
+                if c.tagging {
+                    self.tagged.extend_from_slice(&c.tag);
+                    self.tagged.push(b'\t');
+                }
                 self.tagged.extend_from_slice(&self.pending);
                 &self.tagged[..]
             } else {
@@ -306,7 +357,7 @@ impl Pump<'_> {
         }
         let lines = {
             let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
-            if !c.tagging || cut == 0 {
+            if (!c.tagging && c.colour.is_empty()) || cut == 0 {
                 &self.pending[..cut]
             } else {
                 self.tagged.clear();
@@ -315,11 +366,8 @@ impl Pump<'_> {
                     .enumerate()
                 {
                     // The first line's start, and its tag, may be out already.
-                    if i > 0 || !self.mid_line {
-                        self.tagged.extend_from_slice(&c.tag);
-                        self.tagged.push(b'\t');
-                    }
-                    self.tagged.extend_from_slice(line);
+                    let start = i > 0 || !self.mid_line;
+                    dress_line(&c, line, start, &mut self.tagged);
                 }
                 &self.tagged[..]
             }

@@ -748,6 +748,8 @@ struct Worker<'a, S: Site> {
     /// `tag` (`--tag`; reused, empty for none).
     relay: Option<&'a LineRelay>,
     tag: Vec<u8>,
+    /// `--color` with the relay: the escape that starts the batch's colour (reused).
+    colour: Vec<u8>,
     /// The start gate's turn, held from before the claim until the claimed batch's first
     /// attempt starts: after its line was measured ([`Site::line_too_long`]), so no later job
     /// starts before an earlier one's line is known to fit, and after its `--delay`.
@@ -825,6 +827,7 @@ impl<'a, S: Site> Worker<'a, S> {
             line: Vec::new(),
             relay: None,
             tag: Vec::new(),
+            colour: Vec::new(),
             turn: None,
             templated: Vec::new(),
             trace_turn: None,
@@ -1035,7 +1038,13 @@ impl<'a, S: Site> Worker<'a, S> {
         if let Some(r) = self.relay {
             self.tag.clear();
             let tagged = site.tag_of(bytes, part.seq, &mut self.tag);
-            r.tag_lines_with(tagged.then_some(&self.tag[..]));
+            // `--color` on live lines: a job's colour is its number's (whether it fails is not
+            // known while its lines go out, so `--color-failed` alone colours none).
+            self.colour.clear();
+            if let Some(c) = site.colour() {
+                crate::output::colour::start(c, part.seq + 1, false, &mut self.colour);
+            }
+            r.dress_lines_with(tagged.then_some(&self.tag[..]), &self.colour);
         }
         // Nothing runs on bytes read past the end of an input file that shrank.
         if !site.intact(part.end) {
