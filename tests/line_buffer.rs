@@ -243,3 +243,33 @@ fn one_line_of_300_mb_from_a_pipe_comes_out_whole_and_does_not_stall() {
         assert!(took < Duration::from_secs(30), "{args} took {took:?}");
     }
 }
+
+/// `--latest-line` on a terminal (`script` gives the commands one): rows of 30 columns
+/// (`COLUMNS`, as terminfo reads it), each job's row drawn in place with the cursor moved up,
+/// the line cut with '>', exactly as GNU Parallel draws them. What is compared is what a
+/// reader of the screen keeps (the cursor moves taken out, each row once, empty ones left out):
+/// how often a row is redrawn depends on timing in both.
+#[test]
+fn latest_lines_on_a_terminal_are_gnu_parallels() {
+    let script = r#"COLUMNS=30 $P --delay 0.3 --tagstring '{}x' --ll 'echo {}00000 | sed -e "s/$/ 1 2 3 4 5 6 7 8 9 10 11 12/"' ::: 01 02 03 | perl -ne 's/.\[A//g; /x\s*\r?$/ and next; /\S/ && print' | tr -d '\r' | sort -u"#;
+    let run = |p: &str| {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let o = Command::new("script")
+            .args(["-qec", script, "/dev/null"])
+            .current_dir(dir.path())
+            .env("P", p)
+            .env("TERM", "xterm")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{p}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).replace('\r', "")
+    };
+    let gnu = run("parallel");
+    let frun = run(&format!("{BIN} parallel"));
+    assert_eq!(
+        gnu,
+        "01x     0100000 1 2 3 4 5 6 7>\n02x     0200000 1 2 3 4 5 6 7>\n03x     0300000 1 2 3 4 5 6 7>\n"
+    );
+    assert_eq!(frun, gnu);
+}

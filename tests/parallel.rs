@@ -140,6 +140,25 @@ const CASES: &[Case] = &[
         r"parallel -k --lb --color-failed 'echo {}; exit {}' ::: 0 1 | od -c",
         "",
     ),
+    // --ll: each job's latest whole line (stdout and stderr together) on its row, cut to the
+    // width (80 without a terminal) with '>', a last line without its end printed after the
+    // tag as the job ends. How often a row is redrawn depends on timing, and so does whether
+    // an empty one is drawn before the output comes: compared once each, without those.
+    (
+        "",
+        r#"parallel -j1 --ll --tag 'printf "x{}\ny{}\tz\nend{}" | cat >&2' ::: 1 2 | tr '\r' '\n' | grep -v '^[0-9] *$' | sort -u | od -c"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -j1 -k --ll 'seq -s " " 1 {}' ::: 30 40 | tr '\r' '\n' | grep -v '^ *$' | sort -u"#,
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --ll -u --tag echo ::: a | tr '\r' '\n' | grep -v '^a *$' | sort -u",
+        "",
+    ),
     (
         "",
         r"parallel --color --files echo ::: a | grep -c $'\e'",
@@ -2964,6 +2983,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("--semaphore --st 1", "--st"),
     ("--filter '{1} < 2'", "--filter"),
     ("--lb -u", "--line-buffer"),
+    ("--ll --files", "--latest-line"),
     ("--lb --results out", "--line-buffer"),
     ("--interactive --lb -u", "--ungroup"),
     ("--arg-sep ''", "--arg-sep"),

@@ -608,6 +608,9 @@ const SWITCHES: &[&str] = &[
     "line-buffer",
     "linebuffer",
     "lb",
+    "latest-line",
+    "latestline",
+    "ll",
     "will-cite",
     "citation",
     "bibtex",
@@ -762,6 +765,7 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
         }
         "ungroup" => o.cfg.order = OrderMode::Unbuffered,
         "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
+        "latest-line" | "latestline" | "ll" => o.cfg.latest_line = true,
         "quote" => o.quote = true,
         "plus" => o.plus = true,
         "nonall" => o.nonall = true,
@@ -1401,19 +1405,31 @@ fn shell() -> PathBuf {
     }
 }
 
-/// `--line-buffer` goes with neither `--ungroup` nor `--group` (as GNU Parallel says).
-fn check_line_buffer(o: &Options) -> Result<(), Invocation> {
-    if o.cfg.line_buffer && o.cfg.order == OrderMode::Unbuffered {
-        return Err(refuse("--ungroup cannot be combined with --line-buffer"));
+/// `--line-buffer` goes with neither `--ungroup` nor `--group` (as GNU Parallel says);
+/// `--latest-line` overrides both (as GNU Parallel's does); neither goes with output that goes
+/// to files.
+fn check_line_buffer(o: &mut Options) -> Result<(), Invocation> {
+    let flag = if o.cfg.latest_line {
+        if o.cfg.order == OrderMode::Unbuffered {
+            o.cfg.order = OrderMode::Buffered;
+        }
+        "--latest-line"
+    } else if o.cfg.line_buffer {
+        "--line-buffer"
+    } else {
+        return Ok(());
+    };
+    if o.cfg.order == OrderMode::Unbuffered {
+        return Err(refuse(format!("--ungroup cannot be combined with {flag}")));
     }
-    if o.cfg.line_buffer && o.group {
-        return Err(refuse("--group cannot be combined with --line-buffer"));
+    if o.group && !o.cfg.latest_line {
+        return Err(refuse(format!("--group cannot be combined with {flag}")));
     }
-    if o.cfg.line_buffer && o.cfg.job_files.is_some() {
-        return Err(refuse(
-            "--line-buffer cannot be combined with --results in frun parallel (a job's output \
-             goes to its files, not to stdout)",
-        ));
+    if o.cfg.job_files.is_some() || (o.cfg.latest_line && o.cfg.output_files_in.is_some()) {
+        return Err(refuse(format!(
+            "{flag} cannot be combined with --results or --files in frun parallel (a job's \
+             output goes to its files, not to stdout)"
+        )));
     }
     Ok(())
 }
@@ -1490,7 +1506,7 @@ fn build(
     results_and_resume(&mut o)?;
     table::settle(&mut o)?;
     storage::settle(&mut o)?;
-    check_line_buffer(&o)?;
+    check_line_buffer(&mut o)?;
     progress_header(&o);
     all_sources(&mut o, &mut sources)?;
     if o.pipe {

@@ -414,6 +414,15 @@ impl Output {
         Ok(true)
     }
 
+    /// `--latest-line`: writes a drawing of the jobs' rows (nothing else reaches the output
+    /// then).
+    pub fn pass_display(&self, bytes: &[u8]) -> Result<(), EmitError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        write_all(self.fd(), bytes).map_err(classify)?;
+        st.written += bytes.len() as u64;
+        Ok(())
+    }
+
     /// `--line-buffer`: batch `seq` ended; a line of it left half out ends here for the
     /// others' lines (as its last line without a newline is passed on as it is).
     pub fn batch_lines_ended(&self, seq: u64) {

@@ -21,6 +21,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::unistd::{pipe2, read};
 
 use crate::output::emit::{Capture, EmitError, Output};
+use crate::output::latest::Screen;
 use crate::sys::Event;
 
 /// Bytes read from the pipe at a time.
@@ -50,6 +51,8 @@ struct Control {
     tagging: bool,
     /// `--color`: the escape that starts the batch's colour (empty: none).
     colour: Vec<u8>,
+    /// `--latest-line`: the batch began and its row is not drawn yet.
+    fresh: bool,
 }
 
 /// A worker's line relay: the pipe its children write to, and the thread's controls.
@@ -64,11 +67,15 @@ pub struct LineRelay {
     quit: AtomicBool,
     /// The worker's capture file: where `-k` keeps the lines of a batch that must wait.
     capture: OnceLock<Arc<Capture>>,
+    /// `--latest-line`: lines are not passed on but drawn as each batch's latest (the pump's
+    /// screen).
+    latest: bool,
 }
 
 impl LineRelay {
-    /// A relay with its pipe set up (the thread that moves whole lines out of it starts later).
-    pub fn new() -> io::Result<LineRelay> {
+    /// A relay with its pipe set up (the thread that moves whole lines out of it starts later);
+    /// `latest`: for `--latest-line`.
+    pub fn new(latest: bool) -> io::Result<LineRelay> {
         let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
         fcntl(&read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
         Ok(LineRelay {
@@ -79,6 +86,7 @@ impl LineRelay {
             answered: Condvar::new(),
             quit: AtomicBool::new(false),
             capture: OnceLock::new(),
+            latest,
         })
     }
 
@@ -115,6 +123,11 @@ impl LineRelay {
     pub fn begin(&self, seq: u64) {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
         c.seq = Some(seq);
+        if self.latest {
+            // Its row is drawn (empty) as it starts.
+            c.fresh = true;
+            self.wake.signal();
+        }
     }
 
     /// The batch's command ended: waits until everything it wrote is forwarded (or kept).
@@ -142,10 +155,14 @@ impl LineRelay {
     /// The relay's thread: reads the pipe and forwards whole lines until [`quit`].
     ///
     /// [`quit`]: LineRelay::quit
-    pub fn pump(&self, output: &Output) {
+    pub fn pump(&self, output: &Output, screen: Option<&Mutex<Screen>>) {
         let mut pump = Pump {
             relay: self,
             output,
+            screen,
+            latest: Vec::new(),
+            drawn: Vec::new(),
+            tag: Vec::new(),
             pending: Vec::with_capacity(READ_BYTES),
             unbroken: 0,
             live: false,
@@ -166,6 +183,7 @@ impl LineRelay {
             }
             if woken {
                 self.wake.drain();
+                pump.draw_fresh();
                 pump.answer_end();
             }
         }
@@ -237,6 +255,13 @@ fn dress_line(c: &Control, line: &[u8], start: bool, out: &mut Vec<u8>) {
 struct Pump<'a> {
     relay: &'a LineRelay,
     output: &'a Output,
+    /// `--latest-line`: where rows are drawn, the current batch's latest whole line, and the
+    /// bytes of a drawing (reused).
+    screen: Option<&'a Mutex<Screen>>,
+    latest: Vec<u8>,
+    drawn: Vec<u8>,
+    /// The tag with its tab (reused).
+    tag: Vec<u8>,
     /// Bytes read that do not end a line yet.
     pending: Vec<u8>,
     /// How much of `pending`, from its start, is known to hold no newline: a line longer than
@@ -277,6 +302,10 @@ impl Pump<'_> {
             // the next batch.
             return;
         };
+        if self.screen.is_some() {
+            self.take_latest(seq, all);
+            return;
+        }
         let cut = if all {
             self.pending.len()
         } else {
@@ -390,6 +419,79 @@ impl Pump<'_> {
             return Ok(());
         }
         self.output.pass_lines(seq, lines, None).map(|_| ())
+    }
+
+    /// `--latest-line`: keeps the last whole line read (a line ends at a newline, or at a
+    /// carriage return where the read holds no newline, as GNU Parallel reads them) and draws
+    /// the batch's row with it; with `all` (the batch ended) draws it a last time and passes
+    /// on a last line without its end as it is, after the tag. An unended line is held up to
+    /// [`HELD_LINE_BYTES`]; the rest of it is dropped.
+    fn take_latest(&mut self, seq: u64, all: bool) {
+        let end =
+            memchr::memrchr(b'\n', &self.pending).or_else(|| memchr::memrchr(b'\r', &self.pending));
+        if let Some(e) = end {
+            let whole = &self.pending[..e];
+            let from = memchr::memrchr(b'\n', whole)
+                .or_else(|| memchr::memrchr(b'\r', whole))
+                .map_or(0, |i| i + 1);
+            self.latest.clear();
+            self.latest.extend_from_slice(&whole[from..]);
+            self.pending.drain(..=e);
+        } else if self.pending.len() > HELD_LINE_BYTES {
+            self.pending.truncate(HELD_LINE_BYTES);
+        }
+        self.unbroken = 0;
+        if end.is_some() || all {
+            self.draw(seq, all);
+        }
+        if all {
+            self.latest.clear();
+            self.pending.clear();
+        }
+    }
+
+    /// Draws batch `seq`'s row with its latest line (`ended`: for the last time).
+    fn draw(&mut self, seq: u64, ended: bool) {
+        let Some(screen) = self.screen else { return };
+        self.drawn.clear();
+        {
+            let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+            self.tag.clear();
+            if c.tagging {
+                self.tag.extend_from_slice(&c.tag);
+                self.tag.push(b'\t');
+            }
+            let reset: &'static [u8] = crate::output::colour::RESET;
+            let look = (&self.tag[..], &c.colour[..], reset);
+            let mut s = screen.lock().unwrap_or_else(|e| e.into_inner());
+            if ended {
+                s.end(seq, look, &self.latest, &mut self.drawn);
+            } else {
+                s.show(seq, look, &self.latest, &mut self.drawn);
+            }
+            if ended && !self.pending.is_empty() {
+                self.drawn.extend_from_slice(&self.tag);
+                self.drawn.extend_from_slice(&self.pending);
+            }
+        }
+        if let Err(e) = self.output.pass_display(&self.drawn) {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    /// `--latest-line`: draws the row of a batch that just began.
+    fn draw_fresh(&mut self) {
+        let seq = {
+            let mut c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+            if !std::mem::take(&mut c.fresh) {
+                return;
+            }
+            c.seq
+        };
+        if let Some(seq) = seq {
+            self.latest.clear();
+            self.draw(seq, false);
+        }
     }
 
     /// Passes on the lines kept for `-k` if the batch is the oldest now (then it goes live).

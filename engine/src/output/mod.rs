@@ -6,6 +6,7 @@
 pub mod colour;
 pub mod emit;
 pub mod joblog;
+pub mod latest;
 pub mod linebuf;
 pub mod progress;
 pub mod results;

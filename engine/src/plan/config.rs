@@ -373,6 +373,9 @@ pub struct Config {
     /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
     /// with `-u`; with `-k`, only the oldest batch's lines pass live).
     pub line_buffer: bool,
+    /// `--latest-line` (GNU Parallel's `--ll`, with `line_buffer`): each job's stdout and
+    /// stderr together, shown as its latest whole line on a terminal row of its own.
+    pub latest_line: bool,
     /// `frun parallel --results NAME`: each job's stdout, stderr and number saved in files
     /// (GNU Parallel's layout) instead of printed.
     pub job_files: Option<Vec<u8>>,
@@ -500,6 +503,7 @@ impl Default for Config {
             job_resume: None,
             record_bounds: None,
             line_buffer: false,
+            latest_line: false,
             plugin: None,
         }
     }

@@ -767,7 +767,8 @@ fn work(
         stdin_header: Vec::new(),
         templates: Vec::new(),
         templates_cleanup: cfg.templates_cleanup,
-        line_buffer: cfg.line_buffer,
+        line_buffer: cfg.line_buffer || cfg.latest_line,
+        latest_line: cfg.latest_line,
         output_files_in: cfg.output_files_in.clone(),
         output_files_compress: cfg
             .results_compress

@@ -135,6 +135,8 @@ pub struct Shared {
     pub clock: timeouts::Clock,
     /// `--delay`.
     pub gate: Option<crate::dispatch::pace::StartGate>,
+    /// `--latest-line`: the terminal rows the jobs' latest lines are drawn on.
+    pub screen: Option<Mutex<crate::output::latest::Screen>>,
     /// `-t`: command lines are shown on stderr in the order their batches were claimed (the
     /// gate is held across each claim, so a ticket drawn then is in that order).
     pub trace_turns: Option<crate::dispatch::ledger::Turns>,
@@ -191,6 +193,12 @@ impl Shared {
         Ok(Shared {
             clock,
             gate,
+            screen: work.latest_line.then(|| {
+                Mutex::new(crate::output::latest::Screen::new(
+                    crate::output::latest::Terminal::detect(),
+                    order == crate::output::emit::OrderMode::Ordered,
+                ))
+            }),
             trace_turns,
             joblog,
             spool,

@@ -182,6 +182,8 @@ pub struct Work {
     pub templates_cleanup: bool,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
+    /// [`crate::plan::config::Config::latest_line`].
+    pub latest_line: bool,
     /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.
     pub output_files_in: Option<std::path::PathBuf>,
     /// `--files --compress`: the shell command line each file's content goes through.

@@ -83,12 +83,12 @@ fn work(shared: &Shared, index: usize) -> io::Result<()> {
     if !relayed {
         return work_with(shared, index, None);
     }
-    let relay = LineRelay::new()?;
+    let relay = LineRelay::new(shared.screen.is_some())?;
     std::thread::scope(|s| {
         let pump = std::thread::Builder::new()
             .name(format!("frun-lines-{index}"))
             .stack_size(128 << 10)
-            .spawn_scoped(s, || relay.pump(&shared.output))?;
+            .spawn_scoped(s, || relay.pump(&shared.output, shared.screen.as_ref()))?;
         let worked = work_with(shared, index, Some(&relay));
         relay.quit();
         let _ = pump.join();

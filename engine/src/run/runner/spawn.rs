@@ -66,10 +66,12 @@ impl<'a> SpawnRunner<'a> {
             &shared.sigmask,
             shared.children_own_group,
         )?;
-        // `frun parallel --results`: stderr is kept with the job's other results.
-        let spawner = match errors {
-            Some(c) => spawner.with_stderr(c.fd()),
-            None => spawner,
+        // `frun parallel --results`: stderr is kept with the job's other results;
+        // `--latest-line`: it goes to the relay with stdout, as one stream of lines.
+        let spawner = match (errors, child.relay) {
+            (Some(c), _) => spawner.with_stderr(c.fd()),
+            (None, Some(r)) if shared.screen.is_some() => spawner.with_stderr(r.child_fd()),
+            (None, _) => spawner,
         };
         let out_copy = if shared.work.interaction.trace_output {
             let stdout = std::io::stdout();
