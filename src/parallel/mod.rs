@@ -2007,9 +2007,11 @@ job's line shown on stderr with ` ?...`, run only when the answer read from /dev
 with y), --progress, --tag,
 --tagstring STR (\\t, \\n, \\r and \\NNN read as GNU Parallel reads them),
 --color/--ctag/--ctagstring STR (each job's lines in its own colour), --color-failed (a failed
-job's lines white on red; not with --line-buffer), --dry-run, --shellquote (each job's line printed
-shell-quoted, once per --shellquote, not run), --line-buffer/--lb (whole lines as they come;
-with -k the oldest job's live, the others' in order after), --files (each job's output in a
+job's lines white on red; live lines are not: a job's end is not known yet), --dry-run,
+--shellquote (each job's line printed shell-quoted, once per --shellquote, not run),
+--line-buffer/--lb (whole lines as they come; with -k the oldest job's live, the others' in
+order after), --latest-line/--ll (each job's latest line, stdout and stderr together, on a
+terminal row of its own, redrawn in place), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are
 yours to remove), --compress and --compress-program/--decompress-program PROG (output is
 buffered in memory, so nothing printed changes; --results DIR files and --files files are
