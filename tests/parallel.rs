@@ -143,20 +143,26 @@ const CASES: &[Case] = &[
     // --ll: each job's latest whole line (stdout and stderr together) on its row, cut to the
     // width (80 without a terminal) with '>', a last line without its end printed after the
     // tag as the job ends. How often a row is redrawn depends on timing, and so does whether
-    // an empty one is drawn before the output comes: compared once each, without those.
+    // an empty one is drawn before the output comes: compared once each, without those. (GNU
+    // Parallel's tput says on stderr that there is no terminal.)
     (
         "",
-        r#"parallel -j1 --ll --tag 'printf "x{}\ny{}\tz\nend{}" | cat >&2' ::: 1 2 | tr '\r' '\n' | grep -v '^[0-9] *$' | sort -u | od -c"#,
+        r#"parallel -j1 --ll --tag 'printf "x{}\ny{}\tz\nend{}" | cat >&2' ::: 1 2 2>/dev/null | tr '\r' '\n' | grep -v '^[0-9] *$' | sort -u | od -c"#,
         "",
     ),
     (
         "",
-        r#"parallel -j1 -k --ll 'seq -s " " 1 {}' ::: 30 40 | tr '\r' '\n' | grep -v '^ *$' | sort -u"#,
+        r#"parallel -j1 -k --ll 'seq -s " " 1 {}' ::: 30 40 2>/dev/null | tr '\r' '\n' | grep -v '^ *$' | sort -u"#,
         "",
     ),
     (
         "",
-        r"parallel -j1 --ll -u --tag echo ::: a | tr '\r' '\n' | grep -v '^a *$' | sort -u",
+        r"parallel -j1 --ll -u --tag echo ::: a 2>/dev/null | tr '\r' '\n' | grep -v '^a *$' | sort -u",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --ll --color-failed 'echo {}; exit {}' ::: 0 1 2>/dev/null | tr '\r' '\n' | grep -a $'\e' | sort -u | od -c",
         "",
     ),
     (

@@ -53,8 +53,7 @@ impl Terminal {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .filter(|&v| v > 0)
         };
-        let (mut rows, mut columns) =
-            asked.map_or((0, 0), |(r, c)| (u64::from(r), usize::from(c)));
+        let (mut rows, mut columns) = asked.map_or((0, 0), |(r, c)| (u64::from(r), usize::from(c)));
         if let Some(r) = env("LINES") {
             rows = r;
         }

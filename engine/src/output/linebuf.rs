@@ -49,8 +49,12 @@ struct Control {
     /// tag still puts the tab: `--pipe --tag`).
     tag: Vec<u8>,
     tagging: bool,
-    /// `--color`: the escape that starts the batch's colour (empty: none).
+    /// `--color`: the escape that starts the batch's colour (empty: none), and the one for
+    /// its last `--latest-line` row when it failed (`--color-failed`).
     colour: Vec<u8>,
+    failed_colour: Vec<u8>,
+    /// The batch's command failed (known as it ends).
+    job_failed: bool,
     /// `--latest-line`: the batch began and its row is not drawn yet.
     fresh: bool,
 }
@@ -110,13 +114,17 @@ impl LineRelay {
     /// line is in that colour: it comes before the tag and the colour's end before the newline
     /// (and around a carriage return), as GNU Parallel's `--lb --color` writes them. A last
     /// line without its newline is only tagged.
-    pub fn dress_lines_with(&self, tag: Option<&[u8]>, colour: &[u8]) {
+    /// `failed_colour` is the colour of a `--latest-line` row of a batch that failed, once it
+    /// ended.
+    pub fn dress_lines_with(&self, tag: Option<&[u8]>, colour: &[u8], failed_colour: &[u8]) {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
         c.tag.clear();
         c.tag.extend_from_slice(tag.unwrap_or_default());
         c.tagging = tag.is_some();
         c.colour.clear();
         c.colour.extend_from_slice(colour);
+        c.failed_colour.clear();
+        c.failed_colour.extend_from_slice(failed_colour);
     }
 
     /// Batch `seq`'s command is about to start.
@@ -130,10 +138,12 @@ impl LineRelay {
         }
     }
 
-    /// The batch's command ended: waits until everything it wrote is forwarded (or kept).
-    pub fn end(&self) -> Result<(), EmitError> {
+    /// The batch's command ended (`failed`: not with status 0): waits until everything it
+    /// wrote is forwarded (or kept).
+    pub fn end(&self, failed: bool) -> Result<(), EmitError> {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
         c.ending = true;
+        c.job_failed = failed;
         self.wake.signal();
         while !c.done {
             c = self.answered.wait(c).unwrap_or_else(|e| e.into_inner());
@@ -174,6 +184,11 @@ impl LineRelay {
         while !self.quit.load(Ordering::Acquire) {
             // Lines kept for -k go out once their batch is the oldest: looked at now and then.
             let (readable, woken) = self.wait(pump.kept_from.is_some() && !pump.live);
+            if woken {
+                self.wake.drain();
+                // A batch that began is drawn before anything it wrote is read.
+                pump.draw_fresh();
+            }
             if !readable && !woken && pump.kept_from.is_some() {
                 pump.flush_kept();
             }
@@ -182,8 +197,6 @@ impl LineRelay {
                 pump.forward_lines(false);
             }
             if woken {
-                self.wake.drain();
-                pump.draw_fresh();
                 pump.answer_end();
             }
         }
@@ -462,7 +475,12 @@ impl Pump<'_> {
                 self.tag.push(b'\t');
             }
             let reset: &'static [u8] = crate::output::colour::RESET;
-            let look = (&self.tag[..], &c.colour[..], reset);
+            let colour = if ended && c.job_failed {
+                &c.failed_colour[..]
+            } else {
+                &c.colour[..]
+            };
+            let look = (&self.tag[..], colour, reset);
             let mut s = screen.lock().unwrap_or_else(|e| e.into_inner());
             if ended {
                 s.end(seq, look, &self.latest, &mut self.drawn);

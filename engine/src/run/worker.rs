@@ -1041,10 +1041,14 @@ impl<'a, S: Site> Worker<'a, S> {
             // `--color` on live lines: a job's colour is its number's (whether it fails is not
             // known while its lines go out, so `--color-failed` alone colours none).
             self.colour.clear();
+            let mut live = 0;
             if let Some(c) = site.colour() {
                 crate::output::colour::start(c, part.seq + 1, false, &mut self.colour);
+                live = self.colour.len();
+                crate::output::colour::start(c, part.seq + 1, true, &mut self.colour);
             }
-            r.dress_lines_with(tagged.then_some(&self.tag[..]), &self.colour);
+            let (live, failed) = self.colour.split_at(live);
+            r.dress_lines_with(tagged.then_some(&self.tag[..]), live, failed);
         }
         // Nothing runs on bytes read past the end of an input file that shrank.
         if !site.intact(part.end) {

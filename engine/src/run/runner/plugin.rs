@@ -138,7 +138,7 @@ impl Runner for PluginRunner<'_> {
         child.feed_running(pid, feed, &part)?;
         let reply = host.reply().ok().flatten();
         child.set_idle();
-        if let Some(Err(e)) = relay.map(|r| r.end()) {
+        if let Some(Err(e)) = relay.map(|r| r.end(reply != Some(0))) {
             return Ok(Ending::Stop(super::super::stop::emit_stop(
                 e,
                 shared.output.target(),

@@ -279,7 +279,7 @@ impl Runner for SpawnRunner<'_> {
             Ok(pid) => pid,
             Err(e) => {
                 if let Some(r) = relay {
-                    let _ = r.end();
+                    let _ = r.end(true);
                 }
                 return Ok(self.not_started(e));
             }
@@ -288,7 +288,8 @@ impl Runner for SpawnRunner<'_> {
         self.child.feed_running(pid, feed, &attempt.part)?;
         let end = wait_exit(pid);
         // Everything the command wrote is passed on (or kept for -k) before it counts as done.
-        if let Some(Err(e)) = relay.map(|r| r.end()) {
+        let failed = !matches!(end, Ok(crate::exec::spawn::ChildEnd::Exited(0)));
+        if let Some(Err(e)) = relay.map(|r| r.end(failed)) {
             self.child.set_idle();
             wait_reap(pid);
             return Ok(Ending::Stop(super::super::stop::emit_stop(
