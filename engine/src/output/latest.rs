@@ -83,6 +83,9 @@ struct Row {
 #[derive(Debug)]
 pub struct Screen {
     terminal: Terminal,
+    /// When the terminal's size was last asked (None: a size given, not asked); it is asked
+    /// again at most once a second, so a resized terminal is followed.
+    asked: Option<std::time::Instant>,
     /// Rows are job numbers (`-k`), else handed out in order.
     by_job: bool,
     rows_of: HashMap<u64, u64>,
@@ -115,6 +118,7 @@ impl Screen {
     pub fn new(terminal: Terminal, by_job: bool) -> Screen {
         Screen {
             terminal,
+            asked: None,
             by_job,
             rows_of: HashMap::new(),
             next_row: 0,
@@ -122,6 +126,14 @@ impl Screen {
             lowest: 1,
             first: 1,
             ended: BTreeMap::new(),
+        }
+    }
+
+    /// A screen on the controlling terminal ([`Terminal::detect`]), following its size.
+    pub fn on_terminal(by_job: bool) -> Screen {
+        Screen {
+            asked: Some(std::time::Instant::now()),
+            ..Screen::new(Terminal::detect(), by_job)
         }
     }
 
@@ -197,6 +209,12 @@ impl Screen {
 
     /// Draws `r` on row `row` if the row is on the screen.
     fn draw(&mut self, row: u64, r: &Row, out: &mut Vec<u8>) {
+        if let Some(at) = self.asked {
+            if at.elapsed() >= std::time::Duration::from_secs(1) {
+                self.terminal = Terminal::detect();
+                self.asked = Some(std::time::Instant::now());
+            }
+        }
         let visible = self.first <= row && row < self.first + self.terminal.rows.saturating_sub(1);
         if !visible {
             return;

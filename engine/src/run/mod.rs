@@ -194,8 +194,7 @@ impl Shared {
             clock,
             gate,
             screen: work.latest_line.then(|| {
-                Mutex::new(crate::output::latest::Screen::new(
-                    crate::output::latest::Terminal::detect(),
+                Mutex::new(crate::output::latest::Screen::on_terminal(
                     order == crate::output::emit::OrderMode::Ordered,
                 ))
             }),
