@@ -79,6 +79,18 @@ struct Row {
     text: String,
 }
 
+impl Row {
+    /// A row of `tag`, `colour` and `reset` (`look`) and `text`, tabs expanded.
+    fn new((tag, colour, reset): (&[u8], &[u8], &'static [u8]), text: &[u8]) -> Row {
+        Row {
+            tag: untabify(&String::from_utf8_lossy(tag)),
+            colour: colour.to_vec(),
+            reset,
+            text: untabify(&String::from_utf8_lossy(text)),
+        }
+    }
+}
+
 /// The rows drawn so far and where the cursor is.
 #[derive(Debug)]
 pub struct Screen {
@@ -156,18 +168,12 @@ impl Screen {
     pub fn show(
         &mut self,
         seq: u64,
-        (tag, colour, reset): (&[u8], &[u8], &'static [u8]),
+        look: (&[u8], &[u8], &'static [u8]),
         text: &[u8],
         out: &mut Vec<u8>,
     ) {
         let row = self.row_of(seq);
-        let r = Row {
-            tag: untabify(&String::from_utf8_lossy(tag)),
-            colour: colour.to_vec(),
-            reset,
-            text: untabify(&String::from_utf8_lossy(text)),
-        };
-        self.draw(row, &r, out);
+        self.draw(row, &Row::new(look, text), out);
     }
 
     /// Job `seq` ended, its row showing what [`Screen::show`] says: drawn once more, the
@@ -180,30 +186,25 @@ impl Screen {
         text: &[u8],
         out: &mut Vec<u8>,
     ) {
-        self.show(seq, look, text, out);
         let row = self.row_of(seq);
-        let (tag, colour, reset) = look;
-        self.ended.insert(
-            row,
-            Row {
-                tag: untabify(&String::from_utf8_lossy(tag)),
-                colour: colour.to_vec(),
-                reset,
-                text: untabify(&String::from_utf8_lossy(text)),
-            },
-        );
+        let r = Row::new(look, text);
+        self.draw(row, &r, out);
+        self.ended.insert(row, r);
         while let Some(r) = self.ended.remove(&self.first) {
             self.draw(self.first, &r, out);
             self.first += 1;
         }
         let last = self.first + self.terminal.rows.saturating_sub(1);
-        let on_screen: Vec<(u64, Row)> = self
+        let on_screen: Vec<u64> = self
             .ended
             .range(self.first..last)
-            .map(|(&k, v)| (k, v.clone()))
+            .map(|(&k, _)| k)
             .collect();
-        for (k, r) in on_screen {
-            self.draw(k, &r, out);
+        for k in on_screen {
+            if let Some(r) = self.ended.remove(&k) {
+                self.draw(k, &r, out);
+                self.ended.insert(k, r);
+            }
         }
     }
 
