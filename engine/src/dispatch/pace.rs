@@ -138,9 +138,10 @@ impl StartGate {
         }
     }
 
-    /// Waits for this start's turn; false when `stop` (an eventfd readable once the run stops)
-    /// became readable first. Workers queue on the gate's lock, one start at a time.
-    pub fn wait(&self, stop: BorrowedFd<'_>) -> bool {
+    /// Waits for this start's turn: the moment it was let through, or None when `stop` (an
+    /// eventfd readable once the run stops) became readable first. Workers queue on the gate's
+    /// lock, one start at a time.
+    pub fn wait(&self, stop: BorrowedFd<'_>) -> Option<Started> {
         self.hold().wait(stop)
     }
 
@@ -156,6 +157,27 @@ impl StartGate {
     }
 }
 
+/// The moment a start was let through, on both clocks: the gate spaces starts by `mono`, and
+/// the joblog shows `wall` — taken together, so that logged starts are spaced as the gate
+/// spaced them (a worker preempted between the two would otherwise log a shorter gap).
+#[derive(Clone, Copy, Debug)]
+pub struct Started {
+    /// The wall clock's time, as logs show it.
+    pub wall: std::time::SystemTime,
+    /// The monotonic clock's, as gaps and runtimes are measured.
+    pub mono: Instant,
+}
+
+impl Started {
+    /// Now, on both clocks.
+    pub fn now() -> Started {
+        Started {
+            wall: std::time::SystemTime::now(),
+            mono: Instant::now(),
+        }
+    }
+}
+
 /// A worker's hold on the [`StartGate`]: no other start passes until it is dropped.
 pub struct StartTurn<'a> {
     gap: Duration,
@@ -163,9 +185,9 @@ pub struct StartTurn<'a> {
 }
 
 impl StartTurn<'_> {
-    /// Waits until `gap` has passed since the previous start, and counts this start as now;
-    /// false when `stop` became readable first.
-    pub fn wait(mut self, stop: BorrowedFd<'_>) -> bool {
+    /// Waits until `gap` has passed since the previous start, and counts this start as now
+    /// (returned); None when `stop` became readable first.
+    pub fn wait(mut self, stop: BorrowedFd<'_>) -> Option<Started> {
         use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
         // A gate of no gap only keeps starts in claim order: it passes without a system call
         // (the worker looked at the stop when it claimed).
@@ -176,14 +198,15 @@ impl StartTurn<'_> {
             let ms = left.as_nanos().div_ceil(1_000_000).min(60_000) as u16;
             let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
             if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
-                return false;
+                return None;
             }
             if left.is_zero() {
                 break;
             }
         }
-        *self.last = Some(Instant::now());
-        true
+        let now = Started::now();
+        *self.last = Some(now.mono);
+        Some(now)
     }
 }
 
@@ -236,7 +259,7 @@ mod tests {
         let fd = ev.as_fd();
         let t = Instant::now();
         for _ in 0..4 {
-            assert!(gate.wait(fd));
+            assert!(gate.wait(fd).is_some());
         }
         assert!(
             t.elapsed() >= Duration::from_millis(90),
@@ -244,7 +267,7 @@ mod tests {
             t.elapsed()
         );
         ev.signal();
-        assert!(!gate.wait(fd), "a stop ends the wait");
+        assert!(gate.wait(fd).is_none(), "a stop ends the wait");
     }
 
     #[test]
@@ -263,7 +286,7 @@ mod tests {
                         let claimed = claims.fetch_add(1, Ordering::Relaxed);
                         // A worker that claimed earlier is slower to reach its wait.
                         std::thread::sleep(Duration::from_millis(worker * 3));
-                        assert!(turn.wait(ev.as_fd()));
+                        assert!(turn.wait(ev.as_fd()).is_some());
                         starts.lock().unwrap().push(claimed);
                     }
                 });

@@ -200,9 +200,10 @@ pub(super) trait Site {
     fn stop(&self) -> &Stop;
     fn ledger(&self) -> &Ledger;
     fn rules(&self) -> Rules;
-    /// Waits for this start's turn (`--delay`); false when the run stopped meanwhile.
-    fn pace(&self) -> bool {
-        true
+    /// Waits for this start's turn (`--delay`): the moment it came, or None when the run
+    /// stopped meanwhile.
+    fn pace(&self) -> Option<crate::dispatch::pace::Started> {
+        Some(crate::dispatch::pace::Started::now())
     }
     /// The command line of `argv` as messages and the joblog show it.
     fn shown_line(&self, argv: &Argv) -> String {
@@ -467,11 +468,11 @@ impl Site for Post<'_> {
         &self.shared.ledger
     }
 
-    fn pace(&self) -> bool {
+    fn pace(&self) -> Option<crate::dispatch::pace::Started> {
         let s = self.shared;
         match &s.gate {
             Some(g) => g.wait(s.stop.as_fd()),
-            None => true,
+            None => Some(crate::dispatch::pace::Started::now()),
         }
     }
 
@@ -1060,16 +1061,16 @@ impl<'a, S: Site> Worker<'a, S> {
         }
         // `--delay`: a run that stops meanwhile leaves the part undone (a batch's first
         // attempt waits on the turn it holds since its claim, later ones on the gate).
-        let paced = match self.turn.take() {
+        let started = match self.turn.take() {
             Some(turn) => turn.wait(site.stop().as_fd()),
             None => site.pace(),
         };
-        if !paced {
+        let Some(started) = started else {
             return Ok(None);
-        }
+        };
         if let Some(j) = &mut self.job {
             if j.start.is_none() {
-                j.start = Some((SystemTime::now(), Instant::now(), self.attempts - 1));
+                j.start = Some((started.wall, started.mono, self.attempts - 1));
             }
         }
         if let Some(c) = self.errors {
