@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::common::*;
@@ -620,4 +620,173 @@ fn a_plus_joblog_appends_as_gnu_parallel_and_never_onto_a_torn_line() {
     assert_eq!(f.len(), 4, "{f:?}");
     assert!(f.iter().all(|r| r.len() == 9), "whole lines: {f:?}");
     assert_eq!(f[3][8], "./job.sh x");
+}
+
+/// A `/proc/meminfo` stand-in saying `kib` kB are available (written whole, then renamed in).
+fn set_available(file: &Path, kib: u64) {
+    let tmp = file.with_extension("new");
+    std::fs::write(
+        &tmp,
+        format!("MemTotal: 99999999 kB\nMemAvailable: {kib} kB\n"),
+    )
+    .unwrap();
+    std::fs::rename(&tmp, file).unwrap();
+}
+
+/// The pids a job wrote to `file`, one per attempt.
+fn attempt_pids(file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
+/// `frun parallel --memfree 2G -j2 --joblog log ARGS…` in `meminfo`'s directory, reading it.
+fn spawn_memfree(meminfo: &Path, args: &[&str]) -> std::process::Child {
+    let head = ["parallel", "--memfree", "2G", "-j2", "--joblog", "log"];
+    spawn_frun_in(
+        meminfo.parent().unwrap(),
+        &[&head[..], args].concat(),
+        &[("FRUN_MEMINFO", meminfo.to_str().unwrap())],
+        Stdio::null(),
+        Stdio::piped(),
+    )
+}
+
+fn gone(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err()
+}
+
+#[test]
+fn memfree_holds_starts_back_and_ends_the_youngest_job_which_retries_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mi = dir.path().join("meminfo");
+    // Under 2G but over its half: nothing starts, nothing is ended.
+    set_available(&mi, 1_500_000);
+    let child = spawn_memfree(
+        &mi,
+        &[
+            "-k",
+            "--retries",
+            "2",
+            "echo $$ >>pids.{}; sleep 2; echo {}",
+            ":::",
+            "1",
+            "2",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        !dir.path().join("pids.1").exists(),
+        "a job started under the floor"
+    );
+    let opened = Instant::now();
+    set_available(&mi, 4_000_000);
+    wait_until("both jobs to start", Duration::from_secs(10), || {
+        attempt_pids(&dir.path().join("pids.1")).len() == 1
+            && attempt_pids(&dir.path().join("pids.2")).len() == 1
+    });
+    // Under half of 2G: the youngest job (2) is ended, and only it; its retry waits for room.
+    set_available(&mi, 500_000);
+    let first = attempt_pids(&dir.path().join("pids.2"))[0];
+    wait_until("job 2 to be ended", Duration::from_secs(5), || gone(first));
+    set_available(&mi, 4_000_000);
+    let out = child.wait_with_output().unwrap();
+    assert_clean(&out);
+    assert_eq!(text(&out.stdout), "1\n2\n");
+    assert!(opened.elapsed() >= Duration::from_secs(2));
+    assert_eq!(
+        attempt_pids(&dir.path().join("pids.1")).len(),
+        1,
+        "job 1 ran once"
+    );
+    let again = attempt_pids(&dir.path().join("pids.2"));
+    assert_eq!(again.len(), 2, "job 2 ran again: {again:?}");
+    let (_, rows) = read_log(&std::fs::read_to_string(dir.path().join("log")).unwrap());
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r[6] == "0" && r[7] == "0"), "{rows:?}");
+}
+
+#[test]
+fn memfree_ends_jobs_one_at_a_time_as_failures_without_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let mi = dir.path().join("meminfo");
+    set_available(&mi, 4_000_000);
+    let job = "echo $$ >>pids.{}; [ {} = 3 ] || sleep 10; echo {}";
+    let child = spawn_memfree(&mi, &[job, ":::", "1", "2", "3"]);
+    wait_until("two jobs to start", Duration::from_secs(10), || {
+        attempt_pids(&dir.path().join("pids.2")).len() == 1
+            && attempt_pids(&dir.path().join("pids.1")).len() == 1
+    });
+    set_available(&mi, 100_000);
+    let (one, two) = (
+        attempt_pids(&dir.path().join("pids.1"))[0],
+        attempt_pids(&dir.path().join("pids.2"))[0],
+    );
+    wait_until("job 2 to be ended", Duration::from_secs(5), || gone(two));
+    let ended_two = Instant::now();
+    assert!(
+        !gone(one),
+        "the older job is left while the younger one's memory shows up"
+    );
+    wait_until("job 1 to be ended", Duration::from_secs(5), || gone(one));
+    assert!(
+        ended_two.elapsed() >= Duration::from_millis(900),
+        "the next job was ended {:?} after the last",
+        ended_two.elapsed()
+    );
+    assert!(
+        !dir.path().join("pids.3").exists(),
+        "job 3 started under the floor"
+    );
+    set_available(&mi, 4_000_000);
+    let out = child.wait_with_output().unwrap();
+    // Two failed jobs; GNU Parallel says nothing about them, and neither does frun parallel.
+    assert_code(&out, 2);
+    assert_eq!(err(&out), "");
+    assert_eq!(text(&out.stdout), "3\n");
+    let (_, rows) = read_log(&std::fs::read_to_string(dir.path().join("log")).unwrap());
+    let fields: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r[0].as_str(), r[6].as_str(), r[7].as_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [("1", "-1", "15"), ("2", "-1", "15"), ("3", "0", "0")]
+    );
+}
+
+#[test]
+fn memfree_reads_only_a_regular_file_and_says_so_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let nothing = dir.path().join("nothing");
+    std::fs::write(&nothing, "Hello\n").unwrap();
+    for (file, why) in [
+        (&fifo, "not a regular file"),
+        (&dir.path().to_path_buf(), "not a regular file"),
+        (&nothing, "no MemAvailable: or MemFree: line"),
+    ] {
+        let f = frun_in(
+            dir.path(),
+            &["parallel", "--memfree", "1G", "touch", "ran.{}", ":::", "a"],
+            &[("FRUN_MEMINFO", file.to_str().unwrap())],
+            b"",
+        );
+        assert_code(&f, 255);
+        let e = err(&f);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.starts_with("frun: cannot read the memory available from "),
+            "{e}"
+        );
+        assert!(e.contains(why), "{e}");
+        assert!(!dir.path().join("ran.a").exists());
+    }
+    // The real one: 1 kB is always available.
+    let f = frun(&["parallel", "--memfree", "1k", "echo", ":::", "a"], b"");
+    assert_clean(&f);
+    assert_eq!(out(&f), "a\n");
 }

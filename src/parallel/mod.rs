@@ -1065,7 +1065,7 @@ fn set_job_place(o: &mut Options, name: &str, v: String) -> Result<(), Invocatio
             let cpus = frun_engine::sys::usable_cpus() as u64;
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
         }
-        "memfree" => o.place.memfree = Some(number("--memfree", &v)?),
+        "memfree" => o.cfg.memfree = Some(place::Place::memfree(number("--memfree", &v)?)),
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "id" => o.sem.id = Some(v),
         _ => match v.split_once('=') {
@@ -2033,8 +2033,9 @@ this machine's counts (from $PARALLEL_LSCPU or $PARALLEL_CPUINFO when set, else 
 --use-sockets-instead-of-threads / --use-cores-instead-of-threads make -j N% +N -N count those.
 --wd DIR runs each job in DIR (made when missing; ... a new directory under ~/.parallel/tmp,
 removed when the job ends); --nice N runs each job at niceness N; --memfree SIZE starts a
-job's command only once SIZE bytes are available (MemAvailable; it does not kill a job when
-memory runs low later, as GNU Parallel does); --load N|N% starts a job's
+job only while SIZE bytes are available (MemAvailable in $FRUN_MEMINFO, else /proc/meminfo)
+and, while under half of SIZE is, ends the youngest running job (one at a time, as --termseq
+says): it fails, and --retries runs it again; --load N|N% starts a job's
 command only once at most N processes (N% of the CPUs) are running, as GNU Parallel counts load; --open-tty/-o give each job
 the terminal as stdin (/dev/null when there is none), --tty also runs one job at a time; --env
 NAME is accepted and changes nothing (every job inherits the whole environment); --nonall
@@ -2082,8 +2083,9 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
         Fact::BlockGrown { from, to } => Some(format!(
             "parallel: Warning: A record was longer than {from}. Increasing to --blocksize {to}."
         )),
-        // A job that failed its last retry is a failed job, as any other.
-        Fact::GivenUp => Some(String::new()),
+        // A job that failed its last retry is a failed job, as any other; GNU Parallel ends a
+        // job for memory without a word.
+        Fact::GivenUp | Fact::Evicted => Some(String::new()),
         Fact::LoggedNewlines => {
             Some("parallel: Warning: Command lines contain newline. Forcing --null.".into())
         }

@@ -54,6 +54,9 @@ pub struct FailureShown {
     pub signal: i32,
 }
 
+/// What a batch ended for memory is said to be.
+const EVICTED: &str = "ended as memory ran short (--memfree)";
+
 /// How one batch ended.
 #[derive(Debug)]
 pub enum Outcome {
@@ -76,6 +79,11 @@ pub enum Outcome {
         /// Its place among the commands killed for their time (see [`Turns`]).
         turn: u64,
     },
+    /// Ended because memory ran short (`--memfree`): a failure, retried as any failure is.
+    Evicted {
+        /// The signal it then ended by (0: it exited by itself once told to stop).
+        signal: i32,
+    },
 }
 
 impl Outcome {
@@ -87,7 +95,9 @@ impl Outcome {
             Outcome::Exited(c) | Outcome::ShellExited(c) => (c, 0),
             Outcome::Signaled(s) => (0, s),
             Outcome::SpawnFailed(_) => (-1, 0),
-            Outcome::TimedOut { signal: s, .. } => (-1, if s == 0 { libc::SIGTERM } else { s }),
+            Outcome::TimedOut { signal: s, .. } | Outcome::Evicted { signal: s } => {
+                (-1, if s == 0 { libc::SIGTERM } else { s })
+            }
         };
         FailureShown { exitval, signal }
     }
@@ -124,6 +134,8 @@ impl RetryPolicy {
     pub fn retryable(&self, outcome: &Outcome) -> bool {
         match outcome {
             Outcome::Ok | Outcome::TimedOut { .. } => false,
+            // Whatever kind of failures are retried: it failed for want of memory, not by itself.
+            Outcome::Evicted { .. } => true,
             Outcome::Signaled(_) | Outcome::ShellExited(_) => self.crashes || self.nonzero,
             Outcome::Exited(137 | 139 | 200 | 254) => self.crashes || self.nonzero,
             Outcome::Exited(_) => self.nonzero,
@@ -170,6 +182,7 @@ pub struct Ledger {
     retried: AtomicU64,
     given_up: AtomicU64,
     timed_out: AtomicU64,
+    evicted: AtomicU64,
     first: Mutex<FirstFailure>,
     /// The last failure recorded (see [`Ledger::last_failure`]).
     last_failure: Mutex<Option<FailureShown>>,
@@ -287,6 +300,17 @@ impl Ledger {
                 });
                 self.note_first(batch.start, text);
             }
+            Outcome::Evicted { .. } => {
+                self.evicted.fetch_add(1, Ordering::Relaxed);
+                let text = format!("{}: {EVICTED}", place());
+                crate::sys::notice::say_about(
+                    crate::sys::notice::NoticeKind::Problem,
+                    Some(crate::sys::notice::Fact::Evicted),
+                    &line(),
+                    format_args!("{text}"),
+                );
+                self.note_first(batch.start, text);
+            }
             Outcome::Exited(code) => {
                 self.exited.fetch_add(1, Ordering::Relaxed);
                 self.note_first(batch.start, format!("{}: exit status {code}", place()));
@@ -329,6 +353,7 @@ impl Ledger {
         let what = match outcome {
             Outcome::Ok => "succeeded".to_string(),
             Outcome::TimedOut { .. } => "killed after its --job-timeout".to_string(),
+            Outcome::Evicted { .. } => EVICTED.to_string(),
             Outcome::Exited(c) => format!("exit status {c}"),
             Outcome::Signaled(s) => format!("killed by {}", signal_text(*s)),
             Outcome::ShellExited(c) => shell_exit_text(*c),
@@ -419,12 +444,14 @@ impl Ledger {
         self.records.load(Ordering::Relaxed)
     }
 
-    /// Batches whose last attempt failed (non-zero exit, signal, timeout or spawn error).
+    /// Batches whose last attempt failed (non-zero exit, signal, timeout, eviction or spawn
+    /// error).
     pub fn failed_batches(&self) -> u64 {
         self.exited.load(Ordering::Relaxed)
             + self.signaled.load(Ordering::Relaxed)
             + self.spawn_failed.load(Ordering::Relaxed)
             + self.timed_out.load(Ordering::Relaxed)
+            + self.evicted.load(Ordering::Relaxed)
     }
 
     /// The one-line failure summary, or None when everything succeeded.
@@ -451,6 +478,10 @@ impl Ledger {
         }
         if timed_out > 0 {
             parts.push(format!("{timed_out} killed after the job timeout"));
+        }
+        let evicted = self.evicted.load(Ordering::Relaxed);
+        if evicted > 0 {
+            parts.push(format!("{evicted} ended as memory ran short"));
         }
         let mut s = String::new();
         if given_up > 0 {

@@ -288,6 +288,10 @@ pub struct Config {
     pub job_timeout: Option<JobTimeout>,
     /// `--delay`: at least this long between two batch starts.
     pub delay: Option<Duration>,
+    /// `--memfree`: no batch starts while less memory than this is available; while less than
+    /// half of it is, the youngest running batch (the highest number) is ended as `termseq`
+    /// says, one at a time, and fails (retried as `retries` allows).
+    pub memfree: Option<Memfree>,
     /// `--termseq`: how a command is ended (for its time, or as the run stops): each signal,
     /// then how long it is given before the next step. None: TERM, TERM, TERM, KILL over 375
     /// ms for a timeout, TERM then KILL 1.5 s later as a run stops.
@@ -405,6 +409,16 @@ pub struct PluginSpec {
     pub function: OsString,
 }
 
+/// `--memfree SIZE`, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Memfree {
+    /// The memory (bytes) that must be available for a batch to start.
+    pub bytes: u64,
+    /// Where the memory available is read: `/proc/meminfo`, or a file of its shape (a
+    /// container's view of its own limit, a test's).
+    pub meminfo: PathBuf,
+}
+
 /// How a GNU Parallel-style run takes up an earlier one's jobs (by their numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobResume {
@@ -468,6 +482,7 @@ impl Default for Config {
             joblog_append: false,
             joblog_skip_words: 0,
             job_timeout: None,
+            memfree: None,
             delay: None,
             termseq: None,
             checkpoint_file: None,

@@ -744,6 +744,14 @@ fn work(
             && cfg.conduct.retries_unasked,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
+        memfree: match &cfg.memfree {
+            Some(m) => Some((
+                m.bytes,
+                crate::sys::memory::MemorySource::open(&m.meminfo)
+                    .map_err(|e| RunError::config("--memfree", e))?,
+            )),
+            None => None,
+        },
         termseq: cfg.termseq.clone(),
         line_limit: cfg.line_limit.filter(|_| cfg.job.is_some()),
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,

@@ -24,12 +24,14 @@ use crate::sys;
 use crate::sys::exit::ExitCode;
 
 mod ending;
+mod limits;
 mod meter;
 mod runner;
 mod settings;
 pub mod stop;
-mod timeouts;
 mod worker;
+
+use limits::{memory, timeouts};
 
 use ending::Checkpointing;
 pub use settings::{Backend, Feeder, Input, Interaction, Settings, Statuses, Work, Workers};
@@ -135,6 +137,8 @@ pub struct Shared {
     pub clock: timeouts::Clock,
     /// `--delay`.
     pub gate: Option<crate::dispatch::pace::StartGate>,
+    /// `--memfree`.
+    pub memory: Option<memory::MemoryFloor>,
     /// `--latest-line`: the terminal rows the jobs' latest lines are drawn on.
     pub screen: Option<Mutex<crate::output::latest::Screen>>,
     /// `-t`: command lines are shown on stderr in the order their batches were claimed (the
@@ -172,6 +176,7 @@ impl Shared {
         };
         let clock = timeouts::Clock::new(
             work.job_timeout,
+            work.memfree.is_some(),
             workers.max,
             work.termseq
                 .as_deref()
@@ -193,6 +198,10 @@ impl Shared {
         Ok(Shared {
             clock,
             gate,
+            memory: work
+                .memfree
+                .as_ref()
+                .map(|(bytes, source)| memory::MemoryFloor::new(*bytes, source.clone())),
             screen: work.latest_line.then(|| {
                 Mutex::new(crate::output::latest::Screen::on_terminal(
                     order == crate::output::emit::OrderMode::Ordered,
@@ -1153,11 +1162,9 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     };
     let timeout = PollTimeout::from(base_ms);
     let mut synced = Instant::now();
-    let mut enforcer = shared
-        .clock
-        .limit
-        .map(|_| timeouts::Enforcer::new(shared.children.len()));
-    // The poll timeout, shortened to the next `--job-timeout` step that is due.
+    let mut enforcer = (shared.clock.limit.is_some() || shared.memory.is_some())
+        .then(|| timeouts::Enforcer::new(shared.children.len()));
+    // The poll timeout, shortened to the next `--job-timeout` step (or `--memfree` look) due.
     let wait = |enforcer: &mut Option<timeouts::Enforcer>| match enforcer
         .as_mut()
         .and_then(|e| e.tick(shared))

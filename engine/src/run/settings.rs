@@ -141,6 +141,8 @@ pub struct Work {
     pub line_limit: Option<u64>,
     /// `--delay`: the least time between two starts.
     pub delay: Option<std::time::Duration>,
+    /// `--memfree`: the memory (bytes) a batch needs available to start, and where it is read.
+    pub memfree: Option<(u64, crate::sys::memory::MemorySource)>,
     /// [`crate::plan::config::Config::termseq`].
     pub termseq: Option<Vec<(i32, std::time::Duration)>>,
     /// Leading words of the command line a joblog line does not show.

@@ -215,6 +215,11 @@ pub(super) trait Site {
     fn line_too_long(&self, _bytes: &[u8], _argv: &Argv) -> Option<StopReason> {
         None
     }
+    /// `--memfree`: waits until the memory a batch needs is available; false when the run
+    /// stopped meanwhile.
+    fn memory_room(&self) -> bool {
+        true
+    }
     /// `--delay`: the start gate, held from before a claim to the claimed batch's start.
     fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
         None
@@ -478,6 +483,13 @@ impl Site for Post<'_> {
 
     fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
         self.shared.gate.as_ref().map(|g| g.hold())
+    }
+
+    fn memory_room(&self) -> bool {
+        let s = self.shared;
+        s.memory
+            .as_ref()
+            .is_none_or(|m| m.wait_for_room(s.stop.as_fd()))
     }
 
     fn shown_line(&self, argv: &Argv) -> String {
@@ -1059,8 +1071,12 @@ impl<'a, S: Site> Worker<'a, S> {
         if self.release_early {
             site.release(part.seq);
         }
-        // `--delay`: a run that stops meanwhile leaves the part undone (a batch's first
-        // attempt waits on the turn it holds since its claim, later ones on the gate).
+        // `--memfree`, then `--delay`: a run that stops meanwhile leaves the part undone (a
+        // batch's first attempt waits on the turn it holds since its claim, later ones on the
+        // gate).
+        if !site.memory_room() {
+            return Ok(None);
+        }
         let started = match self.turn.take() {
             Some(turn) => turn.wait(site.stop().as_fd()),
             None => site.pace(),

@@ -12,6 +12,7 @@
 
 pub mod errors;
 pub mod exit;
+pub mod memory;
 pub mod notice;
 pub mod numa;
 

@@ -44,6 +44,9 @@ pub enum Fact {
     /// A job was killed for running too long (`--job-timeout`): its command line is the
     /// notice's detail.
     TimedOut,
+    /// A job was ended because memory ran short (`--memfree`): its command line is the
+    /// notice's detail.
+    Evicted,
     /// `--halt` was reached at a job that failed (or else succeeded): its command line is the
     /// notice's detail.
     Halted {

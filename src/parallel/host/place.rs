@@ -1,10 +1,10 @@
-//! `--wd DIR`, `--nice N`, `--load N`, `--memfree SIZE`, `--cat`/`--fifo` and `--open-tty`:
-//! shell code put before each job's line so that the job's command starts only once the load
-//! is at most N and SIZE bytes of memory are available, finds its `--pipe` block in a file or
-//! named pipe called `{}`, runs in that
+//! `--wd DIR`, `--nice N`, `--load N`, `--cat`/`--fifo` and `--open-tty`: shell code put before
+//! each job's line so that the job's command starts only once the load is at most N, finds its
+//! `--pipe` block in a file or named pipe called `{}`, runs in that
 //! directory (made when missing; `...` a fresh one under `~/.parallel/tmp`, removed when the job
 //! ends), at that niceness, reading the terminal (or nothing when there is none). It writes the
-//! code only; it runs nothing itself.
+//! code only; it runs nothing itself. (`--memfree SIZE` is the engine's: only where it reads the
+//! memory is chosen here.)
 
 use frun_engine::exec::command::argv::shell_quote;
 
@@ -15,8 +15,6 @@ pub(in crate::parallel) struct Place {
     pub(in crate::parallel) nice: Option<i32>,
     /// `--load`: the load average (times 100) above which a job waits to start.
     pub(in crate::parallel) load: Option<u64>,
-    /// `--memfree`: the memory (bytes) that must be available for a job to start.
-    pub(in crate::parallel) memfree: Option<u64>,
     /// `--open-tty`, `-o`, `--tty`: the job's stdin is the terminal (else /dev/null).
     pub(in crate::parallel) tty: bool,
     /// `--cat`, `--fifo` (with `--pipe`): the job's block is in a file, or comes through a
@@ -77,6 +75,18 @@ pub(in crate::parallel) fn niceness(v: &str) -> Result<i32, String> {
 }
 
 impl Place {
+    /// `--memfree SIZE`: the engine holds starts back (and ends the youngest job) by the memory
+    /// available in `$FRUN_MEMINFO`, a file of `/proc/meminfo`'s shape (a container's view of
+    /// its own limit; tests), else `/proc/meminfo`.
+    pub(in crate::parallel) fn memfree(bytes: u64) -> frun_engine::plan::config::Memfree {
+        frun_engine::plan::config::Memfree {
+            bytes,
+            meminfo: std::env::var_os("FRUN_MEMINFO")
+                .filter(|p| !p.is_empty())
+                .map_or_else(|| "/proc/meminfo".into(), std::path::PathBuf::from),
+        }
+    }
+
     /// The code to run before each job's line (then `before`, `$PARALLEL_ENV`'s), or None
     /// when neither option was given. `...`'s directory is named by this machine, frun's
     /// process id and the job shell's, and the job's shell removes it on exit.
@@ -84,7 +94,6 @@ impl Place {
         if self.wd.is_none()
             && self.nice.is_none()
             && self.load.is_none()
-            && self.memfree.is_none()
             && self.pipe_file.is_none()
             && !self.tty
         {
@@ -101,20 +110,6 @@ impl Place {
                      _frun_r=$(( (${{_frun_r%/*}} - 1) * 100 )); [ \"$_frun_r\" -le {limit} ] && \
                      break; sleep 1; done 2>/dev/null; \
                      unset _frun_a _frun_b _frun_c _frun_r _frun_x\n"
-                )
-                .as_bytes(),
-            );
-        }
-        if let Some(bytes) = self.memfree {
-            // MemAvailable in /proc/meminfo, in KiB; without one (no such line, unreadable),
-            // the job starts.
-            let kib = bytes.div_ceil(1024);
-            code.extend_from_slice(
-                format!(
-                    "while :; do _frun_m=; while read _frun_k _frun_v _frun_u; do \
-                     [ \"$_frun_k\" = MemAvailable: ] && {{ _frun_m=$_frun_v; break; }}; done \
-                     </proc/meminfo; {{ [ -z \"$_frun_m\" ] || [ \"$_frun_m\" -ge {kib} ]; }} && \
-                     break; sleep 1; done 2>/dev/null; unset _frun_k _frun_v _frun_u _frun_m\n"
                 )
                 .as_bytes(),
             );

@@ -163,8 +163,16 @@ impl Child<'_> {
     }
 
     /// How the attempt of `pid` ended, `ran`, becomes a timeout when the supervisor killed it
-    /// for its time (unless it succeeded all the same).
+    /// for its time, an eviction when it ended it for memory (unless it succeeded all the
+    /// same).
     fn timed(&self, pid: libc::pid_t, ran: Outcome) -> Outcome {
+        if self.shared.clock.take_evicted(self.index, pid) {
+            return match ran {
+                Outcome::Ok => Outcome::Ok,
+                Outcome::Signaled(signal) => Outcome::Evicted { signal },
+                _ => Outcome::Evicted { signal: 0 },
+            };
+        }
         let Some(turn) = self.shared.clock.take_timed_out(self.index, pid) else {
             return ran;
         };

@@ -1,10 +1,10 @@
-//! `--job-timeout` for the run: when each worker's running command started (the runners note
-//! it beside the pid slot), and the supervisor's side, which finds commands over their time and
-//! ends them step by step (TERM, TERM, TERM, KILL) from its own poll loop: no thread or timer
-//! per batch.
+//! `--job-timeout` and `--memfree` for the run: when each worker's running command started
+//! (the runners note it beside the pid slot), and the supervisor's side, which finds commands
+//! over their time (and, while memory is short, the youngest) and ends them step by step (TERM,
+//! TERM, TERM, KILL) from its own poll loop: no thread or timer per batch.
 //!
-//! It only signals commands and marks them timed out; the runner reports the outcome and the
-//! worker judges it.
+//! It only signals commands and marks them timed out or evicted; the runner reports the
+//! outcome and the worker judges it.
 
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -27,13 +27,26 @@ pub struct Clock {
     timed_out: Box<[AtomicI32]>,
     /// Per worker: the notice turn of that kill (see `Turns`), set before the pid.
     turn: Box<[AtomicU64]>,
+    /// Per worker: the pid the supervisor ended because memory ran short (0: none).
+    evicted: Box<[AtomicI32]>,
     /// How a command over its time is ended: each signal, then the wait before the next.
     steps: Box<[(i32, Duration)]>,
 }
 
 impl Clock {
-    pub fn new(limit: Option<JobTimeout>, workers: usize, steps: &[(i32, Duration)]) -> Clock {
-        let slots = if limit.is_some() { workers } else { 0 };
+    /// A clock for `limit`; `watch_memory`: `--memfree` ends the youngest batch (start times
+    /// and batches are noted for it too).
+    pub fn new(
+        limit: Option<JobTimeout>,
+        watch_memory: bool,
+        workers: usize,
+        steps: &[(i32, Duration)],
+    ) -> Clock {
+        let slots = if limit.is_some() || watch_memory {
+            workers
+        } else {
+            0
+        };
         Clock {
             limit,
             median: RuntimeMedian::default(),
@@ -45,6 +58,7 @@ impl Clock {
             seq: (0..slots).map(|_| AtomicU64::new(0)).collect(),
             timed_out: (0..slots).map(|_| AtomicI32::new(0)).collect(),
             turn: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            evicted: (0..slots).map(|_| AtomicI32::new(0)).collect(),
             steps: steps.into(),
         }
     }
@@ -83,11 +97,26 @@ impl Clock {
             .ok()?;
         Some(self.turn[index].load(Ordering::SeqCst))
     }
+
+    /// Whether worker `index`'s command `pid`, which has ended, was ended because memory ran
+    /// short (the mark is taken).
+    pub fn take_evicted(&self, index: usize, pid: libc::pid_t) -> bool {
+        self.evicted.get(index).is_some_and(|e| {
+            e.compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
 }
+
+/// How often the supervisor looks at the memory available (`--memfree`).
+const MEMORY_LOOK: Duration = Duration::from_millis(250);
+/// After an evicted command ended, the time the memory it held is given to show up before
+/// another one is ended.
+const MEMORY_SETTLE: Duration = Duration::from_secs(1);
 
 /// The supervisor's record of the commands it is ending: per worker, the pid, the next step
 /// and when it is due.
-pub(super) struct Enforcer {
+pub(in crate::run) struct Enforcer {
     ending: Vec<Option<(libc::pid_t, usize, u64)>>,
     /// Groups of commands being ended whose leader (the command itself) has ended and been
     /// reaped while others of its group (what it started) still run: the steps go on to them,
@@ -95,26 +124,32 @@ pub(super) struct Enforcer {
     groups: Vec<(libc::pid_t, usize, u64)>,
     /// The commands found over their time in a tick: (batch, worker, pid), kept for its room.
     due_now: Vec<(u64, usize, libc::pid_t)>,
+    /// `--memfree`: the command being ended because memory ran short (worker, pid).
+    evicting: Option<(usize, libc::pid_t)>,
+    /// `--memfree`: when the memory is looked at next (ns on the clock).
+    memory_look: u64,
 }
 
 impl Enforcer {
-    pub(super) fn new(workers: usize) -> Enforcer {
+    pub(in crate::run) fn new(workers: usize) -> Enforcer {
         Enforcer {
             ending: vec![None; workers],
             groups: Vec::new(),
             due_now: Vec::with_capacity(workers),
+            evicting: None,
+            memory_look: 0,
         }
     }
 
     /// Whether the steps go on to a group whose command has ended (see `groups`).
-    pub(super) fn ends_groups(&self) -> bool {
+    pub(in crate::run) fn ends_groups(&self) -> bool {
         !self.groups.is_empty()
     }
 
     /// Signals what is due: commands past their time get their first TERM, commands being
     /// ended their next step. Returns how soon it must be called again (None: no limit yet and
     /// nothing being ended).
-    pub(super) fn tick(&mut self, shared: &super::Shared) -> Option<Duration> {
+    pub(in crate::run) fn tick(&mut self, shared: &crate::run::Shared) -> Option<Duration> {
         let clock = &shared.clock;
         let limit = clock
             .limit
@@ -199,6 +234,59 @@ impl Enforcer {
             soon(now + 100_000_000);
         }
         self.due_now = due_now;
+        if let Some(floor) = &shared.memory {
+            soon(self.evict_if_short(shared, floor, now));
+        }
         next.map(|at| Duration::from_nanos(at.saturating_sub(now)))
+    }
+
+    /// `--memfree`: while less than half the floor is available, ends the youngest running
+    /// command (the highest batch number), one at a time: the next only once the last has
+    /// ended and its memory had [`MEMORY_SETTLE`] to show up (GNU Parallel ends them all in one
+    /// look, before any has let its memory go). Returns when to look again.
+    fn evict_if_short(
+        &mut self,
+        shared: &crate::run::Shared,
+        floor: &super::memory::MemoryFloor,
+        now: u64,
+    ) -> u64 {
+        let clock = &shared.clock;
+        if let Some((i, pid)) = self.evicting {
+            if shared.children[i].load(Ordering::SeqCst) == pid {
+                return now + MEMORY_LOOK.as_nanos() as u64;
+            }
+            self.evicting = None;
+            self.memory_look = now + MEMORY_SETTLE.as_nanos() as u64;
+        }
+        if now < self.memory_look {
+            return self.memory_look;
+        }
+        self.memory_look = now + MEMORY_LOOK.as_nanos() as u64;
+        if !floor.short() {
+            return self.memory_look;
+        }
+        let youngest = (0..shared.children.len())
+            .filter(|&i| self.ending[i].is_none())
+            .filter_map(|i| {
+                let pid = shared.children[i].load(Ordering::SeqCst);
+                let since = clock.since[i].load(Ordering::SeqCst);
+                (pid > 0 && since != 0).then(|| (clock.seq[i].load(Ordering::SeqCst), i, pid))
+            })
+            .max();
+        let (Some((_, i, pid)), Some(&(sig, wait))) = (youngest, clock.steps.first()) else {
+            return self.memory_look;
+        };
+        // The mark before the signal: the runner that reaps it finds the mark.
+        clock.evicted[i].store(pid, Ordering::SeqCst);
+        if shared.children[i].load(Ordering::SeqCst) != pid {
+            // It ended meanwhile, on its own.
+            clock.evicted[i].store(0, Ordering::SeqCst);
+            return self.memory_look;
+        }
+        shared.signal_child(pid, sig);
+        let due = now + wait.as_nanos() as u64;
+        self.ending[i] = Some((pid, 1, due));
+        self.evicting = Some((i, pid));
+        due.min(self.memory_look)
     }
 }
