@@ -190,6 +190,7 @@
               mkdir -p usr/local/bin
               ln -s ${lib.getExe frun} usr/local/bin/parallel
               ln -s ${lib.getExe frun} usr/local/bin/xargs
+              ln -s ${lib.getExe frun} usr/local/bin/sem
             '';
             config = {
               Entrypoint = [ (lib.getExe frun) ];

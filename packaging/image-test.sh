@@ -197,16 +197,16 @@ expect() {
   fi
 }
 
-# links NAME IMAGE FRUN: frun, parallel and xargs on the image's PATH (as `which` finds them:
+# links NAME IMAGE FRUN: frun, parallel, sem and xargs on the image's PATH (as `which` finds them:
 # BusyBox's sh would name its own applets, bash frun.bash's builtin) lead to the binary FRUN,
 # ahead of any system xargs.
 links() {
   local name=$1 image=$2 frun=$3
   # shellcheck disable=SC2016 # expanded by the shell in the container
-  expect "$name: frun, parallel and xargs on PATH are $frun" \
-    "$(printf "%s /usr/local/bin/%s $frun\n" frun frun parallel parallel xargs xargs)" \
+  expect "$name: frun, parallel, sem and xargs on PATH are $frun" \
+    "$(printf "%s /usr/local/bin/%s $frun\n" frun frun parallel parallel sem sem xargs xargs)" \
     --entrypoint /bin/sh "$image" -c \
-    'for n in frun parallel xargs; do p=$(which "$n") || p=none; echo "$n $p $(readlink -f "$p")"; done'
+    'for n in frun parallel sem xargs; do p=$(which "$n") || p=none; echo "$n $p $(readlink -f "$p")"; done'
 }
 
 # like_the_real_tools NAME SHELL SCRIPT PODMAN-RUN-ARGUMENT...: runs SCRIPT with SHELL on this

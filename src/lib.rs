@@ -167,8 +167,9 @@ pub fn parse_args(
     }
 }
 
-/// Parses a whole command line (including `argv[0]`) with the personality it names: `parallel`
-/// or `xargs` as the program's name (a link) or as its first word, else frun's own flags.
+/// Parses a whole command line (including `argv[0]`) with the personality it names: `parallel`,
+/// `sem` (`parallel --semaphore`) or `xargs` as the program's name (a link) or as its first
+/// word, else frun's own flags.
 pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invocation, UsageError> {
     let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
     // Started as `parallel` or `xargs` (a link), or `frun parallel …` / `frun xargs …`.
@@ -180,6 +181,11 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invoc
         args.drain(..1);
         return Ok(parallel::parse(args));
     }
+    // GNU Parallel's `sem` is `parallel --semaphore`.
+    if called == "sem" {
+        args[0] = "--semaphore".into();
+        return Ok(parallel::parse(args));
+    }
     if xargs::is_name(called) {
         return Ok(xargs::parse(&args[1..]));
     }
@@ -189,6 +195,11 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invoc
             return Ok(parallel::parse(args));
         }
         Some(w) if xargs::is_name(w) => return Ok(xargs::parse(&args[2..])),
+        Some(w) if w == "sem" => {
+            args.drain(..1);
+            args[0] = "--semaphore".into();
+            return Ok(parallel::parse(args));
+        }
         _ => {}
     }
     native::parse(args)

@@ -1666,6 +1666,24 @@ const CASES: &[Case] = &[
     ("", r"parallel -k --plus echo {##} {0#} ::: {a..j}", ""),
     ("", r"seq 3 | parallel -k --plus echo {#}/{##}", ""),
     ("", r"parallel -k -N7 --plus echo {#} {##} ::: {1..15}", ""),
+    // With lines filled by length, job 1 counts every value as a job, the later jobs one job
+    // plus the values job 1 did not take (GNU Parallel's count).
+    (
+        "",
+        r"parallel -k -S 8/: -X --plus echo {#} {##} ::: {1..15}",
+        "",
+    ),
+    ("", r"seq 15 | parallel -j3 -k -X --plus echo {#} {##}", ""),
+    (
+        "",
+        r"parallel -X --plus -j3 -k echo {#} {0#} {} ::: a b ::: 1 2 3 4 5",
+        "",
+    ),
+    (
+        "",
+        r"seq 20 | parallel -j3 -k -m echo '{= $_=total_jobs() =}' {}",
+        "",
+    ),
     (
         "",
         r"parallel -k 'echo {= $::G++ > 1 and ($_=$Global::JobQueue->total_jobs());=}' ::: {1..4}",
@@ -1682,6 +1700,12 @@ const CASES: &[Case] = &[
     (
         "s",
         r"export PARALLEL_HOME=$PWD/ph; for i in 1 2 3; do parallel --semaphore --id c2 -j2 echo $i; done; parallel --semaphore --id c2 --wait; echo done",
+        "",
+    ),
+    // `sem` is `parallel --semaphore`.
+    (
+        "",
+        r"export PARALLEL_HOME=$PWD/ph; sem --fg --id c3 'echo y; exit 4'; echo $?; sem --id c3 -j1 'echo z'; sem --id c3 --wait; echo done",
         "",
     ),
     (
@@ -3024,15 +3048,21 @@ fn bins(base: &Path) -> Bins {
     let frun = base.join("frun-bin");
     std::fs::create_dir_all(&gnu).unwrap();
     std::fs::create_dir_all(&frun).unwrap();
-    let script = gnu.join("parallel");
-    std::fs::write(
-        &script,
-        format!("#!/bin/bash\nexec {GNU} --will-cite \"$@\"\n"),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    // Started through a link named `parallel`, frun is the personality.
-    std::os::unix::fs::symlink(BIN, frun.join("parallel")).unwrap();
+    // GNU Parallel's `sem` is its `parallel` started under that name (a link beside it).
+    for name in ["parallel", "sem"] {
+        let script = gnu.join(name);
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/bash\nexec {} --will-cite \"$@\"\n",
+                Path::new(GNU).with_file_name(name).display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Started through a link of that name, frun is the personality.
+        std::os::unix::fs::symlink(BIN, frun.join(name)).unwrap();
+    }
     Bins { gnu, frun }
 }
 

@@ -95,7 +95,7 @@ pub fn command() -> Command {
              CMD ARGS rec1 ... recN, spawned directly (no shell). stdout of each batch is \
              emitted whole; stderr passes straight through.",
         )
-        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun [FLAGS] CMD [ARGS...] ::: VALUES... [::: VALUES...] [:::: FILE...]\n       frun parallel GNU-PARALLEL-ARGS...\n       frun xargs XARGS-ARGS...\n       frun merge DIR\n       frun status DIR")
+        .override_usage("<input> | frun [FLAGS] [--] [CMD [ARGS...]]\n       frun [FLAGS] -a FILE [--] [CMD [ARGS...]]\n       frun [FLAGS] CMD [ARGS...] ::: VALUES... [::: VALUES...] [:::: FILE...]\n       frun parallel GNU-PARALLEL-ARGS...\n       frun xargs XARGS-ARGS...\n       frun sem GNU-SEM-ARGS...\n       frun merge DIR\n       frun status DIR")
         .after_help(
             "Exit status: 0 all ran and succeeded; 123 some invocation exited non-zero; \
              3 some records given up after their retries; 126/127 CMD not executable/not found; \
@@ -108,7 +108,8 @@ pub fn command() -> Command {
              with frun -- merge, frun -- status.\n\
              frun parallel … and frun xargs … (or frun started through a link named parallel \
              or xargs) take GNU Parallel's and xargs' own command lines (see frun parallel \
-             --help, frun xargs --help); a command named parallel or xargs is run with \
+             --help, frun xargs --help), and frun sem … (or a link named sem) is frun parallel \
+             --semaphore …; a command named parallel, sem or xargs is run with \
              frun -- parallel.\n\
              Numbers take units: 1k = 1000, 1Ki = 1024. +X undoes -X (e.g. +k).",
         )

@@ -232,7 +232,9 @@ fn plan_run(
     // Nor more than a sweep has tuples (so `{%}` of a lone job is 1).
     let wm = input.records.map_or(wm, |n| wm.min(n.max(1)));
     let wi = wi.min(wm);
-    crate::exec::command::perl::set_totals(total_jobs(cfg, input.records, cuts.as_deref()), slots);
+    let (first_total, total) = total_jobs(cfg, input.records, cuts.as_deref());
+    crate::exec::command::perl::set_totals(total, slots);
+    crate::exec::command::perl::set_first_total(first_total);
     let layout = Layout::plan(&cfg.nodes, wm as usize, input_size)
         .map_err(|m| RunError::config("nodes", m))?;
     let shard = shard(cfg, &input.file)?;
@@ -442,12 +444,20 @@ fn templates(cfg: &Config, header: &[Vec<u8>]) -> Result<Templates, RunError> {
 }
 
 /// The run's number of jobs when it is known before they start (a sweep's tuples, `-X`'s
-/// cuts), else 0.
-fn total_jobs(cfg: &Config, records: Option<u64>, cuts: Option<&[u64]>) -> u64 {
+/// cuts), else 0: what job 1 sees (0: the same as the others) and what the others see. Lines
+/// filled by length (`-X`, `-m`) count as GNU Parallel counts them: job 1 sees one job per
+/// record (its line is built before the records are grouped), the later ones job 1 and one
+/// job per record job 1 did not take.
+fn total_jobs(cfg: &Config, records: Option<u64>, cuts: Option<&[u64]>) -> (u64, u64) {
     match (&cfg.batch, records, cuts) {
-        (_, _, Some(c)) => c.len() as u64,
-        (BatchSpec::Exact(n), Some(r), _) => r.div_ceil((*n).max(1)),
-        _ => 0,
+        (BatchSpec::Fill { .. }, _, Some(c)) => {
+            let all: u64 = c.iter().sum();
+            let first = c.first().copied().unwrap_or(0);
+            (all, 1 + all - first)
+        }
+        (_, _, Some(c)) => (0, c.len() as u64),
+        (BatchSpec::Exact(n), Some(r), _) => (0, r.div_ceil((*n).max(1))),
+        _ => (0, 0),
     }
 }
 
@@ -590,6 +600,10 @@ fn fill(
     }
     let line = crate::exec::command::job::JobLine::new(&spec, |_| false)
         .map_err(|m| RunError::config("command", m))?;
+    // Lines are measured as job 1's is built: every record a job (see `total_jobs`).
+    let records = memchr::memchr_iter(cfg.delimiter, &bytes).count() as u64
+        + u64::from(bytes.last().is_some_and(|&b| b != cfg.delimiter));
+    crate::exec::command::perl::set_totals(records, 0);
     let (cuts, end) = match fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers) {
         Ok(cuts) => (cuts, None),
         Err(mut t) if cfg.line_limit.is_some() => {

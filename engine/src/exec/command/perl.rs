@@ -144,10 +144,28 @@ pub fn add_completed(n: u64) {
 /// `total_jobs()` and `$Global::max_jobs_running`.
 static TOTALS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
+/// What `total_jobs()` gives job 1 when it differs from what it gives the others (0: it does
+/// not). GNU Parallel's count under `-X`/`-m`: job 1 sees every argument as a job of its own,
+/// the later jobs one job plus the arguments job 1 did not take.
+static FIRST_TOTAL: AtomicU64 = AtomicU64::new(0);
+
 /// Sets the run's number of jobs (0: not known) and job slots (`TOTALS`).
 pub fn set_totals(jobs: u64, slots: u64) {
     TOTALS[0].store(jobs, Ordering::Relaxed);
     TOTALS[1].store(slots, Ordering::Relaxed);
+}
+
+/// Sets what job 1 sees as the number of jobs (`FIRST_TOTAL`; 0: what the others see).
+pub fn set_first_total(jobs: u64) {
+    FIRST_TOTAL.store(jobs, Ordering::Relaxed);
+}
+
+/// What `total_jobs()` is for job `seq`.
+fn total_for(seq: u64) -> u64 {
+    match FIRST_TOTAL.load(Ordering::Relaxed) {
+        first if seq == 1 && first != 0 => first,
+        _ => TOTALS[0].load(Ordering::Relaxed),
+    }
 }
 
 fn completed() -> u64 {
@@ -322,7 +340,7 @@ impl Evaluator {
                 "{id} {seq} {slot} {} {} {} {}\n",
                 args.len(),
                 completed(),
-                TOTALS[0].load(Ordering::Relaxed),
+                total_for(seq),
                 TOTALS[1].load(Ordering::Relaxed)
             )
             .as_bytes(),
