@@ -403,9 +403,13 @@ impl Skips<'_> {
                         let cur = c.current.as_mut().expect("a claim");
                         if cur.reserved < cur.b {
                             // What is not scanned yet may be split off by a task out of work:
-                            // the scan stays close behind the workers.
+                            // the scan stays close behind the workers. While batches wait
+                            // for them, it looks again after 1 ms, doubling up to 8 ms (a
+                            // batch still waits meanwhile, so no worker idles for it).
+                            let mut nap = std::time::Duration::from_millis(1);
                             while self.ring.backlog() > CLAIM_LOOKAHEAD && !events.stopped() {
-                                std::thread::sleep(std::time::Duration::from_millis(1));
+                                std::thread::sleep(nap);
+                                nap = (nap * 2).min(std::time::Duration::from_millis(8));
                             }
                             if c.book.reserve(cur.a, cur.reserved) {
                                 cur.reserved += 1;
