@@ -790,3 +790,57 @@ fn memfree_reads_only_a_regular_file_and_says_so_in_one_line() {
     assert_clean(&f);
     assert_eq!(out(&f), "a\n");
 }
+
+#[test]
+fn a_jobs_file_is_read_again_as_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (procs, started) = (dir.path().join("procs"), dir.path().join("started"));
+    std::fs::write(&procs, "1\n").unwrap();
+    let child = spawn_frun_in(
+        dir.path(),
+        &[
+            "parallel",
+            "-j",
+            "procs",
+            "--joblog",
+            "log",
+            "echo {} >>started; sleep 2",
+            ":::",
+            "1",
+            "2",
+            "3",
+            "4",
+            "5",
+        ],
+        &[],
+        Stdio::null(),
+        Stdio::piped(),
+    );
+    let lines = || file_lines(&started);
+    wait_until("job 1 to start", Duration::from_secs(10), || lines() == 1);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(lines(), 1, "one job at a time while the file says 1");
+    // More: jobs start at once, not when job 1 ends (2 s after it started).
+    std::fs::write(&procs, "3\n").unwrap();
+    let raised = Instant::now();
+    wait_until("three jobs to run", Duration::from_secs(10), || {
+        lines() == 3
+    });
+    assert!(
+        raised.elapsed() < Duration::from_millis(1200),
+        "{:?}",
+        raised.elapsed()
+    );
+    // Fewer: the running jobs finish, and then one job at a time runs again.
+    std::fs::write(&procs, "1\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_clean(&out);
+    let (_, rows) = read_log(&std::fs::read_to_string(dir.path().join("log")).unwrap());
+    let start = |seq: &str| -> f64 {
+        rows.iter().find(|r| r[0] == seq).unwrap()[2]
+            .parse()
+            .unwrap()
+    };
+    assert!(start("4") - start("3") >= 1.9, "{rows:?}");
+    assert!(start("5") - start("4") >= 1.9, "{rows:?}");
+}

@@ -1225,17 +1225,23 @@ fn halt_error(v: &str) -> Invocation {
     }
 }
 
+/// `-j 0`: as many as can run at once, frun's ceiling on workers.
+const JOBS_CEILING: u64 = 256;
+
+/// Whether a `-j` value is a number's form (`N`, `N%`, `+N`, `-N`), not a file's name.
+fn jobs_numeric(v: &str) -> bool {
+    let t = v.trim_start_matches(['+', '-']).trim_end_matches('%');
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
 /// `-j N`, `N%`, `+N`, `-N`, `0` (as many as can run), or `-j FILE`: one of those read from a
-/// regular file (once, as the run starts; GNU Parallel reads it again as jobs end).
+/// regular file (as the run starts, and again whenever its text changes).
 fn jobs(v: &str, cpus: u64) -> Result<u64, Invocation> {
-    let numeric = |t: &str| {
-        let t = t.trim_start_matches(['+', '-']).trim_end_matches('%');
-        !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-    };
-    if !numeric(v) {
-        return match jobs_file(Path::new(v)) {
-            Some(text) if numeric(&text) => jobs(&text, cpus),
-            _ => Err(Invocation::Fail {
+    if !jobs_numeric(v) {
+        let text = frun_engine::run::read_jobs_file(Path::new(v));
+        return match text.as_deref().map(str::trim).filter(|t| jobs_numeric(t)) {
+            Some(t) => jobs(t, cpus),
+            None => Err(Invocation::Fail {
                 text: format!(
                     "parallel: Error: Parsing of --jobs/-j/--max-procs/-P failed.\n\
                      frun: -j '{v}': expected N, N%, +N, -N, 0, or a regular file holding one\n"
@@ -1244,42 +1250,8 @@ fn jobs(v: &str, cpus: u64) -> Result<u64, Invocation> {
             }),
         };
     }
-    let bad = || refuse(format!("-j '{v}': expected N, N%, +N, -N or 0"));
-    let n = if let Some(p) = v.strip_suffix('%') {
-        let p: f64 = p.parse().map_err(|_| bad())?;
-        ((cpus as f64) * p / 100.0).floor().max(1.0) as u64
-    } else if let Some(plus) = v.strip_prefix('+') {
-        cpus + plus.parse::<u64>().map_err(|_| bad())?
-    } else if let Some(minus) = v.strip_prefix('-') {
-        cpus.saturating_sub(minus.parse::<u64>().map_err(|_| bad())?)
-            .max(1)
-    } else {
-        match v.parse::<u64>().map_err(|_| bad())? {
-            // As many as can run at once: frun's ceiling on workers.
-            0 => 256,
-            n => n,
-        }
-    };
-    Ok(n)
-}
-
-/// `-j FILE`'s text, trimmed: only a regular file's (a FIFO or a device is never read), and
-/// only its first 64 bytes.
-fn jobs_file(path: &Path) -> Option<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    // Non-blocking: opening a FIFO must not wait for a writer.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(64).read_to_string(&mut text).ok()?;
-    Some(text.trim().to_string())
+    frun_engine::run::jobs_value(v, cpus, JOBS_CEILING)
+        .ok_or_else(|| refuse(format!("-j '{v}': expected N, N%, +N, -N or 0")))
 }
 
 /// The input sources after the command.
@@ -1339,7 +1311,18 @@ fn settle_first(o: &mut Options) -> Result<(), Invocation> {
     }
     if o.jobs.is_some() || o.cpu_base.is_some() || cpus::described() {
         let v = o.jobs.take().unwrap_or_else(|| "100%".to_string());
-        o.cfg.workers = fixed(jobs(&v, cpus::base(o.cpu_base))?);
+        let cpus = cpus::base(o.cpu_base);
+        let now = jobs(&v, cpus)?;
+        o.cfg.workers = fixed(now);
+        if !jobs_numeric(&v) {
+            // `-j FILE`: read again as it changes; the run may grow to `-j 0`'s ceiling.
+            o.cfg.workers.max = Bound::Value(now.max(JOBS_CEILING));
+            o.cfg.jobs_file = Some(frun_engine::plan::config::JobsFile {
+                path: v.into(),
+                cpus,
+                now,
+            });
+        }
     }
     Ok(())
 }
@@ -1980,7 +1963,7 @@ Run GNU Parallel command lines on frun's engine
 Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0|FILE
-(FILE holds one of those, read once as the run starts), -k, -u,
+(FILE holds one of those, read again whenever it changes: fewer lets running jobs finish), -k, -u,
 --group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
 -d C|STR, -a FILE, --arg-sep/--arg-file-sep STR (markers in place of ::: and ::::),

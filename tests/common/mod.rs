@@ -67,17 +67,20 @@ pub fn frun<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     c.output().expect("spawn")
 }
 
-/// Runs frun with `args` and `input` on stdin, read from a file: all of it is there from the
-/// start, so no stall of a feeding thread on a loaded machine flushes a short batch by `-t`.
-/// For tests that assert exact batch sizes.
+/// Runs frun with `args` and `input` on stdin, a regular file (not a pipe fed by a thread,
+/// as assert_cmd's `pipe_stdin` makes it): all of it is there from the start, so no stall of a
+/// feeding thread on a loaded machine makes a worker starve and flush a short batch. For tests
+/// that assert exact batch sizes. Killed after [`LIMIT`] (by `timeout`: status 124).
 #[track_caller]
 pub fn frun_from_file<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
     let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
     std::io::Write::write_all(&mut file, input).expect("write the input");
-    frun_cmd()
+    std::process::Command::new("timeout")
+        .arg(LIMIT.as_secs().to_string())
+        .arg(BIN)
         .args(args)
-        .pipe_stdin(file.path())
-        .expect("open the input")
+        .current_dir(scratch())
+        .stdin(std::fs::File::open(file.path()).expect("open the input"))
         .output()
         .expect("spawn")
 }

@@ -292,6 +292,10 @@ pub struct Config {
     /// half of it is, the youngest running batch (the highest number) is ended as `termseq`
     /// says, one at a time, and fails (retried as `retries` allows).
     pub memfree: Option<Memfree>,
+    /// `-j FILE`: the number of jobs that may run at once is read from this file again
+    /// whenever its text changes (values relative to `cpus`); `workers` is what it held at
+    /// the start, up to the most it may ever hold.
+    pub jobs_file: Option<JobsFile>,
     /// `--termseq`: how a command is ended (for its time, or as the run stops): each signal,
     /// then how long it is given before the next step. None: TERM, TERM, TERM, KILL over 375
     /// ms for a timeout, TERM then KILL 1.5 s later as a run stops.
@@ -419,6 +423,17 @@ pub struct Memfree {
     pub meminfo: PathBuf,
 }
 
+/// `-j FILE`, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobsFile {
+    /// The file.
+    pub path: PathBuf,
+    /// The CPUs `N%`, `+N` and `-N` count from.
+    pub cpus: u64,
+    /// The number of jobs it held when the run started.
+    pub now: u64,
+}
+
 /// How a GNU Parallel-style run takes up an earlier one's jobs (by their numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobResume {
@@ -483,6 +498,7 @@ impl Default for Config {
             joblog_skip_words: 0,
             job_timeout: None,
             memfree: None,
+            jobs_file: None,
             delay: None,
             termseq: None,
             checkpoint_file: None,

@@ -218,8 +218,8 @@ fn plan_run(
     let mut input = open_input(cfg)?;
     let (stdin_header, head_feeder) = pipe_head(cfg, &mut input)?;
     let (sizing, cuts, end) = input_sizing(cfg, sizing(cfg)?, &mut input, wm)?;
-    // The job slots asked for (perl's `$Global::max_jobs_running`), before fewer are started.
-    let slots = wm;
+    // Perl's `$Global::max_jobs_running`: the job slots asked for (`-j FILE`: at the start).
+    let slots = cfg.jobs_file.as_ref().map_or(wm, |f| f.now.min(wm));
     let input_size = input
         .file
         .metadata()
@@ -766,6 +766,10 @@ fn work(
             )),
             None => None,
         },
+        jobs_file: cfg
+            .jobs_file
+            .as_ref()
+            .map(|f| (f.path.clone(), f.cpus, f.now)),
         termseq: cfg.termseq.clone(),
         line_limit: cfg.line_limit.filter(|_| cfg.job.is_some()),
         joblog_skip_words: joblog_skip_words(cfg) + shell_words,

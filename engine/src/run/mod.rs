@@ -31,6 +31,7 @@ mod settings;
 pub mod stop;
 mod worker;
 
+pub use limits::jobs::{jobs_value, read_jobs_file};
 use limits::{memory, timeouts};
 
 use ending::Checkpointing;
@@ -50,6 +51,8 @@ const ORPHAN_REAP: Duration = Duration::from_millis(500);
 
 /// How often the checkpoint journal is made durable while a run goes.
 const JOURNAL_SYNC: Duration = Duration::from_millis(200);
+/// How often `-j FILE`'s file is read again.
+const JOBS_FILE_LOOK: Duration = Duration::from_millis(250);
 
 /// The signals that stop a run (exit 128 + n).
 pub const STOP_SIGNALS: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
@@ -139,6 +142,8 @@ pub struct Shared {
     pub gate: Option<crate::dispatch::pace::StartGate>,
     /// `--memfree`.
     pub memory: Option<memory::MemoryFloor>,
+    /// `-j FILE`.
+    pub job_cap: Option<limits::jobs::JobCap>,
     /// `--latest-line`: the terminal rows the jobs' latest lines are drawn on.
     pub screen: Option<Mutex<crate::output::latest::Screen>>,
     /// `-t`: command lines are shown on stderr in the order their batches were claimed (the
@@ -198,10 +203,8 @@ impl Shared {
         Ok(Shared {
             clock,
             gate,
-            memory: work
-                .memfree
-                .as_ref()
-                .map(|(bytes, source)| memory::MemoryFloor::new(*bytes, source.clone())),
+            memory: memory::MemoryFloor::of(&work),
+            job_cap: limits::jobs::JobCap::of(&work, workers.max),
             screen: work.latest_line.then(|| {
                 Mutex::new(crate::output::latest::Screen::on_terminal(
                     order == crate::output::emit::OrderMode::Ordered,
@@ -441,6 +444,7 @@ impl ScanEvents for Events<'_> {
         if ring.backlog() > 0
             && started < s.workers_max
             && (started < s.workers_init || !ring.starving())
+            && s.job_cap.as_ref().is_none_or(|c| started < c.get())
         {
             s.add_worker();
         }
@@ -1157,9 +1161,12 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
     // adopted them.
     let base_ms = if shared.journal.is_some() {
         JOURNAL_SYNC.as_millis() as u16
+    } else if shared.job_cap.is_some() {
+        JOBS_FILE_LOOK.as_millis() as u16
     } else {
         ORPHAN_REAP.as_millis() as u16
     };
+    let mut jobs_looked = Instant::now();
     let timeout = PollTimeout::from(base_ms);
     let mut synced = Instant::now();
     let mut enforcer = (shared.clock.limit.is_some() || shared.memory.is_some())
@@ -1202,6 +1209,10 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
         let watched = if watch_stdout { 3 } else { 2 };
         let n = poll(&mut fds[..watched], wait(&mut enforcer)).unwrap_or(0);
         sync_journal(&mut synced);
+        if jobs_looked.elapsed() >= JOBS_FILE_LOOK {
+            jobs_looked = Instant::now();
+            follow_jobs_file(shared);
+        }
         descendants::reap_adopted();
         if n == 0 {
             continue;
@@ -1259,6 +1270,18 @@ fn supervise(shared: &Arc<Shared>, signals: BorrowedFd<'_>) {
 
 /// Once every worker has returned: a timed-out command's group, still being ended, gets the
 /// rest of its steps (`--termseq`) unless a signal stops frun first.
+/// `-j FILE`: reads the file again; a larger number starts workers for the batches that wait
+/// (fewer park themselves before their next claim).
+fn follow_jobs_file(shared: &Arc<Shared>) {
+    let Some(n) = shared.job_cap.as_ref().and_then(|c| c.reread()) else {
+        return;
+    };
+    while shared.workers_started.load(Ordering::Acquire) < n
+        && shared.rings.backlog() > 0
+        && shared.add_worker()
+    {}
+}
+
 fn end_groups(shared: &Shared, enforcer: Option<&mut timeouts::Enforcer>, signals: BorrowedFd<'_>) {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let Some(e) = enforcer else {

@@ -143,6 +143,9 @@ pub struct Work {
     pub delay: Option<std::time::Duration>,
     /// `--memfree`: the memory (bytes) a batch needs available to start, and where it is read.
     pub memfree: Option<(u64, crate::sys::memory::MemorySource)>,
+    /// `-j FILE`: the file the number of jobs that may run at once is read from again, the
+    /// CPUs its `N%`, `+N` and `-N` count from, and the number it held at the start.
+    pub jobs_file: Option<(std::path::PathBuf, u64, u64)>,
     /// [`crate::plan::config::Config::termseq`].
     pub termseq: Option<Vec<(i32, std::time::Duration)>>,
     /// Leading words of the command line a joblog line does not show.

@@ -215,6 +215,14 @@ pub(super) trait Site {
     fn line_too_long(&self, _bytes: &[u8], _argv: &Argv) -> Option<StopReason> {
         None
     }
+    /// `-j FILE`: takes a place for the next batch, waiting while as many jobs run as may run
+    /// now (before the worker takes the start gate's turn and claims); false, having left,
+    /// when the run stopped.
+    fn job_room(&self, _finished: bool) -> bool {
+        true
+    }
+    /// `-j FILE`: gives the place back (the batch ended, or none was claimed).
+    fn job_done(&self) {}
     /// `--memfree`: waits until the memory a batch needs is available; false when the run
     /// stopped meanwhile.
     fn memory_room(&self) -> bool {
@@ -483,6 +491,26 @@ impl Site for Post<'_> {
 
     fn start_turn(&self) -> Option<crate::dispatch::pace::StartTurn<'_>> {
         self.shared.gate.as_ref().map(|g| g.hold())
+    }
+
+    fn job_room(&self, finished: bool) -> bool {
+        let s = self.shared;
+        // Once the input is all handed out, a parked worker goes on to find that out.
+        let over = || s.rings.drained();
+        let room = s
+            .job_cap
+            .as_ref()
+            .is_none_or(|cap| cap.take(s.stop.as_fd(), &over));
+        if !room {
+            s.rings.leave(self.node, finished);
+        }
+        room
+    }
+
+    fn job_done(&self) {
+        if let Some(cap) = &self.shared.job_cap {
+            cap.give_back();
+        }
     }
 
     fn memory_room(&self) -> bool {
@@ -851,15 +879,20 @@ impl<'a, S: Site> Worker<'a, S> {
     fn serve(mut self) -> io::Result<()> {
         let mut finished = false;
         loop {
+            if !self.site.job_room(finished) {
+                break;
+            }
             // The start gate is held across the claim, so batches start in claim order.
             self.turn = self.site.start_turn();
             let Some(batch) = self.site.claim(finished) else {
                 self.turn = None;
+                self.site.job_done();
                 break;
             };
             finished = true;
             self.trace_turn = self.site.draw_trace_turn();
             let served = self.serve_one(&batch);
+            self.site.job_done();
             self.turn = None;
             if let Some(t) = self.trace_turn.take() {
                 self.site.pass_trace_turn(t);

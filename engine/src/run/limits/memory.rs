@@ -37,6 +37,12 @@ impl MemoryFloor {
         }
     }
 
+    /// The floor `--memfree` asks for, if it does.
+    pub fn of(work: &crate::run::Work) -> Option<MemoryFloor> {
+        let (bytes, source) = work.memfree.as_ref()?;
+        Some(MemoryFloor::new(*bytes, source.clone()))
+    }
+
     fn now(&self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64 + 1
     }
