@@ -1,5 +1,6 @@
 # frun with bash: the static binary plus frun.bash (the bash front end with the loadable builtin),
-# sourced by every bash in the image, interactive or not; `parallel` and `xargs` on PATH are frun.
+# sourced by every bash in the image, interactive or not; `parallel`, `sem` and `xargs` on PATH
+# are frun.
 # (Inside a container /dev/shm is usually noexec; frun.bash then unpacks the builtin in a private
 # directory under /tmp instead.)
 #
@@ -51,7 +52,7 @@ COPY --from=build --chmod=0755 /out/image/frun /usr/local/bin/frun
 COPY --from=build --chmod=0644 /out/image/frun.bash /usr/local/share/frun/frun.bash
 # frun's personalities under the tools' names (the binary dispatches on the name it was started
 # by), ahead of Debian's /usr/bin/xargs: scripts written for GNU Parallel or xargs run on frun.
-RUN ln -s frun /usr/local/bin/parallel && ln -s frun /usr/local/bin/xargs
+RUN ln -s frun /usr/local/bin/parallel && ln -s frun /usr/local/bin/sem && ln -s frun /usr/local/bin/xargs
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # Interactive shells read /etc/bash.bashrc; non-interactive ones (bash -c, scripts) read $BASH_ENV.
