@@ -54,6 +54,17 @@ pub struct FailureShown {
     pub signal: i32,
 }
 
+/// Says that a command was ended by frun (`fact`: for its time, or for memory), its command
+/// line `line` the notice's detail.
+fn say_ended(fact: crate::sys::notice::Fact, line: &str, text: &str) {
+    crate::sys::notice::say_about(
+        crate::sys::notice::NoticeKind::Problem,
+        Some(fact),
+        line,
+        format_args!("{text}"),
+    )
+}
+
 /// What a batch ended for memory is said to be.
 const EVICTED: &str = "ended as memory ran short (--memfree)";
 
@@ -291,24 +302,14 @@ impl Ledger {
                 self.timed_out.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: killed after its --job-timeout", place());
                 self.timeout_turns.in_turn(*turn, || {
-                    crate::sys::notice::say_about(
-                        crate::sys::notice::NoticeKind::Problem,
-                        Some(crate::sys::notice::Fact::TimedOut),
-                        &line(),
-                        format_args!("{text}"),
-                    )
+                    say_ended(crate::sys::notice::Fact::TimedOut, &line(), &text)
                 });
                 self.note_first(batch.start, text);
             }
             Outcome::Evicted { .. } => {
                 self.evicted.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{}: {EVICTED}", place());
-                crate::sys::notice::say_about(
-                    crate::sys::notice::NoticeKind::Problem,
-                    Some(crate::sys::notice::Fact::Evicted),
-                    &line(),
-                    format_args!("{text}"),
-                );
+                say_ended(crate::sys::notice::Fact::Evicted, &line(), &text);
                 self.note_first(batch.start, text);
             }
             Outcome::Exited(code) => {

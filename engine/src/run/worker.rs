@@ -200,10 +200,10 @@ pub(super) trait Site {
     fn stop(&self) -> &Stop;
     fn ledger(&self) -> &Ledger;
     fn rules(&self) -> Rules;
-    /// Waits for this start's turn (`--delay`): the moment it came, or None when the run
-    /// stopped meanwhile.
-    fn pace(&self) -> Option<crate::dispatch::pace::Started> {
-        Some(crate::dispatch::pace::Started::now())
+    /// Waits for this start's turn (`--delay`): None when the run stopped meanwhile, else the
+    /// moment the gate let it through (None without a gate: the start is now).
+    fn pace(&self) -> Option<Option<crate::dispatch::pace::Started>> {
+        Some(None)
     }
     /// The command line of `argv` as messages and the joblog show it.
     fn shown_line(&self, argv: &Argv) -> String {
@@ -481,11 +481,11 @@ impl Site for Post<'_> {
         &self.shared.ledger
     }
 
-    fn pace(&self) -> Option<crate::dispatch::pace::Started> {
+    fn pace(&self) -> Option<Option<crate::dispatch::pace::Started>> {
         let s = self.shared;
         match &s.gate {
-            Some(g) => g.wait(s.stop.as_fd()),
-            None => Some(crate::dispatch::pace::Started::now()),
+            Some(g) => g.wait(s.stop.as_fd()).map(Some),
+            None => Some(None),
         }
     }
 
@@ -1110,16 +1110,18 @@ impl<'a, S: Site> Worker<'a, S> {
         if !site.memory_room() {
             return Ok(None);
         }
-        let started = match self.turn.take() {
-            Some(turn) => turn.wait(site.stop().as_fd()),
+        let paced = match self.turn.take() {
+            Some(turn) => turn.wait(site.stop().as_fd()).map(Some),
             None => site.pace(),
         };
-        let Some(started) = started else {
+        let Some(gated) = paced else {
             return Ok(None);
         };
         if let Some(j) = &mut self.job {
             if j.start.is_none() {
-                j.start = Some((started.wall, started.mono, self.attempts - 1));
+                // The clocks are read only for a joblog, the gate's moment when it has one.
+                let at = gated.unwrap_or_else(crate::dispatch::pace::Started::now);
+                j.start = Some((at.wall, at.mono, self.attempts - 1));
             }
         }
         if let Some(c) = self.errors {

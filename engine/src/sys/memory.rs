@@ -7,8 +7,6 @@
 //! regular file (a FIFO or a device named in its place is refused when the run is planned), and
 //! only its first 64 KiB are read.
 
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Where the available memory is read.
@@ -42,22 +40,7 @@ impl MemorySource {
     }
 
     fn read(&self) -> Result<Vec<u8>, String> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-            .open(&self.path)
-            .map_err(|e| crate::sys::errors::os_message(&e))?;
-        let meta = file
-            .metadata()
-            .map_err(|e| crate::sys::errors::os_message(&e))?;
-        if !meta.is_file() {
-            return Err("not a regular file".into());
-        }
-        let mut text = Vec::with_capacity(4096);
-        file.take(MOST)
-            .read_to_end(&mut text)
-            .map_err(|e| crate::sys::errors::os_message(&e))?;
-        Ok(text)
+        crate::sys::read_regular(&self.path, MOST).map_err(|e| crate::sys::errors::os_message(&e))
     }
 
     /// The bytes available now; None when the file cannot be read or parsed any more.

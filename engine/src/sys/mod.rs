@@ -246,6 +246,34 @@ pub fn poll_numbers(fds: &mut [libc::pollfd], timeout_ms: i32) -> std::io::Resul
     }
 }
 
+/// Waits up to `wait` (at most a minute) for `stop` (an eventfd a run signals as it stops) to
+/// become readable: true when it did. The wait of every pacing loop (start gates, memory,
+/// `-j FILE`).
+pub fn stopped_within(stop: BorrowedFd<'_>, wait: std::time::Duration) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let ms = wait.as_nanos().div_ceil(1_000_000).min(60_000) as u16;
+    let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
+    poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0
+}
+
+/// Reads at most `most` bytes of the regular file at `path`: opened without blocking (a FIFO
+/// or a device named there is never waited on) and refused unless it is a regular file, so
+/// that a settings file that is not one cannot stall or feed a run without end.
+pub fn read_regular(path: &std::path::Path, most: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(most).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Sleeps while `word` holds `expected` (or until woken); spurious returns are the caller's
 /// to re-check. `word` may live in memory shared with other processes.
 pub fn futex_wait(word: &AtomicU32, expected: u32) {

@@ -8,7 +8,6 @@
 //! compare-and-swap per batch, only in runs given `-j FILE`.
 
 use std::os::fd::BorrowedFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,18 +40,7 @@ pub fn jobs_value(text: &str, cpus: u64, unbounded: u64) -> Option<u64> {
 /// A regular file's first 64 bytes as text (a FIFO or a device is never read: opened
 /// non-blocking, then checked).
 pub fn read_jobs_file(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(64).read_to_string(&mut text).ok()?;
-    Some(text)
+    String::from_utf8(crate::sys::read_regular(path, 64).ok()?).ok()
 }
 
 /// The number of jobs that may run at once, and the file it is read from.
@@ -116,7 +104,6 @@ impl JobCap {
     /// out: the place is taken all the same, to be given back). False when `stop` became
     /// readable first (no place taken).
     pub fn take(&self, stop: BorrowedFd<'_>, over: &dyn Fn() -> bool) -> bool {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
         loop {
             let taken = self.taken.load(Ordering::Acquire);
             if taken < self.get() || over() {
@@ -129,9 +116,7 @@ impl JobCap {
                 }
                 continue;
             }
-            let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
-            let ms = PARKED_LOOK.as_millis() as u16;
-            if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
+            if crate::sys::stopped_within(stop, PARKED_LOOK) {
                 return false;
             }
         }

@@ -50,7 +50,6 @@ impl MemoryFloor {
     /// Waits until at least the floor is available (a file that cannot be read any more does
     /// not hold starts back); false when `stop` became readable first.
     pub fn wait_for_room(&self, stop: BorrowedFd<'_>) -> bool {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
         loop {
             let seen = self.enough_at.load(Ordering::Relaxed);
             if seen != 0 && self.now() - seen < FRESH.as_nanos() as u64 {
@@ -60,9 +59,7 @@ impl MemoryFloor {
                 self.enough_at.store(self.now(), Ordering::Relaxed);
                 return true;
             }
-            let mut p = [PollFd::new(stop, PollFlags::POLLIN)];
-            let ms = RECHECK.as_millis() as u16;
-            if poll(&mut p, PollTimeout::from(ms)).unwrap_or(0) > 0 {
+            if crate::sys::stopped_within(stop, RECHECK) {
                 return false;
             }
         }
