@@ -90,6 +90,54 @@ if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   QUICK=1 bash benches/run.sh
   QUICK=1 bash benches/vs-gnu.sh  # a few seconds: 50 jobs, 5000 values, 50000 lines
 fi
+# Parts that share nothing with the distribution checks (their own target directories, their
+# own virtual environment) run beside them, each into a log printed when it is waited for: the
+# checks leave a core idle for minutes (downloads, podman, single-threaded configure steps).
+bg_names=()
+bg_pids=()
+bg_logs=$(mktemp -d)
+trap 'rm -rf "$bg_logs"' EXIT
+beside() {
+  local name=$1
+  shift
+  echo "==> [$((SECONDS / 60))m$((SECONDS % 60))s] started beside the next parts: $name"
+  ("$@") >"$bg_logs/${#bg_names[@]}.log" 2>&1 &
+  bg_names+=("$name")
+  bg_pids+=("$!")
+}
+collect() {
+  local i status failed=0
+  for i in "${!bg_pids[@]}"; do
+    if wait "${bg_pids[$i]}"; then status=ok; else status=FAILED failed=1; fi
+    stage "${bg_names[$i]} (ran beside): $status"
+    cat "$bg_logs/$i.log"
+  done
+  ((failed == 0)) || { echo "a part run beside the others failed (above)"; exit 1; }
+}
+# The ring's claim/publish protocol under a model checker (loom: every interleaving of a few
+# threads, up to a preemption bound; futexes modelled with their contract, so a lost wake-up is
+# a deadlock) and the ring, ledger and slots modules' unit tests under the interpreter (miri:
+# undefined behaviour, data races), on a pinned nightly. Each in a target dir of its own.
+ring_models() {
+  set -e
+  RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p frun-engine --release --lib dispatch::ring::model
+  CARGO_TARGET_DIR=target/miri cargo "+$miri_toolchain" miri test -p frun-engine --lib -- dispatch::ring:: dispatch::ledger:: dispatch::slots::
+}
+# The Python module (import frun): its pytest suite, in a fresh virtual environment, then its
+# Rust unit tests (they link libpython), on the frun library maturin just built in target/.
+python_module() {
+  set -e
+  bash python/tests/run.sh
+  cargo test -p frun-python --release
+}
+# The pinned nightly is installed first, in the foreground: rustup is not run twice at once
+# (the distribution checks add targets to the stable toolchain).
+miri_toolchain=nightly-2026-05-20
+if ! rustup component list --toolchain "$miri_toolchain" --installed 2>/dev/null | grep -q '^miri'; then
+  rustup toolchain install "$miri_toolchain" --profile minimal --component miri,rust-src
+fi
+beside "the ring under loom and miri" ring_models
+beside "the Python module" python_module
 if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   stage "distribution checks"
   bash ci/lint-dist.sh
@@ -99,22 +147,7 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   bash packaging/image-test.sh --dist "$dist"
   rm -rf "$dist"
 fi
-# The ring's claim/publish protocol under a model checker (loom: every interleaving of a few
-# threads, up to a preemption bound; futexes modelled with their contract, so a lost wake-up is
-# a deadlock) and the ring, ledger and slots modules' unit tests under the interpreter (miri:
-# undefined behaviour, data races), on a pinned nightly. Each in a target dir of its own.
-stage "the ring under loom and miri"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p frun-engine --release --lib dispatch::ring::model
-miri_toolchain=nightly-2026-05-20
-if ! rustup component list --toolchain "$miri_toolchain" --installed 2>/dev/null | grep -q '^miri'; then
-  rustup toolchain install "$miri_toolchain" --profile minimal --component miri,rust-src
-fi
-CARGO_TARGET_DIR=target/miri cargo "+$miri_toolchain" miri test -p frun-engine --lib -- dispatch::ring:: dispatch::ledger:: dispatch::slots::
-# The Python module (import frun): its pytest suite, in a fresh virtual environment.
-stage "the Python module"
-bash python/tests/run.sh
-# Its Rust unit tests (they link libpython), on the frun library maturin just built in target/.
-cargo test -p frun-python --release
+collect
 # The bash front end: the builtin in a frun.bash, driven from bash.
 stage "the bash builtin"
 bash tests/bash/run.sh
