@@ -20,13 +20,15 @@ shopt -s inherit_errexit
 
 usage() {
   cat <<'EOF'
-usage: packaging/build.sh [--out DIR] [--only-blobs | --only-static]
+usage: packaging/build.sh [--out DIR] [--only-blobs | --only-static | --only-tools]
 
   --out DIR     where the artifacts go (default: <repo>/dist); earlier artifacts there are replaced
   --only-blobs  only the bash builtins and frun.bash (for the Nix package frun-bash); uses the
                 cargo-zigbuild and zig on PATH when there are any instead of installing them
   --only-static the static binary alone (the container image's build stage): the same bytes as
                 in a full build, without the tools the other artifacts need
+  --only-tools  only install the pinned tools and rustup targets a full build uses, then stop
+                (packaging/check.sh, before it starts its two builds at once)
 Environment:
   SOURCE_DATE_EPOCH   timestamp used everywhere (default: time of the last commit, else 1700000000)
   FRUN_GIT_COMMIT     commit embedded in the binary (default: git short hash, else "unknown")
@@ -42,11 +44,13 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 out=$repo/dist
 only_blobs=no
 only_static=no
+only_tools=no
 while (($#)); do
   case $1 in
     --out) (($# >= 2)) || die "--out needs a directory"; out=$2; shift 2 ;;
     --only-blobs) only_blobs=yes; shift ;;
     --only-static) only_static=yes; shift ;;
+    --only-tools) only_tools=yes; shift ;;
     --out=*) out=${1#--out=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -116,6 +120,14 @@ if [[ $only_blobs == no ]]; then
     cargo_tool cargo-cyclonedx 0.5.9
     cargo_tool cargo-sbom 0.10.0
   fi
+fi
+if [[ $only_tools == yes ]]; then
+  # What the bash builtins and the wheel use too, so that a full build installs nothing more.
+  ensure_target x86_64-unknown-linux-gnu
+  python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
+  cargo_tool cargo-zigbuild 0.24.1
+  step "the pinned tools are in $tools"
+  exit 0
 fi
 
 # --- metadata -----------------------------------------------------------------------------------

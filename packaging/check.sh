@@ -96,23 +96,46 @@ build_b_env=(
   PATH="$env_b/tools/cargo/bin:$(dirname "$(command -v cargo)"):$PATH"
 )
 
-timings=()
-for copy in "$copy_a" "$copy_b"; do
-  step "building in $copy"
-  t0=$SECONDS
+# The pinned tools are installed once, into the first build's tool cache; the pinned cargo
+# tools' binaries are then copied into the second's, not built a second time (the Python tools
+# are installed anew there). Then both copies build at the same time, each into a log printed
+# when it is done: a build leaves a core idle for long stretches (configure scripts, the
+# single-threaded fat-LTO link, pip, the SBOM tools), which the other fills.
+step "installing the pinned tools"
+env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR bash "$copy_a/packaging/build.sh" --only-tools --out "$work/tools-only"
+for part in bin .crates2.json .crates.toml; do
+  if [[ -e $tools/cargo/$part ]]; then cp -a "$tools/cargo/$part" "$env_b/tools/cargo/"; fi
+done
+build_copy() {
+  local copy=$1 t0=$SECONDS
   if [[ $copy == "$copy_a" ]]; then
     env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR bash "$copy/packaging/build.sh" --out "$copy/dist"
   else
-    # The pinned cargo tools the first build installed (on a fresh machine, it installed them
-    # just now): their binaries are copied, not built a second time.
-    for part in bin .crates2.json .crates.toml; do
-      if [[ -e $tools/cargo/$part ]]; then cp -a "$tools/cargo/$part" "$env_b/tools/cargo/"; fi
-    done
     env -u CARGO_TARGET_DIR -u FRUN_BUILD_DIR "${build_b_env[@]}" \
       bash "$copy/packaging/build.sh" --out "$copy/dist"
   fi
-  timings+=("$((SECONDS - t0))s")
+  echo "$((SECONDS - t0))s" >"$copy.time"
+}
+pids=()
+for copy in "$copy_a" "$copy_b"; do
+  step "building in $copy (beside the other build; its log follows when it is done)"
+  build_copy "$copy" >"$copy.log" 2>&1 &
+  pids+=("$!")
 done
+timings=()
+build_failed=0
+for i in 0 1; do
+  copy=$([[ $i == 0 ]] && echo "$copy_a" || echo "$copy_b")
+  if wait "${pids[$i]}"; then
+    timings+=("$(cat "$copy.time")")
+  else
+    build_failed=1
+    timings+=(failed)
+  fi
+  step "the build in $copy:"
+  cat "$copy.log" >&2
+done
+((build_failed == 0)) || die "a build failed (its log is above)"
 dist_a=$copy_a/dist
 dist_b=$copy_b/dist
 

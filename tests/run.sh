@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # Marks each part with the time since the start, so a slow part shows in the log.
 stage() { echo "==> [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
 
-missing=()
+missing=() bare=()
 command -v pgrep >/dev/null || missing+=(procps)
 command -v xargs >/dev/null || missing+=(findutils)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
@@ -42,17 +42,88 @@ else
   pkg-config --exists hwloc || missing+=(libhwloc-dev)
   pkg-config --exists libudev || missing+=(libudev-dev)
 fi
-if ((${#missing[@]})); then
-  echo "installing: ${missing[*]}"
+# What the later parts would each install with apt themselves, asked for here in one apt run:
+# one index update instead of five, and no two parts ever run apt at once (some run beside
+# others). The fresh roots: debootstrap and its keyring. The distribution checks: nix-bin, git,
+# shellcheck (ci/lint-dist.sh), binutils, file, musl-tools (packaging/check.sh, build.sh),
+# buildah, podman, runc (packaging/image-test.sh). The benchmark: hyperfine, pigz, xz-utils.
+if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
+  command -v debootstrap >/dev/null || missing+=(debootstrap)
+  [[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]] || missing+=(debian-archive-keyring)
+fi
+if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
+  for tool in nix-instantiate:nix-bin git:git shellcheck:shellcheck objdump:binutils file:file \
+    musl-gcc:musl-tools; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+  done
+  # As image-test.sh installs them: without the packages they only recommend.
+  for tool in buildah podman runc; do
+    command -v "$tool" >/dev/null || bare+=("$tool")
+  done
+fi
+if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 ]]; then
+  for tool in hyperfine:hyperfine pigz:pigz xz:xz-utils; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+  done
+fi
+if ((${#missing[@]} + ${#bare[@]})); then
+  echo "installing: ${missing[*]} ${bare[*]}"
   export DEBIAN_FRONTEND=noninteractive
   sudo=()
   (($(id -u) == 0)) || sudo=(sudo) # CI runners are not root
-  "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+  "${sudo[@]}" apt-get update -qq
+  ((${#missing[@]} == 0)) || "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+  ((${#bare[@]} == 0)) || "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${bare[@]}"
 fi
 for component in rustfmt clippy; do
   rustup component list --installed 2>/dev/null | grep -q "^$component" \
     || rustup component add "$component"
 done
+
+# Parts that share nothing with the parts in the foreground (their own roots, target
+# directories or virtual environments) run beside them, each into a log printed when it is
+# waited for (`collect`): the foreground parts leave a core idle for minutes (downloads,
+# debootstrap, podman, single-threaded configure and link steps).
+bg_names=()
+bg_pids=()
+bg_logs=$(mktemp -d)
+bg_count=0
+trap 'rm -rf "$bg_logs"' EXIT
+beside() {
+  local name=$1
+  shift
+  echo "==> [$((SECONDS / 60))m$((SECONDS % 60))s] started beside the next parts: $name"
+  ("$@") >"$bg_logs/$bg_count.log" 2>&1 &
+  bg_names+=("$name")
+  bg_pids+=("$!")
+  bg_count=$((bg_count + 1))
+}
+# Waits for every part started beside, prints its log; exits if one failed.
+collect() {
+  local i status failed=0 first=$((bg_count - ${#bg_pids[@]}))
+  for i in "${!bg_pids[@]}"; do
+    if wait "${bg_pids[$i]}"; then status=ok; else status=FAILED failed=1; fi
+    stage "${bg_names[$i]} (ran beside): $status"
+    cat "$bg_logs/$((first + i)).log"
+  done
+  bg_names=()
+  bg_pids=()
+  ((failed == 0)) || { echo "a part run beside the others failed (above)"; exit 1; }
+}
+as_root() { if (($(id -u) == 0)); then "$@"; else sudo "$@"; fi; }
+# README's first command, as written, in a fresh Debian 12 root; then README's way without the
+# rustup script: Debian 13's own cargo builds frun (rust-version). Both need root (debootstrap,
+# chroot); both spend most of their time fetching packages, beside the lints.
+fresh_roots() {
+  set -e
+  stage "README's first command in a fresh Debian 12 root"
+  as_root bash tests/fresh-root.sh
+  stage "frun built by Debian 13's packaged Rust in a fresh root"
+  as_root bash tests/distro-rust.sh
+}
+if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
+  beside "the fresh Debian roots" fresh_roots
+fi
 
 stage "formatting and lints"
 cargo fmt --check
@@ -69,51 +140,13 @@ cargo clippy --all-targets --release --features bash -- -D warnings
 # The API docs build without a warning: the engine's public items all documented (it denies
 # missing_docs), and no broken or private intra-doc link in either crate.
 RUSTDOCFLAGS="-D warnings" cargo doc -p frun-engine -p frun --no-deps --features hwloc
-# README's first command, as written, in a fresh Debian 12 root (needs root: debootstrap, chroot).
-if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
-  stage "README's first command in a fresh Debian 12 root"
-  if (($(id -u) == 0)); then
-    bash tests/fresh-root.sh
-  else
-    sudo bash tests/fresh-root.sh
-  fi
-  # README's way without the rustup script: Debian 13's own cargo builds frun (rust-version).
-  stage "frun built by Debian 13's packaged Rust in a fresh root"
-  if (($(id -u) == 0)); then
-    bash tests/distro-rust.sh
-  else
-    sudo bash tests/distro-rust.sh
-  fi
-fi
+# The fresh roots are done before the benchmark's own tools are built.
+collect
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   stage "benchmark smoke run"
   QUICK=1 bash benches/run.sh
   QUICK=1 bash benches/vs-gnu.sh  # a few seconds: 50 jobs, 5000 values, 50000 lines
 fi
-# Parts that share nothing with the distribution checks (their own target directories, their
-# own virtual environment) run beside them, each into a log printed when it is waited for: the
-# checks leave a core idle for minutes (downloads, podman, single-threaded configure steps).
-bg_names=()
-bg_pids=()
-bg_logs=$(mktemp -d)
-trap 'rm -rf "$bg_logs"' EXIT
-beside() {
-  local name=$1
-  shift
-  echo "==> [$((SECONDS / 60))m$((SECONDS % 60))s] started beside the next parts: $name"
-  ("$@") >"$bg_logs/${#bg_names[@]}.log" 2>&1 &
-  bg_names+=("$name")
-  bg_pids+=("$!")
-}
-collect() {
-  local i status failed=0
-  for i in "${!bg_pids[@]}"; do
-    if wait "${bg_pids[$i]}"; then status=ok; else status=FAILED failed=1; fi
-    stage "${bg_names[$i]} (ran beside): $status"
-    cat "$bg_logs/$i.log"
-  done
-  ((failed == 0)) || { echo "a part run beside the others failed (above)"; exit 1; }
-}
 # The ring's claim/publish protocol under a model checker (loom: every interleaving of a few
 # threads, up to a preemption bound; futexes modelled with their contract, so a lost wake-up is
 # a deadlock) and the ring, ledger and slots modules' unit tests under the interpreter (miri:
@@ -163,8 +196,9 @@ stage "engine suites on 4 logical NUMA nodes"
 FRUN_NODES=@4 cargo test --release --features hwloc --test tests -- "${engine_suites[@]}" \
   resume:: --skip input_faults:: --skip resume_property
 # Sharding, --results and frun merge on a real Slurm cluster on this machine.
+# target/release/frun is the one the suites above were built with (`cargo build` would build it
+# anew: the tests' dev-dependencies turn on other features of shared crates).
 stage "a local Slurm cluster"
-cargo build --release --features hwloc
 FRUN=target/release/frun bash tests/slurm/run.sh
 # Last, so the test summary closes the output.
 stage "unit, integration, differential and property tests"
