@@ -35,7 +35,7 @@ pub use frun_engine::ExitCode;
 use frun_engine::plan::config::Config;
 use frun_engine::run::Statuses;
 use frun_engine::{Io, RunError, exec, output::results, sys::errors};
-pub use invocation::{Invocation, UsageError};
+pub use invocation::{Invocation, Sidecar, UsageError};
 
 /// Which standard descriptors were closed when the process started, before the Rust runtime
 /// reopened them on /dev/null (the binary finds out; see `src/main.rs`).
@@ -73,24 +73,24 @@ pub fn main_with_args(
         return ExitCode::Error;
     }
     match parse_args(args) {
-        Ok(cfg) if closed.stdin && cfg.input == frun_engine::plan::config::InputSpec::Stdin => {
+        Ok(run) if closed.stdin && run.cfg.input == frun_engine::plan::config::InputSpec::Stdin => {
             eprintln!(
                 "{PROG}: standard input is closed: no records to read (use -a FILE, or </dev/null \
                  for no input)"
             );
             ExitCode::Usage
         }
-        Ok(cfg) => {
+        Ok(Parsed { cfg, sidecar }) => {
             // `frun parallel --tee --pipe`: all of stdin to every job (see parallel/tee.rs).
-            let tee = match parallel::tee::start(cfg.dry_run) {
-                Ok(t) => t,
+            let sidecar = match sidecar.map(Sidecar::start).transpose() {
+                Ok(s) => s,
                 Err(m) => {
                     eprintln!("{PROG}: {m}");
                     return ExitCode::Passed(255);
                 }
             };
             let code = run_config(&cfg, None, true);
-            drop(tee);
+            drop(sidecar);
             // The process exits next: freeing a sweep's hundred thousand words one by one
             // would only cost time.
             std::mem::forget(cfg);
@@ -112,23 +112,33 @@ fn xargs_name(args: &[std::ffi::OsString]) -> Option<String> {
     by_word.then(|| "xargs".to_string())
 }
 
+/// A command line that asks for a run: its checked `Config`, and the sidecar (if any) that
+/// frun's own process keeps going beside the run.
+pub struct Parsed {
+    /// The run, as the engine's builder accepted it.
+    pub cfg: Config,
+    /// Started just before the run, dropped after it (`--tee --pipe`'s feeder).
+    pub sidecar: Option<Sidecar>,
+}
+
 /// Parses the arguments. What needs no run (help, version, `frun merge`, a usage error) is done
 /// here and comes back as the exit status.
-pub fn parse_args(
-    args: impl IntoIterator<Item = std::ffi::OsString>,
-) -> Result<frun_engine::plan::config::Config, ExitCode> {
+pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Parsed, ExitCode> {
+    // Every front end's Config passes the engine's builder: settings that cannot go
+    // together are refused here, before any input is opened.
+    let checked = |cfg: Box<Config>, sidecar| {
+        let statuses = cfg.conduct.statuses;
+        frun_engine::ConfigBuilder::from_config(*cfg)
+            .build()
+            .map(|cfg| Parsed { cfg, sidecar })
+            .map_err(|e| {
+                eprintln!("{PROG}: {e}");
+                refusal_status(statuses, &RunError::Config(e))
+            })
+    };
     match parse(args) {
-        Ok(Invocation::Run(cfg)) => {
-            // Every front end's Config passes the engine's builder: settings that cannot go
-            // together are refused here, before any input is opened.
-            let statuses = cfg.conduct.statuses;
-            frun_engine::ConfigBuilder::from_config(*cfg)
-                .build()
-                .map_err(|e| {
-                    eprintln!("{PROG}: {e}");
-                    refusal_status(statuses, &RunError::Config(e))
-                })
-        }
+        Ok(Invocation::Run(cfg)) => checked(cfg, None),
+        Ok(Invocation::RunWith(cfg, sidecar)) => checked(cfg, Some(sidecar)),
         Ok(Invocation::Merge(dir)) => Err(match results::merge(&dir) {
             Ok(()) => ExitCode::Success,
             Err(e @ results::MergeError::Incomplete(_)) => {

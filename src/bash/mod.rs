@@ -77,13 +77,15 @@ pub(crate) unsafe extern "C" fn frun_builtin(list: *mut WordList) -> libc::c_int
 /// Runs one `frun …` command line in the calling shell; returns its exit status.
 fn invoke(args: Vec<OsString>) -> libc::c_int {
     let mut cfg = match crate::parse_args(args) {
-        Ok(cfg) => cfg,
+        Ok(crate::Parsed {
+            sidecar: Some(_), ..
+        }) => {
+            eprintln!("frun: --tee with --pipe runs in frun parallel, not in the shell's frun");
+            return 255;
+        }
+        Ok(crate::Parsed { cfg, .. }) => cfg,
         Err(code) => return code.into(),
     };
-    if crate::parallel::tee::take_pending() {
-        eprintln!("frun: --tee with --pipe runs in frun parallel, not in the shell's frun");
-        return 255;
-    }
     let line = cfg.job.as_ref().is_some_and(|j| !j.literal);
     let kind = if cfg.dry_run {
         None

@@ -615,6 +615,7 @@ mod tests {
             .map(OsString::from);
         match parse(argv) {
             Ok(Invocation::Run(c)) => *c,
+            Ok(Invocation::RunWith(..)) => panic!("frun's own flags make no sidecar"),
             Ok(Invocation::Print(_)) => panic!("printed instead of running"),
             Ok(Invocation::Merge(_)) => panic!("merge instead of running"),
             Ok(Invocation::Act(_)) => panic!("acted instead of running"),

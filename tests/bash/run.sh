@@ -496,6 +496,11 @@ check "frun parallel --tag runs a function" "$(printf 'x\tf:x\ny\tf:y')" \
   "$(in_bash 'f() { echo "f:$*"; }; frun parallel -k --tag f ::: x y')"
 check "frun parallel: variables of the shell" "v=7 1" \
   "$(in_bash 'v=7; frun parallel "echo v=\$v {}" ::: 1')"
+# --tee --pipe needs a feeder thread in frun's own process: the shell's frun says so, runs
+# nothing, and the shell goes on (--pipepart --tee needs none: each job opens the file).
+check "frun parallel --tee --pipe in the shell: one line, status 255, nothing run" \
+  "$(printf '%s\n' "frun: --tee with --pipe runs in frun parallel, not in the shell's frun" status=255)" \
+  "$(in_bash 'seq 3 | frun parallel --tee --pipe ::: wc 2>&1; echo "status=$?"')"
 
 # --- C plugins (-C): the worker shells load the library and call the function -------------------
 if command -v cc >/dev/null; then

@@ -19,9 +19,8 @@ use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use crate::invocation::Invocation;
+use crate::invocation::{Invocation, Sidecar};
 use crate::parallel::Options;
 use frun_engine::exec::command::argv::shell_quote;
 use frun_engine::exec::command::job::{JobSpec, perl_expression};
@@ -33,10 +32,6 @@ struct Plan {
     dir: PathBuf,
     jobs: u64,
 }
-
-/// Set while the command line is read; taken by [`start`]. (The front end hands the engine
-/// a `Config` only; the feeder belongs to the process that runs it.)
-static PLAN: Mutex<Option<Plan>> = Mutex::new(None);
 
 /// GNU Parallel's error when the jobs cannot all run at once (status 255).
 fn too_few_jobs(warn: Option<u64>) -> Invocation {
@@ -57,10 +52,11 @@ fn too_few_jobs(warn: Option<u64>) -> Invocation {
     }
 }
 
-/// What [`finish`] checks once the run's `Config` is built.
+/// What [`finish`] checks once the run's `Config` is built, and the feeder's plan (`--pipe`).
 pub(in crate::parallel) struct Pending {
     jobs: u64,
     every: bool,
+    feeder: Option<Plan>,
 }
 
 /// Turns a `--tee` run (`--pipe` or `--pipepart` given) into an ordinary run over the
@@ -118,6 +114,7 @@ pub(in crate::parallel) fn prepare(
     if !code.is_empty() && !code.ends_with(b"\n") {
         code.push(b'\n');
     }
+    let mut feeder = None;
     match data {
         Some(file) => {
             let file = std::path::absolute(&file).unwrap_or(file);
@@ -128,44 +125,47 @@ pub(in crate::parallel) fn prepare(
         None if jobs > 0 => {
             let dir = private_name(&crate::parallel::storage::tmpdir(o));
             claim_code(&dir, jobs, &mut code);
-            if let Ok(mut plan) = PLAN.lock() {
-                *plan = Some(Plan { dir, jobs });
-            }
+            feeder = Some(Plan { dir, jobs });
         }
         None => {}
     }
     o.cfg.shell_prologue = Some(code);
-    Ok(Some(Pending { jobs, every }))
+    Ok(Some(Pending {
+        jobs,
+        every,
+        feeder,
+    }))
 }
 
 /// Checks that every job can run at once (else GNU Parallel's error, and nothing runs), and
 /// puts no values after a command that names none (GNU Parallel's `--pipe` commands get
-/// none): `{}` and the others go where the line says.
+/// none): `{}` and the others go where the line says. A `--pipe` run comes back with its
+/// feeder as the run's sidecar (none for a dry run, which starts no job).
 pub(in crate::parallel) fn finish(
     pending: Option<Pending>,
     run: Invocation,
 ) -> Result<Invocation, Invocation> {
     let (p, mut cfg) = match (pending, run) {
         (Some(p), Invocation::Run(cfg)) => (p, cfg),
-        (pending, other) => {
-            if pending.is_some() {
-                forget_plan();
-            }
-            return Ok(other);
-        }
+        (_, other) => return Ok(other),
     };
     let most = match cfg.workers.max {
         Bound::Value(n) => n,
         _ => u64::MAX,
     };
     if p.jobs > most {
-        forget_plan();
         return Err(too_few_jobs(p.every.then_some(most)));
     }
     if let Some(job) = cfg.job.as_mut().filter(|j| !j.words.is_empty()) {
         job.bare = !names_a_value(job);
     }
-    Ok(Invocation::Run(cfg))
+    Ok(match p.feeder.filter(|_| !cfg.dry_run) {
+        Some(plan) => Invocation::RunWith(
+            cfg,
+            Sidecar::new(move || start(plan).map(|f| Box::new(f) as Box<dyn std::any::Any>)),
+        ),
+        None => Invocation::Run(cfg),
+    })
 }
 
 /// The shell code that takes the first unclaimed pipe of `dir` (of `jobs`) as stdin. A claim
@@ -258,13 +258,8 @@ impl Drop for Feeder {
     }
 }
 
-/// Starts the feeder of a `--tee --pipe` run, if the command line asked for one (none for a
-/// dry run, which starts no job). The error is one line for the user.
-pub fn start(dry_run: bool) -> Result<Option<Feeder>, String> {
-    let plan = PLAN.lock().ok().and_then(|mut p| p.take());
-    let Some(Plan { dir, jobs }) = plan.filter(|_| !dry_run) else {
-        return Ok(None);
-    };
+/// Starts the feeder of a `--tee --pipe` run. The error is one line for the user.
+fn start(Plan { dir, jobs }: Plan) -> Result<Feeder, String> {
     std::fs::DirBuilder::new()
         .mode(0o700)
         .create(&dir)
@@ -282,13 +277,7 @@ pub fn start(dry_run: bool) -> Result<Option<Feeder>, String> {
         .name("tee".into())
         .spawn(move || feed(&dir, jobs))
         .map_err(|e| format!("--tee: cannot start: {e}"))?;
-    Ok(Some(feeder))
-}
-
-/// Whether the command line asked for a feeder, which is then forgotten: for a front end that
-/// cannot start one (the bash builtin, whose worker shells run lines without the claim code).
-pub fn take_pending() -> bool {
-    PLAN.lock().ok().and_then(|mut p| p.take()).is_some()
+    Ok(feeder)
 }
 
 /// Opens every job's pipe (each open waits for its job), removes the names, then copies
@@ -315,13 +304,6 @@ fn feed(dir: &Path, jobs: u64) {
         };
         // A job that stopped reading (EPIPE, as SIGPIPE is ignored here) is dropped.
         outs.retain_mut(|f| f.write_all(&buf[..n]).is_ok());
-    }
-}
-
-/// Drops the feeder's plan (the run will not start).
-fn forget_plan() {
-    if let Ok(mut plan) = PLAN.lock() {
-        *plan = None;
     }
 }
 
@@ -373,26 +355,34 @@ mod tests {
 
     #[test]
     fn a_tee_run_is_a_run_over_the_values_reading_a_claimed_pipe_or_nothing() {
-        let Ok(Invocation::Run(cfg)) = parsed("--pipe --tee -k wc ::: -l -c ::: a") else {
-            panic!("not a run");
+        let Ok(Invocation::RunWith(cfg, _feeder)) = parsed("--pipe --tee -k wc ::: -l -c ::: a")
+        else {
+            panic!("not a run with a feeder");
         };
-        assert!(take_pending());
         assert!(!cfg.stdin);
         let code = String::from_utf8(cfg.shell_prologue.clone().unwrap()).unwrap();
         assert!(code.contains("-le 2 ") && code.contains("exec <"), "{code}");
         // `wc` names no value: none is appended.
         assert!(cfg.job.as_ref().unwrap().bare);
-        let Ok(Invocation::Run(cfg)) = parsed("--pipe --tee -k wc {} ::: -l") else {
-            panic!("not a run");
+        let Ok(Invocation::RunWith(cfg, _feeder)) = parsed("--pipe --tee -k wc {} ::: -l") else {
+            panic!("not a run with a feeder");
         };
-        assert!(take_pending());
         assert!(!cfg.job.as_ref().unwrap().bare);
-        // More combinations than -j: nothing runs. (One test: the plan is the process's.)
+        // A dry run starts no job: no feeder either.
+        assert!(matches!(
+            parsed("--pipe --tee --dry-run wc ::: -l"),
+            Ok(Invocation::Run(_))
+        ));
+        // --pipepart: each job's shell opens the file itself; no feeder.
+        assert!(matches!(
+            parsed("--pipepart -a /dev/null --tee wc ::: -l"),
+            Ok(Invocation::Run(_))
+        ));
+        // More combinations than -j: nothing runs.
         let Err(Invocation::Fail { text, .. }) = parsed("--pipe --tee -j2 wc ::: a b c") else {
             panic!("not refused");
         };
         assert_eq!(text.lines().count(), 1);
-        assert!(!take_pending());
         // Without --pipe, --tee changes nothing (as in GNU Parallel).
         assert!(matches!(
             parsed("--tee -j1 echo ::: a b c"),
