@@ -44,9 +44,10 @@ else
 fi
 # What the later parts would each install with apt themselves, asked for here in one apt run:
 # one index update instead of five, and no two parts ever run apt at once (some run beside
-# others). The fresh roots: debootstrap and its keyring. The distribution checks: nix-bin, git,
-# shellcheck (ci/lint-dist.sh), binutils, file, musl-tools (packaging/check.sh, build.sh),
-# buildah, podman, runc (packaging/image-test.sh). The benchmark: hyperfine, pigz, xz-utils.
+# others). The fresh roots: debootstrap and its keyring. The distribution checks: nix-bin, git
+# and the shell linter (ci/lint-dist.sh); binutils, file, musl-tools (packaging/check.sh and
+# build.sh); buildah, podman, runc (packaging/image-test.sh). The benchmark: hyperfine, pigz,
+# xz-utils.
 if [[ "${FRUN_SKIP_FRESH_ROOT:-0}" != 1 ]]; then
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   [[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]] || missing+=(debian-archive-keyring)
