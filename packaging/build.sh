@@ -124,8 +124,7 @@ fi
 if [[ $only_tools == yes ]]; then
   # What the bash builtins and the wheel use too, so that a full build installs nothing more.
   ensure_target x86_64-unknown-linux-gnu
-  python_tool 'maturin==1.16.0' 'ziglang==0.15.2'
-  cargo_tool cargo-zigbuild 0.24.1
+  python_tool 'maturin==1.16.0' 'ziglang==0.15.2' 'cargo-zigbuild==0.24.1'
   step "the pinned tools are in $tools"
   exit 0
 fi
@@ -200,8 +199,9 @@ if [[ $only_static == yes ]]; then
   : # the static binary alone
 elif [[ $has_bash == yes ]]; then
   if [[ $only_blobs == no ]] || ! command -v cargo-zigbuild >/dev/null || ! command -v zig >/dev/null; then
-    python_tool 'ziglang==0.15.2'
-    cargo_tool cargo-zigbuild 0.24.1
+    # cargo-zigbuild from PyPI (its author's build of that release): compiling it would cost
+    # a minute of CPU on every fresh machine and in every image build.
+    python_tool 'ziglang==0.15.2' 'cargo-zigbuild==0.24.1'
     export PATH="$tools/venv/bin:$PATH"   # cargo-zigbuild finds zig as `python3 -m ziglang`
   fi
   ensure_target x86_64-unknown-linux-gnu

@@ -116,6 +116,23 @@ build_copy() {
   fi
   echo "$((SECONDS - t0))s" >"$copy.time"
 }
+# The SBOM validators, pinned, into the first tool cache's virtualenv (same .installed record
+# as build.sh's python_tool), while the builds run: nothing else installs there meanwhile (the
+# tools above are in; the second build has a tool cache of its own).
+venv=$tools/venv
+install_validators() {
+  local req missing=()
+  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
+  for req in 'cyclonedx-python-lib[json-validation]==11.12.0' 'spdx-tools==0.8.5'; do
+    grep -qxF -- "$req" "$venv/.installed" 2>/dev/null || missing+=("$req")
+  done
+  ((${#missing[@]})) || return 0
+  step "installing the SBOM validators into the tool cache"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
+  printf '%s\n' "${missing[@]}" >>"$venv/.installed"
+}
+install_validators >"$work/validators.log" 2>&1 &
+validators=$!
 pids=()
 for copy in "$copy_a" "$copy_b"; do
   step "building in $copy (beside the other build; its log follows when it is done)"
@@ -136,6 +153,8 @@ for i in 0 1; do
   cat "$copy.log" >&2
 done
 ((build_failed == 0)) || die "a build failed (its log is above)"
+wait "$validators" || { cat "$work/validators.log" >&2; die "installing the SBOM validators failed"; }
+cat "$work/validators.log" >&2
 dist_a=$copy_a/dist
 dist_b=$copy_b/dist
 
@@ -278,19 +297,8 @@ else
   fail "no binary $bin"
 fi
 
-# SBOM schema validation, with pinned validators in the tool cache's virtualenv.
-# (Same virtualenv and .installed record as build.sh's python_tool.)
-venv=$tools/venv
-[[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-missing=()
-for req in 'cyclonedx-python-lib[json-validation]==11.12.0' 'spdx-tools==0.8.5'; do
-  grep -qxF -- "$req" "$venv/.installed" 2>/dev/null || missing+=("$req")
-done
-if ((${#missing[@]})); then
-  step "installing the SBOM validators into the tool cache"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
-  printf '%s\n' "${missing[@]}" >>"$venv/.installed"
-fi
+# SBOM schema validation, with pinned validators in the tool cache's virtualenv (installed
+# while the builds ran, above).
 
 # valid_sbom FILE: FILE (*.cdx.json or *.spdx.json) against its schema; prints what is wrong.
 valid_sbom() {

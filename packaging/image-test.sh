@@ -16,7 +16,9 @@
 # Installs buildah, podman and runc (and debootstrap for the bash image) with apt when missing.
 # Builds dist/ with packaging/build.sh first if the binary is not there.
 #
-# usage: packaging/image-test.sh [--dist DIR]
+# usage: packaging/image-test.sh [--dist DIR] [--base-only]
+#   --base-only  only make the Debian base (debootstrap, cached in the tool cache), then stop:
+#                tests/run.sh starts it beside the builds that the image test waits for
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -25,9 +27,11 @@ step() { printf '==> %s\n' "$*" >&2; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 dist=$repo/dist
+base_only=no
 while (($#)); do
   case $1 in
     --dist) (($# >= 2)) || die "--dist needs a directory"; dist=$2; shift 2 ;;
+    --base-only) base_only=yes; shift ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument: $1" ;;
   esac
@@ -36,6 +40,51 @@ started=$SECONDS
 export LC_ALL=C TZ=UTC
 # shellcheck source=packaging/tools-dir.sh
 source "$repo/packaging/tools-dir.sh"
+
+# debian_mirror: the Debian archive this machine's apt already uses (or FRUN_DEBIAN_MIRROR).
+debian_mirror() {
+  if [[ -n ${FRUN_DEBIAN_MIRROR:-} ]]; then
+    printf '%s\n' "$FRUN_DEBIAN_MIRROR"
+    return
+  fi
+  {
+    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n'
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+      awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }'
+  } | sed 's,/*$,,' | grep -E '^[a-z]+://[^[:space:]]+/debian$' | head -n 1
+}
+
+# --- the base: Debian bookworm minbase, made without a registry -----------------------------------
+# make_base: the base's tar in the tool cache, made once (under a lock: a --base-only run may be
+# making it while the test starts).
+base_tar=$tools/debian-minbase-bookworm.tar
+make_base() {
+  local lock mirror rootfs
+  exec {lock}>"$base_tar.lock"
+  flock "$lock"
+  if [[ ! -s $base_tar ]]; then
+    command -v debootstrap >/dev/null || die "debootstrap is needed for the bash image's base"
+    mirror=$(debian_mirror) || true
+    [[ -n $mirror ]] || die "no Debian mirror found in apt's sources; set FRUN_DEBIAN_MIRROR"
+    step "debootstrap --variant=minbase bookworm (cached in $base_tar)"
+    rootfs=$(mktemp -d "${TMPDIR:-/tmp}/frun-base.XXXXXX")
+    if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$rootfs.log" 2>&1; then
+      tail -n 5 "$rootfs.log" >&2
+      rm -rf "$rootfs" "$rootfs.log"
+      die "debootstrap failed"
+    fi
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    tar -C "$rootfs" --sort=name --numeric-owner -cf "$base_tar.tmp" .
+    mv "$base_tar.tmp" "$base_tar"
+    rm -rf "$rootfs" "$rootfs.log"
+  fi
+  exec {lock}>&-
+}
+if [[ $base_only == yes ]]; then
+  ((EUID == 0)) || die "debootstrap needs root"
+  make_base
+  exit 0
+fi
 
 # --- inputs -------------------------------------------------------------------------------------
 version=$(awk -F'"' '/^version *=/ {print $2; exit}' "$repo/Cargo.toml")
@@ -302,35 +351,7 @@ else
   fail "userland.sh: with a wrong pinned SHA-256 it exited $rc: $(head -c 300 "$store/err")"
 fi
 
-# debian_mirror: the Debian archive this machine's apt already uses (or FRUN_DEBIAN_MIRROR).
-debian_mirror() {
-  if [[ -n ${FRUN_DEBIAN_MIRROR:-} ]]; then
-    printf '%s\n' "$FRUN_DEBIAN_MIRROR"
-    return
-  fi
-  {
-    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n'
-    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-      awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }'
-  } | sed 's,/*$,,' | grep -E '^[a-z]+://[^[:space:]]+/debian$' | head -n 1
-}
-
-# --- the base: Debian bookworm minbase, made without a registry -----------------------------------
-base_tar=$tools/debian-minbase-bookworm.tar
-if [[ ! -s $base_tar ]]; then
-  mirror=$(debian_mirror) || true
-  [[ -n $mirror ]] || die "no Debian mirror found in apt's sources; set FRUN_DEBIAN_MIRROR"
-  step "debootstrap --variant=minbase bookworm (cached in $base_tar)"
-  rootfs=$store/rootfs
-  if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$store/log" 2>&1; then
-    tail -n 5 "$store/log" >&2
-    die "debootstrap failed"
-  fi
-  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  tar -C "$rootfs" --sort=name --numeric-owner -cf "$base_tar.tmp" .
-  mv "$base_tar.tmp" "$base_tar"
-  rm -rf "$rootfs"
-fi
+make_base
 base=localhost/debian-minbase:bookworm
 podman import --quiet "$base_tar" "$base" >/dev/null
 # The build stages fetch crates, PyPI packages and tarballs over HTTPS. Where this machine

@@ -114,7 +114,8 @@ collect() {
 as_root() { if (($(id -u) == 0)); then "$@"; else sudo "$@"; fi; }
 # README's first command, as written, in a fresh Debian 12 root; then README's way without the
 # rustup script: Debian 13's own cargo builds frun (rust-version). Both need root (debootstrap,
-# chroot); both spend most of their time fetching packages, beside the lints.
+# chroot); both spend most of their time fetching packages, beside the lints and the
+# benchmark's smoke run.
 fresh_roots() {
   set -e
   stage "README's first command in a fresh Debian 12 root"
@@ -141,13 +142,14 @@ cargo clippy --all-targets --release --features bash -- -D warnings
 # The API docs build without a warning: the engine's public items all documented (it denies
 # missing_docs), and no broken or private intra-doc link in either crate.
 RUSTDOCFLAGS="-D warnings" cargo doc -p frun-engine -p frun --no-deps --features hwloc
-# The fresh roots are done before the benchmark's own tools are built.
-collect
+# The smoke run checks the benchmark's outputs, not its times: the fresh roots may still be
+# building beside it.
 if [[ "${FRUN_SKIP_BENCH_SMOKE:-0}" != 1 && -f benches/run.sh ]]; then
   stage "benchmark smoke run"
   QUICK=1 bash benches/run.sh
   QUICK=1 bash benches/vs-gnu.sh  # a few seconds: 50 jobs, 5000 values, 50000 lines
 fi
+collect
 # The ring's claim/publish protocol under a model checker (loom: every interleaving of a few
 # threads, up to a preemption bound; futexes modelled with their contract, so a lost wake-up is
 # a deadlock) and the ring, ledger and slots modules' unit tests under the interpreter (miri:
@@ -170,21 +172,48 @@ miri_toolchain=nightly-2026-05-20
 if ! rustup component list --toolchain "$miri_toolchain" --installed 2>/dev/null | grep -q '^miri'; then
   rustup toolchain install "$miri_toolchain" --profile minimal --component miri,rust-src
 fi
+# The image test builds in containers mostly on one core (apt in the build stages, configure
+# scripts, one crate at a time, the fat-LTO link): beside it, the bash front end's tests (the
+# builtin in a frun.bash, driven from bash), the test suites' build, and the tests on a local
+# Slurm cluster (sharding, --results and frun merge), which mostly wait (srun, commands that
+# sleep). Beside those, in turn, two long suites that do not depend on timing: the resume
+# properties (frun killed at random moments and resumed until the output is whole) and the
+# 4 GiB stream in bounded memory; the last part below skips them.
+# The Slurm tests' frun is the one the suites are built with (`cargo build` would build it
+# anew: the tests' dev-dependencies turn on other features of shared crates).
+after_build() {
+  set -e
+  local slurm status=0
+  stage "the bash builtin"
+  bash tests/bash/run.sh
+  stage "the test suites' build"
+  cargo test --release --features hwloc --no-run
+  stage "a local Slurm cluster, beside the resume properties and the memory bound"
+  FRUN=target/release/frun bash tests/slurm/run.sh >"$bg_logs/slurm.log" 2>&1 &
+  slurm=$!
+  cargo test --release --features hwloc --test tests -- resume_property || status=1
+  cargo test --release --features hwloc --test memory || status=1
+  wait "$slurm" || status=1
+  cat "$bg_logs/slurm.log"
+  return "$status"
+}
 beside "the ring under loom and miri" ring_models
 beside "the Python module" python_module
 if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
+  # The bash image's Debian base (debootstrap: downloads) while the builds run.
+  beside "the bash image's Debian base" bash packaging/image-test.sh --base-only
   stage "distribution checks"
   bash ci/lint-dist.sh
   # The image test uses the artifacts check.sh built and checked (no third build).
   dist=$(mktemp -d)
   bash packaging/check.sh --out "$dist"
+  beside "the bash builtin, the suites' build, a local Slurm cluster" after_build
   bash packaging/image-test.sh --dist "$dist"
   rm -rf "$dist"
+else
+  beside "the bash builtin, the suites' build, a local Slurm cluster" after_build
 fi
 collect
-# The bash front end: the builtin in a frun.bash, driven from bash.
-stage "the bash builtin"
-bash tests/bash/run.sh
 # The engine, streams and faults suites again on 4 logical NUMA nodes (FRUN_NODES is the default
 # of --nodes): every guarantee must hold across nodes. Resume's cases (signals, kill -9, given-up
 # batches, preemption) run on 4 nodes too; its two random-interruption properties take two
@@ -196,11 +225,8 @@ engine_suites=(records:: streams:: faults:: output:: retries:: differential:: pr
 stage "engine suites on 4 logical NUMA nodes"
 FRUN_NODES=@4 cargo test --release --features hwloc --test tests -- "${engine_suites[@]}" \
   resume:: --skip input_faults:: --skip resume_property
-# Sharding, --results and frun merge on a real Slurm cluster on this machine.
-# target/release/frun is the one the suites above were built with (`cargo build` would build it
-# anew: the tests' dev-dependencies turn on other features of shared crates).
-stage "a local Slurm cluster"
-FRUN=target/release/frun bash tests/slurm/run.sh
-# Last, so the test summary closes the output.
+# Last, so the test summary closes the output (the resume properties and the memory bound ran
+# above, beside the Slurm tests).
 stage "unit, integration, differential and property tests"
-cargo test --release --features hwloc
+cargo test --release --features hwloc -- --skip resume_property \
+  --skip four_gib_streams_run_in_bounded_memory
