@@ -217,7 +217,7 @@ collect
 # The engine, streams and faults suites again on 4 logical NUMA nodes (FRUN_NODES is the default
 # of --nodes): every guarantee must hold across nodes. Resume's cases (signals, kill -9, given-up
 # batches, preemption) run on 4 nodes too; its two random-interruption properties take two
-# minutes each time and run once, below. (A 2-node pass was dropped to keep the whole suite,
+# minutes each time and run once, beside the Slurm tests. (A 2-node pass was dropped to keep the whole suite,
 # Slurm tests included, under half an hour: 4 nodes take every path 2 nodes do.)
 # The suites are modules of the one test binary `tests`: a filter `records::` picks a suite
 # (libtest filters match anywhere in a name, so `faults::` also picks input_faults::, skipped).

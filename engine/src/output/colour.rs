@@ -96,20 +96,28 @@ pub fn dress(text: &[u8], start: &[u8], tag: Option<&[u8]>, out: &mut Vec<u8>) {
     for line in text.split_inclusive(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         out.extend_from_slice(&prefix);
-        for piece in line.split_inclusive(|&b| b == b'\r') {
-            match piece.strip_suffix(b"\r") {
-                Some(p) => {
-                    out.extend_from_slice(p);
-                    out.extend_from_slice(reset);
-                    out.push(b'\r');
-                    out.extend_from_slice(&prefix);
-                }
-                None => out.extend_from_slice(piece),
-            }
-        }
-        out.extend_from_slice(reset);
-        out.push(b'\n');
+        dress_body(line, reset, out, |out| out.extend_from_slice(&prefix));
     }
+}
+
+/// Appends a line's `body` (after its prefix, without its newline), its colour ended with
+/// `reset` and the line's prefix (`prefix`) written again around each carriage return in it,
+/// then `reset` and the newline: the one place the lines of `--color` and `--lb --color` are
+/// closed.
+pub fn dress_body(body: &[u8], reset: &[u8], out: &mut Vec<u8>, prefix: impl Fn(&mut Vec<u8>)) {
+    for piece in body.split_inclusive(|&b| b == b'\r') {
+        match piece.strip_suffix(b"\r") {
+            Some(p) => {
+                out.extend_from_slice(p);
+                out.extend_from_slice(reset);
+                out.push(b'\r');
+                prefix(out);
+            }
+            None => out.extend_from_slice(piece),
+        }
+    }
+    out.extend_from_slice(reset);
+    out.push(b'\n');
 }
 
 #[cfg(test)]

@@ -249,19 +249,9 @@ fn dress_line(c: &Control, line: &[u8], start: bool, out: &mut Vec<u8>) {
         prefix(out, true);
     }
     let body = &line[..line.len() - 1];
-    for piece in body.split_inclusive(|&b| b == b'\r') {
-        match piece.strip_suffix(b"\r") {
-            Some(p) => {
-                out.extend_from_slice(p);
-                out.extend_from_slice(crate::output::colour::RESET);
-                out.push(b'\r');
-                prefix(out, true);
-            }
-            None => out.extend_from_slice(piece),
-        }
-    }
-    out.extend_from_slice(crate::output::colour::RESET);
-    out.push(b'\n');
+    crate::output::colour::dress_body(body, crate::output::colour::RESET, out, |out| {
+        prefix(out, true)
+    });
 }
 
 /// The relay thread's state between reads.
