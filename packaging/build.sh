@@ -88,20 +88,6 @@ cargo_tool() {
   )
 }
 
-# python_tool REQUIREMENT...: pip install into the tool cache's virtualenv, unless that exact
-# requirement was installed there before (recorded in the venv's .installed).
-python_tool() {
-  local venv=$tools/venv req missing=()
-  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-  for req in "$@"; do
-    grep -qxF -- "$req" "$venv/.installed" 2>/dev/null || missing+=("$req")
-  done
-  ((${#missing[@]})) || return 0
-  step "installing ${missing[*]} into the tool cache"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
-  printf '%s\n' "${missing[@]}" >>"$venv/.installed"
-}
-
 command -v cargo >/dev/null || die "cargo is not on PATH (install Rust with rustup)"
 command -v python3 >/dev/null || die "python3 is needed (SBOM normalisation)"
 cd "$repo"

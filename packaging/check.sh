@@ -116,22 +116,11 @@ build_copy() {
   fi
   echo "$((SECONDS - t0))s" >"$copy.time"
 }
-# The SBOM validators, pinned, into the first tool cache's virtualenv (same .installed record
-# as build.sh's python_tool), while the builds run: nothing else installs there meanwhile (the
+# The SBOM validators, pinned, into the first tool cache's virtualenv (python_tool, as build.sh
+# installs its Python tools), while the builds run: nothing else installs there meanwhile (the
 # tools above are in; the second build has a tool cache of its own).
 venv=$tools/venv
-install_validators() {
-  local req missing=()
-  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-  for req in 'cyclonedx-python-lib[json-validation]==11.12.0' 'spdx-tools==0.8.5'; do
-    grep -qxF -- "$req" "$venv/.installed" 2>/dev/null || missing+=("$req")
-  done
-  ((${#missing[@]})) || return 0
-  step "installing the SBOM validators into the tool cache"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
-  printf '%s\n' "${missing[@]}" >>"$venv/.installed"
-}
-install_validators >"$work/validators.log" 2>&1 &
+python_tool 'cyclonedx-python-lib[json-validation]==11.12.0' 'spdx-tools==0.8.5' >"$work/validators.log" 2>&1 &
 validators=$!
 pids=()
 for copy in "$copy_a" "$copy_b"; do
