@@ -514,8 +514,8 @@ run_benchmarks() {
         bench "long-$id-pipe" "$wl" "${how#*:}, from a pipe" "$LONG_MB" MB 1 "$RUNS" \
             "long-$id-file" "" "cat long1.txt | ${how#*:} > /dev/null"
     done
-    # One line of a job's output, longer than --lb holds (1 MiB): passed on as it comes, so
-    # against cat into the same pipe (the goal: within 2x).
+    # One line of a job's output, held whole by --lb until its end (as GNU Parallel holds it),
+    # then written at once: against cat into the same pipe (the goal: within 2x).
     bench long-lb-line "$wl" "frun parallel --lb cat ::: the file, into a pipe" "$LONG_MB" MB 1 \
         "$RUNS" long-lb-line "" "frun parallel --lb cat ::: long1.txt | cat > /dev/null"
     bench long-cat-pipe "$wl" "cat into a pipe (the bound of --lb)" "$LONG_MB" MB 1 "$RUNS" \

@@ -11,6 +11,19 @@ use std::time::Duration;
 /// How long a line may take to arrive before the test gives up.
 const PATIENCE: Duration = Duration::from_secs(20);
 
+/// The lines read from `stdout`, as they come, on a thread of their own.
+fn lines_of(stdout: std::process::ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
 /// Runs `frun parallel ARGS` in a fresh directory; each job prints a first line, then waits for
 /// a file that the test creates only after it has read that line from frun's stdout. The job
 /// can only finish if its line came out while it was running. Each line starts with `tag`.
@@ -29,15 +42,7 @@ fn first_line_arrives_while_the_job_waits(args: &[&str], stdin: &[u8], tag: &str
     let mut input = child.stdin.take().unwrap();
     std::io::Write::write_all(&mut input, stdin).unwrap();
     drop(input);
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(child.stdout.take().unwrap());
     let first = rx.recv_timeout(PATIENCE);
     let Ok(first) = first else {
         let _ = child.kill();
@@ -200,6 +205,37 @@ fn kept_lines_survive_a_reader_that_reads_late() {
     assert_eq!(String::from_utf8_lossy(&out), want);
 }
 
+/// A job's line far longer than a pipe holds (3 MB) is held until its newline, as GNU Parallel
+/// holds it: another job's lines come out meanwhile (frun used to pass a line over 1 MiB on as
+/// it came, and everyone else's lines waited for its end).
+#[test]
+fn other_jobs_lines_pass_while_a_long_line_is_held() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let long =
+        "head -c 3000000 /dev/zero | tr '\\0' a; while [ ! -e go ]; do sleep 0.02; done; echo";
+    let other = "sleep 0.5; echo other";
+    let mut child = Command::new(BIN)
+        .args(["parallel", "-j2", "--lb", "{}", ":::", long, other])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    let first = rx.recv_timeout(PATIENCE);
+    std::fs::write(dir.path().join("go"), b"").unwrap();
+    let rest: Vec<String> = rx.iter().collect();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        first.as_deref(),
+        Ok("other"),
+        "the other job's line came first"
+    );
+    assert_eq!(rest.len(), 1);
+    assert_eq!(rest[0].len(), 3_000_000);
+    assert!(rest[0].bytes().all(|b| b == b'a'));
+}
+
 /// One record of `mb` MB ('a' bytes, no newline until the end) written into a pipe, through
 /// `frun ARGS`; what came out, as `cksum` sees it, and how long it took.
 fn one_long_record(mb: u64, args: &str) -> (String, Duration) {
@@ -272,4 +308,34 @@ fn latest_lines_on_a_terminal_are_gnu_parallels() {
         "01x     0100000 1 2 3 4 5 6 7>\n02x     0200000 1 2 3 4 5 6 7>\n03x     0300000 1 2 3 4 5 6 7>\n"
     );
     assert_eq!(frun, gnu);
+}
+
+/// `$FRUN_MEMINFO` (where the memory available is read, and with it the room `--lb` has for
+/// long lines) naming a FIFO or nothing is refused in one line before any job runs, without
+/// waiting for a writer.
+#[test]
+fn a_meminfo_that_is_not_a_regular_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    for (path, why) in [
+        (fifo.clone(), "not a regular file"),
+        (dir.path().join("none"), "No such file or directory"),
+    ] {
+        let out = Command::new(BIN)
+            .args(["parallel", "--lb", "echo", ":::", "a"])
+            .env("FRUN_MEMINFO", &path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(255), "{path:?}");
+        assert!(out.stdout.is_empty(), "{path:?}: nothing ran");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "frun: cannot read the memory available from {}: {why}\n",
+                path.display()
+            )
+        );
+    }
 }

@@ -5,8 +5,9 @@
 //! spool would need 8 MiB of them if the consumed part kept its) — must stay within 256 MiB, and
 //! the output
 //! must be complete. `frun parallel --lb` with a job printing one line of 1 GiB is held to the
-//! same bound. One test, so the cases run one after another and the shared-memory figure
-//! is this run's alone.
+//! same bound where a quarter of the memory available (`$FRUN_MEMINFO`) is less than that.
+//! One test, so the cases run one after another and the shared-memory figure is this run's
+//! alone.
 
 // Test binaries export nothing: `pub` in their modules only shares helpers between them.
 #![allow(unreachable_pub)]
@@ -53,9 +54,14 @@ struct Run {
 }
 
 /// Runs `frun args` with stdin from `bash -c generator`; returns output size and peak memory.
+fn run(generator: &str, args: &[&str]) -> Run {
+    run_env(generator, &[], args)
+}
+
+/// [`run`], with `env` added to frun's environment.
 /// frun is reaped with `wait4` (for its rusage), not `Child::wait`.
 #[allow(clippy::zombie_processes)]
-fn run(generator: &str, args: &[&str]) -> Run {
+fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Run {
     let mut gen_child = Command::new("bash")
         .arg("-c")
         .arg(generator)
@@ -65,6 +71,7 @@ fn run(generator: &str, args: &[&str]) -> Run {
     let base = shmem_kib();
     let mut child = Command::new(BIN)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(gen_child.stdout.take().unwrap())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -191,9 +198,14 @@ fn four_gib_streams_run_in_bounded_memory() {
     );
 
     // --line-buffer, a job printing one line of 1 GiB (with --tag, beside a job of short
-    // lines): the line is passed on as it comes, not held whole; each job's lines stay whole.
-    let r = run(
+    // lines) where 256 MiB are available (`FRUN_MEMINFO`, a container's view): a quarter of
+    // that may be held, so past it the line is passed on as it comes, not held whole; each
+    // job's lines stay whole.
+    let meminfo = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(meminfo.path(), "MemAvailable: 262144 kB\n").unwrap();
+    let r = run_env(
         "true",
+        &[("FRUN_MEMINFO", meminfo.path().as_os_str())],
         &[
             "parallel",
             "--lb",

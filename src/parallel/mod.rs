@@ -1402,6 +1402,7 @@ fn check_line_buffer(o: &mut Options) -> Result<(), Invocation> {
     } else {
         return Ok(());
     };
+    o.cfg.line_room_meminfo = place::Place::meminfo();
     if o.cfg.order == OrderMode::Unbuffered {
         return Err(refuse(format!("--ungroup cannot be combined with {flag}")));
     }
@@ -1992,7 +1993,8 @@ with y), --progress, --tag,
 --color/--ctag/--ctagstring STR (each job's lines in its own colour), --color-failed (a failed
 job's lines white on red; live lines are not: a job's end is not known yet), --dry-run,
 --shellquote (each job's line printed shell-quoted, once per --shellquote, not run),
---line-buffer/--lb (whole lines as they come; with -k the oldest job's live, the others' in
+--line-buffer/--lb (whole lines as they come, a line held until its end within a quarter of
+the memory available; with -k the oldest job's live, the others' in
 order after), --latest-line/--ll (each job's latest line, stdout and stderr together, on a
 terminal row of its own, redrawn in place), --files (each job's output in a
 new file, mode 0600, in --tmpdir DIR, else $TMPDIR, else /tmp; its name printed; the files are

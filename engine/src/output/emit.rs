@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::journal::Journal;
@@ -21,6 +21,11 @@ use nix::sys::sendfile::sendfile;
 use nix::sys::stat::fstat;
 use nix::sys::uio::pread;
 use nix::unistd::{Whence, ftruncate, lseek};
+
+/// `--line-buffer`: lines passed on at once longer than this widen the output, when it is a
+/// pipe, to [`WIDE_PIPE`] (once per run; nothing happens where the system refuses).
+const WIDEN_FOR: usize = 1 << 20;
+const WIDE_PIPE: libc::c_int = 1 << 20;
 
 /// How batch output reaches stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,6 +272,8 @@ pub struct Output {
     line_ended: Condvar,
     /// Finished output waiting for an earlier batch (`-k`).
     held: AtomicU64,
+    /// The output (when a pipe) was made [`WIDE_PIPE`] wide for a long line.
+    widened: AtomicBool,
     journal: Option<Arc<Journal>>,
     /// What the output is, for messages ("standard output", a results directory's file).
     target: String,
@@ -294,6 +301,7 @@ impl Output {
             }),
             line_ended: Condvar::new(),
             held: AtomicU64::new(0),
+            widened: AtomicBool::new(false),
             journal,
         }
     }
@@ -389,6 +397,10 @@ impl Output {
                 st.written += end - from;
             }
         }
+        if lines.len() > WIDEN_FOR && !self.widened.swap(true, Ordering::Relaxed) {
+            // A long held line: a pipe of 64 KiB would wake its reader for every 64 KiB.
+            let _ = nix::fcntl::fcntl(self.fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(WIDE_PIPE));
+        }
         write_all(self.fd(), lines).map_err(classify)?;
         st.written += lines.len() as u64;
         if st.mid_line == Some(seq) && lines.last() == Some(&b'\n') {
@@ -399,14 +411,16 @@ impl Output {
     }
 
     /// `--line-buffer`: writes the start of a line of running batch `seq` that is too long to
-    /// hold (its end follows with [`Output::pass_lines`]); false, writing nothing, while
-    /// another batch's line is half out or an earlier batch is not out yet (`-k`).
+    /// hold (its end follows with [`Output::pass_lines`]), once no other batch's line is half
+    /// out (it waits for that line's end); false, writing nothing, while an earlier batch is
+    /// not out yet (`-k`).
     pub fn pass_line_start(&self, seq: u64, part: &[u8]) -> Result<bool, EmitError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if self.mode == OrderMode::Ordered && st.next != seq
-            || st.mid_line.is_some_and(|m| m != seq)
-        {
+        if self.mode == OrderMode::Ordered && st.next != seq {
             return Ok(false);
+        }
+        while st.mid_line.is_some_and(|m| m != seq) {
+            st = self.line_ended.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         st.mid_line = Some(seq);
         write_all(self.fd(), part).map_err(classify)?;

@@ -8,11 +8,16 @@
 //! line without its newline too). It only moves bytes: it never decides whether a batch
 //! succeeded, and the default grouped mode never comes here.
 //!
+//! A line is held until its newline, as GNU Parallel holds it, however long, while the run's
+//! [`LineRoom`] (a share of the memory available) allows: other batches' lines keep flowing
+//! meanwhile. Only a line that would take more is passed on as it comes (the others' lines
+//! then wait for its end), so memory stays bounded whatever the commands print.
+//!
 //! [`pump`]: LineRelay::pump
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use nix::errno::Errno;
@@ -27,10 +32,78 @@ use crate::sys::Event;
 /// Bytes read from the pipe at a time.
 const READ_BYTES: usize = 64 << 10;
 
-/// A line longer than this is passed on as it comes instead of being held whole (while it
-/// is out, other batches' lines wait for its end): memory stays bounded and a huge line costs
-/// one copy, not a growing buffer.
+/// Bytes read from the pipe at a time while a long line is held, and the pipe's size then.
+const WIDE_READ: libc::c_int = 1 << 20;
+
+/// An unended line up to this long is held by every relay without asking the [`LineRoom`]
+/// (and `--latest-line` keeps no more of one).
 const HELD_LINE_BYTES: usize = 1 << 20;
+
+/// The share of the memory available as the run starts that the relays together may hold
+/// in unended lines longer than [`HELD_LINE_BYTES`]: a quarter.
+const ROOM_SHARE: u64 = 4;
+
+/// The room when the memory available cannot be read.
+const ROOM_UNKNOWN: u64 = 256 << 20;
+
+/// The room for a run: a share ([`ROOM_SHARE`]) of the memory available now, read from `meminfo`
+/// (a file of `/proc/meminfo`'s shape; None: `/proc/meminfo`, and [`ROOM_UNKNOWN`] where that
+/// cannot be read). A file named that cannot be read is an error (a sentence for the user).
+pub fn room_of(meminfo: Option<&std::path::Path>) -> Result<usize, String> {
+    let available = match meminfo {
+        Some(path) => crate::sys::memory::MemorySource::open(path)?
+            .available()
+            .unwrap_or(ROOM_UNKNOWN * ROOM_SHARE),
+        None => crate::sys::memory::available_now().unwrap_or(ROOM_UNKNOWN * ROOM_SHARE),
+    };
+    Ok(usize::try_from(available / ROOM_SHARE).unwrap_or(usize::MAX))
+}
+
+/// `--line-buffer`: how many bytes of long unended lines all the run's relays may hold
+/// together. A relay takes room as its line grows (doubling, so a few atomic operations per
+/// line, never one per read) and gives it back when the line is out.
+pub struct LineRoom {
+    limit: usize,
+    taken: AtomicUsize,
+}
+
+impl LineRoom {
+    /// Room for `limit` bytes.
+    pub fn new(limit: usize) -> LineRoom {
+        LineRoom {
+            limit,
+            taken: AtomicUsize::new(0),
+        }
+    }
+
+    /// Makes `*held` (what a relay has taken) cover a line of `len` bytes; false, taking
+    /// nothing, when the room left is too small.
+    fn cover(&self, held: &mut usize, len: usize) -> bool {
+        if len <= *held {
+            return true;
+        }
+        let want = len.checked_next_power_of_two().unwrap_or(len);
+        let more = want - *held;
+        let took = self
+            .taken
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
+                t.checked_add(more).filter(|&n| n <= self.limit)
+            })
+            .is_ok();
+        if took {
+            *held = want;
+        }
+        took
+    }
+
+    /// Gives back what a relay took.
+    fn give_back(&self, held: &mut usize) {
+        if *held > 0 {
+            self.taken.fetch_sub(*held, Ordering::AcqRel);
+            *held = 0;
+        }
+    }
+}
 
 /// How often kept lines (`-k`) look whether their batch may go out now, in milliseconds.
 const KEPT_LOOK_MS: u8 = 20;
@@ -165,11 +238,14 @@ impl LineRelay {
     /// The relay's thread: reads the pipe and forwards whole lines until [`quit`].
     ///
     /// [`quit`]: LineRelay::quit
-    pub fn pump(&self, output: &Output, screen: Option<&Mutex<Screen>>) {
+    /// `room`: what long unended lines may take, shared by the run's relays.
+    pub fn pump(&self, output: &Output, screen: Option<&Mutex<Screen>>, room: &LineRoom) {
         let mut pump = Pump {
             relay: self,
             output,
             screen,
+            room,
+            held: 0,
             latest: Vec::new(),
             drawn: Vec::new(),
             tag: Vec::new(),
@@ -180,6 +256,7 @@ impl LineRelay {
             error: None,
             tagged: Vec::new(),
             mid_line: false,
+            widened: false,
         };
         while !self.quit.load(Ordering::Acquire) {
             // Lines kept for -k go out once their batch is the oldest: looked at now and then.
@@ -261,6 +338,9 @@ struct Pump<'a> {
     /// `--latest-line`: where rows are drawn, the current batch's latest whole line, and the
     /// bytes of a drawing (reused).
     screen: Option<&'a Mutex<Screen>>,
+    /// The run's room for long lines, and how much of it this relay holds.
+    room: &'a LineRoom,
+    held: usize,
     latest: Vec<u8>,
     drawn: Vec<u8>,
     /// The tag with its tab (reused).
@@ -278,15 +358,23 @@ struct Pump<'a> {
     error: Option<EmitError>,
     /// `--tag`: the lines being forwarded with their tags (reused).
     tagged: Vec<u8>,
-    /// The start of the current line is out already ([`HELD_LINE_BYTES`]).
+    /// The start of the current line is out already (it was too long to hold).
     mid_line: bool,
+    /// The pipe was widened for a long line ([`WIDE_READ`]).
+    widened: bool,
 }
 
 impl Pump<'_> {
-    /// Reads what the pipe holds now (up to [`READ_BYTES`]); true when it read anything.
+    /// Reads what the pipe holds now (up to [`READ_BYTES`], or up to its whole size while a
+    /// long line is held or passed on); true when it read anything.
     fn read_some(&mut self) -> bool {
+        let most = if self.held > 0 || self.mid_line {
+            WIDE_READ as usize
+        } else {
+            READ_BYTES
+        };
         let len = self.pending.len();
-        self.pending.resize(len + READ_BYTES, 0);
+        self.pending.resize(len + most, 0);
         let got = loop {
             match read(&self.relay.read, &mut self.pending[len..]) {
                 Ok(n) => break n,
@@ -300,7 +388,9 @@ impl Pump<'_> {
 
     /// Forwards the whole lines read so far (everything, with `all`).
     fn forward_lines(&mut self, all: bool) {
-        let Some(seq) = self.relay.control.lock().map_or(None, |c| c.seq) else {
+        let Some((seq, dressed)) = self.relay.control.lock().map_or(None, |c| {
+            c.seq.map(|s| (s, c.tagging || !c.colour.is_empty()))
+        }) else {
             // Bytes between batches (a background process of an earlier command) go with
             // the next batch.
             return;
@@ -318,7 +408,18 @@ impl Pump<'_> {
                 None => {
                     self.unbroken = self.pending.len();
                     if self.pending.len() >= HELD_LINE_BYTES {
-                        self.pass_line_start(seq);
+                        if !self.widened {
+                            // A long line comes faster through a wider pipe (fewer wake-ups);
+                            // where the system refuses, it comes as it is.
+                            self.widened = true;
+                            let _ = fcntl(&self.relay.read, FcntlArg::F_SETPIPE_SZ(WIDE_READ));
+                        }
+                        // A tagged or coloured line is copied once more as it goes out.
+                        let needs = self.pending.len() * if dressed { 2 } else { 1 };
+                        // Once its start is out, the rest follows as it comes.
+                        if self.mid_line || !self.room.cover(&mut self.held, needs) {
+                            self.pass_line_start(seq);
+                        }
                     }
                     return;
                 }
@@ -336,20 +437,34 @@ impl Pump<'_> {
         self.pending.drain(..cut);
         // What is left follows the last newline: it holds none.
         self.unbroken = self.pending.len();
+        self.let_go();
     }
 
-    /// Passes on what is read of a line too long to hold, when no other batch's line is half
-    /// out (and, with `-k`, once the batch's kept lines are out): else it keeps growing.
+    /// Gives back the room and the memory a long line took, once it is out.
+    fn let_go(&mut self) {
+        if self.pending.len() <= HELD_LINE_BYTES && self.held > 0 {
+            self.room.give_back(&mut self.held);
+            self.pending.shrink_to(READ_BYTES.max(self.pending.len()));
+            self.tagged.clear();
+            self.tagged.shrink_to(READ_BYTES);
+        }
+    }
+
+    /// Passes on what is read of a line too long to hold: to the output once no other
+    /// batch's line is half out (waiting for its end), or, while an earlier batch is not out
+    /// yet (`-k`), to the worker's capture file behind the batch's kept lines.
     fn pass_line_start(&mut self, seq: u64) {
         if self.error.is_some() {
+            // Nothing more reaches the output: what the command writes is dropped.
+            self.pending.clear();
+            self.unbroken = 0;
+            self.let_go();
             return;
         }
         if !self.live && self.relay.capture.get().is_some() {
             // Its kept lines first, if the batch is the oldest now.
             if let Err(e) = self.forward(seq, 0) {
                 self.error.get_or_insert(e);
-            }
-            if !self.live {
                 return;
             }
         }
@@ -368,11 +483,27 @@ impl Pump<'_> {
                 &self.pending[..]
             }
         };
-        match self.output.pass_line_start(seq, part) {
+        let passed = match (self.live, self.relay.capture.get()) {
+            (false, Some(capture)) => {
+                let from = match self.kept_from {
+                    Some(from) => Ok(from),
+                    None => capture.size(),
+                };
+                from.and_then(|from| {
+                    self.kept_from = Some(from);
+                    capture.append(part)
+                })
+                .map(|()| true)
+                .map_err(EmitError::Io)
+            }
+            _ => self.output.pass_line_start(seq, part),
+        };
+        match passed {
             Ok(true) => {
                 self.mid_line = true;
                 self.pending.clear();
                 self.unbroken = 0;
+                self.let_go();
             }
             Ok(false) => {}
             Err(e) => {
@@ -527,6 +658,7 @@ impl Pump<'_> {
         self.mid_line = false;
         self.pending.clear();
         self.unbroken = 0;
+        self.let_go();
         self.live = false;
         self.kept_from = None;
         let mut c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
@@ -534,5 +666,107 @@ impl Pump<'_> {
         c.done = true;
         c.failed = self.error.take();
         self.relay.answered.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::emit::{Capture, OrderMode};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn room_is_taken_by_doubling_and_given_back() {
+        let room = LineRoom::new(8 << 20);
+        let (mut a, mut b) = (0, 0);
+        assert!(room.cover(&mut a, 3 << 20));
+        assert_eq!(a, 4 << 20, "rounded up to a power of two");
+        assert!(room.cover(&mut a, 4 << 20), "covered already");
+        assert!(!room.cover(&mut b, (4 << 20) + 1), "8 MiB more do not fit");
+        assert_eq!(b, 0, "nothing taken on failure");
+        assert!(room.cover(&mut b, 4 << 20));
+        room.give_back(&mut a);
+        assert_eq!(a, 0);
+        assert!(room.cover(&mut a, 3 << 20), "room given back is free again");
+        assert!(!room.cover(&mut a, usize::MAX), "no overflow");
+    }
+
+    /// A relay over an output file in `mode`, with `room` (and a capture file for `-k`);
+    /// writes `len` bytes of one line of batch `seq`, and returns how much of it was in the
+    /// output file and in the capture file before its newline, then after its batch's end.
+    fn line_through(room: LineRoom, mode: OrderMode, seq: u64, len: usize) -> [(u64, u64); 2] {
+        let file = tempfile::tempfile().unwrap();
+        let out = Output::new(
+            mode,
+            (
+                Some(OwnedFd::from(file.try_clone().unwrap())),
+                "the file".into(),
+            ),
+            None,
+            0,
+        );
+        let relay = LineRelay::new(false).unwrap();
+        let capture = Capture::new().unwrap();
+        if mode == OrderMode::Ordered {
+            relay.keep_in(&capture);
+        }
+        let sizes = || (file.metadata().unwrap().len(), capture.size().unwrap());
+        std::thread::scope(|s| {
+            s.spawn(|| relay.pump(&out, None, &room));
+            relay.begin(seq);
+            let child = relay.child_as_fd().try_clone_to_owned().unwrap();
+            let writer = s.spawn(move || {
+                crate::output::emit::write_all(child.as_fd(), &vec![b'a'; len]).unwrap();
+                child
+            });
+            // Whatever goes out before the newline has gone out once the reader is idle.
+            let started = Instant::now();
+            let child = loop {
+                if writer.is_finished() && started.elapsed() > Duration::from_millis(300) {
+                    break writer.join().unwrap();
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            std::thread::sleep(Duration::from_millis(200));
+            let before = sizes();
+            crate::output::emit::write_all(child.as_fd(), b"\n").unwrap();
+            drop(child);
+            relay.end(false).unwrap();
+            relay.quit();
+            [before, sizes()]
+        })
+    }
+
+    #[test]
+    fn a_long_line_is_held_whole_while_there_is_room() {
+        let len = 3 * HELD_LINE_BYTES + 7;
+        let whole = len as u64 + 1;
+        let got = line_through(LineRoom::new(64 << 20), OrderMode::Buffered, 0, len);
+        assert_eq!(got, [(0, 0), (whole, 0)]);
+    }
+
+    #[test]
+    fn a_long_line_passes_as_it_comes_when_the_room_is_full() {
+        let len = 3 * HELD_LINE_BYTES + 7;
+        let [(before, _), after] = line_through(LineRoom::new(0), OrderMode::Buffered, 0, len);
+        assert!(
+            before >= HELD_LINE_BYTES as u64,
+            "{before} bytes out before its end"
+        );
+        assert_eq!(after, (len as u64 + 1, 0));
+    }
+
+    #[test]
+    fn a_long_line_that_must_wait_for_an_earlier_batch_waits_in_the_capture_file() {
+        // `-k`, batch 1 while batch 0 is not out: with no room, its line goes to the capture
+        // file as it comes instead of growing in memory, and nothing reaches the output.
+        let len = 3 * HELD_LINE_BYTES + 7;
+        let [(out, kept), after] = line_through(LineRoom::new(0), OrderMode::Ordered, 1, len);
+        assert_eq!(out, 0);
+        assert!(
+            kept >= HELD_LINE_BYTES as u64,
+            "{kept} bytes kept before its end"
+        );
+        assert_eq!(after, (0, len as u64 + 1));
     }
 }

@@ -381,6 +381,10 @@ pub struct Config {
     /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
     /// with `-u`; with `-k`, only the oldest batch's lines pass live).
     pub line_buffer: bool,
+    /// `--line-buffer`: where the memory available is read, a quarter of which bounds what
+    /// long unended lines may hold together: a file of `/proc/meminfo`'s shape (a container's
+    /// view of its own limit; tests), or None for `/proc/meminfo` itself.
+    pub line_room_meminfo: Option<PathBuf>,
     /// `--latest-line` (GNU Parallel's `--ll`, with `line_buffer`): each job's stdout and
     /// stderr together, shown as its latest whole line on a terminal row of its own.
     pub latest_line: bool,
@@ -534,6 +538,7 @@ impl Default for Config {
             job_resume: None,
             record_bounds: None,
             line_buffer: false,
+            line_room_meminfo: None,
             latest_line: false,
             plugin: None,
         }

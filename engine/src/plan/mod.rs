@@ -794,6 +794,12 @@ fn work(
         templates: Vec::new(),
         templates_cleanup: cfg.templates_cleanup,
         line_buffer: cfg.line_buffer || cfg.latest_line,
+        line_room: if cfg.line_buffer || cfg.latest_line {
+            crate::output::linebuf::room_of(cfg.line_room_meminfo.as_deref())
+                .map_err(|e| RunError::config("--line-buffer", e))?
+        } else {
+            0
+        },
         latest_line: cfg.latest_line,
         output_files_in: cfg.output_files_in.clone(),
         output_files_compress: cfg

@@ -187,6 +187,8 @@ pub struct Work {
     pub templates_cleanup: bool,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
+    /// `--line-buffer`: the bytes of long unended lines the run's relays may hold together.
+    pub line_room: usize,
     /// [`crate::plan::config::Config::latest_line`].
     pub latest_line: bool,
     /// `frun parallel --files`: each job's output goes to a new file here; its name is printed.

@@ -88,7 +88,13 @@ fn work(shared: &Shared, index: usize) -> io::Result<()> {
         let pump = std::thread::Builder::new()
             .name(format!("frun-lines-{index}"))
             .stack_size(128 << 10)
-            .spawn_scoped(s, || relay.pump(&shared.output, shared.screen.as_ref()))?;
+            .spawn_scoped(s, || {
+                let room = shared
+                    .line_room
+                    .as_ref()
+                    .expect("a line room with --line-buffer");
+                relay.pump(&shared.output, shared.screen.as_ref(), room)
+            })?;
         let worked = work_with(shared, index, Some(&relay));
         relay.quit();
         let _ = pump.join();

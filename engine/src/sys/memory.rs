@@ -49,6 +49,14 @@ impl MemorySource {
     }
 }
 
+/// The bytes this machine has available now (`/proc/meminfo`); None where it cannot be read.
+pub fn available_now() -> Option<u64> {
+    MemorySource {
+        path: "/proc/meminfo".into(),
+    }
+    .available()
+}
+
 /// The bytes available according to a meminfo text.
 fn available_in(text: &[u8]) -> Option<u64> {
     let mut sum: Option<u64> = None;

@@ -81,10 +81,16 @@ impl Place {
     pub(in crate::parallel) fn memfree(bytes: u64) -> frun_engine::plan::config::Memfree {
         frun_engine::plan::config::Memfree {
             bytes,
-            meminfo: std::env::var_os("FRUN_MEMINFO")
-                .filter(|p| !p.is_empty())
-                .map_or_else(|| "/proc/meminfo".into(), std::path::PathBuf::from),
+            meminfo: Place::meminfo().unwrap_or_else(|| "/proc/meminfo".into()),
         }
+    }
+
+    /// `$FRUN_MEMINFO`, when set: where the engine reads the memory available (`--memfree`,
+    /// and the room `--line-buffer` has for long lines, a quarter of it).
+    pub(in crate::parallel) fn meminfo() -> Option<std::path::PathBuf> {
+        std::env::var_os("FRUN_MEMINFO")
+            .filter(|p| !p.is_empty())
+            .map(std::path::PathBuf::from)
     }
 
     /// The code to run before each job's line (then `before`, `$PARALLEL_ENV`'s), or None
