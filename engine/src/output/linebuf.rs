@@ -46,9 +46,9 @@ const ROOM_SHARE: u64 = 4;
 /// The room when the memory available cannot be read.
 const ROOM_UNKNOWN: u64 = 256 << 20;
 
-/// The room for a run: a share ([`ROOM_SHARE`]) of the memory available now, read from `meminfo`
-/// (a file of `/proc/meminfo`'s shape; None: `/proc/meminfo`, and [`ROOM_UNKNOWN`] where that
-/// cannot be read). A file named that cannot be read is an error (a sentence for the user).
+/// The room for a run: a quarter of the memory available now, read from `meminfo` (a file of
+/// `/proc/meminfo`'s shape; None: `/proc/meminfo`, and 256 MiB where that cannot be read). A
+/// file named that cannot be read is an error (a sentence for the user).
 pub fn room_of(meminfo: Option<&std::path::Path>) -> Result<usize, String> {
     let available = match meminfo {
         Some(path) => crate::sys::memory::MemorySource::open(path)?
