@@ -289,6 +289,7 @@ fn fresh_options() -> Options {
     Options {
         cfg: Config {
             conduct: CONDUCT,
+            meminfo: place::Place::meminfo(),
             ..Config::default()
         },
         tag: None,
@@ -1065,7 +1066,7 @@ fn set_job_place(o: &mut Options, name: &str, v: String) -> Result<(), Invocatio
             let cpus = frun_engine::sys::usable_cpus() as u64;
             o.place.load = Some(place::load_limit(&v, cpus).map_err(refuse)?);
         }
-        "memfree" => o.cfg.memfree = Some(place::Place::memfree(number("--memfree", &v)?)),
+        "memfree" => o.cfg.memfree = Some(number("--memfree", &v)?),
         "process-slot-var" => o.cfg.slot_var = Some(OsString::from(v)),
         "id" => o.sem.id = Some(v),
         _ => match v.split_once('=') {
@@ -1402,7 +1403,6 @@ fn check_line_buffer(o: &mut Options) -> Result<(), Invocation> {
     } else {
         return Ok(());
     };
-    o.cfg.line_room_meminfo = place::Place::meminfo();
     if o.cfg.order == OrderMode::Unbuffered {
         return Err(refuse(format!("--ungroup cannot be combined with {flag}")));
     }

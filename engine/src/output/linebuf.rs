@@ -50,12 +50,14 @@ const ROOM_UNKNOWN: u64 = 256 << 20;
 /// `/proc/meminfo`'s shape; None: `/proc/meminfo`, and 256 MiB where that cannot be read). A
 /// file named that cannot be read is an error (a sentence for the user).
 pub fn room_of(meminfo: Option<&std::path::Path>) -> Result<usize, String> {
-    let available = match meminfo {
-        Some(path) => crate::sys::memory::MemorySource::open(path)?
-            .available()
-            .unwrap_or(ROOM_UNKNOWN * ROOM_SHARE),
-        None => crate::sys::memory::available_now().unwrap_or(ROOM_UNKNOWN * ROOM_SHARE),
+    use crate::sys::memory::{MEMINFO, MemorySource};
+    let source = match meminfo {
+        Some(path) => Some(MemorySource::open(path)?),
+        None => MemorySource::open(std::path::Path::new(MEMINFO)).ok(),
     };
+    let available = source
+        .and_then(|s| s.available())
+        .unwrap_or(ROOM_UNKNOWN * ROOM_SHARE);
     Ok(usize::try_from(available / ROOM_SHARE).unwrap_or(usize::MAX))
 }
 

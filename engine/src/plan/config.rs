@@ -291,7 +291,11 @@ pub struct Config {
     /// `--memfree`: no batch starts while less memory than this is available; while less than
     /// half of it is, the youngest running batch (the highest number) is ended as `termseq`
     /// says, one at a time, and fails (retried as `retries` allows).
-    pub memfree: Option<Memfree>,
+    pub memfree: Option<u64>,
+    /// Where the memory available is read (`--memfree`, and the room `--line-buffer` has for
+    /// long unended lines: a quarter of it): a file of `/proc/meminfo`'s shape (a container's
+    /// view of its own limit, a test's), or None for `/proc/meminfo` itself.
+    pub meminfo: Option<PathBuf>,
     /// `-j FILE`: the number of jobs that may run at once is read from this file again
     /// whenever its text changes (values relative to `cpus`); `workers` is what it held at
     /// the start, up to the most it may ever hold.
@@ -381,10 +385,6 @@ pub struct Config {
     /// `--line-buffer`: output is passed on a whole line at a time while commands run (not
     /// with `-u`; with `-k`, only the oldest batch's lines pass live).
     pub line_buffer: bool,
-    /// `--line-buffer`: where the memory available is read, a quarter of which bounds what
-    /// long unended lines may hold together: a file of `/proc/meminfo`'s shape (a container's
-    /// view of its own limit; tests), or None for `/proc/meminfo` itself.
-    pub line_room_meminfo: Option<PathBuf>,
     /// `--latest-line` (GNU Parallel's `--ll`, with `line_buffer`): each job's stdout and
     /// stderr together, shown as its latest whole line on a terminal row of its own.
     pub latest_line: bool,
@@ -415,16 +415,6 @@ pub struct PluginSpec {
     pub library: PathBuf,
     /// The name of the function to call in it.
     pub function: OsString,
-}
-
-/// `--memfree SIZE`, as given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Memfree {
-    /// The memory (bytes) that must be available for a batch to start.
-    pub bytes: u64,
-    /// Where the memory available is read: `/proc/meminfo`, or a file of its shape (a
-    /// container's view of its own limit, a test's).
-    pub meminfo: PathBuf,
 }
 
 /// `-j FILE`, as given.
@@ -502,6 +492,7 @@ impl Default for Config {
             joblog_skip_words: 0,
             job_timeout: None,
             memfree: None,
+            meminfo: None,
             jobs_file: None,
             delay: None,
             termseq: None,
@@ -538,7 +529,6 @@ impl Default for Config {
             job_resume: None,
             record_bounds: None,
             line_buffer: false,
-            line_room_meminfo: None,
             latest_line: false,
             plugin: None,
         }

@@ -758,11 +758,15 @@ fn work(
             && cfg.conduct.retries_unasked,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
-        memfree: match &cfg.memfree {
-            Some(m) => Some((
-                m.bytes,
-                crate::sys::memory::MemorySource::open(&m.meminfo)
-                    .map_err(|e| RunError::config("--memfree", e))?,
+        memfree: match cfg.memfree {
+            Some(bytes) => Some((
+                bytes,
+                crate::sys::memory::MemorySource::open(
+                    cfg.meminfo
+                        .as_deref()
+                        .unwrap_or(std::path::Path::new(crate::sys::memory::MEMINFO)),
+                )
+                .map_err(|e| RunError::config("--memfree", e))?,
             )),
             None => None,
         },
@@ -795,7 +799,7 @@ fn work(
         templates_cleanup: cfg.templates_cleanup,
         line_buffer: cfg.line_buffer || cfg.latest_line,
         line_room: if cfg.line_buffer || cfg.latest_line {
-            crate::output::linebuf::room_of(cfg.line_room_meminfo.as_deref())
+            crate::output::linebuf::room_of(cfg.meminfo.as_deref())
                 .map_err(|e| RunError::config("--line-buffer", e))?
         } else {
             0

@@ -145,7 +145,7 @@ pub struct Shared {
     /// `-j FILE`.
     pub job_cap: Option<limits::jobs::JobCap>,
     /// `--line-buffer`: what the relays may hold of long unended lines.
-    pub line_room: Option<crate::output::linebuf::LineRoom>,
+    pub line_room: crate::output::linebuf::LineRoom,
     /// `--latest-line`: the terminal rows the jobs' latest lines are drawn on.
     pub screen: Option<Mutex<crate::output::latest::Screen>>,
     /// `-t`: command lines are shown on stderr in the order their batches were claimed (the
@@ -207,9 +207,7 @@ impl Shared {
             gate,
             memory: memory::MemoryFloor::of(&work),
             job_cap: limits::jobs::JobCap::of(&work, workers.max),
-            line_room: work
-                .line_buffer
-                .then(|| crate::output::linebuf::LineRoom::new(work.line_room)),
+            line_room: crate::output::linebuf::LineRoom::new(work.line_room),
             screen: work.latest_line.then(|| {
                 Mutex::new(crate::output::latest::Screen::on_terminal(
                     order == crate::output::emit::OrderMode::Ordered,

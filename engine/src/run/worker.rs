@@ -89,11 +89,7 @@ fn work(shared: &Shared, index: usize) -> io::Result<()> {
             .name(format!("frun-lines-{index}"))
             .stack_size(128 << 10)
             .spawn_scoped(s, || {
-                let room = shared
-                    .line_room
-                    .as_ref()
-                    .expect("a line room with --line-buffer");
-                relay.pump(&shared.output, shared.screen.as_ref(), room)
+                relay.pump(&shared.output, shared.screen.as_ref(), &shared.line_room)
             })?;
         let worked = work_with(shared, index, Some(&relay));
         relay.quit();

@@ -15,6 +15,9 @@ pub struct MemorySource {
     path: PathBuf,
 }
 
+/// The kernel's file, read where no other is named.
+pub const MEMINFO: &str = "/proc/meminfo";
+
 /// The most of the file that is read (the kernel's is under 2 KiB).
 const MOST: u64 = 64 * 1024;
 
@@ -47,14 +50,6 @@ impl MemorySource {
     pub fn available(&self) -> Option<u64> {
         available_in(&self.read().ok()?)
     }
-}
-
-/// The bytes this machine has available now (`/proc/meminfo`); None where it cannot be read.
-pub fn available_now() -> Option<u64> {
-    MemorySource {
-        path: "/proc/meminfo".into(),
-    }
-    .available()
 }
 
 /// The bytes available according to a meminfo text.

@@ -75,18 +75,9 @@ pub(in crate::parallel) fn niceness(v: &str) -> Result<i32, String> {
 }
 
 impl Place {
-    /// `--memfree SIZE`: the engine holds starts back (and ends the youngest job) by the memory
-    /// available in `$FRUN_MEMINFO`, a file of `/proc/meminfo`'s shape (a container's view of
-    /// its own limit; tests), else `/proc/meminfo`.
-    pub(in crate::parallel) fn memfree(bytes: u64) -> frun_engine::plan::config::Memfree {
-        frun_engine::plan::config::Memfree {
-            bytes,
-            meminfo: Place::meminfo().unwrap_or_else(|| "/proc/meminfo".into()),
-        }
-    }
-
-    /// `$FRUN_MEMINFO`, when set: where the engine reads the memory available (`--memfree`,
-    /// and the room `--line-buffer` has for long lines, a quarter of it).
+    /// `$FRUN_MEMINFO`, when set: a file of `/proc/meminfo`'s shape (a container's view of its
+    /// own limit; tests) where the engine reads the memory available (`--memfree`, and the
+    /// room `--line-buffer` has for long lines, a quarter of it).
     pub(in crate::parallel) fn meminfo() -> Option<std::path::PathBuf> {
         std::env::var_os("FRUN_MEMINFO")
             .filter(|p| !p.is_empty())
