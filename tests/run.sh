@@ -137,8 +137,8 @@ python3 ci/repository.py
 # --workspace: frun and the Python module (python/, a member of the workspace but not a default
 # one; `cargo fmt` above covers both) in one run, so the dependencies they share are checked once.
 cargo clippy --workspace --all-targets --release -- -D warnings
-cargo clippy --all-targets --release --features hwloc -- -D warnings
-cargo clippy --all-targets --release --features bash -- -D warnings
+# Both features in one run (they are independent; the run above covers the code without them).
+cargo clippy --all-targets --release --features hwloc,bash -- -D warnings
 # The API docs build without a warning: the engine's public items all documented (it denies
 # missing_docs), and no broken or private intra-doc link in either crate.
 RUSTDOCFLAGS="-D warnings" cargo doc -p frun-engine -p frun --no-deps --features hwloc
