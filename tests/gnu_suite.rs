@@ -8,7 +8,8 @@
 //! counted, not listed. A function where GNU Parallel agrees and frun does not is run a second
 //! time, alone (run.py), so that a sleep race lost on a busy machine is not taken for a
 //! difference. It does not test anything the differential corpus (parallel.rs) does not also
-//! cover case by case.
+//! cover case by case. `FRUN_GNU_SUITE_JSON` names GNU Parallel's half when tests/run.sh ran it
+//! earlier on this machine (run.py `--gnu-from`); else the test runs both.
 
 use crate::common::BIN;
 use std::collections::BTreeMap;
@@ -56,11 +57,16 @@ fn run_suites() -> BTreeMap<(String, String), (String, String)> {
     let dir = tempfile::tempdir().expect("temporary directory");
     let table = dir.path().join("table.tsv");
     let here = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/gnu-parallel/run.py");
-    let out = Command::new("python3")
-        .args([here, "--impl", "both", "--frun", BIN, "--table"])
-        .arg(&table)
-        .output()
-        .expect("python3 runs");
+    let mut run = Command::new("python3");
+    run.args([here, "--impl", "both", "--frun", BIN, "--table"])
+        .arg(&table);
+    // GNU Parallel's half, run earlier on this machine by tests/run.sh (beside the image test).
+    if let Some(gnu) = std::env::var_os("FRUN_GNU_SUITE_JSON")
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+    {
+        run.arg("--gnu-from").arg(gnu);
+    }
+    let out = run.output().expect("python3 runs");
     eprintln!("{}", String::from_utf8_lossy(&out.stderr));
     println!("{}", String::from_utf8_lossy(&out.stdout));
     assert!(out.status.success(), "run.py failed");

@@ -181,9 +181,27 @@ fi
 # 4 GiB stream in bounded memory; the last part below skips them.
 # The Slurm tests' frun is the one the suites are built with (`cargo build` would build it
 # anew: the tests' dev-dependencies turn on other features of shared crates).
+# The engine, streams and faults suites again on 4 logical NUMA nodes (FRUN_NODES is the default
+# of --nodes): every guarantee must hold across nodes. Resume's cases (signals, kill -9, given-up
+# batches, preemption) run on 4 nodes too; its two random-interruption properties take two
+# minutes each time and run once, beside the Slurm tests. (A 2-node pass was dropped to keep the
+# whole suite, Slurm tests included, under half an hour: 4 nodes take every path 2 nodes do.)
+# They run after the Slurm tests, still beside the image test.
+# The suites are modules of the one test binary `tests`: a filter `records::` picks a suite
+# (libtest filters match anywhere in a name, so `faults::` also picks input_faults::, skipped).
+engine_suites=(records:: streams:: faults:: output:: retries:: differential:: properties::)
+numa_suites() {
+  stage "engine suites on 4 logical NUMA nodes"
+  FRUN_NODES=@4 cargo test --release --features hwloc --test tests -- "${engine_suites[@]}" \
+    resume:: --skip input_faults:: --skip resume_property
+}
+# GNU Parallel's half of its own suite (tests/gnu_suite.rs compares frun's with it), run here
+# on this machine and read by the last part (FRUN_GNU_SUITE_JSON) instead of run there again.
+gnu_suite_json=$(mktemp)
+export FRUN_GNU_SUITE_JSON=$gnu_suite_json
 after_build() {
   set -e
-  local slurm status=0
+  local slurm gnu status=0
   stage "the bash builtin"
   bash tests/bash/run.sh
   stage "the test suites' build"
@@ -191,10 +209,16 @@ after_build() {
   stage "a local Slurm cluster, beside the resume properties and the memory bound"
   FRUN=target/release/frun bash tests/slurm/run.sh >"$bg_logs/slurm.log" 2>&1 &
   slurm=$!
+  python3 tests/gnu-parallel/run.py --impl gnu --json "$gnu_suite_json" >/dev/null \
+    2>"$bg_logs/gnu-suite.log" &
+  gnu=$!
   cargo test --release --features hwloc --test tests -- resume_property || status=1
   cargo test --release --features hwloc --test memory || status=1
   wait "$slurm" || status=1
   cat "$bg_logs/slurm.log"
+  wait "$gnu" || { cat "$bg_logs/gnu-suite.log"; status=1; }
+  # The engine suites on NUMA nodes need the suites' build alone: here, beside the image test.
+  ((status != 0)) || numa_suites || status=1
   return "$status"
 }
 beside "the ring under loom and miri" ring_models
@@ -207,26 +231,16 @@ if [[ "${FRUN_SKIP_DIST:-0}" != 1 ]]; then
   # The image test uses the artifacts check.sh built and checked (no third build).
   dist=$(mktemp -d)
   bash packaging/check.sh --out "$dist"
-  beside "the bash builtin, the suites' build, a local Slurm cluster" after_build
+  beside "the bash builtin, the suites' build, a local Slurm cluster, NUMA nodes" after_build
   bash packaging/image-test.sh --dist "$dist"
   rm -rf "$dist"
 else
-  beside "the bash builtin, the suites' build, a local Slurm cluster" after_build
+  beside "the bash builtin, the suites' build, a local Slurm cluster, NUMA nodes" after_build
 fi
 collect
-# The engine, streams and faults suites again on 4 logical NUMA nodes (FRUN_NODES is the default
-# of --nodes): every guarantee must hold across nodes. Resume's cases (signals, kill -9, given-up
-# batches, preemption) run on 4 nodes too; its two random-interruption properties take two
-# minutes each time and run once, beside the Slurm tests. (A 2-node pass was dropped to keep the whole suite,
-# Slurm tests included, under half an hour: 4 nodes take every path 2 nodes do.)
-# The suites are modules of the one test binary `tests`: a filter `records::` picks a suite
-# (libtest filters match anywhere in a name, so `faults::` also picks input_faults::, skipped).
-engine_suites=(records:: streams:: faults:: output:: retries:: differential:: properties::)
-stage "engine suites on 4 logical NUMA nodes"
-FRUN_NODES=@4 cargo test --release --features hwloc --test tests -- "${engine_suites[@]}" \
-  resume:: --skip input_faults:: --skip resume_property
 # Last, so the test summary closes the output (the resume properties and the memory bound ran
 # above, beside the Slurm tests).
 stage "unit, integration, differential and property tests"
 cargo test --release --features hwloc -- --skip resume_property \
   --skip four_gib_streams_run_in_bounded_memory
+rm -f "$gnu_suite_json"

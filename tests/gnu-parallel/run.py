@@ -317,6 +317,12 @@ def main():
     ap.add_argument("--impl", choices=["gnu", "frun", "both"], required=True)
     ap.add_argument("--frun", help="frun binary (for --impl frun or both)")
     ap.add_argument("--json", help="write every function's verdicts and output here")
+    ap.add_argument(
+        "--gnu-from",
+        metavar="JSON",
+        help="with --impl both: GNU Parallel's results from an earlier `--impl gnu --json` run "
+        "on this machine, instead of running its half again",
+    )
     ap.add_argument("--table", help="write `name TAB file TAB verdict…` lines here")
     ap.add_argument("--jobs-scale", type=float, default=1.0)
     ap.add_argument("--keep", action="store_true", help="keep the temporary HOME")
@@ -347,9 +353,15 @@ def main():
         if a.impl == "both":
             gnu = {r["name"] for r in res.get("gnu", {}).values() if r["verdict"] == "agrees"}
             again = (lambda name: False) if impl == "gnu" else (lambda name, g=gnu: name in g)
-        res[impl] = run_suite(
-            impl, a.frun, set(a.only), a.jobs_scale, a.keep, a.bash_companions, again
-        )
+        if impl == "gnu" and a.gnu_from:
+            with open(a.gnu_from, encoding="utf-8", errors="surrogateescape") as f:
+                res["gnu"] = json.load(f)["gnu"]
+            if a.only:
+                res["gnu"] = {k: r for k, r in res["gnu"].items() if r["name"] in a.only}
+        else:
+            res[impl] = run_suite(
+                impl, a.frun, set(a.only), a.jobs_scale, a.keep, a.bash_companions, again
+            )
         counts = {}
         for r in res[impl].values():
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
