@@ -10,15 +10,33 @@
 
 use frun_engine::sys::errors::PROG;
 
-/// Shadows std's `eprintln!` in every module of the crate (they are declared below it): std's
-/// panics when stderr cannot be written, as when it is a pipe whose reader has gone, which would
-/// turn any message into a panic and exit status 101. A message that cannot be written is
-/// dropped; the run and its status go on unchanged.
+/// Shadows std's `eprintln!` in every module of the crate (they are declared below it), for two
+/// reasons. std's panics when stderr cannot be written, as when it is a pipe whose reader has
+/// gone, which would turn any message into a panic and exit status 101: here a message that
+/// cannot be written is dropped and the run and its status go on unchanged. And std's writes a
+/// message piece by piece (the name, `: `, the text, the newline: one `write` each, stderr being
+/// unbuffered), so that the jobs' output, going to the same pipe under `2>&1`, could land inside
+/// a message: here the whole line is made first and written at once.
 macro_rules! eprintln {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let mut line = format!($($arg)*);
+        line.push('\n');
+        $crate::write_message(&line);
     }};
+}
+
+/// Shadows std's `eprint!` for the same reasons as [`eprintln!`].
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::write_message(&format!($($arg)*))
+    };
+}
+
+/// Writes `text` to stderr in as few `write`s as it takes (one, for a message shorter than a
+/// pipe's buffer), so no other output can come between its parts; a failure is ignored.
+fn write_message(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 #[cfg(feature = "bash")]

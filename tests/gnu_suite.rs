@@ -40,11 +40,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
          says it in one GNU-worded line, not GNU's nine",
     ),
     (
-        "par_open_files_blocks",
-        "(timing) -j10 --pipe -k under ulimit -n 28: agrees alone, and differed once in a \
-         whole suite run on a loaded machine",
-    ),
-    (
         "par_tee_with_premature_close",
         "its second half puts a `tee` without --output-error=warn-nopipe first on PATH and wants \
          the output broken by it; frun copies the input itself, so every job gets all of it \

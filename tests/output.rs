@@ -305,3 +305,71 @@ fn streaming_with_gaps_always_finishes() {
         assert_eq!(o, ["a", "b"]);
     }
 }
+
+/// Every message frun writes to stderr goes out in one `write` (strace shows each), so that a
+/// job's output on the same pipe (`2>&1`) can never land inside it: GNU Parallel's own suite
+/// once saw a line of output inside a warning, between its text and its newline. The commands
+/// here write nothing to stderr themselves, so every `write(2, …)` traced is frun's.
+#[test]
+fn every_message_is_written_whole() {
+    assert!(
+        Command::new("strace").arg("-V").output().is_ok(),
+        "strace is needed (tests/run.sh installs it)"
+    );
+    let cases: &[(&str, &str)] = &[
+        // The plan's warning (two lines, GNU's words), under a low descriptor limit.
+        ("ulimit -n 40; exec \"$@\" parallel -j20 true ::: 1 2 3", ""),
+        // A timeout's warning, printed by a worker while the run goes on.
+        ("exec \"$@\" parallel --timeout 0.2 sleep ::: 5", ""),
+        // xargs' abort, with the name it was invoked as.
+        ("exec \"$@\" xargs sh -c 'exit 255'", "a b\n"),
+        // The native summary of failures, and a NUL warning.
+        ("exec \"$@\" false", "1\n2\n3\n"),
+        ("exec \"$@\" true", "a\0b\n"),
+        // A usage error.
+        ("exec \"$@\" --bogus", ""),
+    ];
+    for (script, input) in cases {
+        let log = scratch().join(format!("strace-{}.log", std::process::id()));
+        let o = run_prog(
+            "bash",
+            &[
+                "-c",
+                script,
+                "bash",
+                "strace",
+                "-f",
+                "-qq",
+                "-s",
+                "8192",
+                "-e",
+                "trace=write,writev",
+                "-e",
+                "signal=none",
+                "-o",
+                log.to_str().unwrap(),
+                BIN,
+            ],
+            input.as_bytes(),
+        );
+        assert!(!o.stderr.is_empty(), "{script}: no message at all: {o:?}");
+        let trace = std::fs::read_to_string(&log).expect("strace log");
+        let _ = std::fs::remove_file(&log);
+        let writes: Vec<&str> = trace
+            .lines()
+            .filter(|l| l.contains("write(2, ") || l.contains("writev(2, "))
+            .collect();
+        assert!(!writes.is_empty(), "{script}: no write to stderr traced");
+        // Each case makes one message (of one or two lines): one write, ending its line.
+        assert_eq!(
+            writes.len(),
+            1,
+            "{script}: stderr {:?} from writes {writes:#?}",
+            err(&o)
+        );
+        assert!(
+            writes[0].contains("write(2, ") && writes[0].contains("\\n\", "),
+            "{script}: a message written in pieces: {writes:?}"
+        );
+    }
+}

@@ -30,6 +30,8 @@ command -v parallel >/dev/null || missing+=(parallel)
 perl -MText::CSV -e 1 2>/dev/null || missing+=(libtext-csv-perl)
 # GNU Parallel's first compressor (its suite's results assume pzstd's sizes, as frun's --compress).
 command -v pzstd >/dev/null || missing+=(zstd)
+# System call traces: every message to stderr is one write (tests/output.rs).
+command -v strace >/dev/null || missing+=(strace)
 # A real terminal for the progress line tests (tests/progress.rs).
 command -v tmux >/dev/null || missing+=(tmux)
 # A local Slurm cluster for tests/slurm/ (slurmctld, slurmd, srun; munge is not used).

@@ -66,13 +66,9 @@ pub(crate) fn engine_main(cfg: &frun_engine::plan::config::Config, ctl: Option<O
     let host: Option<Arc<dyn Host>> =
         ctl.map(|c| Arc::new(CallerHost { ctl: Mutex::new(c) }) as Arc<dyn Host>);
     // The engine's messages go to this process's stderr, which is the caller's.
-    let notices = |n: &frun_engine::Notice<'_>| {
-        use std::io::Write as _;
-        let mut err = std::io::stderr().lock();
-        let _ = match n.kind {
-            frun_engine::NoticeKind::Report => writeln!(err, "{}", n.text),
-            _ => writeln!(err, "frun: {}", n.text),
-        };
+    let notices = |n: &frun_engine::Notice<'_>| match n.kind {
+        frun_engine::NoticeKind::Report => crate::message(format_args!("{}", n.text)),
+        _ => crate::message(format_args!("frun: {}", n.text)),
     };
     let mut io = frun_engine::Io::new(Arc::new(notices));
     if let Some(host) = host {

@@ -15,6 +15,16 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
+/// Writes one message line to stderr in one `write` (std's `eprintln!` writes its pieces one
+/// by one, and the function's own output, from other processes on the same stderr, could come
+/// between them); a failure to write is ignored.
+pub(crate) fn message(text: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut line = text.to_string();
+    line.push('\n');
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 mod batch;
 mod caller;
 mod engine;

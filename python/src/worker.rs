@@ -37,7 +37,7 @@ pub(crate) fn worker_main(py: Python<'_>, sock: OwnedFd, job: &Job<'_>) -> ! {
     let code = match serve(py, &sock, job) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("frun: worker: {e}");
+            crate::message(format_args!("frun: worker: {e}"));
             1
         }
     };
@@ -102,7 +102,7 @@ fn serve(py: Python<'_>, sock: &OwnedFd, job: &Job<'_>) -> io::Result<()> {
             Ok(true) => 1,
             Err(e) => {
                 // Not the function's exception (that is a frame): the worker's own failure.
-                eprintln!("frun: a worker failed outside the function:");
+                crate::message(format_args!("frun: a worker failed outside the function:"));
                 e.print(py);
                 1
             }
