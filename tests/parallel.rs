@@ -1044,9 +1044,31 @@ const CASES: &[Case] = &[
         r"parallel -k '{} | tr a-z A-Z' ::: 'echo command 1' 'echo command 2'",
         "",
     ),
+    // A job's stderr is held and printed right after its stdout, tagged as it is.
     (
-        "D:frun passes a job's stderr straight through; GNU holds it and prints it after the job's stdout",
+        "",
         r"parallel -k 'echo a{}; sleep 0.{}; echo b{} >&2' ::: 3 1 2>&1",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k 'echo a{}; echo b{} >&2; echo c{}' ::: 1 2 3 2>&1",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 --tag 'echo a{}; echo b{} >&2' ::: 1 2 2>&1",
+        "",
+    ),
+    ("e", r"parallel -k 'echo e{} >&2' ::: 1 2 3", ""),
+    (
+        "",
+        r"parallel -k --retries 2 'echo a; echo e >&2; false' ::: 1 2>&1",
+        "",
+    ),
+    (
+        "",
+        r"parallel -j1 -u 'echo a{}; echo b{} >&2' ::: 1 2 2>&1",
         "",
     ),
     ("", r"parallel -k echo a '&&' echo {} ::: b", ""),

@@ -131,7 +131,7 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("--xargs", "use frun xargs"),
     ("--max-line-length-allowed", "getconf ARG_MAX"),
-    ("--ungroup-stderr", "stderr passes straight through"),
+    ("--ungroup-stderr", "use -u (or --line-buffer)"),
     ("--keep-order-on-interrupt", "use -k"),
     ("--ssh-delay", "frun runs on this machine"),
     ("--sshdelay", "frun runs on this machine"),
@@ -248,13 +248,15 @@ pub fn parse(args: Vec<OsString>) -> Invocation {
 
 /// How GNU Parallel behaves where frun differs: its exit status counts failed jobs, nothing
 /// is retried unless `--retries` asks, a NUL in a value is refused (255), jobs never read its
-/// standard input, and no checkpoint is kept unless asked.
+/// standard input, no checkpoint is kept unless asked, and a job's stderr is printed after its
+/// stdout.
 const CONDUCT: Conduct = Conduct {
     statuses: Statuses::JobCount,
     retries_unasked: false,
     nul_in_value: frun_engine::plan::config::NulInValue::Escape,
     children_read_stdin: false,
     checkpoint_unasked: false,
+    stderr_grouped: true,
 };
 
 fn parse_inner(
@@ -1965,7 +1967,8 @@ Usage: frun parallel [OPTIONS] [COMMAND [ARGS]] [::: VALUES | :::: FILES]...
 
 Options are GNU Parallel's (Debian 20221122) with their meaning: -j N|N%|+N|-N|0|FILE
 (FILE holds one of those, read again whenever it changes: fewer lets running jobs finish), -k, -u,
---group, -X, -m (lines filled to 63664 bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
+--group (the default: each job's stdout whole, then its stderr), -X, -m (lines filled to 63664
+bytes or -s/--max-chars N), -N N, -n N, -L N, -l [N],
 --max-lines[=N], --xapply, --show-limits, -I STR, --er/--bnr/--dnr/--bner STR, -q, -0,
 -d C|STR, -a FILE, --arg-sep/--arg-file-sep STR (markers in place of ::: and ::::),
 --colsep REGEX, --csv (CSV records, fields as values; with --pipe, blocks

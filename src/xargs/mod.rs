@@ -518,6 +518,7 @@ const CONDUCT: Conduct = Conduct {
     nul_in_value: frun_engine::plan::config::NulInValue::Cut,
     children_read_stdin: true,
     checkpoint_unasked: false,
+    stderr_grouped: false,
 };
 
 /// 126/127).

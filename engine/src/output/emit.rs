@@ -57,7 +57,9 @@ pub struct Finished {
     pub failed: bool,
 }
 
-/// A finished batch's output: `[off, off + len)` of a capture file.
+/// A finished batch's output: `[off, off + len)` of a capture file, its last `stderr` bytes
+/// for frun's stderr (a job's own stderr, where it is grouped with its stdout), the rest for
+/// stdout.
 pub struct Piece {
     /// The capture file that holds the bytes.
     pub capture: Arc<Capture>,
@@ -65,6 +67,8 @@ pub struct Piece {
     pub off: u64,
     /// How many bytes.
     pub len: u64,
+    /// How many of them, at the end, go to stderr.
+    pub stderr: u64,
 }
 
 /// Why emitting stopped.
@@ -145,6 +149,29 @@ impl Capture {
         }
         out.truncate(done);
         Ok(out)
+    }
+
+    /// Appends all of `other`'s bytes at this file's write position (its end), copied in the
+    /// kernel where it can; returns how many.
+    pub fn append_all_of(&self, other: &Capture) -> io::Result<u64> {
+        let len = other.size()?;
+        let mut off: libc::off_t = 0;
+        while (off as u64) < len {
+            let want = (len - off as u64) as usize;
+            match nix::fcntl::copy_file_range(&other.fd, Some(&mut off), &self.fd, None, want) {
+                Ok(0) => return Err(io::Error::other("capture file shrank")),
+                Ok(_) => {}
+                Err(Errno::EINTR) => {}
+                // Where the kernel cannot copy between them: through memory.
+                Err(Errno::EXDEV | Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP) => {
+                    let rest = other.read_from(off as u64)?;
+                    self.append(&rest)?;
+                    break;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(len)
     }
 
     /// Appends bytes (used by `--dry-run`, which writes instead of a child).
@@ -349,11 +376,24 @@ impl Output {
         self.mode != OrderMode::Unbuffered
     }
 
-    fn emit(&self, piece: &Piece) -> Result<(), EmitError> {
-        if piece.len > 0 {
-            copy_range(self.fd(), piece.capture.fd.as_fd(), piece.off, piece.len)?;
+    /// Writes a piece's stdout part to the output and then its stderr part to stderr (a
+    /// failure there is ignored: it never stops the run's output); returns the bytes that went
+    /// to the output.
+    fn emit(&self, piece: &Piece) -> Result<u64, EmitError> {
+        let out = piece.len - piece.stderr;
+        if out > 0 {
+            copy_range(self.fd(), piece.capture.fd.as_fd(), piece.off, out)?;
         }
-        Ok(())
+        if piece.stderr > 0 {
+            let stderr = std::io::stderr();
+            let _ = copy_range(
+                stderr.as_fd(),
+                piece.capture.fd.as_fd(),
+                piece.off + out,
+                piece.stderr,
+            );
+        }
+        Ok(out)
     }
 
     /// Writes `bytes` (whole lines that are not a batch's output: `--joblog -`) to `fd`
@@ -467,8 +507,7 @@ impl Output {
                 }
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(p) = piece {
-                    self.emit(&p)?;
-                    st.written += p.len;
+                    st.written += self.emit(&p)?;
                 }
                 self.record(&done, Some(st.written), failed);
                 Ok(())
@@ -490,8 +529,7 @@ impl Output {
                         let r = self.emit(&p);
                         self.held.fetch_sub(p.len, Ordering::Relaxed);
                         release(&p);
-                        r?;
-                        st.written += p.len;
+                        st.written += r?;
                     }
                     self.record(&done, Some(st.written), failed);
                 }

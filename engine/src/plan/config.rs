@@ -190,6 +190,10 @@ pub struct Conduct {
     pub children_read_stdin: bool,
     /// A checkpoint is kept without being asked (`--checkpoint-file`, `--resume`).
     pub checkpoint_unasked: bool,
+    /// A job's stderr is held with its stdout and written to frun's stderr right after it
+    /// (GNU Parallel's grouping), wherever output is grouped (not `-u`, `--line-buffer`,
+    /// `--latest-line`); false: the commands write to frun's stderr themselves, as they run.
+    pub stderr_grouped: bool,
 }
 
 /// What a NUL byte in a record bound for an argument does (no argument can hold one). The first
@@ -219,6 +223,7 @@ impl Default for Conduct {
             nul_in_value: NulInValue::Cut,
             children_read_stdin: true,
             checkpoint_unasked: true,
+            stderr_grouped: false,
         }
     }
 }

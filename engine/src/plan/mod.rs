@@ -754,8 +754,10 @@ fn work(
         halt: cfg.halt,
         // A batch of the size asked for (`-l N`) is the unit, as in forkrun: a record that
         // keeps failing takes its batch down. Where frun chose the size, it splits.
+        // A batch whose stderr is grouped with its stdout is one job: it never splits.
         splittable: matches!(sizing, Sizing::Adaptive { init, max } if init != max)
-            && cfg.conduct.retries_unasked,
+            && cfg.conduct.retries_unasked
+            && !cfg.conduct.stderr_grouped,
         job_timeout: cfg.job_timeout,
         delay: cfg.delay,
         memfree: match cfg.memfree {
@@ -798,6 +800,9 @@ fn work(
         templates: Vec::new(),
         templates_cleanup: cfg.templates_cleanup,
         line_buffer: cfg.line_buffer || cfg.latest_line,
+        stderr_grouped: cfg.conduct.stderr_grouped
+            && cfg.order != crate::output::emit::OrderMode::Unbuffered
+            && !(cfg.line_buffer || cfg.latest_line),
         line_room: if cfg.line_buffer || cfg.latest_line {
             crate::output::linebuf::room_of(cfg.meminfo.as_deref())
                 .map_err(|e| RunError::config("--line-buffer", e))?

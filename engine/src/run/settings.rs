@@ -187,6 +187,9 @@ pub struct Work {
     pub templates_cleanup: bool,
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
+    /// A job's stderr is captured and written to frun's stderr right after its stdout
+    /// ([`crate::plan::config::Conduct::stderr_grouped`], where output is grouped).
+    pub stderr_grouped: bool,
     /// `--line-buffer`: the bytes of long unended lines the run's relays may hold together.
     pub line_room: usize,
     /// [`crate::plan::config::Config::latest_line`].

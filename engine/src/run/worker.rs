@@ -58,7 +58,10 @@ fn setup<'a>(
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
     };
-    let errors = if shared.work.job_files.is_some() || shared.work.results_table.is_some() {
+    let errors = if shared.work.job_files.is_some()
+        || shared.work.results_table.is_some()
+        || shared.work.stderr_grouped
+    {
         Some(Capture::new()?)
     } else {
         None
@@ -304,6 +307,11 @@ pub(super) trait Site {
     /// Whether each batch's output is saved as its results (`frun parallel --results`)
     /// instead of printed.
     fn saves_results(&self) -> bool {
+        false
+    }
+    /// Whether a batch's stderr is printed after its stdout (GNU Parallel's grouping), not
+    /// written by its commands as they run (and not saved as its results).
+    fn groups_stderr(&self) -> bool {
         false
     }
     /// `frun parallel --results NAME.json/.csv/.tsv`: the table whose record replaces each
@@ -656,6 +664,11 @@ impl Site for Post<'_> {
         self.shared.work.job_files.is_some()
     }
 
+    fn groups_stderr(&self) -> bool {
+        let w = &self.shared.work;
+        w.stderr_grouped && w.job_files.is_none() && w.results_table.is_none()
+    }
+
     fn save_results(
         &self,
         bytes: &[u8],
@@ -765,8 +778,12 @@ struct Worker<'a, S: Site> {
     trace_turn: Option<u64>,
     runner: &'a mut dyn Runner,
     capture: Option<&'a Arc<Capture>>,
-    /// Commands' stderr, kept for their results (`frun parallel --results`).
+    /// Commands' stderr, kept for their results (`frun parallel --results`) or to follow
+    /// their stdout ([`Site::groups_stderr`]).
     errors: Option<&'a Arc<Capture>>,
+    /// [`Site::groups_stderr`]: how many bytes at the end of the batch's output in the capture
+    /// are its stderr (tagged as its stdout is).
+    stderr: u64,
     rules: Rules,
     /// Arguments are copies: a part's input bytes are not needed once they are built, unless
     /// they are fed to the command's stdin or the part may have to run again.
@@ -868,6 +885,7 @@ impl<'a, S: Site> Worker<'a, S> {
             job: site.joblog().map(JobNote::new),
             measure: site.measures_runtimes(),
             line: Vec::new(),
+            stderr: 0,
             relay: None,
             tag: Vec::new(),
             colour: Vec::new(),
@@ -1214,6 +1232,19 @@ impl<'a, S: Site> Worker<'a, S> {
                     _ => {}
                 }
                 settled.kept = c.size()?;
+                // The job's stderr follows its stdout (a grouped batch is one job: it never
+                // splits, so nothing of it comes after this).
+                if let Some(e) = self.errors.filter(|_| site.groups_stderr()) {
+                    if c.append_all_of(e)? > 0 {
+                        e.discard_from(0)?;
+                        if tagged {
+                            tag_lines(c, settled.kept, &tag)?;
+                        }
+                        let end = c.size()?;
+                        self.stderr += end - settled.kept;
+                        settled.kept = end;
+                    }
+                }
             }
             self.done.push((part.start, part.end));
             settled.failed |= !matches!(outcome, Outcome::Ok);
@@ -1326,11 +1357,13 @@ impl<'a, S: Site> Worker<'a, S> {
             site.input_shrank();
             return Ok(false);
         }
+        let stderr = std::mem::take(&mut self.stderr);
         let piece = self.capture.and_then(|c| {
             let p = Piece {
                 capture: Arc::clone(c),
                 off: self.written,
                 len: settled.kept - self.written,
+                stderr,
             };
             self.written = settled.kept;
             (p.len > 0).then_some(p)
