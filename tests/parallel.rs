@@ -2021,6 +2021,12 @@ c' > nonl; parallel --pipepart -a nonl -k wc -c | awk '{s+=$1} END {print s}'",
         r"seq 10 | parallel -j3 -N2 --round-robin --pipe cat | sort -n | md5sum",
         "",
     ),
+    // Each of the first -j batches starts a command of its own (one record each here).
+    (
+        "",
+        r"seq 200 | parallel -j200 -k --round-robin --pipe -N1 'echo {#} $(wc -l)' | md5sum",
+        "",
+    ),
     (
         "",
         r"seq 100000 | parallel -j5 --block 10k --round-robin --pipe wc -l | awk '{s+=$1} END {print s, NR}'",
@@ -3275,6 +3281,34 @@ fn refused_flags_say_so_in_one_line_and_run_nothing() {
                 "{line}: status {:?}, stderr {stderr:?}, ran: {}",
                 f.status,
                 dir.join("ran").exists()
+            ));
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--round-robin --pipe`: each of the first -j batches starts its own command, whatever
+/// order the workers count their claims in (a worker that counted first once took the next
+/// batch as its lane's and left a later batch to start a command: `{#}` 1 2 4). Run many
+/// times, since it depends on timing; the expectation is `seq`'s.
+#[test]
+fn round_robin_starts_a_command_for_each_of_the_first_batches() {
+    let want: String = (1..=200).map(|n| format!("{n} 1\n")).collect();
+    let failures = Mutex::new(Vec::new());
+    on_threads(12, |_, i| {
+        let out = assert_cmd::Command::new(BIN)
+            .args(["parallel", "-j200", "-k", "--round-robin", "--pipe", "-N1"])
+            .arg("echo {#} $(wc -l)")
+            .write_stdin((1..=200).map(|n| format!("{n}\n")).collect::<String>())
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        if out.stdout != want.as_bytes() || !out.status.success() {
+            failures.lock().unwrap().push(format!(
+                "run {i}: status {:?}, stdout {}",
+                out.status.code(),
+                show(&out.stdout)
             ));
         }
     });

@@ -207,13 +207,28 @@ pub fn plan_pass(
     plan_run(retry.as_ref().unwrap_or(cfg), book)
 }
 
+/// The workers to start with and at most. `--round-robin` on stdin: each lane's command
+/// starts with one of the first batches, so every worker starts as soon as there is a batch
+/// for it (none waits for the pool to grow).
+fn workers_range(cfg: &Config, cpus: u64) -> Result<(u64, u64), RunError> {
+    let (init, max) = resolve_range(cfg.workers, 1, cpus, cpus, "--workers")?;
+    Ok((
+        if cfg.round_robin && cfg.stdin {
+            max
+        } else {
+            init
+        },
+        max,
+    ))
+}
+
 /// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.
 fn plan_run(
     cfg: &Config,
     book: Option<std::sync::Arc<crate::input::shard::claims::Book>>,
 ) -> Result<Settings, RunError> {
     let cpus = crate::sys::usable_cpus();
-    let (wi, wm) = resolve_range(cfg.workers, 1, cpus as u64, cpus as u64, "--workers")?;
+    let (wi, wm) = workers_range(cfg, cpus as u64)?;
     builder::check(cfg)?;
     let mut input = open_input(cfg)?;
     let (stdin_header, head_feeder) = pipe_head(cfg, &mut input)?;

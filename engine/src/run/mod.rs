@@ -345,6 +345,12 @@ impl Shared {
         }
     }
 
+    /// How many workers the run can have now: the cap, lowered by `-j FILE`'s number.
+    pub fn workers_possible(&self) -> usize {
+        let cap = self.workers_cap.load(Ordering::Acquire);
+        self.job_cap.as_ref().map_or(cap, |c| cap.min(c.get()))
+    }
+
     /// True when worker `index` is past the number of workers the run may have now (never the
     /// first one).
     pub fn over_cap(&self, index: usize) -> bool {

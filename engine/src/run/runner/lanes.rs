@@ -19,10 +19,13 @@ use crate::run::Shared;
 /// How long a published batch waits for its lane before another lane takes it.
 const TURN_WAIT: Duration = Duration::from_millis(100);
 
-/// The same for one of the first batches, each of which starts its lane's command: long
-/// enough for a worker to start on a loaded machine, so that the commands' first batches are
-/// the first ones (their `{#}`), and still an end if a worker cannot start at all.
-const FIRST_TURN_WAIT: Duration = Duration::from_secs(5);
+/// The same for one of the first batches, each of which starts its lane's command (and gives
+/// it its `{#}`). It waits for a worker that can exist however busy the machine is (the plan
+/// starts every worker of a round-robin run as soon as there is a batch for it); a worker
+/// that cannot be started or has left (the cap fell, `-j FILE` lowered) gives its turn away
+/// at once. This is only the last resort against a worker held before its first claim
+/// (`--delay`, `--memfree`) for longer than any input should wait.
+const FIRST_TURN_WAIT: Duration = Duration::from_secs(60);
 
 /// The turn-taking of a round-robin run.
 pub struct Lanes {
@@ -66,18 +69,24 @@ pub(super) fn feed_lane(
             return Ok(());
         }
         // Not this lane's turn: wait, unless a published batch waited for its lane too long
-        // (that lane's worker is busy or not started yet): then this one takes it.
-        if lanes.turn.load(Ordering::SeqCst) % lanes.lanes != lane {
+        // (that lane's worker is busy or cannot start): then this one takes it. The first
+        // batches are the workers' own claims, never a lane's turn: a worker that counted its
+        // claim before another that claimed earlier would see its lane's number come up.
+        let turn = lanes.turn.load(Ordering::SeqCst);
+        let opening = turn < lanes.lanes;
+        if opening || turn % lanes.lanes != lane {
             if shared.rings.drained() {
                 return Ok(());
             }
             if shared.rings.backlog() == 0 {
                 waited = Instant::now();
             }
-            let limit = if lanes.turn.load(Ordering::SeqCst) < lanes.lanes {
+            let limit = if !opening {
+                TURN_WAIT
+            } else if turn < shared.workers_possible() as u64 {
                 FIRST_TURN_WAIT
             } else {
-                TURN_WAIT
+                Duration::ZERO
             };
             if shared.rings.backlog() == 0 || waited.elapsed() <= limit {
                 std::thread::sleep(pause);
