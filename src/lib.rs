@@ -21,22 +21,15 @@ macro_rules! eprintln {
     ($($arg:tt)*) => {{
         let mut line = format!($($arg)*);
         line.push('\n');
-        $crate::write_message(&line);
+        frun_engine::sys::notice::write_whole(&line);
     }};
 }
 
 /// Shadows std's `eprint!` for the same reasons as [`eprintln!`].
 macro_rules! eprint {
     ($($arg:tt)*) => {
-        $crate::write_message(&format!($($arg)*))
+        frun_engine::sys::notice::write_whole(&format!($($arg)*))
     };
-}
-
-/// Writes `text` to stderr in as few `write`s as it takes (one, for a message shorter than a
-/// pipe's buffer), so no other output can come between its parts; a failure is ignored.
-fn write_message(text: &str) {
-    use std::io::Write as _;
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 #[cfg(feature = "bash")]

@@ -19,10 +19,9 @@ use pyo3::types::{PyBytes, PyList};
 /// by one, and the function's own output, from other processes on the same stderr, could come
 /// between them); a failure to write is ignored.
 pub(crate) fn message(text: std::fmt::Arguments<'_>) {
-    use std::io::Write as _;
     let mut line = text.to_string();
     line.push('\n');
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    frun_engine::sys::notice::write_whole(&line);
 }
 
 mod batch;

@@ -54,6 +54,8 @@ impl Resumed {
 
     pub(super) fn apply(self, mut work: Work) -> Work {
         crate::exec::command::perl::add_completed(self.skip.len() as u64);
+        // Saved with the job's results, its stderr is not printed after its stdout as well.
+        work.stderr_grouped &= self.results.is_none() && self.table.is_none();
         work.job_files = self.results;
         work.results_table = self.table;
         work.skip_jobs = self.skip;

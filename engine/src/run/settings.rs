@@ -188,7 +188,8 @@ pub struct Work {
     /// `--line-buffer`: commands' output is passed on line by line while they run.
     pub line_buffer: bool,
     /// A job's stderr is captured and written to frun's stderr right after its stdout
-    /// ([`crate::plan::config::Conduct::stderr_grouped`], where output is grouped).
+    /// ([`crate::plan::config::Conduct::stderr_grouped`], where output is grouped and no
+    /// results keep it).
     pub stderr_grouped: bool,
     /// `--line-buffer`: the bytes of long unended lines the run's relays may hold together.
     pub line_room: usize,

@@ -665,8 +665,7 @@ impl Site for Post<'_> {
     }
 
     fn groups_stderr(&self) -> bool {
-        let w = &self.shared.work;
-        w.stderr_grouped && w.job_files.is_none() && w.results_table.is_none()
+        self.shared.work.stderr_grouped
     }
 
     fn save_results(

@@ -109,6 +109,15 @@ pub fn install(sink: Arc<dyn Notices>) {
     *SINK.write().unwrap_or_else(|e| e.into_inner()) = Some(sink);
 }
 
+/// Writes `text` (a front end's whole message) to stderr at once: one `write`, for a message
+/// shorter than a pipe's buffer. std's `eprintln!` writes a message's pieces one by one, and
+/// the jobs' output on the same stderr (`2>&1`) could land between them. A failure to write
+/// is ignored: a message that cannot be shown never changes a run or its status.
+pub fn write_whole(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Hands one message to the sink.
 pub(crate) fn say(kind: NoticeKind, args: fmt::Arguments<'_>) {
     say_fact(kind, None, args)
