@@ -512,6 +512,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
             shuffle: false,
             continued: false,
             csv: None,
+            empty_is_blank: false,
         });
         cfg.delimiter = 0;
         // One invocation per tuple unless -l / -L say otherwise (as forkrun's sweeps).

@@ -281,6 +281,11 @@ fn parse_inner(
         .iter()
         .position(|w| o.markers.is(w.as_bytes()))
         .unwrap_or(args.len());
+    // A first marker that is the last word (`parallel echo :::`) is dropped, and the values
+    // come from the input as without one: GNU Parallel reads its command line so.
+    if split + 1 == args.len() {
+        args.pop();
+    }
     let mut sources = sources(args.split_off(split), &o.markers)?;
     let tee = tee::prepare(&mut o, &args, &mut sources)?;
     tee::finish(tee, build(o, &args, sources)?)
@@ -1268,12 +1273,7 @@ fn sources(words: Vec<OsString>, markers: &Markers) -> Result<Vec<Source>, Invoc
             values.push(w);
         }
         if files {
-            if values.is_empty() {
-                return Err(refuse(format!(
-                    "{} needs at least one file",
-                    String::from_utf8_lossy(&markers.files)
-                )));
-            }
+            // `::::` without files adds no source.
             for f in values {
                 out.push(Source {
                     values: SourceValues::File(PathBuf::from(f)),
@@ -1286,16 +1286,6 @@ fn sources(words: Vec<OsString>, markers: &Markers) -> Result<Vec<Source>, Invoc
                 values: SourceValues::Words(values),
                 linked,
             });
-        }
-    }
-    // Beside other sources, an empty `:::` is one empty value (as GNU Parallel reads it).
-    if out.len() > 1 {
-        for s in &mut out {
-            if let SourceValues::Words(w) = &mut s.values {
-                if w.is_empty() {
-                    w.push(OsString::new());
-                }
-            }
         }
     }
     Ok(out)
@@ -1554,6 +1544,7 @@ fn build(
                 shuffle: o.shuffle,
                 continued: o.lines.max_lines,
                 csv,
+                empty_is_blank: true,
             };
             // Tuples end in NUL (their values hold LEN:BYTES).
             o.cfg.delimiter = 0;

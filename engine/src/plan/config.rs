@@ -131,6 +131,10 @@ pub struct Sweep {
     /// `--csv`: values are CSV records (a quoted field may hold newlines) whose fields,
     /// separated by this byte, are the tuple's values.
     pub csv: Option<u8>,
+    /// A source with no values (none given, an empty file, or none left by `-E`/`-r`) is one
+    /// empty value beside sources that hold some, as GNU Parallel reads it; when every source
+    /// is empty, or without this, an empty source leaves nothing to run.
+    pub empty_is_blank: bool,
 }
 
 impl Sweep {
@@ -150,6 +154,7 @@ impl Sweep {
             shuffle: false,
             continued: false,
             csv: None,
+            empty_is_blank: false,
         }
     }
 }

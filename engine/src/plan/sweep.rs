@@ -59,11 +59,13 @@ pub(super) fn materialize(
         }
         kept.push(vals);
     }
-    // A source that `-E` ended at its first value is one empty value beside sources that still
-    // hold some (as GNU Parallel reads it); when all are empty, there is nothing to run.
-    if sweep.eof.is_some() && kept.iter().any(|v| !v.is_empty()) {
-        for v in kept.iter_mut().filter(|v| v.is_empty()) {
-            v.push(&[]);
+    // With `--header`, the first value is the column's name and a source needs one more.
+    let least = 1 + usize::from(sweep.header);
+    if sweep.empty_is_blank && kept.iter().any(|v| v.len() >= least) {
+        for v in kept.iter_mut() {
+            while v.len() < least {
+                v.push(&[]);
+            }
         }
     }
     // Continued values are joined into one arena per source, then sliced from it.
@@ -141,6 +143,11 @@ fn header_of(sweep: &Sweep, tables: &mut [Table<'_>]) -> Result<Vec<Vec<u8>>, St
     if sweep.header {
         for t in tables.iter_mut() {
             if t.len() == 0 {
+                // Nothing runs then (another source would have made this one a blank).
+                if sweep.empty_is_blank {
+                    header.push(Vec::new());
+                    continue;
+                }
                 return Err("--header: an input source is empty (no column name)".into());
             }
             // A name ends before a CR (a header line ending in CRLF), as GNU Parallel's does.
