@@ -318,7 +318,10 @@ fn every_message_is_written_whole() {
     );
     let cases: &[(&str, &str)] = &[
         // The plan's warning (two lines, GNU's words), under a low descriptor limit.
-        ("ulimit -n 40; exec \"$@\" parallel -j20 true ::: 1 2 3", ""),
+        (
+            "ulimit -n 30; exec \"$@\" parallel -j20 true ::: 1 2 3 4 5 6 7 8 9 10",
+            "",
+        ),
         // A timeout's warning, printed by a worker while the run goes on.
         ("exec \"$@\" parallel --timeout 0.2 sleep ::: 5", ""),
         // xargs' abort, with the name it was invoked as.

@@ -75,6 +75,14 @@ impl JobSlots {
         }
     }
 
+    /// At most `jobs` jobs run at once from now on (the system allows no more): the slots
+    /// kept for first jobs past that are free, so those jobs take the lowest free ones.
+    pub fn lower(&self, jobs: usize) {
+        for seq in jobs as u64..self.workers {
+            self.forgo(seq);
+        }
+    }
+
     /// Whether the slot kept for job `seq` was still kept (now it is not).
     fn unkeep(&self, seq: u64) -> bool {
         let bit = 1 << (seq % BITS);
@@ -108,6 +116,21 @@ mod tests {
         assert_eq!(s.take(0), 1, "its kept slot is gone; slot 1 is free again");
         s.forgo(1);
         assert_eq!(s.take(2), 2);
+    }
+
+    #[test]
+    fn fewer_jobs_at_once_free_the_slots_kept_past_them() {
+        let s = JobSlots::new(4);
+        assert_eq!(s.take(0), 1);
+        assert_eq!(s.take(1), 2);
+        s.lower(2);
+        s.give(1);
+        assert_eq!(
+            s.take(2),
+            1,
+            "job 3 takes the lowest free slot, not its kept 3"
+        );
+        assert_eq!(s.take(3), 3, "slots 3 and 4 were free again");
     }
 
     #[test]

@@ -249,7 +249,9 @@ impl Shared {
             resumed_from: results.map(|r| r.dir.display().to_string()),
             restore: Mutex::new(checkpoint.restore),
             children: (0..workers.max).map(|_| AtomicI32::new(0)).collect(),
-            slots: crate::dispatch::slots::JobSlots::new(workers.max),
+            // As many slots as jobs can run at once: `-j`, or fewer when the system allows
+            // fewer (`{%}` never numbers past the jobs that run together).
+            slots: crate::dispatch::slots::JobSlots::new(workers.max.min(ceiling.0)),
             sigmask,
             children_own_group: !(children_keep_stdin
                 && std::io::IsTerminal::is_terminal(&std::io::stdin())),
@@ -328,6 +330,7 @@ impl Shared {
     /// A worker could not be set up or started: the run goes on with the ones it has.
     pub fn worker_failed(&self, index: usize, why: &str, limit: WorkerLimit) {
         self.workers_cap.fetch_min(index.max(1), Ordering::AcqRel);
+        self.slots.lower(index.max(1));
         self.note_fewer_workers(why, limit);
     }
 
@@ -592,8 +595,13 @@ fn worker_ceiling(wanted: usize, fds_per_worker: u64) -> (usize, String, WorkerL
         }
     };
     if wanted <= SURE_WORKERS {
-        // Only the per-user limits, which `ulimit` can set to anything, are checked.
-        user_limits(&mut limit, fds_per_worker, 16);
+        // Only the per-user limits, which `ulimit` can set to anything, are checked; the
+        // descriptors in use are counted only when the open-file limit is low enough to matter.
+        let open = match sys::open_file_limit() {
+            Some(files) if files < 1024 => open_descriptors(),
+            _ => 16,
+        };
+        user_limits(&mut limit, fds_per_worker, open);
         return (best.0.clamp(1, usize::MAX as u64) as usize, best.1, best.2);
     }
     if let Some(maps) = sys::sysctl("/proc/sys/vm/max_map_count") {
@@ -619,25 +627,38 @@ fn worker_ceiling(wanted: usize, fds_per_worker: u64) -> (usize, String, WorkerL
             WorkerLimit::Other,
         );
     }
-    let open = std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64);
-    user_limits(&mut limit, fds_per_worker, open);
+    user_limits(&mut limit, fds_per_worker, open_descriptors());
     (best.0.clamp(1, usize::MAX as u64) as usize, best.1, best.2)
 }
 
-/// Descriptors each worker holds: a worker shell's, or a command's with a stdin pipe, or not.
-fn fds_per_worker(shell: bool, records_on_stdin: bool) -> u64 {
-    match (shell, records_on_stdin) {
+/// The descriptors this process has open (16 when /proc cannot say).
+fn open_descriptors() -> u64 {
+    std::fs::read_dir("/proc/self/fd").map_or(16, |d| d.count() as u64)
+}
+
+/// Descriptors each worker holds: a worker shell's, or a command's with a stdin pipe, or its
+/// output's file; and the file its commands' stderr is kept in (grouped after their stdout, or
+/// saved as results), and `--line-buffer`'s relay.
+fn fds_per_worker(shell: bool, work: &Work) -> u64 {
+    let runner = match (shell, work.records_on_stdin) {
         (true, _) => 4,
         (false, true) => 5,
         (false, false) => 1,
-    }
+    };
+    let errors = work.stderr_grouped || work.job_files.is_some() || work.results_table.is_some();
+    runner + u64::from(errors) + if work.line_buffer { 3 } else { 0 }
 }
+
+/// Descriptors kept free beyond the workers' own: what the run opens after the ceiling is
+/// computed (the spool, signal and event descriptors, the journal; about ten measured, with a
+/// command's pipes while it starts) and what a plugin or a results directory adds.
+const RESERVED_FDS: u64 = 16;
 
 /// The ceilings `ulimit -n` and `ulimit -u` set, with `open` descriptors already in use.
 fn user_limits(limit: &mut impl FnMut(u64, String, WorkerLimit), fds_per_worker: u64, open: u64) {
     if let Some(files) = sys::open_file_limit() {
         limit(
-            files.saturating_sub(open + 32) / fds_per_worker,
+            files.saturating_sub(open + RESERVED_FDS) / fds_per_worker,
             format!("the open-file limit (ulimit -n) is {files}"),
             WorkerLimit::OpenFiles,
         );
@@ -810,10 +831,7 @@ fn try_run(
         None => None,
     };
     let (spool, mut ingest) = spool::open(input.file)?;
-    let ceiling = worker_ceiling(
-        workers.max,
-        fds_per_worker(shell.is_some(), work.records_on_stdin),
-    );
+    let ceiling = worker_ceiling(workers.max, fds_per_worker(shell.is_some(), &work));
     let skip: Vec<(u64, u64)> = checkpoint
         .resume
         .as_ref()
