@@ -3239,41 +3239,55 @@ fn gnu_parallel_lines_run_the_same_under_frun_parallel() {
     let base = base_dir();
     let bins = bins(base.path());
     let failures = Mutex::new(Vec::new());
-    let passed = AtomicUsize::new(0);
-    on_threads(CASES.len(), |t, i| {
+    let compare = |i: usize, dir: &Path| -> Option<String> {
         let (mode, line, stdin) = CASES[i];
-        let dir = base.path().join(format!("w{t}"));
-        let g = run(&bins, Tool::Gnu, &dir, line, stdin);
-        let f = run(&bins, Tool::Frun, &dir, line, stdin);
+        let g = run(&bins, Tool::Gnu, dir, line, stdin);
+        let f = run(&bins, Tool::Frun, dir, line, stdin);
         let documented = mode.strip_prefix("D:");
         let differs = mismatch(if documented.is_some() { "" } else { mode }, &g, &f);
         let report = match (documented, differs) {
-            (None, None) | (Some(_), Some(_)) => None,
-            (None, Some(why)) => Some(format!("differs in {why}")),
-            (Some(reason), None) => Some(format!(
-                "listed as a difference ({reason}) but now the same: update the table"
-            )),
-        };
-        match report {
-            None => {
-                passed.fetch_add(1, Ordering::Relaxed);
+            (None, None) | (Some(_), Some(_)) => return None,
+            (None, Some(why)) => format!("differs in {why}"),
+            (Some(reason), None) => {
+                format!("listed as a difference ({reason}) but now the same: update the table")
             }
-            Some(r) => failures.lock().unwrap().push(format!(
-                "case {i} [{mode}] {line}\n  {r}\n  gnu  status {:?}\n  stdout: {}\n  stderr: {}\n  frun status {:?}\n  stdout: {}\n  stderr: {}",
-                g.status,
-                show(&g.stdout),
-                show(&g.stderr),
-                f.status,
-                show(&f.stdout),
-                show(&f.stderr)
-            )),
+        };
+        Some(format!(
+            "case {i} [{mode}] {line}\n  {report}\n  gnu  status {:?}\n  stdout: {}\n  stderr: {}\n  frun status {:?}\n  stdout: {}\n  stderr: {}",
+            g.status,
+            show(&g.stdout),
+            show(&g.stderr),
+            f.status,
+            show(&f.stdout),
+            show(&f.stderr)
+        ))
+    };
+    on_threads(CASES.len(), |t, i| {
+        if let Some(r) = compare(i, &base.path().join(format!("w{t}"))) {
+            failures.lock().unwrap().push((i, r));
         }
     });
-    let failures = failures.into_inner().unwrap();
+    // A case that races sleeps against each other (its line says `sleep`) may lose the race
+    // on a busy machine, for GNU Parallel as for frun: it runs once more, alone. Every other
+    // case must agree the first time.
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
+    let failures: Vec<String> = failures
+        .into_iter()
+        .filter_map(|(i, first)| {
+            if !CASES[i].1.contains("sleep") {
+                return Some(first);
+            }
+            let again = compare(i, &base.path().join("alone"))?;
+            Some(format!(
+                "{again}\n  (run alone again; the first time:\n  {first})"
+            ))
+        })
+        .collect();
     eprintln!(
         "parallel corpus: {} cases, {} as GNU Parallel (or documented)",
         CASES.len(),
-        passed.load(Ordering::Relaxed)
+        CASES.len() - failures.len()
     );
     assert!(
         failures.is_empty(),
