@@ -212,14 +212,8 @@ pub fn plan_pass(
 /// for it (none waits for the pool to grow).
 fn workers_range(cfg: &Config, cpus: u64) -> Result<(u64, u64), RunError> {
     let (init, max) = resolve_range(cfg.workers, 1, cpus, cpus, "--workers")?;
-    Ok((
-        if cfg.round_robin && cfg.stdin {
-            max
-        } else {
-            init
-        },
-        max,
-    ))
+    let round_robin = cfg.round_robin && cfg.stdin;
+    Ok((if round_robin { max } else { init }, max))
 }
 
 /// Plans the run `cfg` asks for, once `--retry-failed` has made its jobs.

@@ -176,6 +176,8 @@ impl Shared {
         joblog: Option<crate::output::joblog::Joblog>,
         children_env: Option<Vec<std::ffi::CString>>,
     ) -> std::io::Result<Shared> {
+        // The workers the system allows: `-j`, or fewer.
+        let cap = workers.max.min(ceiling.0);
         let devnull = if children_keep_stdin {
             None
         } else {
@@ -249,9 +251,8 @@ impl Shared {
             resumed_from: results.map(|r| r.dir.display().to_string()),
             restore: Mutex::new(checkpoint.restore),
             children: (0..workers.max).map(|_| AtomicI32::new(0)).collect(),
-            // As many slots as jobs can run at once: `-j`, or fewer when the system allows
-            // fewer (`{%}` never numbers past the jobs that run together).
-            slots: crate::dispatch::slots::JobSlots::new(workers.max.min(ceiling.0)),
+            // As many slots as jobs can run at once (`{%}` never numbers past them).
+            slots: crate::dispatch::slots::JobSlots::new(cap),
             sigmask,
             children_own_group: !(children_keep_stdin
                 && std::io::IsTerminal::is_terminal(&std::io::stdin())),
@@ -261,7 +262,7 @@ impl Shared {
             devnull,
             workers_init: workers.init,
             workers_max: workers.max,
-            workers_cap: AtomicUsize::new(workers.max.min(ceiling.0)),
+            workers_cap: AtomicUsize::new(cap),
             workers_limit: (ceiling.0 < workers.max).then_some((ceiling.1, ceiling.2)),
             workers_noted: AtomicBool::new(false),
             workers_started: AtomicUsize::new(0),
@@ -645,8 +646,7 @@ fn fds_per_worker(shell: bool, work: &Work) -> u64 {
         (false, true) => 5,
         (false, false) => 1,
     };
-    let errors = work.stderr_grouped || work.job_files.is_some() || work.results_table.is_some();
-    runner + u64::from(errors) + if work.line_buffer { 3 } else { 0 }
+    runner + u64::from(work.keeps_stderr()) + if work.line_buffer { 3 } else { 0 }
 }
 
 /// Descriptors kept free beyond the workers' own: what the run opens after the ceiling is

@@ -205,6 +205,14 @@ pub struct Work {
     pub round_robin: bool,
 }
 
+impl Work {
+    /// Whether each worker keeps its commands' stderr in a file of its own: grouped after
+    /// their stdout, or saved as their results.
+    pub fn keeps_stderr(&self) -> bool {
+        self.stderr_grouped || self.job_files.is_some() || self.results_table.is_some()
+    }
+}
+
 /// How many workers, and where they run.
 pub struct Workers {
     /// Workers started before the run grows by need (`-j INIT:MAX`'s INIT).

@@ -58,10 +58,7 @@ fn setup<'a>(
         Backend::Stdin => Some(StdinSlot::new()?),
         _ => None,
     };
-    let errors = if shared.work.job_files.is_some()
-        || shared.work.results_table.is_some()
-        || shared.work.stderr_grouped
-    {
+    let errors = if shared.work.keeps_stderr() {
         Some(Capture::new()?)
     } else {
         None
