@@ -1,13 +1,12 @@
 //! Bounded memory on long streams: 4 GiB of lines from a pipe through `-s wc -l`, `/bin/true`,
 //! `-k -s cat`, and `-k -s cat` behind a deliberately slow first batch. Each run's peak memory —
-//! frun's peak RSS (which includes the mapped spool) plus the peak growth of the machine's shared
-//! memory (memfd pages: spool and captured output) plus its peak page tables (`VmPTE`: 4 GiB of
+//! frun's peak RSS (which includes the mapped spool) plus the peak of the pages its memory files
+//! hold (memfds: spool and captured output) plus its peak page tables (`VmPTE`: 4 GiB of
 //! spool would need 8 MiB of them if the consumed part kept its) — must stay within 256 MiB, and
 //! the output
 //! must be complete. `frun parallel --lb` with a job printing one line of 1 GiB is held to the
 //! same bound where a quarter of the memory available (`$FRUN_MEMINFO`) is less than that.
-//! One test, so the cases run one after another and the shared-memory figure is this run's
-//! alone.
+//! One test, so the cases run one after another (each alone on the machine's memory).
 
 // Test binaries export nothing: `pub` in their modules only shares helpers between them.
 #![allow(unreachable_pub)]
@@ -25,12 +24,32 @@ use std::time::Duration;
 const GIB4: u64 = 4 << 30;
 const BOUND: u64 = 256 << 20;
 
-fn shmem_kib() -> u64 {
-    let m = std::fs::read_to_string("/proc/meminfo").unwrap();
-    m.lines()
-        .find_map(|l| l.strip_prefix("Shmem:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+/// The shared memory frun's own memory files hold (`memfd`: the spool, captured output), in
+/// KiB: the allocated blocks of each distinct memfd among `pid`'s descriptors. Not the machine's
+/// `Shmem`: parts of the suite running beside this one fill `/dev/shm` (GNU Parallel's suite puts
+/// 100 MB files there), which would be counted as frun's.
+fn memfd_kib(pid: u32) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut blocks = 0;
+    for fd in fds.flatten() {
+        // A descriptor closed since the listing is skipped.
+        let Ok(target) = std::fs::read_link(fd.path()) else {
+            continue;
+        };
+        if !target.to_string_lossy().starts_with("/memfd:") {
+            continue;
+        }
+        if let Ok(m) = std::fs::metadata(fd.path())
+            && seen.insert((m.dev(), m.ino()))
+        {
+            blocks += m.blocks();
+        }
+    }
+    blocks / 2
 }
 
 /// The page tables of process `pid` (`VmPTE`), in KiB; 0 once it is gone.
@@ -68,7 +87,6 @@ fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> 
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let base = shmem_kib();
     let mut child = Command::new(BIN)
         .args(args)
         .envs(env.iter().copied())
@@ -77,15 +95,15 @@ fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let peak_shmem = Arc::new(AtomicU64::new(base));
+    let peak_memfd = Arc::new(AtomicU64::new(0));
     let peak_pte = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let sampler = {
-        let (peak, pte, done) = (peak_shmem.clone(), peak_pte.clone(), done.clone());
+        let (peak, pte, done) = (peak_memfd.clone(), peak_pte.clone(), done.clone());
         let pid = child.id();
         thread::spawn(move || {
             while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(shmem_kib(), Ordering::Relaxed);
+                peak.fetch_max(memfd_kib(pid), Ordering::Relaxed);
                 pte.fetch_max(page_tables_kib(pid), Ordering::Relaxed);
                 thread::sleep(Duration::from_millis(20));
             }
@@ -120,12 +138,12 @@ fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> 
     sampler.join().unwrap();
     let _ = gen_child.wait();
     let (stdout_bytes, stdout_head) = reader.join().unwrap();
-    let shmem_growth = peak_shmem.load(Ordering::Relaxed).saturating_sub(base) * 1024;
+    let memfd_peak = peak_memfd.load(Ordering::Relaxed) * 1024;
     let page_tables = peak_pte.load(Ordering::Relaxed) * 1024;
     eprintln!(
-        "frun {args:?}: peak RSS {} MiB + shared-memory growth {} MiB + page tables {} KiB",
+        "frun {args:?}: peak RSS {} MiB + memory files {} MiB + page tables {} KiB",
         ru.ru_maxrss >> 10,
-        shmem_growth >> 20,
+        memfd_peak >> 20,
         page_tables >> 10
     );
     Run {
@@ -137,7 +155,7 @@ fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> 
         } else {
             -1
         },
-        peak: ru.ru_maxrss as u64 * 1024 + shmem_growth + page_tables,
+        peak: ru.ru_maxrss as u64 * 1024 + memfd_peak + page_tables,
     }
 }
 
