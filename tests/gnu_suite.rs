@@ -37,7 +37,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "par_k",
         "under ulimit -n 50 frun runs more jobs than GNU Parallel (fewer descriptors each) and \
-         says it in one GNU-worded line, not GNU's nine",
+         prints GNU's five lines about the limit it finds at the start, not GNU's four more \
+         about running out of descriptors later, which frun does not",
     ),
     (
         "par_tee_with_premature_close",

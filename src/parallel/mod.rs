@@ -2029,6 +2029,17 @@ where there is one: --sshlogin other than `:` (this machine; `N/:` is -j N) (Slu
 --will-cite and --citation are accepted and do nothing.
 ";
 
+/// GNU Parallel's warning, with its hints, when the open-file limit allows only `n` jobs at once.
+pub fn few_file_handles(n: impl std::fmt::Display) -> String {
+    format!(
+        "parallel: Warning: Only enough file handles to run {n} jobs in parallel.\n\
+         parallel: Warning: Try running 'parallel -j0 -N {n} --pipe parallel -j0'\n\
+         parallel: Warning: or increasing 'ulimit -n' (try: ulimit -n `ulimit -Hn`)\n\
+         parallel: Warning: or increasing 'nofile' in /etc/security/limits.conf\n\
+         parallel: Warning: or increasing /proc/sys/fs/file-max"
+    )
+}
+
 /// The engine's message as GNU Parallel words it, where a script may filter GNU's words (its
 /// own suite drops its "Only enough file handles" warnings with grep); None for the others,
 /// which keep frun's words.
@@ -2039,10 +2050,7 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             workers,
             limit: WorkerLimit::OpenFiles,
             ..
-        } => Some(format!(
-            "parallel: Warning: Only enough file handles to run {workers} jobs in parallel.\n\
-             parallel: Warning: Raising ulimit -n or /etc/security/limits.conf may help."
-        )),
+        } => Some(few_file_handles(workers)),
         Fact::LineTooLong => {
             let mut t = n.text.to_string();
             t[..1].make_ascii_uppercase();

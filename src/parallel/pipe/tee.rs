@@ -37,13 +37,8 @@ struct Plan {
 fn too_few_jobs(warn: Option<u64>) -> Invocation {
     let mut text = String::new();
     if let Some(n) = warn {
-        text.push_str(&format!(
-            "parallel: Warning: Only enough file handles to run {n} jobs in parallel.\n\
-             parallel: Warning: Try running 'parallel -j0 -N {n} --pipe parallel -j0'\n\
-             parallel: Warning: or increasing 'ulimit -n' (try: ulimit -n `ulimit -Hn`)\n\
-             parallel: Warning: or increasing 'nofile' in /etc/security/limits.conf\n\
-             parallel: Warning: or increasing /proc/sys/fs/file-max\n"
-        ));
+        text.push_str(&crate::parallel::few_file_handles(n));
+        text.push('\n');
     }
     text.push_str("parallel: Error: --tee requires --jobs to be higher. Try --jobs 0.\n");
     Invocation::Fail {
