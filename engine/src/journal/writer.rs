@@ -297,6 +297,11 @@ impl Journal {
         self.batches.load(Ordering::Relaxed)
     }
 
+    /// The input intervals of the `done` entries buffered, not yet made durable by a flush.
+    pub fn pending_done(&self) -> Vec<(u64, u64)> {
+        done_intervals(&self.pending.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Makes the buffered entries durable: stdout first, then the entries, then the journal
     /// (created now if it does not exist yet).
     pub fn flush(&self) -> io::Result<()> {

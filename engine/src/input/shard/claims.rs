@@ -49,6 +49,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::ShardMap;
+use crate::journal::Journal;
 
 /// The folder of a results directory that holds the claims.
 pub const SHARE_DIR: &str = "share";
@@ -123,6 +124,10 @@ struct Open {
     stem: String,
 }
 
+/// An open claim the scanner has passed: its input bytes `[start, end)` and the intervals of
+/// them already durable.
+type ScannedClaim = ((u64, u64), Vec<(u64, u64)>);
+
 /// What this task knows and holds.
 struct State {
     /// The first chunk after the end of the chain of claims, as far as this task has seen.
@@ -182,6 +187,10 @@ pub struct Book {
     temp: AtomicU64,
     /// Input bytes committed (the lease shows it).
     committed_bytes: AtomicU64,
+    /// This task's journal, flushed at once when a claim the scanner waits on is finished
+    /// (else it waits for the run's periodic flush, which throttled fast commands to a few
+    /// claims per second).
+    journal: std::sync::OnceLock<std::sync::Weak<Journal>>,
 }
 
 impl Drop for Book {
@@ -346,6 +355,7 @@ impl Book {
             }),
             temp: AtomicU64::new(0),
             committed_bytes: AtomicU64::new(0),
+            journal: std::sync::OnceLock::new(),
             claims: AtomicU64::new(0),
             taken_over: AtomicU64::new(0),
             duplicates: AtomicU64::new(0),
@@ -552,7 +562,13 @@ impl Book {
             if stopped() {
                 return None;
             }
+            let scanned: Vec<_> = st
+                .open
+                .iter()
+                .filter_map(|o| o.bounds.map(|b| (b, o.covered.clone())))
+                .collect();
             drop(st);
+            self.flush_if_finished(scanned);
             std::thread::sleep(Duration::from_millis(10));
             st = self.lock();
         }
@@ -616,6 +632,37 @@ impl Book {
             }
         }
         self.split(&mut st, k)
+    }
+
+    /// The journal whose durable entries commit this task's claims.
+    pub fn set_journal(&self, journal: &Arc<Journal>) {
+        let _ = self.journal.set(Arc::downgrade(journal));
+    }
+
+    /// Flushes the journal now when the batches it holds finish one of the `scanned` claims
+    /// (their input bounds and what is durable of them already): one flush per claim at most,
+    /// none while a claim's batches still run.
+    fn flush_if_finished(&self, scanned: Vec<ScannedClaim>) {
+        let Some(journal) = self.journal.get().and_then(std::sync::Weak::upgrade) else {
+            return;
+        };
+        if scanned.is_empty() {
+            return;
+        }
+        let pending = journal.pending_done();
+        if pending.is_empty() {
+            return;
+        }
+        let finished = scanned.into_iter().any(|((start, end), mut covered)| {
+            covered.extend_from_slice(&pending);
+            let covered = crate::journal::merge_intervals(covered);
+            start == end || covered.iter().any(|&(s, e)| s <= start && e >= end)
+        });
+        if finished {
+            // A failure is the periodic flush's to report (it stops the run); the entries
+            // stay buffered for it.
+            let _ = journal.flush();
+        }
     }
 
     /// How many leases say `working` (this task's included).
@@ -1250,6 +1297,38 @@ mod tests {
         assert_eq!(at, a.chunks);
         a.leave();
         b.leave();
+    }
+
+    #[test]
+    fn a_scanner_waiting_on_finished_claims_has_them_committed_without_a_periodic_flush() {
+        let d = tempfile::tempdir().unwrap();
+        let a = book(d.path(), 1 << 20);
+        let chunk = a.map.chunk;
+        let j = Journal::new(&d.path().join("j"), "run", "", Some(0), false, None);
+        let a_j = Arc::new(j.on_durable({
+            let a = Arc::clone(&a);
+            move |done| a.durable(done)
+        }));
+        a.set_journal(&a_j);
+        // Two claims open (scanned, their batches done but only buffered in the journal):
+        // the next claim waits for a commit, which takes a flush.
+        for _ in 0..OPEN_CLAIMS {
+            let (s, e) = a.claim_from(0, &|| false).unwrap();
+            a.scanned(s, s * chunk, e * chunk);
+            a_j.done(s * chunk, e * chunk, None);
+        }
+        assert_eq!(a.lock().open.len(), OPEN_CLAIMS);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = Arc::clone(&a);
+        std::thread::spawn(move || tx.send(waiter.claim_from(0, &|| false)));
+        // Nothing else flushes here (the run's periodic flush is not running): the wait itself
+        // flushes once the claims it waits on are finished.
+        let got = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the claim waited for ever");
+        assert!(got.is_some());
+        assert_eq!(commits(d.path()).unwrap().unwrap().len(), OPEN_CLAIMS);
+        a.leave();
     }
 
     #[test]

@@ -151,7 +151,18 @@ pub fn prepare(
         dir.display(),
         dir.display()
     );
-    let j = create_journal(&journal_path, run, &header, &out, of, chunk, order)?;
+    let journal = Arc::new(create_journal(
+        &journal_path,
+        run,
+        &header,
+        &out,
+        of,
+        chunk,
+        order,
+    )?);
+    if let TaskOf::Claims(b) = of {
+        b.set_journal(&journal);
+    }
     Ok(TaskFiles {
         dest: Destination {
             out,
@@ -159,7 +170,7 @@ pub fn prepare(
             dir: dir.to_path_buf(),
             run: attempt,
         },
-        journal: Arc::new(j),
+        journal,
         resume,
     })
 }
