@@ -124,10 +124,6 @@ struct Open {
     stem: String,
 }
 
-/// An open claim the scanner has passed: its input bytes `[start, end)` and the intervals of
-/// them already durable.
-type ScannedClaim = ((u64, u64), Vec<(u64, u64)>);
-
 /// What this task knows and holds.
 struct State {
     /// The first chunk after the end of the chain of claims, as far as this task has seen.
@@ -562,13 +558,13 @@ impl Book {
             if stopped() {
                 return None;
             }
-            let scanned: Vec<_> = st
-                .open
-                .iter()
-                .filter_map(|o| o.bounds.map(|b| (b, o.covered.clone())))
-                .collect();
+            let finished = self.finished_unflushed(&st);
             drop(st);
-            self.flush_if_finished(scanned);
+            if let Some(journal) = finished {
+                // A failure is the periodic flush's to report (it stops the run); the entries
+                // stay buffered for it.
+                let _ = journal.flush();
+            }
             std::thread::sleep(Duration::from_millis(10));
             st = self.lock();
         }
@@ -639,30 +635,27 @@ impl Book {
         let _ = self.journal.set(Arc::downgrade(journal));
     }
 
-    /// Flushes the journal now when the batches it holds finish one of the `scanned` claims
-    /// (their input bounds and what is durable of them already): one flush per claim at most,
-    /// none while a claim's batches still run.
-    fn flush_if_finished(&self, scanned: Vec<ScannedClaim>) {
-        let Some(journal) = self.journal.get().and_then(std::sync::Weak::upgrade) else {
-            return;
-        };
-        if scanned.is_empty() {
-            return;
+    /// This task's journal, when the `done` entries it holds unflushed finish one of the open
+    /// claims the scanner has passed: a flush now commits it (one flush per claim at most, none
+    /// while a claim's batches still run).
+    fn finished_unflushed(&self, st: &State) -> Option<Arc<Journal>> {
+        if st.open.iter().all(|o| o.bounds.is_none()) {
+            return None;
         }
+        let journal = self.journal.get()?.upgrade()?;
         let pending = journal.pending_done();
         if pending.is_empty() {
-            return;
+            return None;
         }
-        let finished = scanned.into_iter().any(|((start, end), mut covered)| {
-            covered.extend_from_slice(&pending);
-            let covered = crate::journal::merge_intervals(covered);
-            start == end || covered.iter().any(|&(s, e)| s <= start && e >= end)
-        });
-        if finished {
-            // A failure is the periodic flush's to report (it stops the run); the entries
-            // stay buffered for it.
-            let _ = journal.flush();
-        }
+        st.open
+            .iter()
+            .any(|o| {
+                o.bounds.is_some_and(|(start, end)| {
+                    let all = o.covered.iter().chain(&pending).copied().collect();
+                    covers(&crate::journal::merge_intervals(all), start, end)
+                })
+            })
+            .then_some(journal)
     }
 
     /// How many leases say `working` (this task's included).
@@ -913,8 +906,7 @@ impl Book {
                 continue;
             };
             o.covered = crate::journal::merge_intervals(std::mem::take(&mut o.covered));
-            let whole = start == end || o.covered.iter().any(|&(s, e)| s <= start && e >= end);
-            if !whole {
+            if !covers(&o.covered, start, end) {
                 i += 1;
                 continue;
             }
@@ -1003,6 +995,11 @@ impl Book {
 }
 
 /// Where the chain of `claims` (sorted) ends: the first chunk no claim covers.
+/// Whether `merged` intervals (no two touching) cover input bytes `[start, end)` whole.
+fn covers(merged: &[(u64, u64)], start: u64, end: u64) -> bool {
+    start == end || merged.iter().any(|&(s, e)| s <= start && e >= end)
+}
+
 fn chain_end(claims: &[Claim]) -> u64 {
     let mut at = 0;
     for c in claims {
