@@ -111,7 +111,17 @@ fn frun_parallel_words_the_open_file_limit_as_gnu_parallel_and_loses_no_job() {
     let (gnu_code, gnu_out, gnu_err) = run("parallel");
     assert_eq!((gnu_code, gnu_out), (Some(0), want));
     let digits_as_x = |t: &str| t.replace(|c: char| c.is_ascii_digit(), "X");
-    assert_eq!(digits_as_x(&err), digits_as_x(&gnu_err));
+    // GNU Parallel's first five lines are the limit it finds at the start; on a busy machine
+    // it may also run out of descriptors later and add its five-line "No more file handles"
+    // warning, which frun (fewer descriptors per job) has no cause to print.
+    let gnu_lines: Vec<&str> = gnu_err.lines().collect();
+    let (start, later) = gnu_lines.split_at(gnu_lines.len().min(5));
+    assert_eq!(digits_as_x(&err), digits_as_x(&(start.join("\n") + "\n")));
+    assert!(
+        later.is_empty()
+            || (later.len() == 5 && later[0] == "parallel: Warning: No more file handles. "),
+        "{gnu_err}"
+    );
 }
 
 // ---- item: scripts and commands that cannot be started ----

@@ -30,17 +30,18 @@ fn a_perl_expression_is_evaluated_as_gnu_parallel_does_or_refused_where_frun_has
             "b b\n",
         ),
         (r#""$FRUN" parallel 'echo {= s/a/b/' '=}' ::: a"#, "b\n"),
+        // A tag is filled in as GNU Parallel fills it, its perl strings too.
+        (
+            r#""$FRUN" parallel --tagstring '{= s/a/b/ =}' echo ::: a"#,
+            "b\ta\n",
+        ),
     ] {
         let o = bash_in(dir.path(), line);
         assert_code(&o, 0);
         assert_eq!(out(&o), want, "{line}");
     }
-    // Where frun evaluates no perl (the tag, --results names, --pipe): refused, nothing runs.
+    // Where frun evaluates no perl (--results names, --pipe): refused, nothing runs.
     for (line, expression) in [
-        (
-            r#""$FRUN" parallel --tagstring '{= s/a/b/ =}' echo ::: a"#,
-            "{= s/a/b/ =}",
-        ),
         (
             r#""$FRUN" parallel --results 'o/{= s/a/b/ =}' echo ::: a"#,
             "{= s/a/b/ =}",

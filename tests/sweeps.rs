@@ -202,16 +202,13 @@ fn frun_parallel_refuses_what_it_does_not_do_and_runs_nothing() {
         assert!(e.starts_with("frun: ") && e.contains(flag[0]), "{e}");
         assert!(!marker.exists(), "{flag:?} ran the line");
     }
-    // A perl expression is evaluated now; where frun still evaluates none (a --tagstring) it
+    // A perl expression is evaluated now; where frun still evaluates none (a --pipe line) it
     // is refused.
     let o = frun(&["parallel", "echo {= $_ .= 2 =}", ":::", "1"], b"");
     assert_code(&o, 0);
     assert_eq!(out(&o), "12\n");
-    let o = frun(
-        &["parallel", "--tagstring", "{= $_ =}", &line, ":::", "1"],
-        b"",
-    );
+    let o = frun(&["parallel", "--pipe", &line, "{= $_ =}"], b"x\n");
     assert_code(&o, 255);
     assert!(err(&o).contains("perl"), "{}", err(&o));
-    assert!(!marker.exists(), "a refused --tagstring ran the line");
+    assert!(!marker.exists(), "a refused --pipe line ran");
 }

@@ -542,6 +542,7 @@ fn placeholders(cfg: &mut Config) -> Result<(), UsageError> {
         trim: Trim::default(),
         header: Vec::new(),
         bare: false,
+        fed: false,
         numbered: false,
         rpl: Vec::new(),
     });

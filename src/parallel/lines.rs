@@ -93,17 +93,17 @@ pub(super) fn max_lines(l: &mut Lines, flag: char, v: &str) -> Result<(), String
     Ok(())
 }
 
-/// How a job's values fill a word that holds `{}`: with `-N` and `-L` (`positional`) over one
-/// source (`numbered`), the word is repeated for each value as with `-X`; else as asked.
+/// How a job's values fill a word that holds `{}`: with `-N` and `-L` (`positional`) the word
+/// is repeated for each value as with `-X` (each value of each input source's or column's, as
+/// GNU Parallel repeats it); else as asked. `-N0` and `-L 0` (`bare`) put no value anywhere.
 pub(super) fn job_spread(
     asked: frun_engine::exec::command::job::Spread,
     positional: bool,
-    numbered: bool,
+    bare: bool,
 ) -> frun_engine::exec::command::job::Spread {
     use frun_engine::exec::command::job::Spread;
     match (asked, positional) {
-        (Spread::One, true) if numbered => Spread::Context,
-        (Spread::One, true) => Spread::One,
+        (Spread::One, true) if !bare => Spread::Context,
         (a, _) => a,
     }
 }

@@ -151,6 +151,8 @@ struct Options {
     quote: bool,
     /// `--trim`; without it, columns of `--colsep` are trimmed on both sides (as GNU's are).
     trim: Option<Trim>,
+    /// The tag is the job's values (`--tag`, `--ctag`), whatever `-I` names them.
+    tag_values: bool,
     /// `-N0`: one record per job, put nowhere.
     bare: bool,
     colsep: Option<String>,
@@ -194,6 +196,9 @@ struct Options {
     separator: Vec<u8>,
     /// `--group` / `-g` was given (GNU Parallel refuses it with `--line-buffer`).
     group: bool,
+    /// How the output is ordered, as GNU Parallel settles it whatever the options' order:
+    /// `-u` over `-k` over grouping, and `--no-keep-order` undoes `-k`.
+    output: OutputFlags,
     /// `-s`, `--show-limits`.
     lines: lines::Lines,
     /// `--files`: each job's output is kept in a file; its name is printed.
@@ -306,6 +311,7 @@ fn fresh_options() -> Options {
         positional: false,
         quote: false,
         trim: None,
+        tag_values: false,
         bare: false,
         colsep: None,
         header: false,
@@ -332,6 +338,7 @@ fn fresh_options() -> Options {
         delimiter_given: false,
         separator: Vec::new(),
         group: false,
+        output: OutputFlags::default(),
         lines: lines::Lines::default(),
         files: false,
         tmpdir: None,
@@ -509,14 +516,19 @@ fn optional_value(next: Option<&OsString>) -> Option<String> {
     (!w.starts_with('-') || w == "-").then(|| w.into_owned())
 }
 
+/// `-k`, `--no-keep-order` and `-u` as given ([`Options::output`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct OutputFlags {
+    keep: bool,
+    no_keep: bool,
+    ungroup: bool,
+}
+
 fn short_switch(o: &mut Options, c: char) -> Result<(), Invocation> {
     match c {
-        'k' => o.cfg.order = OrderMode::Ordered,
-        'u' => o.cfg.order = OrderMode::Unbuffered,
-        'g' => {
-            o.cfg.order = OrderMode::Buffered;
-            o.group = true;
-        }
+        'k' => o.output.keep = true,
+        'u' => o.output.ungroup = true,
+        'g' => o.group = true,
         'X' => o.spread = Spread::Context,
         'm' => o.spread = Spread::Words,
         'q' => o.quote = true,
@@ -765,13 +777,10 @@ fn long_option(
 fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
     match name {
         "plain" => o.plain = true,
-        "keep-order" => o.cfg.order = OrderMode::Ordered,
-        "no-keep-order" => o.cfg.order = OrderMode::Buffered,
-        "group" => {
-            o.cfg.order = OrderMode::Buffered;
-            o.group = true;
-        }
-        "ungroup" => o.cfg.order = OrderMode::Unbuffered,
+        "keep-order" => o.output.keep = true,
+        "no-keep-order" => o.output.no_keep = true,
+        "group" => o.group = true,
+        "ungroup" => o.output.ungroup = true,
         "line-buffer" | "linebuffer" | "lb" => o.cfg.line_buffer = true,
         "latest-line" | "latestline" | "ll" => o.cfg.latest_line = true,
         "quote" => o.quote = true,
@@ -802,10 +811,12 @@ fn long_switch(o: &mut Options, name: &str) -> Result<(), Invocation> {
             o.cfg.dry_run_quotes += 1;
         }
         "verbose" => o.cfg.trace = true,
-        "tag" => o.tag = Some(b"{}".to_vec()),
-        "ctag" => {
+        "tag" | "ctag" => {
             o.tag = Some(b"{}".to_vec());
-            colour(o, true);
+            o.tag_values = true;
+            if name == "ctag" {
+                colour(o, true);
+            }
         }
         "color" | "colour" => colour(o, true),
         "color-failed" | "colour-failed" | "cf" => colour(o, false),
@@ -985,7 +996,12 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
             }
             o.arg_files.push(PathBuf::from(v));
         }
-        "eof" | "eof-e" => o.eof = Some(v.into_bytes()),
+        // GNU Parallel keeps the string only when perl finds it true: "" and "0" are none.
+        "eof" | "eof-e" => {
+            o.eof = Some(v)
+                .filter(|v| !v.is_empty() && v != "0")
+                .map(String::into_bytes)
+        }
         "delimiter" => {
             o.separator.clear();
             match parse_delimiter(&v) {
@@ -1026,9 +1042,13 @@ fn set_value(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Invoc
         "shell" => {
             return Err(refuse("--shell: set PARALLEL_SHELL to choose the shell"));
         }
-        "tagstring" => o.tag = Some(crate::units::unquote_printf(v.as_bytes())),
+        "tagstring" => {
+            o.tag = Some(crate::units::unquote_printf(v.as_bytes()));
+            o.tag_values = false;
+        }
         "ctagstring" => {
             o.tag = Some(crate::units::unquote_printf(v.as_bytes()));
+            o.tag_values = false;
             colour(o, true);
         }
         "rpl" => o.rpl.push(plus::rpl(&v).map_err(refuse)?),
@@ -1294,6 +1314,24 @@ fn sources(words: Vec<OsString>, markers: &Markers) -> Result<Vec<Source>, Invoc
 /// What the other options' meaning depends on: `--tollef` (retired: an error unless `--gnu`
 /// overrides it), and `-j` (its CPUs counted as the `--use-*-instead-of-threads` say).
 fn settle_first(o: &mut Options) -> Result<(), Invocation> {
+    if o.group && o.output.ungroup {
+        return Err(Invocation::Fail {
+            text: "parallel: Error: --group cannot be combined with --ungroup.\n".into(),
+            status: ExitCode::Passed(255),
+        });
+    }
+    o.cfg.order = match o.output {
+        OutputFlags { ungroup: true, .. } => OrderMode::Unbuffered,
+        OutputFlags {
+            keep: true,
+            no_keep: false,
+            ..
+        } => OrderMode::Ordered,
+        _ => OrderMode::Buffered,
+    };
+    if o.tag_values {
+        o.tag = Some(o.names.whole.clone());
+    }
     if o.tollef && !o.gnu {
         return Err(Invocation::Fail {
             text: "parallel: Error: --tollef has been retired.\n\
@@ -1356,29 +1394,56 @@ fn split_values(sources: &mut [Source], delimiter: u8) {
     }
 }
 
-/// The shell that runs command lines: `PARALLEL_SHELL`, else the shell frun was started from,
-/// else `SHELL`, else /bin/sh.
+/// The shell that runs command lines: `PARALLEL_SHELL`, else the nearest shell frun runs
+/// under ([`ancestor_shell`]), else `SHELL`, else /bin/sh.
 fn shell() -> PathBuf {
     if let Some(s) = std::env::var_os("PARALLEL_SHELL").filter(|s| !s.is_empty()) {
         return PathBuf::from(s);
     }
-    let parent = std::fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id()));
-    if let Ok(p) = parent {
-        let name = p
-            .file_name()
-            .map(|n| n.as_bytes().to_vec())
-            .unwrap_or_default();
-        let shells: [&[u8]; 8] = [
-            b"bash", b"sh", b"dash", b"zsh", b"ksh", b"mksh", b"ash", b"busybox",
-        ];
-        if shells.contains(&name.as_slice()) && name != b"busybox" {
-            return p;
-        }
+    if let Some(p) = ancestor_shell() {
+        return p;
     }
     match std::env::var_os("SHELL").filter(|s| !s.is_empty()) {
         Some(s) => PathBuf::from(s),
         None => PathBuf::from("/bin/sh"),
     }
+}
+
+/// The shell GNU Parallel would choose from the processes it runs under: the nearest
+/// ancestor whose name (its `argv[0]`, without a login shell's `-` or a directory) is a
+/// POSIX shell's, found on PATH by that name (so a script run by `sh` gets `sh`, not what it
+/// links to). frun takes only shells that read POSIX `sh` lines.
+fn ancestor_shell() -> Option<PathBuf> {
+    const SHELLS: [&[u8]; 10] = [
+        b"bash", b"sh", b"dash", b"zsh", b"ksh", b"ksh93", b"mksh", b"lksh", b"ash", b"posh",
+    ];
+    let mut pid = std::os::unix::process::parent_id();
+    // Far enough for any real chain of processes; a loop in /proc cannot hold it up.
+    for _ in 0..64 {
+        if pid <= 1 {
+            return None;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+        let argv0 = argv0.strip_prefix(b"busybox ").unwrap_or(argv0);
+        let name = argv0.rsplit(|&b| b == b'/').next().unwrap_or_default();
+        let name = name.strip_prefix(b"-").unwrap_or(name);
+        if SHELLS.contains(&name) {
+            let path = std::env::var_os("PATH");
+            return frun_engine::exec::resolve::resolve(
+                std::ffi::OsStr::from_bytes(name),
+                path.as_deref(),
+            )
+            .ok();
+        }
+        let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+        // The parent's pid is the second field after the command's name, which ends at the
+        // last `)` (the name may hold anything).
+        let after = stat.iter().rposition(|&b| b == b')')?;
+        let fields = std::str::from_utf8(&stat[after + 1..]).ok()?;
+        pid = fields.split_whitespace().nth(1)?.parse().ok()?;
+    }
+    None
 }
 
 /// `--line-buffer` goes with neither `--ungroup` nor `--group` (as GNU Parallel says);
@@ -1422,7 +1487,7 @@ fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> 
         .collect::<Vec<_>>()
         .join(&b' ');
     let piped = o.pipe.then_some(line.as_slice());
-    for text in [piped, o.tag.as_deref(), o.cfg.job_files.as_deref()] {
+    for text in [piped, o.cfg.job_files.as_deref()] {
         if let Some(e) = text.and_then(perl_expression) {
             return Err(refuse(perl_refusal(e)));
         }
@@ -1494,6 +1559,8 @@ fn build(
         return Err(refuse("--group-by needs --pipe"));
     }
     let csv = csv::separator(&mut o)?;
+    // Columns of a --colsep the user gave are trimmed (not those of --header's own tab).
+    let colsep_given = o.colsep.is_some();
     // `--header :` names tab-separated columns unless --colsep says otherwise (GNU Parallel's
     // default column separator).
     if o.header && o.colsep.is_none() && csv.is_none() {
@@ -1512,11 +1579,9 @@ fn build(
         left: true,
         right: true,
     };
-    let trim = o.trim.unwrap_or(if o.colsep.is_some() {
-        both
-    } else {
-        Trim::default()
-    });
+    let trim = o
+        .trim
+        .unwrap_or(if colsep_given { both } else { Trim::default() });
     o.cfg.input = match single {
         Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
         Some(p) => InputSpec::File(p),
@@ -1574,11 +1639,12 @@ fn build(
         literal: false,
         shell: shell(),
         columns,
-        spread: lines::job_spread(o.spread, o.positional, numbered && !o.bare),
+        spread: lines::job_spread(o.spread, o.positional, o.bare),
         names: std::mem::take(&mut o.names),
         trim,
         header: Vec::new(),
         bare: o.bare,
+        fed: o.pipe,
         numbered,
         rpl: std::mem::take(&mut o.rpl),
     });
@@ -1728,7 +1794,7 @@ fn nonall(o: &mut Options, sources: &mut Vec<Source>) -> Result<(), Invocation> 
     o.bare = true;
     o.per_job = Some(1);
     o.spread = Spread::One;
-    if o.tag.as_deref() == Some(b"{}") {
+    if o.tag_values {
         o.tag = Some(b":".to_vec());
     }
     Ok(())
@@ -1831,6 +1897,7 @@ fn pipe(
         trim: o.trim.unwrap_or_default(),
         header: Vec::new(),
         bare: false,
+        fed: false,
         numbered: false,
         rpl: Vec::new(),
     });
@@ -2056,9 +2123,13 @@ pub fn gnu_words(n: &frun_engine::Notice<'_>) -> Option<String> {
             t[..1].make_ascii_uppercase();
             Some(format!("parallel: Error: {t}"))
         }
-        Fact::Halted { failed } => Some(format!(
+        Fact::Halted { failed, done } => Some(format!(
             "parallel: This job {}:\n{}",
-            if failed { "failed" } else { "succeeded" },
+            match (done, failed) {
+                (true, _) => "finished",
+                (false, true) => "failed",
+                (false, false) => "succeeded",
+            },
             n.detail
         )),
         // GNU Parallel puts its prefix before the line's first line only.

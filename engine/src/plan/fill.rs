@@ -134,6 +134,7 @@ mod tests {
             trim: Trim::default(),
             header: Vec::new(),
             bare: false,
+            fed: false,
             numbered: true,
             rpl: Vec::new(),
         };

@@ -156,6 +156,7 @@ pub(super) fn retry_config(cfg: &Config) -> Result<Option<Config>, RunError> {
         trim: Trim::default(),
         header: Vec::new(),
         bare: false,
+        fed: false,
         numbered: false,
         rpl: Vec::new(),
     });

@@ -761,6 +761,7 @@ fn work(
         records_on_stdin: cfg.stdin,
         retry: retry_policy(cfg)?,
         halt: cfg.halt,
+        halt_names_jobs: cfg.conduct.statuses != crate::run::Statuses::Summarised,
         // A batch of the size asked for (`-l N`) is the unit, as in forkrun: a record that
         // keeps failing takes its batch down. Where frun chose the size, it splits.
         // A batch whose stderr is grouped with its stdout is one job: it never splits.
@@ -1053,10 +1054,23 @@ fn job_command(
     if cfg.conduct.escapes_nul() {
         line = line.escaping_nul();
     }
+    if cfg.stdin || spec.fed {
+        line = line.records_on_stdin();
+    }
     if in_worker {
         line = line.eval_in_worker();
     } else if cfg.dry_run && !spec.literal {
         line = line.printing(cfg.dry_run_quotes);
+    } else if !spec.literal
+        && (cfg.trace
+            || cfg.trace_output
+            || cfg.joblog.is_some()
+            || cfg.results_table.is_some()
+            || cfg.halt.is_some())
+    {
+        // Where a job's line is shown (-v, -t, the joblog, a halting job's message), it shows
+        // as written, blanks and all, as GNU Parallel's lines do.
+        line = line.showing();
     }
     let p = |w: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(w));
     let path = match (line.shell(), line.program()) {
@@ -1195,8 +1209,8 @@ fn line_like_tag(
     if !header.is_empty() {
         spec.header = header.to_vec();
     }
-    let line =
-        crate::exec::command::job::JobLine::tag(&spec).map_err(|m| RunError::config("tag", m))?;
+    let line = crate::exec::command::job::JobLine::tag_text(&spec)
+        .map_err(|m| RunError::config("tag", m))?;
     Ok(Some(if cfg.conduct.escapes_nul() {
         line.escaping_nul()
     } else {

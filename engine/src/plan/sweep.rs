@@ -55,7 +55,11 @@ pub(super) fn materialize(
             }
         }
         if sweep.skip_empty {
-            vals.retain(|v| !v.iter().all(|&b| b == b' ' || b == b'\t'));
+            vals.retain(|v| {
+                !v.iter()
+                    .copied()
+                    .all(crate::input::records::blank::is_space)
+            });
         }
         kept.push(vals);
     }

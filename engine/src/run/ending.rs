@@ -107,17 +107,9 @@ impl Checkpointing<'_> {
                     say!("{s}");
                 }
                 if peer {
-                    match job {
-                        Some((job_failed, line)) => crate::sys::notice::say_about(
-                            crate::sys::notice::NoticeKind::Problem,
-                            Some(crate::sys::notice::Fact::Halted { failed: job_failed }),
-                            &line,
-                            format_args!(
-                                "stopped: --halt reached at a job that {}: {line}",
-                                if job_failed { "failed" } else { "succeeded" }
-                            ),
-                        ),
-                        None => say!("stopped: --halt reached"),
+                    // The job that reached it was named as it ended, as every job it counts.
+                    if job.is_none() {
+                        say!("stopped: --halt reached");
                     }
                 } else {
                     say!("stopped: {}", self.halt_met(on));

@@ -133,6 +133,9 @@ pub struct Work {
     pub retry: RetryPolicy,
     /// `--halt`: when failures stop the run.
     pub halt: Option<Halt>,
+    /// Each job `--halt` counts is named on stderr as it ends (GNU Parallel's way), rather
+    /// than only the one that stopped the run.
+    pub halt_names_jobs: bool,
     /// A failed batch of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
     /// `--job-timeout`.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::Backend;
 use crate::dispatch::batch::{Batch, count_records};
-use crate::dispatch::ledger::{FailureShown, Halt, Ledger, Outcome, RetryPolicy, Verdict};
+use crate::dispatch::ledger::{FailureShown, Halt, HaltOn, Ledger, Outcome, RetryPolicy, Verdict};
 use crate::dispatch::ring::Claim;
 use crate::exec::command::argv::{Argv, BatchId};
 use crate::exec::stdin::StdinSlot;
@@ -145,6 +145,8 @@ fn work_with(shared: &Shared, index: usize, relay: Option<&LineRelay>) -> io::Re
 pub(super) struct Rules {
     pub retry: RetryPolicy,
     pub halt: Option<Halt>,
+    /// Each job `--halt` counts is named as it ends ([`crate::run::Work::halt_names_jobs`]).
+    pub halt_names_jobs: bool,
     /// A failed part of several records may be split (not with `-L`, `-b`, `--block`).
     pub splittable: bool,
     pub delimiter: u8,
@@ -529,6 +531,9 @@ impl Site for Post<'_> {
 
     fn shown_line(&self, argv: &Argv) -> String {
         let w = &self.shared.work;
+        if let Some(line) = argv.shown() {
+            return String::from_utf8_lossy(line).into_owned();
+        }
         let mut line = Vec::new();
         crate::output::joblog::command_line(
             argv.words().skip(w.joblog_skip_words),
@@ -633,6 +638,7 @@ impl Site for Post<'_> {
         Rules {
             retry: s.work.retry,
             halt: s.work.halt,
+            halt_names_jobs: s.work.halt_names_jobs,
             splittable: s.work.splittable,
             delimiter: s.delimiter,
             abort: s.work.interaction.abort,
@@ -766,6 +772,17 @@ impl Site for Post<'_> {
     }
 }
 
+/// The command line of `argv` as the joblog and a results table show it (into `out`, cleared
+/// first): a job line's text as written, else its words after the first `skip` (the shell's),
+/// quoted where they need it, the first as it is when `raw_first` (a shell line).
+fn shown_command(argv: &Argv, (skip, raw_first): (usize, bool), out: &mut Vec<u8>) {
+    out.clear();
+    match argv.shown() {
+        Some(text) => out.extend_from_slice(text),
+        None => crate::output::joblog::command_line(argv.words().skip(skip), raw_first, out),
+    }
+}
+
 /// One worker's loop, and what it keeps across batches: buffers reused so that a batch
 /// allocates nothing, and where its capture file stands.
 struct Worker<'a, S: Site> {
@@ -800,6 +817,8 @@ struct Worker<'a, S: Site> {
     measure: bool,
     /// The joblog line being written (reused).
     line: Vec<u8>,
+    /// The command line the joblog or a results table shows (reused).
+    command: Vec<u8>,
     /// `--line-buffer`: the relay that passes on this worker's output, tagging its lines with
     /// `tag` (`--tag`; reused, empty for none).
     relay: Option<&'a LineRelay>,
@@ -881,6 +900,7 @@ impl<'a, S: Site> Worker<'a, S> {
             job: site.joblog().map(JobNote::new),
             measure: site.measures_runtimes(),
             line: Vec::new(),
+            command: Vec::new(),
             stderr: 0,
             relay: None,
             tag: Vec::new(),
@@ -1007,17 +1027,12 @@ impl<'a, S: Site> Worker<'a, S> {
         if self.site.output_files_in().is_some() && stdout.ends_with(b"\n") {
             stdout.pop();
         }
-        let mut command = Vec::new();
-        crate::output::joblog::command_line(
-            self.argv.words().skip(note.skip_words.0),
-            note.skip_words.1,
-            &mut command,
-        );
+        shown_command(&self.argv, note.skip_words, &mut self.command);
         let mut record = Vec::new();
         table.record(
             &crate::output::results::table::Row {
                 facts,
-                command: &command,
+                command: &self.command,
                 batch: self.site.bytes(batch.start, batch.end),
                 stdout: &stdout,
                 stderr: &stderr,
@@ -1384,10 +1399,11 @@ impl<'a, S: Site> Worker<'a, S> {
         }
         if let (Some(j), Some(facts)) = (self.job, facts) {
             self.line.clear();
+            shown_command(&self.argv, j.skip_words, &mut self.command);
             crate::output::joblog::Entry {
                 facts,
-                command: self.argv.words().skip(j.skip_words.0),
-                raw_first: j.skip_words.1,
+                command: std::iter::once(&self.command[..]),
+                raw_first: true,
             }
             .format(&mut self.line);
             if let Err(why) = site.log_job(&self.line) {
@@ -1396,15 +1412,7 @@ impl<'a, S: Site> Worker<'a, S> {
             }
         }
         if let Some(h) = self.rules.halt {
-            if site.ledger().halt_reached(h, site.total_batches()) {
-                let ledger = site.ledger();
-                stop.request(StopReason::Halt {
-                    now: h.now,
-                    on: h.on,
-                    failed: ledger.failed_batches() + ledger.given_up_batches(),
-                    job: Some((settled.failed, site.shown_line(&self.argv))),
-                });
-            }
+            self.judge_halt(h, site, stop, settled.failed);
         }
         if let Some(c) = self.capture {
             if self.written > 0 && c.reset_if_drained()? {
@@ -1412,6 +1420,40 @@ impl<'a, S: Site> Worker<'a, S> {
             }
         }
         Ok(true)
+    }
+
+    /// `--halt`: names the batch that just ended when the halt counts it (GNU Parallel's way)
+    /// and stops the run when enough such batches ended.
+    fn judge_halt(&self, h: Halt, site: &S, stop: &Stop, failed: bool) {
+        let counted = match h.on {
+            HaltOn::Fail => failed,
+            HaltOn::Success => !failed,
+            HaltOn::Done => true,
+        };
+        if counted && self.rules.halt_names_jobs && !stop.is_stopped() {
+            let line = site.shown_line(&self.argv);
+            crate::sys::notice::say_about(
+                crate::sys::notice::NoticeKind::Problem,
+                Some(crate::sys::notice::Fact::Halted {
+                    failed,
+                    done: h.on == HaltOn::Done,
+                }),
+                &line,
+                format_args!(
+                    "--halt counts a job that {}: {line}",
+                    if failed { "failed" } else { "succeeded" }
+                ),
+            );
+        }
+        if site.ledger().halt_reached(h, site.total_batches()) {
+            let ledger = site.ledger();
+            stop.request(StopReason::Halt {
+                now: h.now,
+                on: h.on,
+                failed: ledger.failed_batches() + ledger.given_up_batches(),
+                job: Some((failed, site.shown_line(&self.argv))),
+            });
+        }
     }
 }
 
@@ -1496,13 +1538,14 @@ fn colour_lines(capture: &Capture, off: u64, start: &[u8], tag: Option<&[u8]>) -
 }
 
 /// Starts every line written to `capture` from `off` on with `tag` and a tab (a last line
-/// without its newline too).
+/// without its newline too). A carriage return ends a line as a newline does (GNU Parallel
+/// tags what a terminal shows over a `\r`; in `x\r\n` the `\n` gets a tag of its own too).
 fn tag_lines(capture: &Capture, off: u64, tag: &[u8]) -> io::Result<()> {
     let out = capture.read_from(off)?;
     if out.is_empty() {
         return Ok(());
     }
-    let lines = out.split_inclusive(|&b| b == b'\n');
+    let lines = out.split_inclusive(|&b| b == b'\n' || b == b'\r');
     let mut tagged = Vec::with_capacity(out.len() + (tag.len() + 1) * 8);
     for line in lines {
         tagged.extend_from_slice(tag);

@@ -47,11 +47,13 @@ pub enum Fact {
     /// A job was ended because memory ran short (`--memfree`): its command line is the
     /// notice's detail.
     Evicted,
-    /// `--halt` was reached at a job that failed (or else succeeded): its command line is the
-    /// notice's detail.
+    /// A job that `--halt` counts ended (GNU Parallel names each one): its command line is
+    /// the notice's detail.
     Halted {
         /// The job failed.
         failed: bool,
+        /// `--halt …,done=`: every job counts, failed or not.
+        done: bool,
     },
     /// A job's line was too long to run ([`crate::plan::config::Config::line_limit`]): the
     /// text is GNU Parallel's sentence for it, its first letter in lower case.

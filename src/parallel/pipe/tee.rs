@@ -153,6 +153,7 @@ pub(in crate::parallel) fn finish(
     }
     if let Some(job) = cfg.job.as_mut().filter(|j| !j.words.is_empty()) {
         job.bare = !names_a_value(job);
+        job.fed = true;
     }
     Ok(match p.feeder.filter(|_| !cfg.dry_run) {
         Some(plan) => Invocation::RunWith(

@@ -38,6 +38,9 @@ pub struct JobSpec {
     pub header: Vec<Vec<u8>>,
     /// `-N0`: the records only count jobs; none of them is put on the line.
     pub bare: bool,
+    /// The command reads the run's input (`--pipe`, `--tee`): a line that names no value gets
+    /// nothing appended, not even the space before the values.
+    pub fed: bool,
     /// `-X`/`-m` over one input source: `{N}` is the job's N-th value (`{-N}` from the end),
     /// as GNU Parallel numbers them, not a column of each value.
     pub numbered: bool,
@@ -159,19 +162,12 @@ enum Part {
 /// A template word: parts with no blank between them.
 type Word = Vec<Part>;
 
-/// `-N0`: a job has no values, so every replacement string of a value is empty, and a word
-/// that was nothing but such strings goes (GNU Parallel's `-N0 echo a {} b` runs `echo a b`).
-fn drop_values(words: &mut Vec<Word>, seps: &mut Vec<Vec<u8>>) {
-    let mut k = 0;
-    while k < words.len() {
-        let had = !words[k].is_empty();
-        words[k].retain(|p| !matches!(p, Part::Value(..)));
-        if had && words[k].is_empty() && seps.len() == words.len() {
-            words.remove(k);
-            seps.remove(k);
-        } else {
-            k += 1;
-        }
+/// `-N0`: a job has no values, so every replacement string of a value is empty; a word that
+/// was nothing but such strings stays, empty, with the blanks around it (GNU Parallel's `-N0
+/// echo a {} b` shows `echo a  b` and runs `echo a b`).
+fn drop_values(words: &mut [Word]) {
+    for w in words {
+        w.retain(|p| !matches!(p, Part::Value(..)));
     }
 }
 
@@ -181,12 +177,17 @@ pub struct JobLine {
     words: Vec<Word>,
     /// The blanks before each word, as written (a shell line keeps them: they may be quoted).
     seps: Vec<Vec<u8>>,
+    /// The last word is the values, appended (the line names none) after the line's trailing
+    /// blanks, these, and a space.
+    appended: Option<Vec<u8>>,
     /// The line starts with a replacement string: its value is a command, put in unquoted.
     raw_first: bool,
     /// `--dry-run`: the job prints its line instead of running it.
     print: bool,
     /// `--shellquote`: the printed line is shell-quoted this many times.
     print_quotes: u32,
+    /// [`JobLine::showing`].
+    show: bool,
     /// A NUL byte in a record is put in the line as the two characters `\0`.
     escape_nul: bool,
     /// `SHELL -c LINE` (`Some(SHELL)`), or the words exec'd as they are.
@@ -197,6 +198,8 @@ pub struct JobLine {
     prologue: Option<Vec<u8>>,
     /// The record is the command line itself (no command was given).
     verbatim: bool,
+    /// `-q` without a command: each value is one word of the line, quoted.
+    verbatim_quoted: bool,
     columns: ColumnSplit,
     spread: Spread,
     /// [`JobSpec::numbered`] (only with `-X`/`-m`).
@@ -399,9 +402,9 @@ pub fn perl_expression(line: &[u8]) -> Option<&[u8]> {
 /// What a line with a perl expression is refused with.
 pub fn perl_refusal(expression: &[u8]) -> String {
     format!(
-        "{}: perl expressions ({{= … =}}) are not supported: frun runs no perl, and never runs \
-         a line it did not understand; use the shell in the command ($(…)) or the other \
-         replacement strings",
+        "{}: perl expressions ({{= … =}}) are not supported here (only in a job line or a tag \
+         that frun fills in), and frun never runs a line it did not understand; use the shell \
+         in the command ($(…)) or the other replacement strings",
         String::from_utf8_lossy(expression)
     )
 }
@@ -442,22 +445,31 @@ impl JobLine {
                 line.push(b' ');
             }
             if spec.quote {
-                quote_around_replacements(w, &spec.names, &spec.header, &mut line);
+                quote_around_replacements(w, &spec.names, &spec.header, &perl, &mut line);
             } else {
                 line.extend_from_slice(w);
             }
         }
         let (mut words, mut seps, seps_plain) =
             parse_line(&line, &spec.names, &spec.header, true, Some(&mut perl));
-        if spec.bare {
-            drop_values(&mut words, &mut seps);
-        }
-        // Any replacement string ({#} too) means the values go only where it says.
+        // Any replacement string ({#} too) means the values go only where it says; else they
+        // are appended after a space (and the line's own trailing blanks), as GNU Parallel
+        // appends them: `-N0` appends none, but the space all the same.
         let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
         let verbatim = spec.words.is_empty();
-        if !has_value && !verbatim && !spec.bare {
+        let trailing = trailing_blanks(&line).to_vec();
+        let appended = (!has_value && !verbatim).then(|| trailing.clone());
+        if appended.is_some() {
+            let mut sep = trailing;
+            sep.push(b' ');
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
-            seps.push(b" ".to_vec());
+            seps.push(sep);
+        } else if !trailing.is_empty() {
+            words.push(Vec::new());
+            seps.push(trailing);
+        }
+        if spec.bare {
+            drop_values(&mut words);
         }
         // Values in the first word are part of the command's name: put in as they are (GNU
         // Parallel's `l{}` with `s /bin/ls` runs `ls /bin/ls`), unless the word is a variable
@@ -506,13 +518,16 @@ impl JobLine {
         Ok(JobLine {
             words,
             seps,
+            appended,
             raw_first,
             print: false,
             print_quotes: 0,
+            show: false,
             escape_nul: false,
             shell,
             eval: false,
             verbatim,
+            verbatim_quoted: verbatim && spec.quote,
             columns,
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
@@ -540,17 +555,21 @@ impl JobLine {
         {
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
         }
-        let seps = vec![b" ".to_vec(); words.len()];
+        let mut seps = vec![b" ".to_vec(); words.len()];
+        seps[0].clear();
         JobLine {
             words,
             seps,
+            appended: None,
             raw_first: false,
             print: false,
             print_quotes: 0,
+            show: false,
             escape_nul: false,
             shell: None,
             eval: false,
             verbatim: false,
+            verbatim_quoted: false,
             columns,
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
@@ -601,6 +620,29 @@ impl JobLine {
     pub fn printing(mut self, quotes: u32) -> JobLine {
         self.print = true;
         self.print_quotes = quotes;
+        self
+    }
+
+    /// The command reads the input (the records on its stdin, [`JobSpec::fed`]): nothing is
+    /// appended to a line that names no value, not even the space before the values.
+    #[must_use]
+    pub fn records_on_stdin(mut self) -> JobLine {
+        if let Some(trailing) = self.appended.take() {
+            self.words.pop();
+            self.seps.pop();
+            if !trailing.is_empty() {
+                self.words.push(Vec::new());
+                self.seps.push(trailing);
+            }
+        }
+        self
+    }
+
+    /// `-v`, `-t`, the joblog: a job run without a shell keeps its line's text as a shell
+    /// would have got it ([`Argv::shown`]), so that it shows as written, blanks and all.
+    #[must_use]
+    pub fn showing(mut self) -> JobLine {
+        self.show = true;
         self
     }
 
@@ -723,6 +765,19 @@ impl JobLine {
                 let records = std::mem::take(&mut sink.argv.records);
                 self.fill(batch, seq, slot, &records, &mut sink);
                 sink.end_word();
+                if self.show {
+                    let mut shown = std::mem::take(&mut argv.shown);
+                    shown.clear();
+                    self.fill(
+                        batch,
+                        seq,
+                        slot,
+                        &records,
+                        &mut ShellSink { out: &mut shown },
+                    );
+                    argv.shown = shown;
+                    argv.showing = true;
+                }
                 argv.records = records;
             }
         }
@@ -770,13 +825,16 @@ impl JobLine {
         Ok(JobLine {
             words,
             seps,
+            appended: None,
             raw_first: false,
             print: false,
             print_quotes: 0,
+            show: false,
             escape_nul: false,
             shell: None,
             eval: false,
             verbatim: false,
+            verbatim_quoted: false,
             columns,
             spread: Spread::One,
             numbered: false,
@@ -786,8 +844,19 @@ impl JobLine {
         })
     }
 
-    /// A tag (`--tagstring STR`, `--tag` is `{}`): `spec`'s words, one word, its replacement
-    /// strings filled in with the values as they are.
+    /// A tag (`--tagstring STR`, `--tag` is `{}`) or a text like it (`--retries STR`), as GNU
+    /// Parallel fills it: `spec`'s words as one text, its replacement strings (perl ones and
+    /// `--plus`'s too) filled in with the values as they are, over a job's values as the line
+    /// spreads them (`-X` and `-N` repeat `<{}>` for each value).
+    pub fn tag_text(spec: &JobSpec) -> Result<JobLine, String> {
+        let mut line = JobLine::text(spec)?;
+        line.spread = spec.spread;
+        line.numbered = spec.numbered && spec.spread != Spread::One;
+        Ok(line)
+    }
+
+    /// The values of a job as `--results` names its directories: `spec`'s words, one word,
+    /// its replacement strings filled in with the values as they are.
     pub fn tag(spec: &JobSpec) -> Result<JobLine, String> {
         let mut line = JobLine::new(
             &JobSpec {
@@ -876,21 +945,29 @@ impl JobLine {
                 if i > 0 {
                     sink.lit(b" ");
                 }
-                // A tuple's values are the line's words, separated by spaces.
+                // A tuple's values are the line's words, separated by spaces; with -q each is
+                // one word, quoted (GNU Parallel's `-q ::: 'a>b'` runs the command `a>b`).
                 self.each_column(&batch[s..e], Column::All, |k, v| {
                     if k > 0 {
                         sink.lit(b" ");
                     }
-                    sink.lit(trim(v, self.trim));
+                    if self.verbatim_quoted {
+                        sink.value(trim(v, self.trim));
+                    } else {
+                        sink.lit(trim(v, self.trim));
+                    }
                 });
             }
             return;
         }
+        if self.flat_job(records.len()) {
+            self.fill_flat(batch, records, seq, slot, sink);
+            return;
+        }
         let record = |r: usize| -> &[u8] { records.get(r).map_or(&[][..], |&(s, e)| &batch[s..e]) };
         for (wi, w) in self.words.iter().enumerate() {
-            if wi > 0 {
-                sink.sep(&self.seps[wi]);
-            }
+            // The first word's are the blanks the line starts with (none in frun's own words).
+            sink.sep(&self.seps[wi]);
             let raw = wi == 0 && self.raw_first;
             // A numbered `{N}` is one value of the job, not repeated.
             let repeated = |p: &Part| match p {
@@ -922,10 +999,6 @@ impl JobLine {
                     };
                     self.fill_word(w, values, seq, slot, raw, sink);
                 }
-            } else if self.spread == Spread::One && records.len() > 1 {
-                // -N: {1}..{N} are the job's records (each record one column).
-                let all: Vec<&[u8]> = (0..records.len()).map(record).collect();
-                self.fill_word_columns(w, &all, seq, slot, raw, sink);
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
                 let job = if self.numbered { &rs[..] } else { &[][..] };
@@ -941,6 +1014,103 @@ impl JobLine {
                     raw,
                     sink,
                 );
+            }
+        }
+    }
+
+    /// Whether a job is filled from its flat list of values ([`JobLine::fill_flat`]): one of
+    /// several records (`-n`), or of records of several columns each (input sources,
+    /// `--colsep`) with `-N`/`-X`. One record without them fills as its columns.
+    fn flat_job(&self, records: usize) -> bool {
+        match self.spread {
+            Spread::Words => false,
+            Spread::One => records > 1,
+            Spread::Context => !matches!(self.columns, ColumnSplit::Whole),
+        }
+    }
+
+    /// Fills the line as GNU Parallel fills it from the job's values in one flat list, every
+    /// column of every record in order: `{N}` is the list's N-th value; a word holding `{}`
+    /// (or `{=…=}`) comes once for each value with `-N`/`-X`, else `{}` is all of them.
+    fn fill_flat(
+        &self,
+        batch: &[u8],
+        records: &[(usize, usize)],
+        seq: u64,
+        slot: u64,
+        sink: &mut dyn Sink,
+    ) {
+        let mut flat: Vec<&[u8]> = Vec::new();
+        for &(s, e) in records {
+            self.each_column(&batch[s..e], Column::All, |_, v| {
+                flat.push(trim(v, self.trim));
+            });
+        }
+        let each_value = |w: &Word| {
+            self.spread == Spread::Context
+                && w.iter()
+                    .any(|p| matches!(p, Part::Value(Column::All, _) | Part::Perl(Column::All, _)))
+        };
+        for (wi, w) in self.words.iter().enumerate() {
+            sink.sep(&self.seps[wi]);
+            let raw = wi == 0 && self.raw_first;
+            if each_value(w) {
+                for (i, v) in flat.iter().enumerate() {
+                    if i > 0 {
+                        sink.brk();
+                    }
+                    self.fill_flat_word(w, (Some(v), &flat), (seq, slot), raw, sink);
+                }
+            } else {
+                self.fill_flat_word(w, (None, &flat), (seq, slot), raw, sink);
+            }
+        }
+    }
+
+    /// One word of [`JobLine::fill_flat`]: `{}` is `current`, or with none every value.
+    fn fill_flat_word(
+        &self,
+        w: &Word,
+        (current, flat): (Option<&[u8]>, &[&[u8]]),
+        (seq, slot): (u64, u64),
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        let put = |sink: &mut dyn Sink, v: &[u8], form: Form| {
+            let v = transform(v, form);
+            if raw { sink.lit(&v) } else { sink.value(&v) }
+        };
+        for p in w {
+            match p {
+                Part::Lit(l) => sink.lit(l),
+                Part::Seq => sink.lit(itoa(seq).as_bytes()),
+                Part::Slot => sink.lit(itoa(slot).as_bytes()),
+                Part::Value(Column::All, form) => match current {
+                    Some(v) => put(sink, v, *form),
+                    None => {
+                        for (i, v) in flat.iter().enumerate() {
+                            if i > 0 {
+                                sink.brk();
+                            }
+                            put(sink, v, *form);
+                        }
+                    }
+                },
+                Part::Value(Column::Index(n), form) => {
+                    if let Some(i) = pick(flat.len(), *n) {
+                        put(sink, flat[i], *form);
+                    }
+                }
+                Part::Perl(col, id) => {
+                    let targets: Vec<&[u8]> = match (col, current) {
+                        (Column::All, Some(v)) => vec![v],
+                        (Column::All, None) => flat.to_vec(),
+                        (Column::Index(n), _) => {
+                            pick(flat.len(), *n).map(|i| flat[i]).into_iter().collect()
+                        }
+                    };
+                    self.eval_perl(*id, (&targets, flat), seq, slot, raw, sink);
+                }
             }
         }
     }
@@ -1047,48 +1217,6 @@ impl JobLine {
         }
     }
 
-    /// One word where `{N}` is the N-th record (`-N`).
-    fn fill_word_columns(
-        &self,
-        w: &Word,
-        rs: &[&[u8]],
-        seq: u64,
-        slot: u64,
-        raw: bool,
-        sink: &mut dyn Sink,
-    ) {
-        let record = |sink: &mut dyn Sink, r: &[u8], form: Form| {
-            self.each_column(r, Column::All, |k, v| {
-                if k > 0 {
-                    sink.brk();
-                }
-                let v = transform(trim(v, self.trim), form);
-                if raw { sink.lit(&v) } else { sink.value(&v) }
-            });
-        };
-        for p in w {
-            match p {
-                Part::Lit(l) => sink.lit(l),
-                Part::Seq => sink.lit(itoa(seq).as_bytes()),
-                Part::Slot => sink.lit(itoa(slot).as_bytes()),
-                Part::Perl(col, id) => self.fill_perl(*col, *id, rs, true, seq, slot, raw, sink),
-                Part::Value(Column::All, form) => {
-                    for (i, r) in rs.iter().enumerate() {
-                        if i > 0 {
-                            sink.brk();
-                        }
-                        record(sink, r, *form);
-                    }
-                }
-                Part::Value(Column::Index(n), form) => {
-                    if let Some(i) = pick(rs.len(), *n) {
-                        record(sink, rs[i], *form);
-                    }
-                }
-            }
-        }
-    }
-
     /// A perl replacement string over the records `rs`: `{=…=}` is evaluated for each of
     /// their values, `{=N …=}` for the N-th (the N-th record when `by_record`, else the N-th
     /// column of the record), with `@arg` all of them. An expression that dies ends the run
@@ -1105,14 +1233,13 @@ impl JobLine {
         raw: bool,
         sink: &mut dyn Sink,
     ) {
-        let Some(perl) = &self.perl else { return };
-        let mut args: Vec<Vec<u8>> = Vec::new();
-        for r in rs {
-            self.each_column(r, Column::All, |_, v| {
-                args.push(trim(v, self.trim).to_vec())
-            });
+        if self.perl.is_none() {
+            return;
         }
-        let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let mut arg_refs: Vec<&[u8]> = Vec::new();
+        for r in rs {
+            self.each_column(r, Column::All, |_, v| arg_refs.push(trim(v, self.trim)));
+        }
         let targets: Vec<&[u8]> = match col {
             Column::All => arg_refs.clone(),
             Column::Index(n) if by_record && rs.len() > 1 => pick(rs.len(), n)
@@ -1124,12 +1251,26 @@ impl JobLine {
                 .into_iter()
                 .collect(),
         };
+        self.eval_perl(id, (&targets, &arg_refs), seq, slot, raw, sink);
+    }
+
+    /// Puts expression `id`'s value for each of `targets` (with `@arg` being `args`) on the line.
+    fn eval_perl(
+        &self,
+        id: usize,
+        (targets, args): (&[&[u8]], &[&[u8]]),
+        seq: u64,
+        slot: u64,
+        raw: bool,
+        sink: &mut dyn Sink,
+    ) {
+        let Some(perl) = &self.perl else { return };
         let mut out = Vec::new();
         for (k, v) in targets.iter().enumerate() {
             if k > 0 {
                 sink.brk();
             }
-            match perl.eval(id, v, &arg_refs, seq, slot, &mut out) {
+            match perl.eval(id, v, args, seq, slot, &mut out) {
                 // GNU Parallel's own process runs the expressions: their `exit` ends the run.
                 Ok(Outcome::Exit(code)) => crate::sys::exit_now(code),
                 Ok(Outcome::Skip) => sink.lit(&out),
@@ -1148,7 +1289,12 @@ impl JobLine {
     }
 
     /// Calls `each` with the columns of `record` that `col` names (numbered from 0).
-    fn each_column(&self, record: &[u8], col: Column, mut each: impl FnMut(usize, &[u8])) {
+    fn each_column<'r>(
+        &self,
+        record: &'r [u8],
+        col: Column,
+        mut each: impl FnMut(usize, &'r [u8]),
+    ) {
         match (&self.columns, col) {
             (ColumnSplit::Whole, Column::All) => each(0, record),
             (ColumnSplit::Whole, Column::Index(n)) => {
@@ -1174,7 +1320,7 @@ impl JobLine {
     }
 }
 
-fn select(cols: &[&[u8]], col: Column, mut each: impl FnMut(usize, &[u8])) {
+fn select<'r>(cols: &[&'r [u8]], col: Column, mut each: impl FnMut(usize, &'r [u8])) {
     match col {
         Column::All => {
             for (k, c) in cols.iter().enumerate() {
@@ -1189,10 +1335,16 @@ fn select(cols: &[&[u8]], col: Column, mut each: impl FnMut(usize, &[u8])) {
     }
 }
 
-/// The 0-based index of column `n` (1-based, or negative from the end) of `len`.
+/// The 0-based index of column `n` (1-based, or negative from the end) of `len`. As in GNU
+/// Parallel, which looks `{-N}` up in a perl array at `len - N`, an index that is still
+/// negative counts from the end once more (`{-3}` of two values is the second).
 fn pick(len: usize, n: i64) -> Option<usize> {
-    let i = if n > 0 { n - 1 } else { len as i64 + n };
-    (0..len as i64).contains(&i).then_some(i as usize)
+    let len = len as i64;
+    let mut i = if n > 0 { n - 1 } else { len + n };
+    if i < 0 {
+        i += len;
+    }
+    (0..len).contains(&i).then_some(i as usize)
 }
 
 /// The values of a sweep's tuple (`LEN:BYTES` each).
@@ -1479,10 +1631,30 @@ impl PerlParts {
         names: &ReplacementNames,
         header: &[Vec<u8>],
     ) -> Option<(Part, usize)> {
+        let found = self.found(s, names, header)?;
+        let id = match self.exprs.iter().position(|e| *e == found.expr) {
+            Some(id) => id,
+            None => {
+                self.exprs.push(found.expr);
+                self.exprs.len() - 1
+            }
+        };
+        let col = found.position.map_or(Column::All, Column::Index);
+        Some((Part::Perl(col, id), found.len))
+    }
+
+    /// The perl replacement string at the start of `s`, as [`PerlParts::at`] finds it, not
+    /// yet one of the line's expressions.
+    fn found(
+        &self,
+        s: &[u8],
+        names: &ReplacementNames,
+        header: &[Vec<u8>],
+    ) -> Option<crate::exec::command::perl::Found> {
         if s.first() != Some(&b'{') && self.tags.is_empty() {
             return None;
         }
-        let found = match expression_at(s) {
+        Some(match expression_at(s) {
             // `{=NAME …=}`: the column a header names.
             Some(mut f) if f.position.is_none() => {
                 let named = header.iter().position(|h| {
@@ -1505,16 +1677,7 @@ impl PerlParts {
                 }
                 f
             }
-        };
-        let id = match self.exprs.iter().position(|e| *e == found.expr) {
-            Some(id) => id,
-            None => {
-                self.exprs.push(found.expr);
-                self.exprs.len() - 1
-            }
-        };
-        let col = found.position.map_or(Column::All, Column::Index);
-        Some((Part::Perl(col, id), found.len))
+        })
     }
 }
 
@@ -1582,18 +1745,34 @@ fn parse_line(
     (words, seps, plain_seps)
 }
 
+/// The blanks `parse_line` puts between words that end `line` (after its last word).
+fn trailing_blanks(line: &[u8]) -> &[u8] {
+    let keep = line
+        .iter()
+        .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\n'))
+        .map_or(0, |k| k + 1);
+    &line[keep..]
+}
+
 /// `-q`: quotes a word's text between its replacement strings.
 fn quote_around_replacements(
     w: &[u8],
     names: &ReplacementNames,
     header: &[Vec<u8>],
+    perl: &PerlParts,
     out: &mut Vec<u8>,
 ) {
     let mut lit = Vec::new();
     let mut i = 0;
     let mut any = false;
     while i < w.len() {
-        if let Some((_, len)) = replacement_at(&w[i..], names, header) {
+        // A perl replacement string (`{= =}`, `--rpl`'s and `--plus`'s) as much as the others:
+        // its value is quoted as a whole word where it goes, never inside the line's quotes.
+        let len = perl
+            .found(&w[i..], names, header)
+            .map(|f| f.len)
+            .or_else(|| replacement_at(&w[i..], names, header).map(|(_, len)| len));
+        if let Some(len) = len {
             if !lit.is_empty() {
                 quote(&lit, out);
                 lit.clear();

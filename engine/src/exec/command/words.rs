@@ -15,6 +15,11 @@ pub struct Argv {
     pub(super) scratch: Vec<u8>,
     /// Where the word being built starts (a job line's words).
     pub(super) word_start: Option<usize>,
+    /// A job line run without a shell, when asked to be shown: its text as a shell would have
+    /// got it, blanks as written (the words alone lose them).
+    pub(super) shown: Vec<u8>,
+    /// Whether `shown` holds this command line's text.
+    pub(super) showing: bool,
 }
 
 // SAFETY: the raw pointers only ever point into `bytes` of the same Argv.
@@ -26,6 +31,7 @@ impl Argv {
         self.bytes.clear();
         self.offsets.clear();
         self.word_start = None;
+        self.showing = false;
     }
 
     /// Appends a whole word.
@@ -84,6 +90,12 @@ impl Argv {
     /// How many words it holds.
     pub fn word_count(&self) -> usize {
         self.offsets.len()
+    }
+
+    /// The text a job line run without a shell shows (`-v`, `-t`, the joblog), when it was
+    /// asked for; None: the words are what there is to show.
+    pub fn shown(&self) -> Option<&[u8]> {
+        self.showing.then_some(&self.shown[..])
     }
 
     /// The words (without NULs), for `--dry-run`.

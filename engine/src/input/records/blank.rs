@@ -1,4 +1,4 @@
-//! Blank lines in a batch: lines of nothing but ASCII whitespace, ended by a newline. It finds
+//! Blank lines in a batch: lines of nothing but whitespace (perl's `\s`), ended by a newline. It finds
 //! the runs of bytes around them (what a batch's command gets when blank lines are dropped);
 //! it copies nothing and allocates nothing.
 
@@ -10,7 +10,13 @@ pub fn kept_runs(data: &[u8]) -> KeptRuns<'_> {
 
 /// Whether `data` is nothing but blank lines (so dropping them leaves nothing).
 pub fn all_blank(data: &[u8]) -> bool {
-    data.last().is_none_or(|&b| b == b'\n') && data.iter().all(u8::is_ascii_whitespace)
+    data.last().is_none_or(|&b| b == b'\n') && data.iter().copied().all(is_space)
+}
+
+/// Whitespace as perl's `\s` (GNU Parallel's `-r` measures with it): ASCII whitespace and the
+/// vertical tab.
+pub fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
 }
 
 /// See [`kept_runs`].
@@ -25,7 +31,7 @@ impl KeptRuns<'_> {
     fn line(&self, from: usize) -> (usize, bool) {
         let rest = &self.data[from..];
         match memchr::memchr(b'\n', rest) {
-            Some(i) => (from + i + 1, rest[..i].iter().all(u8::is_ascii_whitespace)),
+            Some(i) => (from + i + 1, rest[..i].iter().copied().all(is_space)),
             None => (self.data.len(), false),
         }
     }

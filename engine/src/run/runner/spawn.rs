@@ -132,9 +132,11 @@ impl<'a> SpawnRunner<'a> {
         use std::io::{BufRead, Write};
         let how = &self.child.shared.work.interaction;
         self.shown.clear();
-        match how.trace_shell_line {
+        match (how.trace_shell_line, argv.shown()) {
+            // A direct command's line as written.
+            (Some(_), Some(text)) => self.shown.extend_from_slice(text),
             // A shell line as it is; a direct command's words quoted as GNU Parallel does.
-            Some(skip) => {
+            (Some(skip), None) => {
                 for (i, w) in argv.words().skip(skip).enumerate() {
                     if i > 0 {
                         self.shown.push(b' ');
@@ -146,7 +148,7 @@ impl<'a> SpawnRunner<'a> {
                     }
                 }
             }
-            None => {
+            (None, _) => {
                 for (i, w) in argv.words().enumerate() {
                     if i > 0 {
                         self.shown.push(b' ');

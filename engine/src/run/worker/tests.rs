@@ -220,6 +220,7 @@ fn rules(limit: Option<u64>, splittable: bool, halt: Option<Halt>) -> Rules {
             last_stands: false,
         },
         halt,
+        halt_names_jobs: false,
         splittable,
         delimiter: b'\n',
         abort: false,
