@@ -1897,7 +1897,7 @@ fn pipe(
         trim: o.trim.unwrap_or_default(),
         header: Vec::new(),
         bare: false,
-        fed: false,
+        fed: true,
         numbered: false,
         rpl: Vec::new(),
     });

@@ -1054,9 +1054,6 @@ fn job_command(
     if cfg.conduct.escapes_nul() {
         line = line.escaping_nul();
     }
-    if cfg.stdin || spec.fed {
-        line = line.records_on_stdin();
-    }
     if in_worker {
         line = line.eval_in_worker();
     } else if cfg.dry_run && !spec.literal {

@@ -1412,7 +1412,7 @@ impl<'a, S: Site> Worker<'a, S> {
             }
         }
         if let Some(h) = self.rules.halt {
-            self.judge_halt(h, site, stop, settled.failed);
+            self.judge_halt(h, settled.failed);
         }
         if let Some(c) = self.capture {
             if self.written > 0 && c.reset_if_drained()? {
@@ -1424,7 +1424,8 @@ impl<'a, S: Site> Worker<'a, S> {
 
     /// `--halt`: names the batch that just ended when the halt counts it (GNU Parallel's way)
     /// and stops the run when enough such batches ended.
-    fn judge_halt(&self, h: Halt, site: &S, stop: &Stop, failed: bool) {
+    fn judge_halt(&self, h: Halt, failed: bool) {
+        let (site, stop) = (self.site, self.site.stop());
         let counted = match h.on {
             HaltOn::Fail => failed,
             HaltOn::Success => !failed,

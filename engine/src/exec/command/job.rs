@@ -54,8 +54,6 @@ pub struct JobSpec {
 struct Values<'a> {
     rs: &'a [&'a [u8]],
     job: &'a [&'a [u8]],
-    /// Where `{N}` takes its value instead of `rs` (`-X` over tuples: the job's first one).
-    first: Option<&'a [u8]>,
 }
 
 /// How a record splits into columns.
@@ -177,9 +175,6 @@ pub struct JobLine {
     words: Vec<Word>,
     /// The blanks before each word, as written (a shell line keeps them: they may be quoted).
     seps: Vec<Vec<u8>>,
-    /// The last word is the values, appended (the line names none) after the line's trailing
-    /// blanks, these, and a space.
-    appended: Option<Vec<u8>>,
     /// The line starts with a replacement string: its value is a command, put in unquoted.
     raw_first: bool,
     /// `--dry-run`: the job prints its line instead of running it.
@@ -458,8 +453,7 @@ impl JobLine {
         let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
         let verbatim = spec.words.is_empty();
         let trailing = trailing_blanks(&line).to_vec();
-        let appended = (!has_value && !verbatim).then(|| trailing.clone());
-        if appended.is_some() {
+        if !has_value && !verbatim && !spec.fed {
             let mut sep = trailing;
             sep.push(b' ');
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
@@ -518,7 +512,6 @@ impl JobLine {
         Ok(JobLine {
             words,
             seps,
-            appended,
             raw_first,
             print: false,
             print_quotes: 0,
@@ -560,7 +553,6 @@ impl JobLine {
         JobLine {
             words,
             seps,
-            appended: None,
             raw_first: false,
             print: false,
             print_quotes: 0,
@@ -620,21 +612,6 @@ impl JobLine {
     pub fn printing(mut self, quotes: u32) -> JobLine {
         self.print = true;
         self.print_quotes = quotes;
-        self
-    }
-
-    /// The command reads the input (the records on its stdin, [`JobSpec::fed`]): nothing is
-    /// appended to a line that names no value, not even the space before the values.
-    #[must_use]
-    pub fn records_on_stdin(mut self) -> JobLine {
-        if let Some(trailing) = self.appended.take() {
-            self.words.pop();
-            self.seps.pop();
-            if !trailing.is_empty() {
-                self.words.push(Vec::new());
-                self.seps.push(trailing);
-            }
-        }
         self
     }
 
@@ -825,7 +802,6 @@ impl JobLine {
         Ok(JobLine {
             words,
             seps,
-            appended: None,
             raw_first: false,
             print: false,
             print_quotes: 0,
@@ -977,11 +953,9 @@ impl JobLine {
                 Part::Value(..) | Part::Perl(..) => true,
                 _ => false,
             };
+            // (Tuples and columns under -X/-N fill from the flat list, above.)
             let repeats = self.spread == Spread::Context && w.iter().any(repeated);
-            let tuples = matches!(self.columns, ColumnSplit::Tuple) && !self.numbered;
-            if repeats && tuples {
-                self.fill_tuples_word(w, records.len(), &record, seq, slot, raw, sink);
-            } else if repeats {
+            if repeats {
                 let job: Vec<&[u8]> = if self.numbered {
                     (0..records.len()).map(record).collect()
                 } else {
@@ -992,28 +966,13 @@ impl JobLine {
                         sink.brk();
                     }
                     let rs = [record(r)];
-                    let values = Values {
-                        rs: &rs,
-                        job: &job,
-                        first: None,
-                    };
+                    let values = Values { rs: &rs, job: &job };
                     self.fill_word(w, values, seq, slot, raw, sink);
                 }
             } else {
                 let rs: Vec<&[u8]> = (0..records.len()).map(record).collect();
                 let job = if self.numbered { &rs[..] } else { &[][..] };
-                self.fill_word(
-                    w,
-                    Values {
-                        rs: &rs,
-                        job,
-                        first: None,
-                    },
-                    seq,
-                    slot,
-                    raw,
-                    sink,
-                );
+                self.fill_word(w, Values { rs: &rs, job }, seq, slot, raw, sink);
             }
         }
     }
@@ -1115,49 +1074,6 @@ impl JobLine {
         }
     }
 
-    /// `-X` over a sweep's tuples, as GNU Parallel fills it: a word holding `{}` (any form of
-    /// it) comes once for every value of every tuple; a word holding only `{N}` comes once,
-    /// with the job's first tuple's values.
-    #[allow(clippy::too_many_arguments)]
-    fn fill_tuples_word<'b>(
-        &self,
-        w: &Word,
-        count: usize,
-        record: &dyn Fn(usize) -> &'b [u8],
-        seq: u64,
-        slot: u64,
-        raw: bool,
-        sink: &mut dyn Sink,
-    ) {
-        let whole = w.iter().any(|p| matches!(p, Part::Value(Column::All, _)));
-        if !whole {
-            let rs = [record(0)];
-            let values = Values {
-                rs: &rs,
-                job: &[],
-                first: None,
-            };
-            self.fill_word(w, values, seq, slot, raw, sink);
-            return;
-        }
-        let mut first = true;
-        for r in 0..count {
-            for value in tuple_spans(record(r)) {
-                if !first {
-                    sink.brk();
-                }
-                first = false;
-                let rs = [value];
-                let values = Values {
-                    rs: &rs,
-                    job: &[],
-                    first: Some(record(0)),
-                };
-                self.fill_word(w, values, seq, slot, raw, sink);
-            }
-        }
-    }
-
     /// One word for the records `values.rs` (one, or all of them with `-m`).
     fn fill_word(
         &self,
@@ -1188,16 +1104,6 @@ impl JobLine {
                             if raw { sink.lit(&v) } else { sink.value(&v) }
                         });
                     }
-                }
-                Part::Value(col @ Column::Index(_), form) if values.first.is_some() => {
-                    let first = values.first.unwrap_or_default();
-                    self.each_column(first, *col, |k, v| {
-                        if k > 0 {
-                            sink.brk();
-                        }
-                        let v = transform(trim(v, self.trim), *form);
-                        if raw { sink.lit(&v) } else { sink.value(&v) }
-                    });
                 }
                 Part::Value(col, form) => {
                     for (i, r) in values.rs.iter().enumerate() {
@@ -1350,21 +1256,6 @@ fn pick(len: usize, n: i64) -> Option<usize> {
 /// The values of a sweep's tuple (`LEN:BYTES` each).
 fn tuple_columns(r: &[u8]) -> TupleColumns<'_> {
     TupleColumns(r)
-}
-
-/// Each value of a tuple record as a tuple of its own (its `LEN:BYTES` span), in order.
-fn tuple_spans(r: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = r;
-    std::iter::from_fn(move || {
-        let colon = memchr::memchr(b':', rest)?;
-        let len = std::str::from_utf8(&rest[..colon])
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok())?;
-        let end = (colon + 1 + len).min(rest.len());
-        let (span, after) = rest.split_at(end);
-        rest = after;
-        Some(span)
-    })
 }
 
 /// The values of a tuple record, in order, read as they are needed (no list is built).
