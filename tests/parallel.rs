@@ -257,6 +257,16 @@ const CASES: &[Case] = &[
     // -N0: no value on the line; a word that was only {} goes.
     ("", r"seq 2 | parallel -k -N0 echo replace {} curlies", ""),
     ("", r"parallel -k -N0 echo 'a{}b' '{#}' ::: x y", ""),
+    // -N0 with no command: the values are dropped from the line they would have been, so
+    // nothing runs (never the values as commands); two sources leave the space between them.
+    ("", r"parallel -N0 ::: 'echo a' 'echo b'; echo $?", ""),
+    ("", r"echo 'echo hi' | parallel -N0; echo $?", ""),
+    (
+        "",
+        r"parallel -k -N0 --dry-run ::: 'echo a' b ::: c d | cat -A",
+        "",
+    ),
+    ("", r"parallel -k -L0 -v ::: 'echo a' 'echo b' | cat -A", ""),
     // A job's line shows as written, blanks and all (-v, -t, --dry-run, the joblog, --halt's
     // message, a results table), with the space before appended values (-N0, --nonall: and
     // nothing after it), and nothing appended where the command reads the input.
@@ -668,6 +678,17 @@ b
     (
         "",
         r"parallel -j1 --joblog jl echo ::: 'a b' c; cut -f1,6,7,9 jl",
+        "",
+    ),
+    // With -k the joblog is in input order too (a job that ends first waits for its line).
+    (
+        "",
+        r"parallel -k -j3 --joblog jl 'sleep {}; echo {}' ::: 0.6 0.1 0.3; cut -f1,7,9 jl",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j3 --joblog - 'sleep {}; echo {}' ::: 0.6 0.1 0.3 | cut -f1,7,9",
         "",
     ),
     (

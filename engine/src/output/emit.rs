@@ -3,7 +3,8 @@
 //! frun's stdout. `-u` bypasses capture entirely.
 //!
 //! Once a batch's output is out, it tells the checkpoint journal (emission order is only known
-//! here). This module moves bytes from capture files to stdout and nothing else: it does not know
+//! here), and with `-k` writes the batch's joblog line, so the log is in input order as GNU
+//! Parallel keeps it. This module moves bytes from capture files to stdout and nothing else: it does not know
 //! what a record is, and it never decides whether a batch succeeded.
 
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::journal::Journal;
+use crate::output::joblog::Joblog;
 use nix::errno::Errno;
 use nix::fcntl::{FallocateFlags, fallocate};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -55,6 +57,8 @@ pub struct Finished {
     pub done: DoneSet,
     /// A command of the batch exited non-zero (and was not retried).
     pub failed: bool,
+    /// Its joblog line, written once the output is out (in input order with `-k`).
+    pub log: Option<Vec<u8>>,
 }
 
 /// A finished batch's output: `[off, off + len)` of a capture file, its last `stderr` bytes
@@ -78,6 +82,8 @@ pub enum EmitError {
     Closed,
     /// Writing failed otherwise.
     Io(io::Error),
+    /// The joblog could not be written (the message says which and why).
+    Joblog(String),
 }
 
 impl Capture {
@@ -280,7 +286,7 @@ impl DoneSet {
 
 struct Reorder {
     next: u64,
-    held: BTreeMap<u64, (Option<Piece>, DoneSet, bool)>,
+    held: BTreeMap<u64, Finished>,
     /// Stdout's byte count after everything emitted so far.
     written: u64,
     /// `--line-buffer`: the batch whose line is half out (a line too long to hold, passed on
@@ -302,6 +308,8 @@ pub struct Output {
     /// The output (when a pipe) was made [`WIDE_PIPE`] wide for a long line.
     widened: AtomicBool,
     journal: Option<Arc<Journal>>,
+    /// `--joblog`: where finished batches' lines go.
+    joblog: Option<Joblog>,
     /// What the output is, for messages ("standard output", a results directory's file).
     target: String,
 }
@@ -330,6 +338,57 @@ impl Output {
             held: AtomicU64::new(0),
             widened: AtomicBool::new(false),
             journal,
+            joblog: None,
+        }
+    }
+
+    /// The output with `--joblog`'s lines going to `joblog`.
+    pub fn with_joblog(self, joblog: Option<Joblog>) -> Output {
+        Output { joblog, ..self }
+    }
+
+    /// Where joblog lines go, if anywhere.
+    pub fn joblog(&self) -> Option<&Joblog> {
+        self.joblog.as_ref()
+    }
+
+    /// True when a batch's joblog line travels with it ([`Finished::log`]) to be written in
+    /// input order, rather than through [`Output::log`] as it finishes.
+    pub fn orders_log(&self) -> bool {
+        self.mode == OrderMode::Ordered && self.joblog.is_some()
+    }
+
+    /// Writes joblog lines now (a file's own lock keeps each whole; `--joblog -` goes to
+    /// stdout between batches' output, never inside one).
+    pub fn log(&self, lines: &[u8]) -> Result<(), EmitError> {
+        match &self.joblog {
+            Some(Joblog::Stdout) => self
+                .write_aside(io::stdout().as_fd(), lines)
+                .map_err(joblog_on_stdout),
+            Some(log) => log
+                .write(lines)
+                .map_err(|e| EmitError::Joblog(log.error(&e))),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Output::log`] under the emitter's lock (its count of stdout's bytes is `written`).
+    fn log_held(&self, written: &mut u64, lines: &[u8]) -> Result<(), EmitError> {
+        match &self.joblog {
+            Some(Joblog::Stdout) => {
+                let out = io::stdout();
+                write_all(out.as_fd(), lines)
+                    .map_err(classify)
+                    .map_err(joblog_on_stdout)?;
+                if out.as_fd().as_raw_fd() == self.fd().as_raw_fd() {
+                    *written += lines.len() as u64;
+                }
+                Ok(())
+            }
+            Some(log) => log
+                .write(lines)
+                .map_err(|e| EmitError::Joblog(log.error(&e))),
+            None => Ok(()),
         }
     }
 
@@ -488,54 +547,72 @@ impl Output {
     }
 
     /// Hands over a finished batch: emits its output now (buffered) or once every earlier
-    /// batch is out (`-k`); then the journal records it.
+    /// batch is out (`-k`); then the journal records it and its joblog line is written.
     pub fn complete(&self, finished: Finished) -> Result<(), EmitError> {
-        let Finished {
-            seq,
-            piece,
-            done,
-            failed,
-        } = finished;
         match self.mode {
             OrderMode::Unbuffered => {
-                self.record(&done, None, failed);
-                Ok(())
+                self.record(&finished.done, None, finished.failed);
+                finished.log.map_or(Ok(()), |l| self.log(&l))
             }
             OrderMode::Buffered => {
+                let Finished {
+                    piece,
+                    done,
+                    failed,
+                    log,
+                    ..
+                } = finished;
                 if piece.is_none() && (matches!(done, DoneSet::None) || self.journal.is_none()) {
-                    return Ok(());
+                    return log.map_or(Ok(()), |l| self.log(&l));
                 }
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(p) = piece {
                     st.written += self.emit(&p)?;
                 }
                 self.record(&done, Some(st.written), failed);
-                Ok(())
+                match log {
+                    Some(l) => self.log_held(&mut st.written, &l),
+                    None => Ok(()),
+                }
             }
             OrderMode::Ordered => {
-                if let Some(p) = &piece {
+                if let Some(p) = &finished.piece {
                     p.capture.held.fetch_add(1, Ordering::AcqRel);
                     self.held.fetch_add(p.len, Ordering::Relaxed);
                 }
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                st.held.insert(seq, (piece, done, failed));
+                st.held.insert(finished.seq, finished);
                 loop {
                     let next = st.next;
-                    let Some((p, done, failed)) = st.held.remove(&next) else {
+                    let Some(f) = st.held.remove(&next) else {
                         break;
                     };
                     st.next += 1;
-                    if let Some(p) = p {
+                    if let Some(p) = f.piece {
                         let r = self.emit(&p);
                         self.held.fetch_sub(p.len, Ordering::Relaxed);
                         release(&p);
                         st.written += r?;
                     }
-                    self.record(&done, Some(st.written), failed);
+                    self.record(&f.done, Some(st.written), f.failed);
+                    if let Some(l) = f.log {
+                        self.log_held(&mut st.written, &l)?;
+                    }
                 }
                 Ok(())
             }
         }
+    }
+}
+
+/// A failed write of `--joblog -`, named as the joblog's (a reader gone stays that).
+fn joblog_on_stdout(e: EmitError) -> EmitError {
+    match e {
+        EmitError::Io(e) => EmitError::Joblog(format!(
+            "cannot write the joblog to standard output: {}",
+            crate::sys::errors::os_message(&e)
+        )),
+        other => other,
     }
 }
 

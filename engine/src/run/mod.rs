@@ -151,8 +151,6 @@ pub struct Shared {
     /// `-t`: command lines are shown on stderr in the order their batches were claimed (the
     /// gate is held across each claim, so a ticket drawn then is in that order).
     pub trace_turns: Option<crate::dispatch::ledger::Turns>,
-    /// `--joblog`: where joblog lines go.
-    pub joblog: Option<crate::output::joblog::Joblog>,
 }
 
 impl Shared {
@@ -216,7 +214,6 @@ impl Shared {
                 ))
             }),
             trace_turns,
-            joblog,
             spool,
             rings: Rings::new(workers.layout.clone(), RING_SLOTS)?,
             output: Output::new(
@@ -235,7 +232,8 @@ impl Shared {
                 },
                 checkpoint.journal.clone(),
                 checkpoint.stdout_base,
-            ),
+            )
+            .with_joblog(joblog),
             lanes: work
                 .round_robin
                 .then(|| runner::lanes::Lanes::new(workers.max)),
@@ -907,7 +905,7 @@ fn write_headers(shared: &Shared) {
     if let Some(t) = &shared.work.results_table {
         let _ = shared.output.write_aside(shared.output.fd(), &t.header());
     }
-    if let Some(crate::output::joblog::Joblog::Stdout) = &shared.joblog {
+    if let Some(crate::output::joblog::Joblog::Stdout) = shared.output.joblog() {
         let _ = shared.output.write_aside(
             std::os::fd::AsFd::as_fd(&std::io::stdout()),
             crate::output::joblog::HEADER,

@@ -118,5 +118,6 @@ pub(crate) fn emit_stop(e: crate::output::emit::EmitError, target: &str) -> Stop
             "cannot write to {target}: {}",
             crate::sys::errors::os_message(&e)
         )),
+        crate::output::emit::EmitError::Joblog(why) => StopReason::Fatal(why),
     }
 }

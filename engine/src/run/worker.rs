@@ -251,6 +251,11 @@ pub(super) trait Site {
     fn log_job(&self, _line: &[u8]) -> Result<(), StopReason> {
         Ok(())
     }
+    /// True when a batch's joblog line goes with it to the emitter ([`Finished::log`]), which
+    /// writes it once every earlier batch's output is out (`-k`).
+    fn orders_log(&self) -> bool {
+        false
+    }
     /// How many batches the whole input has, once it was read to its end.
     fn total_batches(&self) -> Option<u64> {
         None
@@ -600,7 +605,7 @@ impl Site for Post<'_> {
         let s = self.shared;
         let w = &s.work;
         // A results table's records say what a joblog line says.
-        (s.joblog.is_some() || w.results_table.is_some())
+        (s.output.joblog().is_some() || w.results_table.is_some())
             .then_some((w.joblog_skip_words, w.joblog_raw_first))
     }
 
@@ -609,24 +614,12 @@ impl Site for Post<'_> {
     }
 
     fn log_job(&self, line: &[u8]) -> Result<(), StopReason> {
-        use crate::output::joblog::Joblog;
-        let s = self.shared;
-        match &s.joblog {
-            Some(Joblog::Stdout) => s
-                .output
-                .write_aside(std::os::fd::AsFd::as_fd(&std::io::stdout()), line)
-                .map_err(|e| match e {
-                    EmitError::Closed => StopReason::ReaderGone,
-                    EmitError::Io(e) => StopReason::Fatal(format!(
-                        "cannot write the joblog to standard output: {}",
-                        crate::sys::errors::os_message(&e)
-                    )),
-                }),
-            Some(log) => log
-                .write(line)
-                .map_err(|e| StopReason::Fatal(log.error(&e))),
-            None => Ok(()),
-        }
+        let out = &self.shared.output;
+        out.log(line).map_err(|e| emit_stop(e, out.target()))
+    }
+
+    fn orders_log(&self) -> bool {
+        self.shared.output.orders_log()
     }
 
     fn total_batches(&self) -> Option<u64> {
@@ -971,6 +964,7 @@ impl<'a, S: Site> Worker<'a, S> {
             piece: None,
             done: DoneSet::of(&[(batch.start, batch.end)]),
             failed: false,
+            log: None,
         };
         match site.complete(finished) {
             Ok(()) => true,
@@ -1379,11 +1373,27 @@ impl<'a, S: Site> Worker<'a, S> {
             self.written = settled.kept;
             (p.len > 0).then_some(p)
         });
+        let log_line = match (self.job, facts) {
+            (Some(j), Some(facts)) => {
+                self.line.clear();
+                shown_command(&self.argv, j.skip_words, &mut self.command);
+                crate::output::joblog::Entry {
+                    facts,
+                    command: std::iter::once(&self.command[..]),
+                    raw_first: true,
+                }
+                .format(&mut self.line);
+                true
+            }
+            _ => false,
+        };
+        let ordered_log = log_line && site.orders_log();
         let finished = Finished {
             seq: batch.seq,
             piece,
             done: DoneSet::of(&self.done),
             failed: settled.failed,
+            log: ordered_log.then(|| self.line.clone()),
         };
         let abort = settled.abort;
         if let Err(e) = site.complete(finished) {
@@ -1397,15 +1407,7 @@ impl<'a, S: Site> Worker<'a, S> {
         if let Some(t) = began {
             site.note_busy(t.elapsed());
         }
-        if let (Some(j), Some(facts)) = (self.job, facts) {
-            self.line.clear();
-            shown_command(&self.argv, j.skip_words, &mut self.command);
-            crate::output::joblog::Entry {
-                facts,
-                command: std::iter::once(&self.command[..]),
-                raw_first: true,
-            }
-            .format(&mut self.line);
+        if log_line && !ordered_log {
             if let Err(why) = site.log_job(&self.line) {
                 stop.request(why);
                 return Ok(false);

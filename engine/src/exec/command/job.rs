@@ -163,6 +163,18 @@ type Word = Vec<Part>;
 /// `-N0`: a job has no values, so every replacement string of a value is empty; a word that
 /// was nothing but such strings stays, empty, with the blanks around it (GNU Parallel's `-N0
 /// echo a {} b` shows `echo a  b` and runs `echo a b`).
+/// How a record is the command line when no command was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verbatim {
+    /// Its values are the line's words, as they are.
+    Words,
+    /// `-q`: each value is one word of the line, quoted.
+    Quoted,
+    /// `-N0`: its values are dropped, leaving only the spaces between them (GNU Parallel runs
+    /// an empty line); never the values as commands.
+    Dropped,
+}
+
 fn drop_values(words: &mut [Word]) {
     for w in words {
         w.retain(|p| !matches!(p, Part::Value(..)));
@@ -191,10 +203,8 @@ pub struct JobLine {
     eval: bool,
     /// Shell code run first, in the same shell (`Config::shell_prologue`).
     prologue: Option<Vec<u8>>,
-    /// The record is the command line itself (no command was given).
-    verbatim: bool,
-    /// `-q` without a command: each value is one word of the line, quoted.
-    verbatim_quoted: bool,
+    /// The record is the command line itself (no command was given), and how.
+    verbatim: Option<Verbatim>,
     columns: ColumnSplit,
     spread: Spread,
     /// [`JobSpec::numbered`] (only with `-X`/`-m`).
@@ -451,9 +461,16 @@ impl JobLine {
         // are appended after a space (and the line's own trailing blanks), as GNU Parallel
         // appends them: `-N0` appends none, but the space all the same.
         let has_value = words.iter().flatten().any(|p| !matches!(p, Part::Lit(_)));
-        let verbatim = spec.words.is_empty();
+        let verbatim = spec
+            .words
+            .is_empty()
+            .then_some(match (spec.bare, spec.quote) {
+                (true, _) => Verbatim::Dropped,
+                (false, true) => Verbatim::Quoted,
+                (false, false) => Verbatim::Words,
+            });
         let trailing = trailing_blanks(&line).to_vec();
-        if !has_value && !verbatim && !spec.fed {
+        if !has_value && verbatim.is_none() && !spec.fed {
             let mut sep = trailing;
             sep.push(b' ');
             words.push(vec![Part::Value(Column::All, Form::Plain)]);
@@ -506,9 +523,10 @@ impl JobLine {
             || words
                 .iter()
                 .all(|w| w.iter().filter(|p| matches!(p, Part::Value(..))).count() <= 1);
-        let shell =
-            (verbatim || evaluator.is_some() || !(shell_free && first_plain && splits_cleanly))
-                .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
+        let shell = (verbatim.is_some()
+            || evaluator.is_some()
+            || !(shell_free && first_plain && splits_cleanly))
+            .then(|| spec.shell.as_os_str().as_encoded_bytes().to_vec());
         Ok(JobLine {
             words,
             seps,
@@ -520,7 +538,6 @@ impl JobLine {
             shell,
             eval: false,
             verbatim,
-            verbatim_quoted: verbatim && spec.quote,
             columns,
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
@@ -560,8 +577,7 @@ impl JobLine {
             escape_nul: false,
             shell: None,
             eval: false,
-            verbatim: false,
-            verbatim_quoted: false,
+            verbatim: None,
             columns,
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
@@ -683,7 +699,11 @@ impl JobLine {
             .filter(|p| !matches!(p, Part::Value(..) | Part::Perl(..)))
             .map(part_len)
             .sum();
-        (values.max(u64::from(self.verbatim)), lits, repeated)
+        (
+            values.max(u64::from(self.verbatim.is_some())),
+            lits,
+            repeated,
+        )
     }
 
     /// Fills `argv` with the job of the records in `batch` (each ending in `delimiter`, the
@@ -809,8 +829,7 @@ impl JobLine {
             escape_nul: false,
             shell: None,
             eval: false,
-            verbatim: false,
-            verbatim_quoted: false,
+            verbatim: None,
             columns,
             spread: Spread::One,
             numbered: false,
@@ -914,7 +933,7 @@ impl JobLine {
         records: &[(usize, usize)],
         sink: &mut dyn Sink,
     ) {
-        if self.verbatim {
+        if let Some(how) = self.verbatim {
             // A job of several records is one command line, its records joined by spaces
             // (GNU Parallel's `-N2`/`-m` without a command).
             for (i, &(s, e)) in records.iter().enumerate() {
@@ -927,10 +946,10 @@ impl JobLine {
                     if k > 0 {
                         sink.lit(b" ");
                     }
-                    if self.verbatim_quoted {
-                        sink.value(trim(v, self.trim));
-                    } else {
-                        sink.lit(trim(v, self.trim));
+                    match how {
+                        Verbatim::Words => sink.lit(trim(v, self.trim)),
+                        Verbatim::Quoted => sink.value(trim(v, self.trim)),
+                        Verbatim::Dropped => {}
                     }
                 });
             }

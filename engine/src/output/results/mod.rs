@@ -520,6 +520,7 @@ fn merge_into(dir: &Path, to: BorrowedFd<'_>) -> Result<Merged, String> {
                 Err(crate::output::emit::EmitError::Io(e)) => {
                     return Err(format!("cannot write the output: {}", os(&e)));
                 }
+                Err(crate::output::emit::EmitError::Joblog(why)) => return Err(why),
             }
         }
     }

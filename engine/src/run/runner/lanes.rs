@@ -124,6 +124,7 @@ pub(super) fn feed_lane(
             piece: None,
             done: DoneSet::of(&[(batch.start, batch.end)]),
             failed: false,
+            log: None,
         };
         if let Err(e) = shared.output.complete(done) {
             shared

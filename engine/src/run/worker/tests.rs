@@ -112,6 +112,7 @@ impl Site for Run {
             piece,
             done,
             failed,
+            log: _,
         } = finished;
         // Read now: the worker may empty its capture file once the batch is handed over.
         let output = piece.map_or_else(String::new, |p| {
