@@ -108,6 +108,17 @@ const CASES: &[Case] = &[
     // Colours: each job's lines in its colour (by job number), failed jobs white on red with
     // --color-failed; a line gets the colour's end and a newline; a CR starts the colour again.
     ("", r"parallel -k --ctag echo ::: a b | od -c", ""),
+    // A job's grouped stderr is dressed as its stdout is: coloured and tagged.
+    (
+        "",
+        r"parallel -k --ctag 'echo o{}; echo e{} >&2' ::: a b 2>&1 | od -c",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k --color-failed 'echo o{}; echo e{} >&2; exit {}' ::: 0 1 2>&1 | od -c",
+        "",
+    ),
     (
         "",
         r#"parallel -k --color 'printf "x\ny"' ::: a | od -c"#,
@@ -340,6 +351,22 @@ const CASES: &[Case] = &[
         "",
     ),
     ("", r#"parallel -k -q echo '{= =}x' ::: "q't""#, ""),
+    // -q: a positional value the job lacks is an empty word; without -q, nothing.
+    (
+        "",
+        r"parallel -k -q printf '[%s]' {3} {1} {-5} ::: a b ::: c",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k printf '[%s]' {3} {1} {-5} ::: a b ::: c",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -N2 -q printf '[%s]' {3} {2} ::: a b c",
+        "",
+    ),
     (
         "",
         r"parallel -k -q -v echo '{= s/a/b/ =}' '{= $_=q() =}' ::: a",
@@ -2029,6 +2056,9 @@ b
         "",
     ),
     ("", r"parallel -k -j10 --plus echo {0%} ::: 1", ""),
+    // Without --plus, {0#} and {0%} are not padded ({##} is not a replacement string then).
+    ("", r"parallel -k -j10 echo {0%} ::: 1", ""),
+    ("", r"seq 12 | parallel -k -j1 echo {0#} {##}", ""),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (

@@ -1495,7 +1495,11 @@ fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> 
     if o.plus {
         o.rpl.extend(plus::plus());
     }
-    o.whole_input = plus::needs_total(&line);
+    // (--pipe jobs have no values: their lines get none of these.)
+    if !o.pipe {
+        o.rpl.extend(plus::always());
+    }
+    o.whole_input = plus::needs_total(&line, o.plus);
     if o.pipe && !o.rpl.is_empty() {
         return Err(refuse(
             "--plus and --rpl strings need a job's values; --pipe jobs have none",

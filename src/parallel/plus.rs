@@ -69,9 +69,24 @@ const PLUS: &[(&str, &str)] = &[
     ("{,([^}]+?)}", r#"s/^($$1)/lc($1)/e"#),
 ];
 
+/// The strings GNU Parallel knows without `--plus`: the job's number and slot, which GNU
+/// Parallel 20221122 pads only with `--plus` (without, it has not counted the jobs nor the
+/// slots, and pads to one digit), so the input need not be read whole first.
+const ALWAYS: &[(&str, &str)] = &[("{0#}", r#"1 $_ = seq()"#), ("{0%}", r#"1 $_ = slot()"#)];
+
 /// `--plus`'s replacement strings.
 pub(super) fn plus() -> Vec<Rpl> {
-    PLUS.iter()
+    rpls(PLUS)
+}
+
+/// The replacement strings every line has besides `{}` and its kin (after `--rpl`'s and
+/// `--plus`'s, so a tag of theirs wins).
+pub(super) fn always() -> Vec<Rpl> {
+    rpls(ALWAYS)
+}
+
+fn rpls(list: &[(&str, &str)]) -> Vec<Rpl> {
+    list.iter()
         .map(|(t, b)| Rpl {
             tag: t.as_bytes().to_vec(),
             body: b.as_bytes().to_vec(),
@@ -79,12 +94,15 @@ pub(super) fn plus() -> Vec<Rpl> {
         .collect()
 }
 
-/// Whether a line needs the number of all the jobs before they start (`{##}`, `{0#}`,
-/// perl's `total_jobs()`): its input is then read whole first, as GNU Parallel reads it.
-pub(super) fn needs_total(line: &[u8]) -> bool {
-    [&b"{##}"[..], b"{0#}", b"total_jobs"]
-        .iter()
-        .any(|t| memchr::memmem::find(line, t).is_some())
+/// Whether a line needs the number of all the jobs before they start (`--plus`'s `{##}` and
+/// `{0#}`, perl's `total_jobs()`): its input is then read whole first, as GNU Parallel reads
+/// it.
+pub(super) fn needs_total(line: &[u8], plus: bool) -> bool {
+    let tags: &[&[u8]] = match plus {
+        true => &[b"{##}", b"{0#}", b"total_jobs"],
+        false => &[b"total_jobs"],
+    };
+    tags.iter().any(|t| memchr::memmem::find(line, t).is_some())
 }
 
 /// `--rpl 'TAG PERL'`: the tag is the text up to the first blank.

@@ -1224,27 +1224,30 @@ impl<'a, S: Site> Worker<'a, S> {
                 }
                 let mut tag = Vec::new();
                 let tagged = self.relay.is_none() && site.tag_of(bytes, part.seq, &mut tag);
-                // `--files`: the line is the file's name, which is never coloured.
-                let colour = site.colour().filter(|_| site.output_files_in().is_none());
-                match colour {
-                    Some(colouring) if self.relay.is_none() => {
-                        let mut start = Vec::new();
-                        let failed = !matches!(outcome, Outcome::Ok);
-                        crate::output::colour::start(colouring, part.seq + 1, failed, &mut start);
-                        colour_lines(c, settled.kept, &start, tagged.then_some(&tag[..]))?;
-                    }
-                    _ if tagged => tag_lines(c, settled.kept, &tag)?,
-                    _ => {}
+                // `--files`: the line is the file's name, which is never coloured. With a line
+                // relay, lines are dressed as they pass.
+                let colour = site
+                    .colour()
+                    .filter(|_| site.output_files_in().is_none() && self.relay.is_none());
+                let mut start = Vec::new();
+                if let Some(colouring) = colour {
+                    let failed = !matches!(outcome, Outcome::Ok);
+                    crate::output::colour::start(colouring, part.seq + 1, failed, &mut start);
                 }
+                // The job's lines from `off` on, coloured and tagged as asked.
+                let dress = |off: u64| match colour {
+                    Some(_) => colour_lines(c, off, &start, tagged.then_some(&tag[..])),
+                    None if tagged => tag_lines(c, off, &tag),
+                    None => Ok(()),
+                };
+                dress(settled.kept)?;
                 settled.kept = c.size()?;
-                // The job's stderr follows its stdout (a grouped batch is one job: it never
-                // splits, so nothing of it comes after this).
+                // The job's stderr follows its stdout, dressed as it is (a grouped batch is one
+                // job: it never splits, so nothing of it comes after this).
                 if let Some(e) = self.errors.filter(|_| site.groups_stderr()) {
                     if c.append_all_of(e)? > 0 {
                         e.discard_from(0)?;
-                        if tagged {
-                            tag_lines(c, settled.kept, &tag)?;
-                        }
+                        dress(settled.kept)?;
                         let end = c.size()?;
                         self.stderr += end - settled.kept;
                         settled.kept = end;

@@ -209,6 +209,9 @@ pub struct JobLine {
     spread: Spread,
     /// [`JobSpec::numbered`] (only with `-X`/`-m`).
     numbered: bool,
+    /// `-q`: a positional value the job lacks is an empty word (`''`), as GNU Parallel's
+    /// quoting of the whole word makes it; without, it is nothing.
+    quoted: bool,
     trim: Trim,
     /// The perl process computing the line's perl replacement strings (none: the line has
     /// none, and no perl runs).
@@ -541,6 +544,7 @@ impl JobLine {
             columns,
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
+            quoted: spec.quote,
             trim: spec.trim,
             perl: evaluator,
             prologue: None,
@@ -581,6 +585,7 @@ impl JobLine {
             columns,
             spread: spec.spread,
             numbered: spec.numbered && spec.spread != Spread::One,
+            quoted: spec.quote,
             trim: spec.trim,
             perl: None,
             prologue: None,
@@ -833,6 +838,7 @@ impl JobLine {
             columns,
             spread: Spread::One,
             numbered: false,
+            quoted: false,
             trim: spec.trim,
             perl: evaluator,
             prologue: None,
@@ -1045,6 +1051,13 @@ impl JobLine {
         }
     }
 
+    /// A positional value the job lacks (`{3}` of two): `''` with `-q`, else nothing.
+    fn lacking(&self, raw: bool, sink: &mut dyn Sink) {
+        if self.quoted && !raw {
+            sink.value(b"");
+        }
+    }
+
     /// One word of [`JobLine::fill_flat`]: `{}` is `current`, or with none every value.
     fn fill_flat_word(
         &self,
@@ -1074,11 +1087,10 @@ impl JobLine {
                         }
                     }
                 },
-                Part::Value(Column::Index(n), form) => {
-                    if let Some(i) = pick(flat.len(), *n) {
-                        put(sink, flat[i], *form);
-                    }
-                }
+                Part::Value(Column::Index(n), form) => match pick(flat.len(), *n) {
+                    Some(i) => put(sink, flat[i], *form),
+                    None => self.lacking(raw, sink),
+                },
                 Part::Perl(col, id) => {
                     let targets: Vec<&[u8]> = match (col, current) {
                         (Column::All, Some(v)) => vec![v],
@@ -1114,14 +1126,15 @@ impl JobLine {
                     self.fill_perl(*col, *id, rs, by_record, seq, slot, raw, sink);
                 }
                 Part::Value(Column::Index(n), form) if self.numbered => {
-                    if let Some(&v) = pick(values.job.len(), *n).map(|i| &values.job[i]) {
-                        self.each_column(v, Column::All, |k, v| {
+                    match pick(values.job.len(), *n).map(|i| &values.job[i]) {
+                        Some(&v) => self.each_column(v, Column::All, |k, v| {
                             if k > 0 {
                                 sink.brk();
                             }
                             let v = transform(trim(v, self.trim), *form);
                             if raw { sink.lit(&v) } else { sink.value(&v) }
-                        });
+                        }),
+                        None => self.lacking(raw, sink),
                     }
                 }
                 Part::Value(col, form) => {
@@ -1129,13 +1142,18 @@ impl JobLine {
                         if i > 0 {
                             sink.brk();
                         }
+                        let mut found = false;
                         self.each_column(r, *col, |k, v| {
                             if k > 0 {
                                 sink.brk();
                             }
+                            found = true;
                             let v = transform(trim(v, self.trim), *form);
                             if raw { sink.lit(&v) } else { sink.value(&v) }
                         });
+                        if !found {
+                            self.lacking(raw, sink);
+                        }
                     }
                 }
             }
