@@ -147,6 +147,24 @@ const CASES: &[Case] = &[
         r#"parallel -j1 --lb --ctagstring 'T{}' 'echo a{}; echo; printf b' ::: 1 2 | od -c"#,
         "",
     ),
+    // --lb: stderr's lines are dressed as stdout's (its own relay pipe), a last one too.
+    (
+        "",
+        r#"parallel -j1 --lb --tag 'echo o{}; echo e{} >&2; printf f >&2' ::: 1 2 2>&1 >/dev/null"#,
+        "",
+    ),
+    (
+        "",
+        r#"parallel -j1 --lb --ctag 'echo o{}; echo e{} >&2' ::: 1 2 2>&1 >/dev/null | od -c"#,
+        "",
+    ),
+    ("", r"parallel -j1 --lb 'seq 3 >&2; true' ::: 1 2 2>&1", ""),
+    // Four relays' long stderr beside their stdout, into one pipe: no line is cut.
+    (
+        "",
+        r"parallel --lb --tag 'seq 100000; seq 100000 >&2; true' ::: 1 2 3 4 2>&1 | sort | md5sum",
+        "",
+    ),
     (
         "",
         r"parallel -k --lb --color-failed 'echo {}; exit {}' ::: 0 1 | od -c",
@@ -1111,6 +1129,14 @@ b
     ),
     ("", r"parallel -k -I XX echo XX {} ::: a", ""),
     ("", r"parallel -k -I '{a}' echo '{a}' {} ::: a", ""),
+    // A positional form exists only while its own string keeps its name: -I leaves {1} text
+    // ({1.} stays), --er leaves {1.} text.
+    (
+        "",
+        r"parallel -k -I ,, echo {1} {1.} {-1} {1/} ,, ::: a.b ::: c",
+        "",
+    ),
+    ("", r"parallel -k --er XX echo {1.} {1} XX ::: a.b", ""),
     ("", r"parallel -k echo {1} and {2} ::: A B ::: C D", ""),
     (
         "",

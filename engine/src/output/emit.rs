@@ -536,6 +536,15 @@ impl Output {
         Ok(())
     }
 
+    /// `--line-buffer`: writes whole lines a relay read from a job's stderr to frun's stderr,
+    /// under the emitter's lock, so never inside another relay's lines nor inside output that
+    /// goes to the same place (`2>&1`: a write of more than a pipe's atomic size may be split).
+    /// A failure is ignored: it never stops the run's output.
+    pub fn pass_stderr_lines(&self, lines: &[u8]) {
+        let _st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = write_all(io::stderr().as_fd(), lines);
+    }
+
     /// `--line-buffer`: batch `seq` ended; a line of it left half out ends here for the
     /// others' lines (as its last line without a newline is passed on as it is).
     pub fn batch_lines_ended(&self, seq: u64) {

@@ -8,6 +8,11 @@
 //! line without its newline too). It only moves bytes: it never decides whether a batch
 //! succeeded, and the default grouped mode never comes here.
 //!
+//! Where the front end asks (`frun parallel`), the children's stderr has a pipe of its own in
+//! the relay: its lines get the same dress (`--tag`, `--color`) and go to frun's stderr whole
+//! as they come, after what stdout's pipe holds at the same moment (not held back for `-k`; a
+//! stderr line longer than 1 MiB goes in pieces).
+//!
 //! A line is held until its newline, as GNU Parallel holds it, however long, while the run's
 //! [`LineRoom`] (a share of the memory available) allows: other batches' lines keep flowing
 //! meanwhile. Only a line that would take more is passed on as it comes (the others' lines
@@ -140,6 +145,9 @@ pub struct LineRelay {
     read: OwnedFd,
     /// The write end: children's stdout.
     write: OwnedFd,
+    /// The pipe for children's stderr (read end non-blocking, write end), when its lines are
+    /// dressed too.
+    stderr: Option<(OwnedFd, OwnedFd)>,
     wake: Event,
     control: Mutex<Control>,
     answered: Condvar,
@@ -153,13 +161,18 @@ pub struct LineRelay {
 
 impl LineRelay {
     /// A relay with its pipe set up (the thread that moves whole lines out of it starts later);
-    /// `latest`: for `--latest-line`.
-    pub fn new(latest: bool) -> io::Result<LineRelay> {
-        let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
-        fcntl(&read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+    /// `latest`: for `--latest-line`; `stderr`: with a pipe for the children's stderr.
+    pub fn new(latest: bool, stderr: bool) -> io::Result<LineRelay> {
+        let pipe = || -> io::Result<(OwnedFd, OwnedFd)> {
+            let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+            fcntl(&read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+            Ok((read, write))
+        };
+        let (read, write) = pipe()?;
         Ok(LineRelay {
             read,
             write,
+            stderr: if stderr { Some(pipe()?) } else { None },
             wake: Event::new()?,
             control: Mutex::new(Control::default()),
             answered: Condvar::new(),
@@ -172,6 +185,11 @@ impl LineRelay {
     /// The descriptor children get as their stdout.
     pub fn child_fd(&self) -> RawFd {
         self.write.as_raw_fd()
+    }
+
+    /// The descriptor children get as their stderr, when the relay dresses its lines.
+    pub fn child_stderr_fd(&self) -> Option<RawFd> {
+        self.stderr.as_ref().map(|(_, w)| w.as_raw_fd())
     }
 
     /// The descriptor children get as their stdout, borrowed.
@@ -259,10 +277,12 @@ impl LineRelay {
             tagged: Vec::new(),
             mid_line: false,
             widened: false,
+            stderr: Vec::new(),
+            stderr_dressed: Vec::new(),
         };
         while !self.quit.load(Ordering::Acquire) {
             // Lines kept for -k go out once their batch is the oldest: looked at now and then.
-            let (readable, woken) = self.wait(pump.kept_from.is_some() && !pump.live);
+            let (readable, woken, errors) = self.wait(pump.kept_from.is_some() && !pump.live);
             if woken {
                 self.wake.drain();
                 // A batch that began is drawn before anything it wrote is read.
@@ -275,30 +295,46 @@ impl LineRelay {
                 pump.read_some();
                 pump.forward_lines(false);
             }
+            if errors {
+                pump.read_stderr();
+                pump.forward_stderr(false);
+            }
             if woken {
                 pump.answer_end();
             }
         }
     }
 
-    /// Waits until the pipe has bytes or the worker signalled (for at most a moment when
-    /// `briefly`).
-    fn wait(&self, briefly: bool) -> (bool, bool) {
+    /// Waits until a pipe has bytes or the worker signalled (for at most a moment when
+    /// `briefly`): (stdout's pipe, the worker, stderr's pipe).
+    fn wait(&self, briefly: bool) -> (bool, bool, bool) {
         let mut fds = [
             PollFd::new(self.read.as_fd(), PollFlags::POLLIN),
             PollFd::new(self.wake.as_fd(), PollFlags::POLLIN),
+            PollFd::new(
+                match &self.stderr {
+                    Some((r, _)) => r.as_fd(),
+                    None => self.wake.as_fd(),
+                },
+                PollFlags::POLLIN,
+            ),
         ];
+        let polled = if self.stderr.is_some() { 3 } else { 2 };
         let timeout = if briefly {
             PollTimeout::from(KEPT_LOOK_MS)
         } else {
             PollTimeout::NONE
         };
-        match poll(&mut fds, timeout) {
+        match poll(&mut fds[..polled], timeout) {
             Ok(_) => {
                 let ready = |p: &PollFd<'_>| p.revents().is_some_and(|r| !r.is_empty());
-                (ready(&fds[0]), ready(&fds[1]))
+                (
+                    ready(&fds[0]),
+                    ready(&fds[1]),
+                    polled == 3 && ready(&fds[2]),
+                )
             }
-            Err(_) => (false, false),
+            Err(_) => (false, false, false),
         }
     }
 }
@@ -364,6 +400,10 @@ struct Pump<'a> {
     mid_line: bool,
     /// The pipe was widened for a long line ([`WIDE_READ`]).
     widened: bool,
+    /// Bytes read from the stderr pipe that do not end a line yet, and its lines dressed
+    /// (reused).
+    stderr: Vec<u8>,
+    stderr_dressed: Vec<u8>,
 }
 
 impl Pump<'_> {
@@ -386,6 +426,51 @@ impl Pump<'_> {
         };
         self.pending.truncate(len + got);
         got > 0
+    }
+
+    /// Reads what the stderr pipe holds now, if there is one.
+    fn read_stderr(&mut self) -> bool {
+        let Some((read, _)) = &self.relay.stderr else {
+            return false;
+        };
+        let len = self.stderr.len();
+        self.stderr.resize(len + READ_BYTES, 0);
+        let got = loop {
+            match nix::unistd::read(read, &mut self.stderr[len..]) {
+                Ok(n) => break n,
+                Err(Errno::EINTR) => continue,
+                Err(_) => break 0,
+            }
+        };
+        self.stderr.truncate(len + got);
+        got > 0
+    }
+
+    /// Writes the whole stderr lines read so far (everything, with `all`) to frun's stderr,
+    /// dressed as the batch's stdout lines are, in one write; bytes read between batches wait
+    /// for the next one.
+    fn forward_stderr(&mut self, all: bool) {
+        let cut = match memchr::memrchr(b'\n', &self.stderr) {
+            _ if all || self.stderr.len() >= HELD_LINE_BYTES => self.stderr.len(),
+            Some(i) => i + 1,
+            None => return,
+        };
+        let c = self.relay.control.lock().unwrap_or_else(|e| e.into_inner());
+        if cut == 0 || c.seq.is_none() {
+            return;
+        }
+        self.stderr_dressed.clear();
+        for line in self.stderr[..cut].split_inclusive(|&b| b == b'\n') {
+            dress_line(&c, line, true, &mut self.stderr_dressed);
+        }
+        drop(c);
+        self.output.pass_stderr_lines(&self.stderr_dressed);
+        self.stderr.drain(..cut);
+        if self.stderr.capacity() > HELD_LINE_BYTES {
+            self.stderr.shrink_to(READ_BYTES);
+            self.stderr_dressed.clear();
+            self.stderr_dressed.shrink_to(READ_BYTES);
+        }
     }
 
     /// Forwards the whole lines read so far (everything, with `all`).
@@ -651,9 +736,11 @@ impl Pump<'_> {
         if !ending {
             return;
         }
-        // The command is gone: what it wrote is all in the pipe now.
+        // The command is gone: what it wrote is all in the pipes now.
         while self.read_some() {}
         self.forward_lines(true);
+        while self.read_stderr() {}
+        self.forward_stderr(true);
         if let Some(seq) = self.relay.control.lock().map_or(None, |c| c.seq) {
             self.output.batch_lines_ended(seq);
         }
@@ -707,7 +794,7 @@ mod tests {
             None,
             0,
         );
-        let relay = LineRelay::new(false).unwrap();
+        let relay = LineRelay::new(false, false).unwrap();
         let capture = Capture::new().unwrap();
         if mode == OrderMode::Ordered {
             relay.keep_in(&capture);

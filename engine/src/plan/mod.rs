@@ -813,6 +813,10 @@ fn work(
         stderr_grouped: cfg.conduct.stderr_grouped
             && cfg.order != crate::output::emit::OrderMode::Unbuffered
             && !(cfg.line_buffer || cfg.latest_line),
+        stderr_relayed: cfg.conduct.stderr_grouped
+            && cfg.order != crate::output::emit::OrderMode::Unbuffered
+            && cfg.line_buffer
+            && !cfg.latest_line,
         line_room: if cfg.line_buffer || cfg.latest_line {
             crate::output::linebuf::room_of(cfg.meminfo.as_deref())
                 .map_err(|e| RunError::config("--line-buffer", e))?

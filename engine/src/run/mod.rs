@@ -644,7 +644,10 @@ fn fds_per_worker(shell: bool, work: &Work) -> u64 {
         (false, true) => 5,
         (false, false) => 1,
     };
-    runner + u64::from(work.keeps_stderr()) + if work.line_buffer { 3 } else { 0 }
+    runner
+        + u64::from(work.keeps_stderr())
+        + if work.line_buffer { 3 } else { 0 }
+        + if work.stderr_relayed { 2 } else { 0 }
 }
 
 /// Descriptors kept free beyond the workers' own: what the run opens after the ceiling is

@@ -194,6 +194,10 @@ pub struct Work {
     /// ([`crate::plan::config::Conduct::stderr_grouped`], where output is grouped and no
     /// results keep it).
     pub stderr_grouped: bool,
+    /// `--line-buffer` where stderr would otherwise be grouped: the children's stderr goes
+    /// through the line relay too, each line whole and dressed as stdout's are (`--tag`,
+    /// `--color`), to frun's stderr (as GNU Parallel's `--lb` passes both).
+    pub stderr_relayed: bool,
     /// `--line-buffer`: the bytes of long unended lines the run's relays may hold together.
     pub line_room: usize,
     /// [`crate::plan::config::Config::latest_line`].

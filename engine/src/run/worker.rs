@@ -83,7 +83,7 @@ fn work(shared: &Shared, index: usize) -> io::Result<()> {
     if !relayed {
         return work_with(shared, index, None);
     }
-    let relay = LineRelay::new(shared.screen.is_some())?;
+    let relay = LineRelay::new(shared.screen.is_some(), shared.work.stderr_relayed)?;
     std::thread::scope(|s| {
         let pump = std::thread::Builder::new()
             .name(format!("frun-lines-{index}"))

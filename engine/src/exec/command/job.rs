@@ -108,6 +108,22 @@ pub struct ReplacementNames {
     pub slot: Vec<u8>,
 }
 
+impl ReplacementNames {
+    /// Whether `{N}` in `form` (`{N.}`, `{N/}`…) is a replacement string: only while the
+    /// form's own string has its usual name, as GNU Parallel makes `{N.}` from `{.}` (so `-I ,,`
+    /// leaves `{N}` text, and `--er XX` leaves `{N.}` text).
+    fn positional(&self, form: Form) -> bool {
+        let (name, usual): (&[u8], &[u8]) = match form {
+            Form::Plain => (&self.whole, b"{}"),
+            Form::NoExt => (&self.no_ext, b"{.}"),
+            Form::Base => (&self.basename, b"{/}"),
+            Form::Dir => (&self.dirname, b"{//}"),
+            Form::BaseNoExt => (&self.basename_no_ext, b"{/.}"),
+        };
+        name == usual
+    }
+}
+
 impl Default for ReplacementNames {
     fn default() -> ReplacementNames {
         ReplacementNames {
@@ -1524,6 +1540,9 @@ fn replacement_at(s: &[u8], names: &ReplacementNames, header: &[Vec<u8>]) -> Opt
         let Some(key) = inner.strip_suffix(suffix) else {
             continue;
         };
+        if !names.positional(form) {
+            return None;
+        }
         // A column's name comes before a number (`--header 0` names a column by its file).
         if let Some(i) = header.iter().position(|h| h.as_slice() == key) {
             return Some((Part::Value(Column::Index(i as i64 + 1), form), close + 2));

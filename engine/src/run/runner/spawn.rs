@@ -67,11 +67,14 @@ impl<'a> SpawnRunner<'a> {
             shared.children_own_group,
         )?;
         // `frun parallel --results`: stderr is kept with the job's other results;
-        // `--latest-line`: it goes to the relay with stdout, as one stream of lines.
-        let spawner = match (errors, child.relay) {
-            (Some(c), _) => spawner.with_stderr(c.fd()),
-            (None, Some(r)) if shared.screen.is_some() => spawner.with_stderr(r.child_fd()),
-            (None, _) => spawner,
+        // `--latest-line`: it goes to the relay with stdout, as one stream of lines;
+        // `--line-buffer --tag`: to the relay's own pipe for it, to be tagged line by line.
+        let relayed_stderr = child.relay.and_then(|r| r.child_stderr_fd());
+        let spawner = match (errors, child.relay, relayed_stderr) {
+            (Some(c), _, _) => spawner.with_stderr(c.fd()),
+            (None, _, Some(fd)) => spawner.with_stderr(fd),
+            (None, Some(r), None) if shared.screen.is_some() => spawner.with_stderr(r.child_fd()),
+            (None, _, None) => spawner,
         };
         let out_copy = if shared.work.interaction.trace_output {
             let stdout = std::io::stdout();
