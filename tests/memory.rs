@@ -5,7 +5,8 @@
 //! spool would need 8 MiB of them if the consumed part kept its) — must stay within 256 MiB, and
 //! the output
 //! must be complete. `frun parallel --lb` with a job printing one line of 1 GiB is held to the
-//! same bound where a quarter of the memory available (`$FRUN_MEMINFO`) is less than that.
+//! same bound where a quarter of the memory available (`$FRUN_MEMINFO`) is less than that, and
+//! so is one of 1 GiB of stderr.
 //! One test, so the cases run one after another (each alone on the machine's memory).
 
 // Test binaries export nothing: `pub` in their modules only shares helpers between them.
@@ -78,16 +79,29 @@ fn run(generator: &str, args: &[&str]) -> Run {
 }
 
 /// [`run`], with `env` added to frun's environment.
+fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Run {
+    run_with(generator, env, false, args)
+}
+
+/// [`run_env`]; with `merged`, frun's stderr goes where its stdout goes (counted, not kept):
+/// frun is started by `bash -c 'exec … 2>&1'`, so it is still the process waited for.
 /// frun is reaped with `wait4` (for its rusage), not `Child::wait`.
 #[allow(clippy::zombie_processes)]
-fn run_env(generator: &str, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Run {
+fn run_with(generator: &str, env: &[(&str, &std::ffi::OsStr)], merged: bool, args: &[&str]) -> Run {
     let mut gen_child = Command::new("bash")
         .arg("-c")
         .arg(generator)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut child = Command::new(BIN)
+    let mut command = if merged {
+        let mut c = Command::new("bash");
+        c.args(["-c", r#"exec "$0" "$@" 2>&1"#, BIN]);
+        c
+    } else {
+        Command::new(BIN)
+    };
+    let mut child = command
         .args(args)
         .envs(env.iter().copied())
         .stdin(gen_child.stdout.take().unwrap())
@@ -241,6 +255,40 @@ fn four_gib_streams_run_in_bounded_memory() {
     assert!(
         r.peak <= BOUND,
         "--lb, a 1 GiB line: peaked at {} MiB",
+        r.peak >> 20
+    );
+
+    // --line-buffer, a job writing 1 GiB to stderr without a newline: frun parallel's relay
+    // holds at most 1 MiB of it and passes the rest in pieces, each after the job's tag.
+    let r = run_with(
+        "true",
+        &[],
+        true,
+        &[
+            "parallel",
+            "--lb",
+            "--tagstring",
+            "T",
+            "head -c 1073741824 /dev/zero | tr '\\0' x >&2; true",
+            ":::",
+            "1",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout_head.starts_with(b"T\txxxx"),
+        "{:?}",
+        &r.stdout_head[..16]
+    );
+    let pieces = (r.stdout_bytes - (1 << 30)) / 2;
+    assert!(
+        (1..=1024).contains(&pieces) && r.stdout_bytes == (1 << 30) + 2 * pieces,
+        "{} bytes",
+        r.stdout_bytes
+    );
+    assert!(
+        r.peak <= BOUND,
+        "--lb, 1 GiB of stderr in one line: peaked at {} MiB",
         r.peak >> 20
     );
 }
