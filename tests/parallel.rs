@@ -2085,6 +2085,7 @@ b
     // Without --plus, {0#} and {0%} are not padded ({##} is not a replacement string then).
     ("", r"parallel -k -j10 echo {0%} ::: 1", ""),
     ("", r"seq 12 | parallel -k -j1 echo {0#} {##}", ""),
+    ("", r"parallel -k --tagstring 'n{0#}' echo ::: a b", ""),
     // --semaphore: a counting semaphore by --id; --fg ends with the command's status, --wait
     // waits for the id's commands.
     (

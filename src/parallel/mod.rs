@@ -1495,8 +1495,14 @@ fn refuse_perl(o: &mut Options, command: &[OsString]) -> Result<(), Invocation> 
     if o.plus {
         o.rpl.extend(plus::plus());
     }
-    // (--pipe jobs have no values: their lines get none of these.)
-    if !o.pipe {
+    // Only where a text names one (each costs every run a pattern to compile); --pipe jobs
+    // have no values, so their lines get none of these.
+    let texts = [Some(&line[..]), o.tag.as_deref(), o.retries_text.as_deref()]
+        .into_iter()
+        .flatten()
+        .chain(o.cfg.job_files.as_deref())
+        .chain(o.tmpl.iter().map(|(_, name)| &name[..]));
+    if !o.pipe && plus::any_always(texts) {
         o.rpl.extend(plus::always());
     }
     o.whole_input = plus::needs_total(&line, o.plus);

@@ -74,6 +74,15 @@ const PLUS: &[(&str, &str)] = &[
 /// slots, and pads to one digit), so the input need not be read whole first.
 const ALWAYS: &[(&str, &str)] = &[("{0#}", r#"1 $_ = seq()"#), ("{0%}", r#"1 $_ = slot()"#)];
 
+/// Whether any of `texts` may hold one of [`always`]'s strings (`{0#}`, `{0%}`, `{N0#}`…).
+pub(super) fn any_always<'a>(mut texts: impl Iterator<Item = &'a [u8]>) -> bool {
+    texts.any(|t| {
+        [&b"0#}"[..], b"0%}"]
+            .iter()
+            .any(|s| memchr::memmem::find(t, s).is_some())
+    })
+}
+
 /// `--plus`'s replacement strings.
 pub(super) fn plus() -> Vec<Rpl> {
     rpls(PLUS)
