@@ -1618,6 +1618,53 @@ b
     ("", r"seq 150 | parallel -k -j3 -s 100 -X echo", ""),
     ("", r"seq 65 | parallel -k -j3 -s 100 -X echo", ""),
     ("", r"seq 66 | parallel -k -j3 --max-chars 100 -X echo", ""),
+    // A tag's replacement strings the command lacks count as GNU Parallel counts them (the
+    // values once more: without spaces with -X, with them with -m); -q counts a line 3 times.
+    (
+        "",
+        r"parallel -k -X -s 30 --tag echo ::: aaaa bbbb cccc dddd eeee ffff gggg",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -X -s 30 --tag echo {} ::: aaaa bbbb cccc dddd eeee ffff gggg",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -m -s 30 --tag echo ::: aaaa bbbb cccc dddd eeee ffff gggg",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -X -s 40 --tagstring '{.}' echo {} ::: a.aa b.bb c.cc d.dd e.ee f.ff",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j2 -X --tag echo ::: $(seq 30000) | md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j2 -m --tag echo ::: $(seq 30000) | md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -X -s 30 -q echo ::: aaaa bbbb cccc dddd eeee ffff gggg",
+        "",
+    ),
+    (
+        "",
+        r"parallel -k -j2 -X -q echo ::: $(seq 30000) | md5sum",
+        "",
+    ),
+    (
+        "",
+        r"parallel -q echo ::: $(head -c 30000 /dev/zero | tr '\0' a) 2>&1 | cut -c1-60",
+        "",
+    ),
     // A line that cannot be shrunk below -s: GNU Parallel's error, status 255.
     ("", r"parallel -X -s 10 echo ::: 123456789 1", ""),
     ("", r"printf '%050d\n' 1 | parallel -m -s 40 echo", ""),

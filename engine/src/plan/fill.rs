@@ -4,14 +4,14 @@
 //! It measures each record's share of the job's shell line and cuts the input into jobs; it
 //! reads nothing itself (the plan hands it the input's bytes) and runs nothing.
 
-use crate::exec::command::job::JobLine;
+use crate::exec::command::job::{JobLine, TagCost};
 
-/// The records each job takes, in order: as many as keep the line (plus one) within `chars`
-/// bytes, at most `cap`; once the records left all fit in one line, they are spread evenly
+/// The records each job takes, in order: as many as keep the line (plus one, plus what
+/// `tag` counts: [`JobLine::tag_cost`]) within `chars` bytes, at most `cap`; once the records left all fit in one line, they are spread evenly
 /// over `workers` jobs instead (the last ones may hold one record fewer). Empty when the input
 /// holds no record. A record whose line alone is too long ends it: [`TooLong`] says which.
 pub(super) fn cuts(
-    line: &JobLine,
+    (line, tag): (&JobLine, Option<&TagCost>),
     bytes: &[u8],
     delimiter: u8,
     chars: u64,
@@ -25,7 +25,12 @@ pub(super) fn cuts(
     };
     let mut records = Vec::new();
     let mut out = Vec::new();
-    let mut len = |r: &[u8]| line.shell_line_len(r, delimiter, &mut records, &mut out);
+    let mut len = |r: &[u8]| {
+        let tagged = tag.map_or(0, |t| {
+            t.len(r, delimiter, &mut records, &mut out) * line.length_factor()
+        });
+        line.shell_line_len(r, delimiter, &mut records, &mut out) + tagged
+    };
     let total = crate::dispatch::batch::count_records(bytes, delimiter);
     // Each record after a line's first adds its own length less what its line shares with
     // the others: the same for every record, found from the first two.
@@ -123,7 +128,11 @@ mod tests {
     use crate::exec::command::job::{Columns, JobLine, JobSpec, ReplacementNames, Spread, Trim};
 
     fn line(words: &[&str], spread: Spread) -> JobLine {
-        let spec = JobSpec {
+        JobLine::new(&spec(words, spread), |_| false).unwrap()
+    }
+
+    fn spec(words: &[&str], spread: Spread) -> JobSpec {
+        JobSpec {
             words: words.iter().map(|w| w.as_bytes().to_vec()).collect(),
             quote: false,
             literal: false,
@@ -137,8 +146,7 @@ mod tests {
             fed: false,
             numbered: true,
             rpl: Vec::new(),
-        };
-        JobLine::new(&spec, |_| false).unwrap()
+        }
     }
 
     fn seq(n: u64) -> Vec<u8> {
@@ -153,21 +161,24 @@ mod tests {
         // `echo 1 … 34` is 97 bytes: with its one more, 98 fit in 100; 35 would make 101.
         let echo = line(&["echo"], Spread::Context);
         assert_eq!(
-            cuts(&echo, &seq(150), b'\n', 100, u64::MAX, 3).unwrap(),
+            cuts((&echo, None), &seq(150), b'\n', 100, u64::MAX, 3).unwrap(),
             [34, 31, 31, 24, 23, 3, 3, 1]
         );
         // 35..65 fill the second line exactly: being the last, it is spread instead.
         assert_eq!(
-            cuts(&echo, &seq(65), b'\n', 100, u64::MAX, 3).unwrap(),
+            cuts((&echo, None), &seq(65), b'\n', 100, u64::MAX, 3).unwrap(),
             [34, 11, 11, 9]
         );
         assert_eq!(
-            cuts(&echo, &seq(10), b'\n', 100, u64::MAX, 3).unwrap(),
+            cuts((&echo, None), &seq(10), b'\n', 100, u64::MAX, 3).unwrap(),
             [4, 4, 2]
         );
-        assert_eq!(cuts(&echo, &seq(8), b'\n', 100, 4, 2).unwrap(), [4, 2, 2]);
         assert_eq!(
-            cuts(&echo, b"", b'\n', 100, u64::MAX, 2).unwrap(),
+            cuts((&echo, None), &seq(8), b'\n', 100, 4, 2).unwrap(),
+            [4, 2, 2]
+        );
+        assert_eq!(
+            cuts((&echo, None), b"", b'\n', 100, u64::MAX, 2).unwrap(),
             Vec::<u64>::new()
         );
     }
@@ -176,12 +187,52 @@ mod tests {
     fn repeated_words_and_quoted_values_count_as_the_shell_gets_them() {
         // -X repeats `x{}y` per value: `echo x1y … x20y` is 95 bytes, 21 values 101.
         let x = line(&["echo", "x{}y"], Spread::Context);
-        assert_eq!(cuts(&x, &seq(20), b'\n', 96, u64::MAX, 1).unwrap(), [20]);
-        assert_eq!(cuts(&x, &seq(21), b'\n', 96, u64::MAX, 1).unwrap(), [20, 1]);
+        assert_eq!(
+            cuts((&x, None), &seq(20), b'\n', 96, u64::MAX, 1).unwrap(),
+            [20]
+        );
+        assert_eq!(
+            cuts((&x, None), &seq(21), b'\n', 96, u64::MAX, 1).unwrap(),
+            [20, 1]
+        );
         // `'a b'` is 5 bytes on the line: 15 of them make `echo` + 89 + 1 = 95.
         let echo = line(&["echo"], Spread::Context);
         let ab = b"a b\n".repeat(16);
-        assert_eq!(cuts(&echo, &ab, b'\n', 100, u64::MAX, 1).unwrap(), [15, 1]);
+        assert_eq!(
+            cuts((&echo, None), &ab, b'\n', 100, u64::MAX, 1).unwrap(),
+            [15, 1]
+        );
+    }
+
+    #[test]
+    fn a_tags_strings_the_command_lacks_count_once_more() {
+        let values = b"aaaa\nbbbb\ncccc\ndddd\neeee\nffff\ngggg\n";
+        let tag = spec(&["{}"], Spread::Context);
+        // -X, values appended: `echo aaaa bbbb` (14) and the values again without spaces (8)
+        // fit in 30 with one more; a third value makes 19 + 12.
+        let x = spec(&["echo"], Spread::Context);
+        let cost = JobLine::tag_cost(&x, &tag).unwrap().unwrap();
+        let echo = JobLine::new(&x, |_| false).unwrap();
+        assert_eq!(
+            cuts((&echo, Some(&cost)), values, b'\n', 30, u64::MAX, 1).unwrap(),
+            [2, 2, 2, 1]
+        );
+        // The same command holding `{}` itself: the tag adds nothing.
+        let held = spec(&["echo", "{}"], Spread::Context);
+        assert!(JobLine::tag_cost(&held, &tag).unwrap().is_none());
+        // -m: the spaces between the values count too (`aaaa bbbb` is 9, not 8).
+        let m = spec(&["echo"], Spread::Words);
+        let cost = JobLine::tag_cost(&m, &spec(&["{}"], Spread::Words)).unwrap();
+        let echo = JobLine::new(&m, |_| false).unwrap();
+        assert_eq!(
+            cost.as_ref()
+                .map(|c| c.len(b"aaaa\nbbbb\n", b'\n', &mut Vec::new(), &mut Vec::new())),
+            Some(9)
+        );
+        assert_eq!(
+            cuts((&echo, cost.as_ref()), values, b'\n', 30, u64::MAX, 1).unwrap(),
+            [2, 2, 2, 1]
+        );
     }
 
     #[test]
@@ -190,13 +241,16 @@ mod tests {
         let echo = line(&["echo"], Spread::Context);
         let input = b"1\n2\n12345\n3\n";
         assert_eq!(
-            cuts(&echo, input, b'\n', 10, u64::MAX, 1),
+            cuts((&echo, None), input, b'\n', 10, u64::MAX, 1),
             Err(TooLong {
                 record: 2,
                 length: 10,
                 before: vec![2],
             })
         );
-        assert_eq!(cuts(&echo, b"1234\n", b'\n', 10, u64::MAX, 1), Ok(vec![1]));
+        assert_eq!(
+            cuts((&echo, None), b"1234\n", b'\n', 10, u64::MAX, 1),
+            Ok(vec![1])
+        );
     }
 }

@@ -609,11 +609,23 @@ fn fill(
     }
     let line = crate::exec::command::job::JobLine::new(&spec, |_| false)
         .map_err(|m| RunError::config("command", m))?;
+    let tag = match &cfg.tag {
+        Some(t) => crate::exec::command::job::JobLine::tag_cost(&spec, t)
+            .map_err(|m| RunError::config("tagstring", m))?,
+        None => None,
+    };
     // Lines are measured as job 1's is built: every record a job (see `total_jobs`).
     let records = memchr::memchr_iter(cfg.delimiter, &bytes).count() as u64
         + u64::from(bytes.last().is_some_and(|&b| b != cfg.delimiter));
     crate::exec::command::perl::set_totals(records, 0);
-    let (cuts, end) = match fill::cuts(&line, &bytes, cfg.delimiter, chars, cap.max(1), workers) {
+    let (cuts, end) = match fill::cuts(
+        (&line, tag.as_ref()),
+        &bytes,
+        cfg.delimiter,
+        chars,
+        cap.max(1),
+        workers,
+    ) {
         Ok(cuts) => (cuts, None),
         Err(mut t) if cfg.line_limit.is_some() => {
             t.before.push(1);

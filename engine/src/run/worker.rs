@@ -555,11 +555,12 @@ impl Site for Post<'_> {
         let delimiter = w.template.delimiter();
         // Through a shell the line is the last word, as measured; without one, its words
         // quoted are at most three times as long (plus quotes and a space each).
-        let bound = if job.shell().is_some() {
-            argv.last_word_len() as u64
-        } else {
-            3 * (argv.words_len() + argv.word_count()) as u64
-        };
+        let bound = job.length_factor()
+            * if job.shell().is_some() {
+                argv.last_word_len() as u64
+            } else {
+                3 * (argv.words_len() + argv.word_count()) as u64
+            };
         if bound < limit {
             return None;
         }

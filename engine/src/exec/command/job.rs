@@ -179,6 +179,62 @@ type Word = Vec<Part>;
 /// `-N0`: a job has no values, so every replacement string of a value is empty; a word that
 /// was nothing but such strings stays, empty, with the blanks around it (GNU Parallel's `-N0
 /// echo a {} b` shows `echo a  b` and runs `echo a b`).
+/// What a tag adds to the length of a line filled with records ([`JobLine::tag_cost`]).
+#[derive(Clone, Debug)]
+pub struct TagCost {
+    /// `x` and then the tag's replacement strings that count, with `-m`'s spread: its shell
+    /// line is `x ` and their values, quoted and joined by spaces.
+    line: JobLine,
+    /// The spaces between values count too (`-m`; not `-X`).
+    spaced: bool,
+}
+
+impl TagCost {
+    /// The bytes the tag adds to the line of `batch`'s records (scratch space as
+    /// [`JobLine::shell_line_len`] takes it).
+    pub fn len(
+        &self,
+        batch: &[u8],
+        delimiter: u8,
+        records: &mut Vec<(usize, usize)>,
+        out: &mut Vec<u8>,
+    ) -> u64 {
+        // `x ` first.
+        let len = self.line.shell_line_len(batch, delimiter, records, out);
+        let spaces = match self.spaced {
+            true => 0,
+            false => records.len().saturating_sub(1) as u64,
+        };
+        len.saturating_sub(2 + spaces)
+    }
+}
+
+/// A replacement string as `names` writes it (the inverse of [`replacement_at`]).
+fn part_name(p: &Part, names: &ReplacementNames) -> Vec<u8> {
+    let suffix: &[u8] = match p {
+        Part::Value(_, Form::Plain) => b"",
+        Part::Value(_, Form::NoExt) => b".",
+        Part::Value(_, Form::Base) => b"/",
+        Part::Value(_, Form::Dir) => b"//",
+        Part::Value(_, Form::BaseNoExt) => b"/.",
+        _ => b"",
+    };
+    match p {
+        Part::Value(Column::All, form) => match form {
+            Form::Plain => names.whole.clone(),
+            Form::NoExt => names.no_ext.clone(),
+            Form::Base => names.basename.clone(),
+            Form::Dir => names.dirname.clone(),
+            Form::BaseNoExt => names.basename_no_ext.clone(),
+        },
+        Part::Value(Column::Index(n), _) => [b"{", n.to_string().as_bytes(), suffix, b"}"].concat(),
+        Part::Seq => names.seq.clone(),
+        Part::Slot => names.slot.clone(),
+        Part::Lit(l) => l.clone(),
+        Part::Perl(..) => Vec::new(),
+    }
+}
+
 /// How a record is the command line when no command was given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Verbatim {
@@ -803,9 +859,16 @@ impl JobLine {
         argv.finish();
     }
 
+    /// How many times its length a line counts against the limit: 3 with `-q`, as GNU Parallel
+    /// counts a quoted line (its worst case: every byte quoted), else 1.
+    pub fn length_factor(&self) -> u64 {
+        if self.quoted { 3 } else { 1 }
+    }
+
     /// The length of the shell line of the job of `batch`'s records (each ending in
     /// `delimiter`), as GNU Parallel measures a line it fills (`-X`, `-m`): the line the shell
-    /// gets, values quoted, job number and slot 1. `records` and `out` are scratch space.
+    /// gets, values quoted, job number and slot 1, times [`JobLine::length_factor`]. `records`
+    /// and `out` are scratch space.
     pub fn shell_line_len(
         &self,
         batch: &[u8],
@@ -818,7 +881,49 @@ impl JobLine {
         record_spans(batch, delimiter, records);
         let mut sink = ShellSink { out };
         self.fill(batch, 1, 1, records, &mut sink);
-        out.len() as u64
+        out.len() as u64 * self.length_factor()
+    }
+
+    /// What a tag adds to a filled line's length (`-X`, `-m`), as GNU Parallel counts it: each
+    /// replacement string of `tag` that `command` does not hold itself counts once more, its
+    /// values quoted (so `--tag` over a command with no `{}` counts the values twice), joined
+    /// by spaces with `-m` and counted without them with `-X`. None: the tag adds nothing.
+    pub fn tag_cost(command: &JobSpec, tag: &JobSpec) -> Result<Option<TagCost>, String> {
+        let parts = |spec: &JobSpec| -> Vec<Part> {
+            let line = spec.words.join(&b' ');
+            let (words, _, _) = parse_line(&line, &spec.names, &spec.header, true, None);
+            let mut parts: Vec<Part> = Vec::new();
+            for p in words.into_iter().flatten() {
+                if !matches!(p, Part::Lit(_)) && !parts.contains(&p) {
+                    parts.push(p);
+                }
+            }
+            parts
+        };
+        let held = parts(command);
+        let mut text = b"x".to_vec();
+        for p in parts(tag).iter().filter(|p| !held.contains(p)) {
+            text.push(b' ');
+            text.extend_from_slice(&part_name(p, &tag.names));
+        }
+        if text.len() == 1 {
+            return Ok(None);
+        }
+        let spec = JobSpec {
+            words: vec![text],
+            quote: false,
+            spread: Spread::Words,
+            bare: false,
+            fed: false,
+            numbered: false,
+            rpl: Vec::new(),
+            ..command.clone()
+        };
+        let line = JobLine::new(&spec, |_| false)?;
+        Ok(Some(TagCost {
+            line,
+            spaced: command.spread != Spread::Context,
+        }))
     }
 
     /// A text filled in with a job's values as they are, perl expressions too, nothing
