@@ -362,29 +362,21 @@ impl Output {
     /// stdout between batches' output, never inside one).
     pub fn log(&self, lines: &[u8]) -> Result<(), EmitError> {
         match &self.joblog {
-            Some(Joblog::Stdout) => self
-                .write_aside(io::stdout().as_fd(), lines)
-                .map_err(joblog_on_stdout),
-            Some(log) => log
-                .write(lines)
-                .map_err(|e| EmitError::Joblog(log.error(&e))),
-            None => Ok(()),
+            Some(Joblog::Stdout) => {
+                let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                self.log_held(&mut st.written, lines)
+            }
+            // A file's own lock keeps each line whole: the emitter's is not needed.
+            _ => self.log_held(&mut 0, lines),
         }
     }
 
     /// [`Output::log`] under the emitter's lock (its count of stdout's bytes is `written`).
     fn log_held(&self, written: &mut u64, lines: &[u8]) -> Result<(), EmitError> {
         match &self.joblog {
-            Some(Joblog::Stdout) => {
-                let out = io::stdout();
-                write_all(out.as_fd(), lines)
-                    .map_err(classify)
-                    .map_err(joblog_on_stdout)?;
-                if out.as_fd().as_raw_fd() == self.fd().as_raw_fd() {
-                    *written += lines.len() as u64;
-                }
-                Ok(())
-            }
+            Some(Joblog::Stdout) => self
+                .aside_held(written, io::stdout().as_fd(), lines)
+                .map_err(joblog_on_stdout),
             Some(log) => log
                 .write(lines)
                 .map_err(|e| EmitError::Joblog(log.error(&e))),
@@ -460,9 +452,20 @@ impl Output {
     /// goes, so a resume's byte count stays right.
     pub fn write_aside(&self, fd: BorrowedFd<'_>, bytes: &[u8]) -> Result<(), EmitError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.aside_held(&mut st.written, fd, bytes)
+    }
+
+    /// [`Output::write_aside`] under the emitter's lock (`written`: its count of the output's
+    /// bytes).
+    fn aside_held(
+        &self,
+        written: &mut u64,
+        fd: BorrowedFd<'_>,
+        bytes: &[u8],
+    ) -> Result<(), EmitError> {
         write_all(fd, bytes).map_err(classify)?;
         if fd.as_raw_fd() == self.fd().as_raw_fd() {
-            st.written += bytes.len() as u64;
+            *written += bytes.len() as u64;
         }
         Ok(())
     }
